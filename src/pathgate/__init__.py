@@ -1,0 +1,35 @@
+"""pathgate: an async middleware between AI agents and a project's files."""
+
+from __future__ import annotations
+
+from pathgate.errors import ConfigError as ConfigError
+from pathgate.errors import PathgateError as PathgateError
+from pathgate.errors import ToolArgumentError as ToolArgumentError
+from pathgate.errors import UnknownToolError as UnknownToolError
+from pathgate.verdicts import FileResult as FileResult
+from pathgate.verdicts import Gate as Gate
+from pathgate.verdicts import Rule as Rule
+from pathgate.verdicts import Status as Status
+from pathgate.verdicts import Verdict as Verdict
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ConfigError",
+    "FileResult",
+    "Gate",
+    "PathgateError",
+    "Rule",
+    "Status",
+    "ToolArgumentError",
+    "UnknownToolError",
+    "Verdict",
+]
+
+for _name in __all__:
+    _obj = globals()[_name]
+    try:
+        _obj.__module__ = "pathgate"
+    except (AttributeError, TypeError):  # pragma: no cover - builtins
+        pass
+del _name, _obj

@@ -1,0 +1,5 @@
+"""``python -m pathgate`` — the same as the ``pathgate`` command."""
+
+from pathgate.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,135 @@
+"""The data every gate returns and every renderer reads.
+
+Gates never format text: a block is a frozen :class:`Verdict` pointing at immutable
+:class:`Rule` records. Only renderers (``pathgate.renderers``) turn verdicts into what a
+model reads.
+
+Statuses keep the legacy sentinel contract: every status text starts with its bracketed
+sentinel, so hosts that match with ``startswith`` keep working.
+"""
+
+from __future__ import annotations
+
+import enum
+
+import msgspec
+
+__all__ = [
+    "FileResult",
+    "Gate",
+    "Rule",
+    "Status",
+    "Verdict",
+]
+
+
+class Status(enum.Enum):
+    """The outcome of one path. The value is the legacy sentinel string."""
+
+    OK = "[OK]"
+    BLOCKED = "[BLOCKED]"
+    FILE_DOES_NOT_EXIST = "[FILE_DOES_NOT_EXIST]"
+    NOT_A_FILE = "[NOT_A_FILE]"
+    FILE_OUTSIDE_PROJECT = "[FILE_OUTSIDE_PROJECT]"
+    FILE_TOO_LARGE = "[FILE_TOO_LARGE]"
+    FILE_READ_ERROR = "[FILE_READ_ERROR]"
+    BINARY_FILE = "[BINARY_FILE]"
+
+    @property
+    def sentinel(self) -> str:
+        """The bracketed sentinel, e.g. ``"[BLOCKED]"``."""
+        return self.value
+
+    @property
+    def code(self) -> str:
+        """A lower-case identifier for structured output, e.g. ``"blocked"``."""
+        return self.name.lower()
+
+
+class Gate(enum.Enum):
+    """The gates of SPEC §2, in the order they run. The value is the gate's name
+    (its module name, span attribute value and config key)."""
+
+    PATH = "path"
+    SECRETS = "secrets"
+    HOST_FILTER = "host_filter"
+    IGNORE = "ignore"
+    EXISTENCE = "existence"
+    SIZE = "size"
+    READ = "read"
+
+
+class Rule(msgspec.Struct, frozen=True):
+    """One ignore rule, with its provenance (like ``git check-ignore -v``).
+
+    ``source`` is the ignore file as git prints it (relative to the project root, e.g.
+    ``.gitignore``, ``pkg/.gitignore``, ``.git/info/exclude``; the excludes file as given),
+    or ``"<built-in>"`` for pathgate's default list. ``line`` is 1-based (the position in the
+    built-in list for defaults). ``pattern`` is the line as git prints it, with a leading
+    ``!`` when ``negated``.
+    """
+
+    source: str
+    line: int
+    pattern: str
+    negated: bool = False
+
+    @property
+    def is_builtin(self) -> bool:
+        return self.source == BUILTIN_SOURCE
+
+    def location(self) -> str:
+        """``source:line:pattern``, as ``git check-ignore -v`` prints it."""
+        return f"{self.source}:{self.line}:{self.pattern}"
+
+
+BUILTIN_SOURCE = "<built-in>"
+
+
+class Verdict(msgspec.Struct, frozen=True, kw_only=True):
+    """Why one path was not returned as content.
+
+    * ``status`` and ``gate``: what happened and which gate decided.
+    * ``opaque``: a secret or host-filter decision. Renderers show only the bare
+      ``[BLOCKED]`` sentinel for opaque verdicts, never a reason, gate or existence.
+    * ``rule``: the ignore rule that decided (``None`` for fail-closed or non-ignore blocks).
+    * ``ancestor``: when an excluded ancestor directory decided, its project-relative path
+      (without trailing slash); ``rule`` is then that directory's rule.
+    * ``exists``: ``True`` only when a stat confirmed the file exists; ``None`` = no claim.
+    * ``fail_closed`` / ``unreadable``: an ignore file could not be read, so the path was
+      blocked without any rule matching; ``unreadable`` names that file.
+    * ``size`` / ``limit``: for size blocks (bytes).
+    * ``detail``: a short non-secret fact for operators (e.g. an errno name).
+    """
+
+    status: Status
+    gate: Gate
+    opaque: bool = False
+    rule: Rule | None = None
+    ancestor: str | None = None
+    exists: bool | None = None
+    fail_closed: bool = False
+    unreadable: str | None = None
+    size: int | None = None
+    limit: int | None = None
+    detail: str | None = None
+
+
+class FileResult(msgspec.Struct, frozen=True, kw_only=True):
+    """The raw result for one requested path of ``read_files``.
+
+    ``path`` is the spelling the caller used. Exactly one of ``content`` and ``verdict``
+    is set, except when a budget truncated the content: then ``content`` holds the part
+    that fit and ``verdict`` is a ``FILE_TOO_LARGE`` notice with ``truncated=True``.
+    """
+
+    path: str
+    content: str | None = None
+    verdict: Verdict | None = None
+    relpath: str | None = None
+    truncated: bool = False
+    total_lines: int | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict is None
