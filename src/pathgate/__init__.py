@@ -8,6 +8,7 @@ from pathgate.errors import ToolArgumentError as ToolArgumentError
 from pathgate.errors import UnknownToolError as UnknownToolError
 from pathgate.verdicts import FileResult as FileResult
 from pathgate.verdicts import Gate as Gate
+from pathgate.verdicts import Remedy as Remedy
 from pathgate.verdicts import Rule as Rule
 from pathgate.verdicts import Status as Status
 from pathgate.verdicts import Verdict as Verdict
@@ -19,6 +20,7 @@ __all__ = [
     "FileResult",
     "Gate",
     "PathgateError",
+    "Remedy",
     "Rule",
     "Status",
     "ToolArgumentError",

@@ -17,6 +17,7 @@ import msgspec
 __all__ = [
     "FileResult",
     "Gate",
+    "Remedy",
     "Rule",
     "Status",
     "Verdict",
@@ -86,6 +87,20 @@ class Rule(msgspec.Struct, frozen=True):
 BUILTIN_SOURCE = "<built-in>"
 
 
+class Remedy(msgspec.Struct, frozen=True):
+    """Verified lines that would unblock an ignore block.
+
+    ``file`` is the agent ignore file to append to (project-relative, e.g. ``.pathgateignore``
+    or ``pkg/.pathgateignore``); ``lines`` were checked against the real rule chain (appended
+    in memory) and make exactly the blocked path readable. ``ancestor`` is set when an
+    excluded ancestor directory made a file-level negation useless.
+    """
+
+    file: str
+    lines: tuple[str, ...]
+    ancestor: str | None = None
+
+
 class Verdict(msgspec.Struct, frozen=True, kw_only=True):
     """Why one path was not returned as content.
 
@@ -99,6 +114,7 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True):
     * ``fail_closed`` / ``unreadable``: an ignore file could not be read, so the path was
       blocked without any rule matching; ``unreadable`` names that file.
     * ``size`` / ``limit``: for size blocks (bytes).
+    * ``remedy``: verified lines that would unblock an ignore block (never for opaque ones).
     * ``detail``: a short non-secret fact for operators (e.g. an errno name).
     """
 
@@ -112,6 +128,7 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True):
     unreadable: str | None = None
     size: int | None = None
     limit: int | None = None
+    remedy: Remedy | None = None
     detail: str | None = None
 
 
