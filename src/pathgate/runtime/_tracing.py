@@ -1,0 +1,223 @@
+"""Tracing and metrics: the only module that imports OpenTelemetry.
+
+One span per tool call, named after the GenAI semantic conventions (``execute_tool <tool>``),
+with pathgate's own attributes, and one child span per blocked path naming the gate (and, for
+ignore blocks, the rule). Spans are for operators: opaque blocks record their gate too, but
+no file content, tool argument, tool result or requested path is ever put on a span.
+
+Attribute names are our own string constants: the GenAI constants shipped in
+``opentelemetry-semantic-conventions`` are deprecated there, and that package is not a
+runtime dependency.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from typing import Any, Literal
+
+from opentelemetry import metrics, trace
+from opentelemetry.trace import SpanKind, Status, StatusCode
+
+from pathgate._types import CallNext, ToolCall
+from pathgate.runtime._chain import classify_error
+from pathgate.verdicts import Verdict
+
+__all__ = ["SpanMode", "TracingMiddleware"]
+
+SpanMode = Literal["create", "enrich"]
+
+# GenAI conventions (execute_tool spans).
+GEN_AI_OPERATION_NAME = "gen_ai.operation.name"
+GEN_AI_TOOL_NAME = "gen_ai.tool.name"
+GEN_AI_TOOL_CALL_ID = "gen_ai.tool.call.id"
+GEN_AI_TOOL_TYPE = "gen_ai.tool.type"
+GEN_AI_AGENT_NAME = "gen_ai.agent.name"
+GEN_AI_REQUEST_MODEL = "gen_ai.request.model"
+ERROR_TYPE = "error.type"
+EXECUTE_TOOL = "execute_tool"
+
+# pathgate's own.
+PG_RENDERER = "pathgate.renderer"
+PG_PATHS_REQUESTED = "pathgate.paths.requested"
+PG_PATHS_BLOCKED = "pathgate.paths.blocked"
+PG_BLOCKED_BY = "pathgate.blocked."  # + gate name: count per gate
+PG_OMITTED_BY = "pathgate.omitted."  # + gate name: discovery omissions per gate
+PG_DECISION = "pathgate.decision"  # allow | partial | deny
+PG_BLOCKS_UNREPORTED = "pathgate.blocks.unreported"
+PG_GATE = "pathgate.gate"
+PG_STATUS = "pathgate.status"
+PG_OPAQUE = "pathgate.opaque"
+PG_RULE_SOURCE = "pathgate.rule.source"
+PG_RULE_LINE = "pathgate.rule.line"
+PG_RULE_PATTERN = "pathgate.rule.pattern"
+PG_RULE_NEGATED = "pathgate.rule.negated"
+PG_ANCESTOR = "pathgate.ancestor"
+PG_FAIL_CLOSED = "pathgate.fail_closed"
+PG_UNREADABLE = "pathgate.unreadable_ignore_file"
+BLOCK_SPAN_NAME = "pathgate.block"
+
+DECISIONS_COUNTER = "pathgate.gate.decisions"
+DURATION_HISTOGRAM = "gen_ai.execute_tool.duration"
+
+
+def _version() -> str:
+    from pathgate import __version__
+
+    return __version__
+
+
+class TracingMiddleware:
+    """Span, child spans, counters and the latency histogram for every call.
+
+    * ``tracer_provider`` / ``meter_provider``: default to the global ones.
+    * ``span_mode="create"`` makes the ``execute_tool <tool>`` span; ``"enrich"`` writes the
+      same attributes and child spans onto the caller's current span instead (for frameworks
+      that already emit an ``execute_tool`` span: the MCP SDK, PydanticAI, Google ADK).
+    * ``max_block_spans``: child spans per call; the rest are counted in
+      ``pathgate.blocks.unreported``.
+    """
+
+    def __init__(
+        self,
+        *,
+        tracer_provider: trace.TracerProvider | None = None,
+        meter_provider: metrics.MeterProvider | None = None,
+        span_mode: SpanMode = "create",
+        max_block_spans: int = 32,
+    ) -> None:
+        if span_mode not in ("create", "enrich"):
+            raise ValueError(f"span_mode must be 'create' or 'enrich', not {span_mode!r}")
+        version = _version()
+        self._tracer = trace.get_tracer("pathgate", version, tracer_provider=tracer_provider)
+        meter = metrics.get_meter("pathgate", version, meter_provider=meter_provider)
+        self._decisions = meter.create_counter(
+            DECISIONS_COUNTER, unit="{decision}", description="Path decisions by gate, decision and tool."
+        )
+        self._duration = meter.create_histogram(
+            DURATION_HISTOGRAM, unit="s", description="Duration of a tool call."
+        )
+        self._enrich = span_mode == "enrich"
+        self._max_block_spans = max_block_spans
+
+    async def __call__(self, call: ToolCall, call_next: CallNext) -> Any:
+        start = time.perf_counter()
+        if self._enrich:
+            span = trace.get_current_span()
+            self._set_call_attributes(span, call)
+            return await self._run(span, call, call_next, start)
+        with self._tracer.start_as_current_span(
+            f"{EXECUTE_TOOL} {call.tool}",
+            kind=SpanKind.INTERNAL,
+            record_exception=False,
+            set_status_on_exception=False,
+        ) as span:
+            self._set_call_attributes(span, call)
+            return await self._run(span, call, call_next, start)
+
+    @staticmethod
+    def _set_call_attributes(span: trace.Span, call: ToolCall) -> None:
+        attrs: dict[str, str] = {
+            GEN_AI_OPERATION_NAME: EXECUTE_TOOL,
+            GEN_AI_TOOL_NAME: call.tool,
+            GEN_AI_TOOL_TYPE: "function",
+        }
+        if call.call_id is not None:
+            attrs[GEN_AI_TOOL_CALL_ID] = call.call_id
+        if call.agent is not None:
+            attrs[GEN_AI_AGENT_NAME] = call.agent
+        if call.model is not None:
+            attrs[GEN_AI_REQUEST_MODEL] = call.model
+        span.set_attributes(attrs)
+
+    async def _run(self, span: trace.Span, call: ToolCall, call_next: CallNext, start: float) -> Any:
+        error_type: str | None = None
+        try:
+            result = await call_next(call)
+        except BaseException as exc:
+            error_type = "cancelled" if _is_cancellation(exc) else classify_error(exc)
+            raise
+        finally:
+            error_type = error_type or call.state.error_type
+            self._record(span, call, error_type)
+            duration_attrs = {GEN_AI_TOOL_NAME: call.tool, GEN_AI_OPERATION_NAME: EXECUTE_TOOL}
+            if error_type is not None:
+                duration_attrs[ERROR_TYPE] = error_type
+            self._duration.record(time.perf_counter() - start, duration_attrs)
+        return result
+
+    def _record(self, span: trace.Span, call: ToolCall, error_type: str | None) -> None:
+        state = call.state
+        verdicts = state.verdicts
+        blocked = [v for v in verdicts if v is not None]
+        per_gate = Counter(v.gate.value for v in blocked)
+        attrs: dict[str, str | int] = {
+            PG_PATHS_REQUESTED: len(verdicts),
+            PG_PATHS_BLOCKED: len(blocked),
+        }
+        if state.renderer is not None:
+            attrs[PG_RENDERER] = state.renderer
+        for gate, n in per_gate.items():
+            attrs[PG_BLOCKED_BY + gate] = n
+        for gate_enum, n in state.omitted.items():
+            attrs[PG_OMITTED_BY + gate_enum.value] = n
+        if error_type is None:
+            if blocked and len(blocked) == len(verdicts):
+                decision = "deny"
+            elif blocked or any(state.omitted.values()):
+                decision = "partial"
+            else:
+                decision = "allow"
+            attrs[PG_DECISION] = decision
+        span.set_attributes(attrs)
+        if error_type is not None:
+            span.set_attribute(ERROR_TYPE, error_type)
+            span.set_status(Status(StatusCode.ERROR, error_type))
+
+        for i, verdict in enumerate(blocked):
+            if i >= self._max_block_spans:
+                span.set_attribute(PG_BLOCKS_UNREPORTED, len(blocked) - self._max_block_spans)
+                break
+            self._block_span(verdict)
+
+        tool = call.tool
+        allowed = len(verdicts) - len(blocked)
+        if allowed:
+            self._decisions.add(allowed, {"gate": "none", "decision": "allow", "tool": tool})
+        for gate, n in per_gate.items():
+            self._decisions.add(n, {"gate": gate, "decision": "block", "tool": tool})
+        for gate_enum, n in state.omitted.items():
+            if n:
+                self._decisions.add(n, {"gate": gate_enum.value, "decision": "omit", "tool": tool})
+
+    def _block_span(self, verdict: Verdict) -> None:
+        attrs: dict[str, str | int | bool] = {
+            PG_GATE: verdict.gate.value,
+            PG_STATUS: verdict.status.value,
+            PG_OPAQUE: verdict.opaque,
+        }
+        rule = verdict.rule
+        if rule is not None:
+            attrs[PG_RULE_SOURCE] = rule.source
+            attrs[PG_RULE_LINE] = rule.line
+            attrs[PG_RULE_PATTERN] = rule.pattern
+            attrs[PG_RULE_NEGATED] = rule.negated
+        if verdict.ancestor is not None:
+            attrs[PG_ANCESTOR] = verdict.ancestor
+        if verdict.fail_closed:
+            attrs[PG_FAIL_CLOSED] = True
+            if verdict.unreadable is not None:
+                attrs[PG_UNREADABLE] = verdict.unreadable
+        with self._tracer.start_as_current_span(
+            BLOCK_SPAN_NAME, kind=SpanKind.INTERNAL, attributes=attrs
+        ):
+            pass
+
+
+def _is_cancellation(exc: BaseException) -> bool:
+    import anyio
+
+    try:
+        return isinstance(exc, anyio.get_cancelled_exc_class())
+    except Exception:  # no async library running
+        return False
