@@ -1,0 +1,90 @@
+"""Raw results of the discovery tools (``glob``, ``list_directory``, ``code_search``).
+
+Like verdicts, these are data: renderers turn them into what a model reads. Each result says
+what it left out and why (``omitted``, ``unsearched``), counting only non-opaque gates: a
+secret or a host-filtered path is never listed, never counted and never given as an example.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from pathgate.verdicts import Gate, Rule
+
+__all__ = [
+    "DirEntry",
+    "GlobResult",
+    "ListResult",
+    "Omission",
+    "SearchHit",
+    "SearchResult",
+    "Unsearched",
+]
+
+EntryKind = Literal["file", "dir", "symlink", "other"]
+
+
+class Omission(msgspec.Struct, frozen=True, kw_only=True):
+    """``count`` matches left out by ``gate`` (never an opaque gate), with up to 3 examples.
+
+    ``lower_bound`` is true when counting stopped at the work budget (the real number is at
+    least ``count``).
+    """
+
+    gate: Gate
+    count: int
+    examples: tuple[str, ...] = ()
+    lower_bound: bool = False
+
+
+class Unsearched(msgspec.Struct, frozen=True, kw_only=True):
+    """An excluded directory the walk did not enter although it could hold matches."""
+
+    path: str
+    rule: Rule | None = None
+    fail_closed: bool = False
+
+
+class DirEntry(msgspec.Struct, frozen=True):
+    name: str
+    kind: EntryKind
+
+
+class GlobResult(msgspec.Struct, frozen=True, kw_only=True):
+    pattern: str
+    path: str
+    matches: tuple[str, ...]
+    truncated: bool = False
+    limit: int | None = None
+    omitted: tuple[Omission, ...] = ()
+    unsearched: tuple[Unsearched, ...] = ()
+
+
+class ListResult(msgspec.Struct, frozen=True, kw_only=True):
+    path: str
+    entries: tuple[DirEntry, ...]
+    omitted: tuple[Omission, ...] = ()
+
+
+class SearchHit(msgspec.Struct, frozen=True, kw_only=True):
+    path: str
+    line: int
+    text: str
+    context_before: tuple[str, ...] = ()
+    context_after: tuple[str, ...] = ()
+
+
+class SearchResult(msgspec.Struct, frozen=True, kw_only=True):
+    regex: str
+    path: str
+    hits: tuple[SearchHit, ...]
+    files_searched: int = 0
+    truncated: bool = False
+    limit: int | None = None
+    skipped_binary: int = 0
+    skipped_too_large: int = 0
+    skipped_unreadable: int = 0
+    omitted: tuple[Omission, ...] = ()
+    unsearched: tuple[Unsearched, ...] = ()
