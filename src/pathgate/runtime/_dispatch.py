@@ -1,0 +1,130 @@
+"""Tool registry and the innermost link of the chain: argument validation, then the tool.
+
+Every tool, built-in or registered by a host, is a :class:`ToolSpec`: an async function taking
+the validated argument struct and the call, and a msgspec argument type that doubles as the
+tool's JSON input schema. Arguments are validated with ``msgspec.convert``; a bad argument
+becomes :class:`~pathgate.errors.ToolArgumentError` naming the field (the error boundary turns
+it into an error result).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+import msgspec
+
+from pathgate._types import ToolCall
+from pathgate.errors import ToolArgumentError, UnknownToolError
+
+__all__ = [
+    "CodeSearchArgs",
+    "GlobArgs",
+    "ListDirectoryArgs",
+    "ReadFilesArgs",
+    "ToolSpec",
+    "inline_schema",
+    "validate_args",
+]
+
+
+class ReadFilesArgs(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """Arguments of ``read_files``: project-relative paths; an optional line window
+    (``offset`` = first line, 1-based; ``limit`` = number of lines) applied to each file."""
+
+    paths: list[str]
+    offset: Annotated[int, msgspec.Meta(ge=1)] | None = None
+    limit: Annotated[int, msgspec.Meta(ge=0)] | None = None
+
+
+class GlobArgs(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """Arguments of ``glob``: a pattern relative to ``path`` (``**`` for any depth)."""
+
+    pattern: str
+    path: str = "."
+    limit: Annotated[int, msgspec.Meta(ge=0)] | None = None
+
+
+class ListDirectoryArgs(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """Arguments of ``list_directory``."""
+
+    path: str = "."
+
+
+class CodeSearchArgs(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """Arguments of ``code_search``: a Python regular expression searched line by line in the
+    files below ``path`` (optionally only those matching ``glob``)."""
+
+    regex: str
+    path: str = "."
+    glob: str | None = None
+    max_results: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    context: Annotated[int, msgspec.Meta(ge=0, le=50)] = 0
+    case_sensitive: bool = True
+
+
+ToolImpl = Callable[[Any, ToolCall], Awaitable[Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """One registered tool: its implementation, argument type, description and schema."""
+
+    name: str
+    fn: ToolImpl
+    args_type: type[Any] | None
+    description: str = ""
+    input_schema: Mapping[str, Any] | None = None
+    builtin: bool = False
+
+    def schema(self) -> dict[str, Any]:
+        if self.input_schema is not None:
+            return dict(self.input_schema)
+        if self.args_type is None:
+            return {"type": "object"}
+        return inline_schema(self.args_type)
+
+
+_AT = re.compile(r" - at `\$\.?([^`]*)`$")
+_NAMED = re.compile(r"(?:unknown|missing required) field `([^`]*)`")
+
+
+def validate_args(spec: ToolSpec, args: Any) -> Any:
+    """Convert raw arguments to the tool's argument struct, or raise ToolArgumentError."""
+    if spec.args_type is None:
+        return args
+    if not isinstance(args, Mapping):
+        raise ToolArgumentError(
+            f"{spec.name}: arguments must be an object, not {type(args).__name__}", field=None
+        )
+    try:
+        return msgspec.convert(dict(args), spec.args_type, strict=True)
+    except msgspec.ValidationError as exc:
+        message = str(exc)
+        m = _AT.search(message)
+        field = m.group(1) if m else None
+        text = _AT.sub("", message)
+        named = _NAMED.search(text)
+        if named:
+            field = f"{field}.{named.group(1)}" if field else named.group(1)
+        if field:
+            raise ToolArgumentError(f"{spec.name}: argument `{field}`: {text}", field=field) from None
+        raise ToolArgumentError(f"{spec.name}: {text}") from None
+
+
+def unknown_tool(name: str, known: list[str]) -> UnknownToolError:
+    return UnknownToolError(f"no tool named {name!r}; known tools: {', '.join(sorted(known))}")
+
+
+def inline_schema(tp: Any) -> dict[str, Any]:
+    """A JSON Schema for ``tp`` whose root is the object itself (never a bare ``$ref``):
+    MCP clients up to protocol 2025-11-25 reject a ``$ref`` root."""
+    (root,), components = msgspec.json.schema_components([tp], ref_template="#/$defs/{name}")
+    if "$ref" in root:
+        name = root["$ref"].rsplit("/", 1)[-1]
+        root = dict(components.pop(name))
+    if components:
+        root["$defs"] = components
+    return dict(root)
