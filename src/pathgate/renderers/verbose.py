@@ -1,0 +1,134 @@
+"""The ``verbose`` renderer: the sentinel, then ``": "`` and a short explanation.
+
+Written for models (SPEC §3): a few short sentences, one idea each, nothing the tool
+description already says. An ignore block names the rule that decided (like
+``git check-ignore -v``), says it is not an operating-system permission problem, claims the
+file exists only when a stat confirmed it, hedges when an ignore file could not be read, and
+gives the verified lines that would re-include the path. Opaque verdicts stay the bare
+``[BLOCKED]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+from pathgate.renderers._base import (
+    READ_FILES_DESCRIPTION,
+    format_size,
+    is_opaque,
+    render_text_read,
+)
+from pathgate.verdicts import FileResult, Gate, Rule, Status, Verdict
+
+__all__ = ["VerboseRenderer"]
+
+_DISCOVERY = "The glob, list_directory and code_search tools leave it out too."
+_NOT_PERMISSION = "This is not an operating-system permission problem."
+_EXISTS = "It exists on disk."
+_ANCESTOR_CAVEAT = "A file-level negation cannot re-include a file below an excluded directory."
+_WINDOW_HINT = "Read a line window of it with read_files, or find what you need with code_search."
+_REST_HINT = "Read the rest with a line window of read_files."
+
+
+def _rule_text(rule: Rule) -> str:
+    if rule.is_builtin:
+        return f"the built-in default `{rule.pattern}`"
+    return f"`{rule.location()}`"
+
+
+class VerboseRenderer:
+    """Sentinel plus explanation.
+
+    Options: ``discovery_note`` (the sentence saying discovery tools omit ignored paths) and
+    ``window_hint`` (the next step for a file over the size limit), for hosts whose tools
+    have other names.
+    """
+
+    name = "verbose"
+    read_files_description = READ_FILES_DESCRIPTION
+
+    def __init__(self, *, discovery_note: str = _DISCOVERY, window_hint: str = _WINDOW_HINT,
+                 rest_hint: str = _REST_HINT) -> None:
+        self._discovery = discovery_note
+        self._window_hint = window_hint
+        self._rest_hint = rest_hint
+        self._explain: Mapping[Status, Callable[[Verdict], str]] = {
+            Status.BLOCKED: self._blocked,
+            Status.FILE_DOES_NOT_EXIST: lambda v: "No file exists at this path.",
+            Status.NOT_A_FILE: lambda v: "It is a directory or a special file, not a regular file.",
+            Status.FILE_OUTSIDE_PROJECT: lambda v: "It resolves outside the project root.",
+            Status.FILE_TOO_LARGE: self._too_large,
+            Status.FILE_READ_ERROR: self._read_error,
+            Status.BINARY_FILE: lambda v: "It holds binary content that cannot be shown as text.",
+        }
+
+    def render_read(self, results: Sequence[FileResult], /) -> dict[str, str]:
+        return render_text_read(results, self._text, self._truncated)
+
+    def render_verdict(self, path: str, verdict: Verdict, /) -> str:
+        return self._text(verdict)
+
+    def output_schema(self) -> None:
+        return None
+
+    def _text(self, verdict: Verdict) -> str:
+        if is_opaque(verdict):
+            return Status.BLOCKED.sentinel
+        explain = self._explain.get(verdict.status)
+        if explain is None:
+            return verdict.status.sentinel
+        return f"{verdict.status.sentinel}: {explain(verdict)}"
+
+    def _blocked(self, v: Verdict) -> str:
+        if v.gate is not Gate.IGNORE:
+            return f"Blocked by the {v.gate.value} check."
+        if v.fail_closed:
+            return self._fail_closed(v)
+        if v.rule is None:
+            reason = "Excluded by ignore rules."
+        elif v.ancestor is not None:
+            reason = f"Excluded by ignore rules: its directory `{v.ancestor}/` matches {_rule_text(v.rule)}."
+        else:
+            reason = f"Excluded by ignore rules: {_rule_text(v.rule)} matches it."
+        parts = [reason, _NOT_PERMISSION]
+        if v.exists is True:
+            parts.append(_EXISTS)
+        parts.append(self._discovery)
+        if v.ancestor is not None:
+            parts.append(_ANCESTOR_CAVEAT)
+        text = " ".join(parts)
+        if v.remedy is not None and v.remedy.lines:
+            text += f" To unblock it, add these lines to `{v.remedy.file}`:\n" + "\n".join(v.remedy.lines)
+        return text
+
+    def _fail_closed(self, v: Verdict) -> str:
+        if v.unreadable is not None:
+            parts = [f"Blocked by ignore-rule checking: the ignore file `{v.unreadable}` could not be read.",
+                     "The paths it governs stay withheld until it can be read."]
+        else:
+            parts = ["Blocked by ignore-rule checking: an ignore file could not be read.",
+                     "The paths it governs stay withheld until it can be read."]
+        if v.exists is True:
+            parts.append(_EXISTS)
+        parts.append(self._discovery)
+        return " ".join(parts)
+
+    def _too_large(self, v: Verdict) -> str:
+        if v.size is not None and v.limit is not None:
+            facts = f"The file is {format_size(v.size)}; the limit is {format_size(v.limit)}."
+        elif v.limit is not None:
+            facts = f"The file is over the {format_size(v.limit)} limit."
+        else:
+            facts = "The file is over the size limit."
+        return f"{facts} {self._window_hint}"
+
+    @staticmethod
+    def _read_error(v: Verdict) -> str:
+        return f"The file could not be read ({v.detail})." if v.detail else "The file could not be read."
+
+    def _truncated(self, result: FileResult, verdict: Verdict) -> str:
+        parts = ["Cut here to fit this call's output budget."]
+        if result.total_lines is not None:
+            parts.append(f"The file has {result.total_lines} lines.")
+        parts.append(self._rest_hint)
+        return f"{verdict.status.sentinel}: " + " ".join(parts)
