@@ -22,7 +22,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from pathgate.renderers._base import STATUS_MEANINGS, is_opaque
-from pathgate.verdicts import FileResult, Gate, Remedy, Status, Verdict
+from pathgate.verdicts import FileResult, Gate, Status, Verdict
 
 __all__ = [
     "STRUCTURED_READ_FILES_DESCRIPTION",
@@ -36,6 +36,7 @@ __all__ = [
     "FileTooLarge",
     "NotAFile",
     "ReadFilesOutput",
+    "RemedyInfo",
     "RuleInfo",
     "StructuredRenderer",
     "read_files_output_schema",
@@ -49,6 +50,15 @@ class RuleInfo(msgspec.Struct, frozen=True, kw_only=True):
     source: str
     line: int
     pattern: str
+
+
+class RemedyInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """Verified lines to append to ``file`` (an agent ignore file, project-relative) that would
+    re-include exactly this path; ``ancestor`` names the excluded directory they work around."""
+
+    file: str
+    lines: list[str]
+    ancestor: str | None = None
 
 
 class _Entry(msgspec.Struct, frozen=True, kw_only=True, tag_field="status"):
@@ -79,7 +89,7 @@ class Blocked(_Entry, frozen=True, kw_only=True, tag="blocked"):
     exists: bool | UnsetType | None = UNSET
     fail_closed: bool | UnsetType = UNSET
     unreadable: str | UnsetType | None = UNSET
-    remedy: Remedy | UnsetType | None = UNSET
+    remedy: RemedyInfo | UnsetType | None = UNSET
 
 
 class FileDoesNotExist(_Entry, frozen=True, kw_only=True, tag="file_does_not_exist"):
@@ -145,7 +155,9 @@ def verdict_entry(path: str, verdict: Verdict) -> FileEntry:
         return Blocked(path=path)
     status = verdict.status
     if status is Status.BLOCKED:
-        rule = verdict.rule
+        rule, remedy = verdict.rule, verdict.remedy
+        if verdict.fail_closed:
+            remedy = None  # nothing to re-include: no rule matched
         return Blocked(
             path=path,
             gate=verdict.gate,
@@ -155,7 +167,8 @@ def verdict_entry(path: str, verdict: Verdict) -> FileEntry:
             exists=verdict.exists,
             fail_closed=verdict.fail_closed,
             unreadable=verdict.unreadable,
-            remedy=verdict.remedy,
+            remedy=None if remedy is None else RemedyInfo(file=remedy.file, lines=list(remedy.lines),
+                                                          ancestor=remedy.ancestor),
         )
     if status is Status.FILE_TOO_LARGE:
         return FileTooLarge(path=path, gate=verdict.gate, size=verdict.size, limit=verdict.limit)
