@@ -156,3 +156,42 @@ def test_builtins_satisfy_the_protocol() -> None:
         assert isinstance(cls(), Renderer)
     assert default_registry().names()[:3] == ("sentinel", "structured", "verbose") or {
         "sentinel", "structured", "verbose"} <= set(default_registry().names())
+
+
+# --- config round trip (pathgate.toml [renderers] → Policy → RendererSelector) --------------
+
+def _selector_from_toml(tmp_path: Any, toml: str) -> RendererSelector:
+    from pathgate.config import load_config
+
+    (tmp_path / "pathgate.toml").write_text(toml, encoding="utf-8")
+    policy = load_config(tmp_path)
+    return RendererSelector(policy.renderers, policy.default_renderer)
+
+
+def test_config_round_trip(tmp_path: Any) -> None:
+    sel = _selector_from_toml(tmp_path, (
+        '[renderers]\n'
+        'default = "sentinel"\n'
+        'rules = [\n'
+        '  { model = "gpt-4o-mini*", renderer = "structured" },\n'
+        '  { model = "claude-*", renderer = "verbose" },\n'
+        ']\n'
+    ))
+    assert sel.rules == (("gpt-4o-mini*", "structured"), ("claude-*", "verbose"))
+    assert sel.name_for("gpt-4o-mini-2024-07-18") == "structured"
+    assert sel.name_for("claude-opus-4") == "verbose"
+    assert sel.name_for("llama") == "sentinel"
+    assert sel.name_for(None) == "sentinel"
+
+
+def test_config_without_renderers_defaults_to_verbose(tmp_path: Any) -> None:
+    assert _selector_from_toml(tmp_path, "size_limit = 1000\n").name_for("any") == "verbose"
+
+
+def test_config_unknown_renderer_name_is_named(tmp_path: Any) -> None:
+    with pytest.raises(ConfigError) as info:
+        _selector_from_toml(tmp_path, (
+            '[renderers]\nrules = [{ model = "a*", renderer = "verbose" },'
+            ' { model = "b*", renderer = "structurd" }]\n'))
+    assert "'structurd'" in str(info.value)
+    assert info.value.key == "renderers.rules[1].renderer"
