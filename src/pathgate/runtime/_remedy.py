@@ -1,0 +1,172 @@
+"""Verified remedies: the lines that would re-include one ignored path.
+
+The ignore gate calls :func:`suggest_remedy` for a path the ignore rules excluded and stores
+the result in ``Verdict.remedy``; renderers print it. Nothing is offered that was not
+checked: every candidate is evaluated against the real rule chain with the lines appended in
+memory (``IgnoreSession.match_with_extra``), and only lines that make exactly that path
+readable — without re-including its siblings under an excluded directory — are returned.
+
+Where the lines go. Later rules win, and a deeper directory's ignore files come after a
+shallower one's, so lines in the root ``.pathgateignore`` cannot override a rule of
+``pkg/.gitignore``. The lines go into the agent ignore file of the directory whose rule
+decided (paths written relative to it, anchored with a leading ``/``); rules of
+``.git/info/exclude``, the excludes file and the built-in defaults are beaten by any
+per-directory file, so those go to the root's. If that does not verify, deeper directories
+on the way to the path are tried, the deepest last.
+
+What the lines are. A file matched by a rule of its own is re-included by one anchored
+negation, ``!/path/to/file``. Below an excluded directory a file-level negation cannot work
+(git never looks inside an excluded directory), so the directory is re-included, its
+contents excluded again, and so on down to the file::
+
+    !/build/
+    /build/*
+    !/build/sub/
+    /build/sub/*
+    !/build/sub/out.js
+
+Names are escaped as git requires (``*``, ``?``, ``[`` and ``\\`` get a backslash; trailing
+spaces are backslash-quoted). A name holding a line break cannot be written in an ignore file,
+so it gets no remedy. Fail-closed decisions get none either: no rule matched, so no line can
+help.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Sequence
+
+from pathgate.runtime._ignore import IgnoreSession, Match
+from pathgate.verdicts import BUILTIN_SOURCE, Remedy, Rule
+
+__all__ = ["candidate_lines", "escape_component", "remedy_bases", "suggest_remedy"]
+
+#: The name of a sibling that must stay excluded after a remedy under an excluded directory.
+PROBE_NAME = ".pathgate-remedy-probe"
+
+_SPECIAL = frozenset("*?[\\")
+
+
+def escape_component(name: str) -> str:
+    """One path component as a literal gitignore pattern fragment."""
+    return "".join("\\" + ch if ch in _SPECIAL else ch for ch in name)
+
+
+def _quote_trailing_spaces(line: str) -> str:
+    stripped = line.rstrip(" ")
+    return stripped + "\\ " * (len(line) - len(stripped))
+
+
+def _join(parts: Sequence[str]) -> str:
+    return "/".join(escape_component(p) for p in parts)
+
+
+def _relative(path: str, base: str) -> str:
+    return path if not base else path[len(base) + 1:]
+
+
+def _is_under(path: str, base: str) -> bool:
+    """Whether ``path`` lies strictly below directory ``base`` (``""`` is the root)."""
+    return not base or path.startswith(base + "/")
+
+
+def candidate_lines(relpath: str, base: str, ancestor: str | None = None) -> list[str]:
+    """The lines to append to the agent ignore file in directory ``base`` so that
+    ``relpath`` is re-included (unverified). ``ancestor``: the excluded directory above it."""
+    parts = _relative(relpath, base).split("/")
+    lines: list[str] = []
+    if ancestor is not None:
+        depth = len(_relative(ancestor, base).split("/"))
+        for i in range(depth, len(parts)):
+            directory = _join(parts[:i])
+            lines += [f"!/{directory}/", f"/{directory}/*"]
+    lines.append(_quote_trailing_spaces(f"!/{_join(parts)}"))
+    return lines
+
+
+def _per_directory_source(rule: Rule | None) -> bool:
+    """Whether ``rule`` comes from a per-directory ignore file inside the project (not the
+    built-in defaults, ``.git/info/exclude`` or the excludes file)."""
+    if rule is None or rule.source == BUILTIN_SOURCE:
+        return False
+    source = rule.source
+    return not (source.startswith(("/", "~", ".git/", "../")) or "\\" in source
+                or posixpath.isabs(source))
+
+
+def _rule_dir(rule: Rule | None) -> str:
+    """The directory of the per-directory ignore file that holds ``rule``; ``""`` (the root)
+    for the built-in defaults, ``.git/info/exclude`` and the excludes file."""
+    if rule is None or not _per_directory_source(rule):
+        return ""
+    return posixpath.dirname(rule.source)
+
+
+def remedy_bases(relpath: str, match: Match) -> list[str]:
+    """The directories whose agent ignore file could hold the lines, in the order tried:
+    the deciding rule's directory, then each deeper one on the way to the path (above the
+    excluded ancestor, when there is one)."""
+    limit = match.ancestor if match.ancestor is not None else relpath
+    parents = limit.split("/")[:-1]
+    dirs = [""] + ["/".join(parents[: i + 1]) for i in range(len(parents))]
+    start = _rule_dir(match.rule)
+    if start not in dirs:
+        start = ""
+    return dirs[dirs.index(start):]
+
+
+def _remedy_file(base: str, rule: Rule | None, agent_file: str) -> str:
+    """The file to append to in ``base``: the agent file, unless the deciding rule itself sits
+    in another agent file of that directory (read after ``agent_file``, it would win)."""
+    if (rule is not None and _per_directory_source(rule) and _rule_dir(rule) == base
+            and posixpath.basename(rule.source) != ".gitignore"):
+        return rule.source
+    return posixpath.join(base, agent_file) if base else agent_file
+
+
+def _verified(session: IgnoreSession, relpath: str, base: str, lines: list[str],
+              ancestor: str | None, is_dir: bool | None) -> bool:
+    extra = {base: lines}
+    after = session.match_with_extra(relpath, extra, is_dir)
+    if after.ignored or after.fail_closed:
+        return False
+    if ancestor is None:
+        return True
+    # Every directory re-included on the way down must still exclude the rest of its contents.
+    parts = relpath.split("/")
+    first = len(ancestor.split("/"))
+    for i in range(first, len(parts)):
+        probe = "/".join([*parts[:i], PROBE_NAME])
+        if not session.match_with_extra(probe, extra, False).ignored:
+            return False
+    return True
+
+
+def suggest_remedy(
+    session: IgnoreSession,
+    relpath: str,
+    match: Match,
+    agent_file: str = ".pathgateignore",
+    *,
+    is_dir: bool | None = None,
+) -> Remedy | None:
+    """Verified lines that would re-include ``relpath``, or ``None``.
+
+    ``match`` is the decision that excluded it (from ``session``). ``agent_file`` is the
+    agent ignore file name to suggest (the policy's first, ``.pathgateignore`` by default).
+    Returns ``None`` when the path is not ignored, the decision was fail-closed, a name cannot
+    be written in an ignore file, or no candidate verifies.
+    """
+    if not match.ignored or match.fail_closed or not relpath:
+        return None
+    if any(ch in relpath for ch in "\n\r\0"):
+        return None
+    ancestor = match.ancestor
+    if ancestor is not None and not _is_under(relpath, ancestor):
+        return None
+    for base in remedy_bases(relpath, match):
+        lines = candidate_lines(relpath, base, ancestor)
+        if _verified(session, relpath, base, lines, ancestor, is_dir):
+            return Remedy(file=_remedy_file(base, match.rule, agent_file), lines=tuple(lines),
+                          ancestor=ancestor)
+    return None
