@@ -1,0 +1,199 @@
+"""The gates of SPEC §2 and the one loop that runs them.
+
+:class:`GatePipeline` holds the gates in order (``path`` always first) and runs them over a
+batch of paths: before the first gate that needs a kind of fact, it asks the caller's
+:class:`FactSource` to fetch that fact for every path still pending (concurrently, once);
+each gate then decides from facts. After the loop one check holds for every tool: a verdict
+on a secret is opaque, whatever gate caught it (except the path gate, whose verdict is about
+location, not the file).
+
+Two entry points:
+
+* ``await pipeline.run(facts, ctx, source)`` — ``read_files``: all gates, facts fetched on
+  demand by the tool.
+* ``await pipeline.check_entries(entries, ctx)`` — discovery tools (glob, list, search):
+  walked entries with the ``NAME``/``REAL``/``MATCH`` facts the walk already has; gates that
+  need ``OPEN`` are skipped and nothing is statted. A verdict with ``opaque=True`` means:
+  do not list, do not count. ``pipeline.is_secret(relpath)`` is the cheap sync pre-filter.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Sequence
+from typing import TYPE_CHECKING, Protocol
+
+import anyio
+
+from pathgate.runtime._fs import Resolved
+from pathgate.runtime._ignore import Match
+from pathgate.runtime.gates._base import Fact, Gate, GateContext, GateResult, PathFacts, lexical_name
+from pathgate.runtime.gates.existence import ExistenceGate
+from pathgate.runtime.gates.host_filter import HostFilterGate
+from pathgate.runtime.gates.ignore import IgnoreGate
+from pathgate.runtime.gates.path import PathGate
+from pathgate.runtime.gates.read import ReadGate
+from pathgate.runtime.gates.secrets import SecretMatcher, SecretsGate
+from pathgate.runtime.gates.size import SizeGate
+from pathgate.verdicts import Gate as GateName
+from pathgate.verdicts import Status, Verdict
+
+if TYPE_CHECKING:
+    from pathgate.config import Policy
+
+__all__ = [
+    "ExistenceGate",
+    "Fact",
+    "FactSource",
+    "Gate",
+    "GateContext",
+    "GatePipeline",
+    "GateResult",
+    "HostFilterGate",
+    "IgnoreGate",
+    "PathFacts",
+    "PathGate",
+    "ReadGate",
+    "SecretMatcher",
+    "SecretsGate",
+    "SizeGate",
+    "WalkedEntry",
+    "default_gates",
+    "lexical_name",
+]
+
+
+class FactSource(Protocol):
+    """Fetches one kind of fact for a batch of pending paths (filling the ``PathFacts``)."""
+
+    async def fetch(self, fact: Fact, pending: Sequence[PathFacts]) -> None: ...
+
+
+class WalkedEntry(Protocol):
+    """What a walker knows about one entry (a tuple-like or small struct works)."""
+
+    @property
+    def relpath(self) -> str: ...
+    @property
+    def is_dir(self) -> bool: ...
+    @property
+    def match(self) -> Match | None: ...
+
+
+def default_gates(policy: Policy) -> list[Gate]:
+    """The built-in gates for ``policy``, in SPEC order; switched-off gates are left out."""
+    gates: list[Gate] = [PathGate(allow_outside_root=policy.allow_outside_root)]
+    if policy.enforce_secrets:
+        gates.append(SecretsGate(SecretMatcher(policy.secret_patterns)))
+    if policy.host_filter is not None:
+        gates.append(HostFilterGate(policy.host_filter))
+    gates += [IgnoreGate(mode=policy.ignore_mode), ExistenceGate(), SizeGate(), ReadGate()]
+    return gates
+
+
+def _opaque(verdict: Verdict) -> Verdict:
+    return Verdict(status=Status.BLOCKED, gate=verdict.gate, opaque=True)
+
+
+class GatePipeline:
+    """An ordered, immutable list of gates plus the secret matcher. Built once per runtime."""
+
+    def __init__(self, gates: Sequence[Gate], secrets: SecretMatcher) -> None:
+        if not gates or gates[0].name != GateName.PATH.value:
+            raise ValueError("the path gate must come first")
+        self.gates: tuple[Gate, ...] = tuple(gates)
+        self.secrets = secrets
+
+    @classmethod
+    def for_policy(
+        cls, policy: Policy, *, extra: Sequence[Gate] = (), before: str = "ignore"
+    ) -> GatePipeline:
+        """The default gates for ``policy``, with host gates ``extra`` inserted before the
+        gate named ``before`` (default: ahead of ``ignore``, after the opaque gates)."""
+        gates = default_gates(policy)
+        names = [g.name for g in gates]
+        at = names.index(before) if before in names else len(gates)
+        gates[at:at] = list(extra)
+        return cls(gates, SecretMatcher(policy.secret_patterns))
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(g.name for g in self.gates)
+
+    def is_secret(self, relpath: str) -> bool:
+        """Cheap, sync: is this (real, project-relative) path a secret? Discovery tools use
+        it to drop entries before anything else: secrets are never listed nor counted."""
+        return self.secrets.is_secret(relpath)
+
+    async def run(
+        self,
+        facts: Sequence[PathFacts],
+        ctx: GateContext,
+        source: FactSource | None,
+        *,
+        have: frozenset[Fact] = frozenset({Fact.NAME}),
+    ) -> list[Verdict | None]:
+        """Run every gate over ``facts``; return one verdict (or ``None``) per path.
+
+        Facts not in ``have`` are fetched from ``source`` before the first gate needing them,
+        for the paths still pending. Without a source, gates needing missing facts are
+        skipped (discovery)."""
+        verdicts: list[Verdict | None] = [None] * len(facts)
+        pending = list(range(len(facts)))
+        known = set(have)
+        for gate in self.gates:
+            if not pending:
+                break
+            missing = sorted(gate.needs - known)
+            if missing:
+                if source is None:
+                    continue
+                batch = [facts[i] for i in pending]
+                for fact in missing:
+                    await source.fetch(fact, batch)
+                    known.add(fact)
+            waits: list[tuple[int, Awaitable[Verdict | None]]] = []
+            for i in pending:
+                result: GateResult = gate.check(facts[i], ctx)
+                if inspect.isawaitable(result):
+                    waits.append((i, result))
+                elif result is not None:
+                    verdicts[i] = result
+            if waits:
+                await _gather_into(verdicts, waits)
+            pending = [i for i in pending if verdicts[i] is None]
+        for i, verdict in enumerate(verdicts):
+            if (
+                verdict is not None
+                and not verdict.opaque
+                and verdict.gate is not GateName.PATH
+                and self.secrets.is_secret_facts(facts[i])
+            ):
+                verdicts[i] = _opaque(verdict)
+        return verdicts
+
+    async def check_entries(self, entries: Sequence[WalkedEntry], ctx: GateContext) -> list[Verdict | None]:
+        """The path-only gates for walked entries (no I/O): secrets, host filter, ignore and
+        host gates that need no ``OPEN`` fact. ``ctx.purpose`` should be ``"discover"``.
+        An opaque verdict: drop the entry silently; a non-opaque one: omit and count it."""
+        facts = [
+            PathFacts(
+                request=e.relpath,
+                name=e.relpath,
+                resolved=Resolved(e.relpath, None, e.relpath),
+                match=e.match,
+            )
+            for e in entries
+        ]
+        return await self.run(facts, ctx, None, have=frozenset({Fact.NAME, Fact.REAL, Fact.MATCH}))
+
+
+async def _gather_into(
+    verdicts: list[Verdict | None], waits: list[tuple[int, Awaitable[Verdict | None]]]
+) -> None:
+    async def one(i: int, waitable: Awaitable[Verdict | None]) -> None:
+        verdicts[i] = await waitable
+
+    async with anyio.create_task_group() as tg:
+        for i, waitable in waits:
+            tg.start_soon(one, i, waitable)
