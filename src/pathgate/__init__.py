@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathgate.config import Policy as Policy
+from pathgate.config import load_config as load_config
 from pathgate.errors import ConfigError as ConfigError
 from pathgate.errors import PathgateError as PathgateError
 from pathgate.errors import ToolArgumentError as ToolArgumentError
 from pathgate.errors import UnknownToolError as UnknownToolError
+from pathgate.runtime._runtime import Runtime as Runtime
 from pathgate.verdicts import FileResult as FileResult
 from pathgate.verdicts import Gate as Gate
 from pathgate.verdicts import Remedy as Remedy
@@ -20,12 +23,15 @@ __all__ = [
     "FileResult",
     "Gate",
     "PathgateError",
+    "Policy",
     "Remedy",
     "Rule",
+    "Runtime",
     "Status",
     "ToolArgumentError",
     "UnknownToolError",
     "Verdict",
+    "load_config",
 ]
 
 for _name in __all__:

@@ -212,6 +212,13 @@ class Policy(msgspec.Struct, frozen=True, kw_only=True):
             ignore_case=self.ignore_case,
         )
 
+    def git_only(self) -> Policy:
+        """This policy with git's own ignore sources only (no built-in defaults, no agent
+        ignore files): what ``git check-ignore`` would decide."""
+        return msgspec.structs.replace(
+            self, defaults=(), agent_files=(), other_agent_files=False, git_sources=True
+        )
+
     def size_limit_for(self, model: str | None) -> int:
         """The size limit in bytes for ``model`` (first matching rule, else ``size_limit``)."""
         if model is not None:
