@@ -61,7 +61,7 @@ EXPECTED = {
     "outside": "[FILE_OUTSIDE_PROJECT]: It resolves outside the project root.",
     "too_large": (
         "[FILE_TOO_LARGE]: The file is 12 MiB; the limit is 10 MiB. Read a line window of it "
-        "with read_files, or find what you need with code_search."
+        "(read_files offset and limit), or search it with code_search."
     ),
     "read_error": "[FILE_READ_ERROR]: The file could not be read (EACCES).",
     "binary": "[BINARY_FILE]: It holds binary content that cannot be shown as text.",
@@ -189,7 +189,7 @@ def test_size_block_gives_size_limit_and_next_step() -> None:
 def test_size_block_without_facts_still_has_the_next_step() -> None:
     text = R.render_verdict("big.bin", Verdict(status=Status.FILE_TOO_LARGE, gate=Gate.SIZE))
     assert text == ("[FILE_TOO_LARGE]: The file is over the size limit. Read a line window of it "
-                    "with read_files, or find what you need with code_search.")
+                    "(read_files offset and limit), or search it with code_search.")
 
 
 def test_read_error_without_detail() -> None:
@@ -201,7 +201,7 @@ def test_truncated_content_then_notice() -> None:
     out = R.render_read([truncated("big.txt", "a\nb\n", total_lines=500)])
     assert out == {"big.txt": (
         "a\nb\n[FILE_TOO_LARGE]: Cut here to fit this call's output budget. The file has 500 lines. "
-        "Read the rest with a line window of read_files.")}
+        "Read the rest with read_files offset and limit.")}
 
 
 def test_content_unchanged_in_request_order() -> None:

@@ -67,7 +67,7 @@ class _Entry(msgspec.Struct, frozen=True, kw_only=True, tag_field="status"):
 
 class FileContent(_Entry, frozen=True, kw_only=True, tag="ok"):
     """A readable file. ``truncated``: the content was cut to fit the call's output budget
-    (``limit`` bytes); ``total_lines`` is the file's line count, when known."""
+    (``limit`` characters); ``total_lines`` is the file's line count, when known."""
 
     content: str
     truncated: bool = False

@@ -26,8 +26,8 @@ _DISCOVERY = "The glob, list_directory and code_search tools leave it out too."
 _NOT_PERMISSION = "This is not an operating-system permission problem."
 _EXISTS = "It exists on disk."
 _ANCESTOR_CAVEAT = "A file-level negation cannot re-include a file below an excluded directory."
-_WINDOW_HINT = "Read a line window of it with read_files, or find what you need with code_search."
-_REST_HINT = "Read the rest with a line window of read_files."
+_WINDOW_HINT = "Read a line window of it (read_files offset and limit), or search it with code_search."
+_REST_HINT = "Read the rest with read_files offset and limit."
 
 
 def _rule_text(rule: Rule) -> str:
