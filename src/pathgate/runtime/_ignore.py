@@ -147,7 +147,7 @@ class IgnoreConfig(msgspec.Struct, frozen=True, kw_only=True):
     git_sources: bool = True
     excludes_file: str | None = None
     ignore_case: bool | None = None
-    cache_dirs: int = 16384
+    cache_dirs: int = 65536
     fail_closed: bool = True
 
     @classmethod
@@ -971,18 +971,15 @@ def _decide(chain: tuple[IgnoreList, ...], path: str, name: str, is_dir: bool | 
     for lst in chain:
         base = lst.base
         rel = path[len(base):] if base else path
-        if is_dir is None:
+        if is_dir is False:
             r = lst.ftab.best(name, rel)
-            if lst.has_dir_rules:
-                rd = lst.dtab.best(name, rel)
-                if rd != r:
-                    is_dir = lstat_isdir()
-                    if is_dir:
-                        r = rd
-        elif is_dir:
-            r = lst.dtab.best(name, rel)
         else:
-            r = lst.ftab.best(name, rel)
+            # the dir table is a superset: its best rule decides unless it is dir-only
+            r = lst.dtab.best(name, rel)
+            if r >= 0 and is_dir is None and lst.patterns[r].dir_only:
+                is_dir = lstat_isdir()
+                if not is_dir:
+                    r = lst.ftab.best(name, rel)
         if r >= 0:
             return lst.patterns[r]
     return None

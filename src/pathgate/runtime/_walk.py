@@ -1,0 +1,180 @@
+"""The pruning walker shared by glob, list_directory and code_search.
+
+:func:`walk` lists a directory tree through the :class:`~pathgate.runtime._fs.SyncFS`
+seam (``os.scandir``), deciding every entry with an
+:class:`~pathgate.runtime._ignore.IgnoreSession` as it goes:
+
+* kept entries are yielded with ``match=None`` (files, symlinks, other special files, and
+  the directories it enters);
+* excluded files are yielded with their :class:`Match`, so tools can count omissions;
+* excluded directories are yielded once with their :class:`Match` and **never entered**
+  (git cannot re-include anything below them, and their ignore files are never read).
+
+Entries named ``.git`` are skipped everywhere (like git's own walk); directory symlinks
+are reported as ``"symlink"`` entries and never followed. Each directory's listing also
+tells the ignore engine which of its ignore files exist, so absent ones cost no ``lstat``.
+The walk is depth first, a directory's entries sorted by name and yielded together before
+its subdirectories are entered. It is synchronous: tools run it in a worker thread.
+
+:func:`count_below` counts the files inside an excluded directory within an entry budget,
+for "N matches omitted by ignore rules" notes.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
+
+from pathgate.runtime._ignore import IgnoreSession, Match, _Dir
+
+__all__ = ["FILE", "DIR", "OTHER", "SYMLINK", "Entry", "count_below", "walk"]
+
+FILE = "file"
+DIR = "dir"
+SYMLINK = "symlink"
+OTHER = "other"
+
+
+class Entry(NamedTuple):
+    """One walked entry.
+
+    ``relpath`` is project-relative; ``kind`` one of ``file``/``dir``/``symlink``/``other``;
+    ``match`` is ``None`` for a kept entry and the deciding :class:`Match` for an excluded
+    one; ``error`` names the errno when a kept directory could not be listed (it was
+    yielded but not entered).
+    """
+
+    relpath: str
+    kind: str
+    match: Match | None = None
+    error: str | None = None
+
+    @property
+    def excluded(self) -> bool:
+        return self.match is not None
+
+
+def _kind(entry: os.DirEntry[str] | object) -> tuple[str, bool]:
+    e = entry
+    try:
+        if e.is_dir(follow_symlinks=False):  # type: ignore[attr-defined]
+            return DIR, True
+        if e.is_symlink():  # type: ignore[attr-defined]
+            return SYMLINK, False
+        if e.is_file(follow_symlinks=False):  # type: ignore[attr-defined]
+            return FILE, False
+    except OSError:
+        pass
+    return OTHER, False
+
+
+def walk(session: IgnoreSession, start: str = "", *,
+         descend: Callable[[str], bool] | None = None) -> Iterator[Entry]:
+    """Walk the tree below directory ``start`` (project-relative, ``""`` = root).
+
+    ``descend(relpath)`` is consulted for every kept directory before entering it
+    (a glob's directory pre-filter); the directory itself is still yielded.
+    ``start`` itself is not yielded unless it is excluded (then it is the only entry).
+    Listing errors below ``start`` are reported on the directory's entry, not raised;
+    an error listing ``start`` itself propagates.
+    """
+    index = session.index
+    fs = index.fs
+    root = index.root
+    fold = session.ignore_case
+    ignore_names = frozenset(index._names())
+    start = start.strip("/")
+    node = session._dir(start)
+    if node.stop is not None:
+        yield Entry(start, DIR, node.stop)
+        return
+    first = True
+    # stack of (relpath, node-or-None, parent node, name, parent's decision)
+    stack: list[tuple[str, _Dir | None, _Dir | None, str, Match | None]] = [
+        (start, node, None, "", None)]
+    match_in = session._match_in
+    while stack:
+        rel, dnode, parent, dname, decided = stack.pop()
+        path = os.path.join(root, rel) if rel else root
+        try:
+            listing = sorted(fs.scandir(path), key=lambda e: e.name)
+        except OSError as e:
+            if first:
+                raise
+            yield Entry(rel, DIR, None, errno.errorcode.get(e.errno or 0, str(e.errno)))
+            continue
+        first = False
+        if dnode is None:
+            assert parent is not None and decided is not None
+            present = frozenset(e.name for e in listing if e.name in ignore_names)
+            dnode = session._enter(rel, parent, dname, decided, present)
+        if dnode.stop is not None:
+            # fail-closed directory: every entry is blocked, nothing below is entered
+            for e in listing:
+                name = e.name
+                if name == ".git" or (fold and name.lower() == ".git"):
+                    continue
+                kind, _ = _kind(e)
+                yield Entry(f"{rel}/{name}" if rel else name, kind, dnode.stop)
+            continue
+        subdirs: list[tuple[str, _Dir | None, _Dir | None, str, Match | None]] = []
+        prefix = rel + "/" if rel else ""
+        for e in listing:
+            name = e.name
+            if name == ".git" or (fold and name.lower() == ".git"):
+                continue
+            kind, is_dir = _kind(e)
+            crel = prefix + name
+            m = match_in(dnode, crel, name, is_dir)
+            if m.ignored:
+                yield Entry(crel, kind, m)
+                continue
+            yield Entry(crel, kind, None)
+            if is_dir and (descend is None or descend(crel)):
+                subdirs.append((crel, None, dnode, name, m))
+        subdirs.reverse()
+        stack.extend(subdirs)
+
+
+def count_below(session: IgnoreSession, excluded_dir: str, budget: int = 10000,
+                max_examples: int = 3) -> tuple[int, list[str], bool]:
+    """Count the files (non-directories) below ``excluded_dir`` without any ignore
+    decision, visiting at most ``budget`` directory entries.
+
+    Returns ``(count, examples, is_lower_bound)``: up to ``max_examples`` relpaths in walk
+    order, and whether the budget ran out (then ``count`` is a lower bound). ``.git`` is
+    skipped and symlinks are not followed; unlistable directories are skipped.
+    """
+    fs = session.index.fs
+    root = session.index.root
+    count = 0
+    seen = 0
+    examples: list[str] = []
+    stack = [excluded_dir.strip("/")]
+    while stack:
+        rel = stack.pop()
+        try:
+            listing = sorted(fs.scandir(os.path.join(root, rel) if rel else root),
+                             key=lambda e: e.name)
+        except OSError:
+            continue
+        subdirs: list[str] = []
+        for e in listing:
+            if seen >= budget:
+                return count, examples, True
+            seen += 1
+            if e.name == ".git":
+                continue
+            crel = f"{rel}/{e.name}" if rel else e.name
+            kind, is_dir = _kind(e)
+            if is_dir:
+                subdirs.append(crel)
+            else:
+                count += 1
+                if len(examples) < max_examples:
+                    examples.append(crel)
+        subdirs.reverse()
+        stack.extend(subdirs)
+    return count, examples, False
