@@ -1,0 +1,61 @@
+"""Tree builders and filesystem-seam doubles shared by the gate and read_files tests."""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from pathgate.runtime._fs import OsFS
+
+
+def write_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
+    """Write ``files`` (relpath -> text/bytes) under ``root``; ``"-> target"`` makes a symlink."""
+    root.mkdir(parents=True, exist_ok=True)
+    for rel, data in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(data, str) and data.startswith("-> "):
+            path.symlink_to(data[3:])
+        elif rel.endswith("/"):
+            path.mkdir(exist_ok=True)
+        else:
+            path.write_bytes(data.encode() if isinstance(data, str) else data)
+    return root
+
+
+class SeamFS(OsFS):
+    """The real filesystem plus hooks: count opens, fail ignore-file reads, act before open."""
+
+    def __init__(self) -> None:
+        self.opened: list[str] = []
+        self.unreadable: set[str] = set()
+        self.before_open: dict[str, Callable[[], None]] = {}
+        self.after_fstat: dict[str, Callable[[], None]] = {}
+        self._fd_paths: dict[int, str] = {}
+
+    def read_bytes(self, path: str) -> bytes:
+        if path in self.unreadable:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
+        return super().read_bytes(path)
+
+    def open_fd(self, path: str) -> int:
+        self.opened.append(path)
+        hook = self.before_open.pop(path, None)
+        if hook is not None:
+            hook()
+        fd = super().open_fd(path)
+        self._fd_paths[fd] = path
+        return fd
+
+    def fstat(self, fd: int) -> os.stat_result:
+        st = super().fstat(fd)
+        hook = self.after_fstat.pop(self._fd_paths.get(fd, ""), None)
+        if hook is not None:
+            hook()
+        return st
+
+    def close(self, fd: int) -> None:
+        self._fd_paths.pop(fd, None)
+        super().close(fd)
