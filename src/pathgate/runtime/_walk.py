@@ -27,9 +27,10 @@ import os
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
+from pathgate.runtime._fs import DirEntryLike
 from pathgate.runtime._ignore import IgnoreSession, Match, _Dir
 
-__all__ = ["FILE", "DIR", "OTHER", "SYMLINK", "Entry", "count_below", "walk"]
+__all__ = ["DIR", "FILE", "OTHER", "SYMLINK", "Entry", "count_below", "walk"]
 
 FILE = "file"
 DIR = "dir"
@@ -56,14 +57,13 @@ class Entry(NamedTuple):
         return self.match is not None
 
 
-def _kind(entry: os.DirEntry[str] | object) -> tuple[str, bool]:
-    e = entry
+def _kind(e: DirEntryLike) -> tuple[str, bool]:
     try:
-        if e.is_dir(follow_symlinks=False):  # type: ignore[attr-defined]
+        if e.is_dir(follow_symlinks=False):
             return DIR, True
-        if e.is_symlink():  # type: ignore[attr-defined]
+        if e.is_symlink():
             return SYMLINK, False
-        if e.is_file(follow_symlinks=False):  # type: ignore[attr-defined]
+        if e.is_file(follow_symlinks=False):
             return FILE, False
     except OSError:
         pass
@@ -100,10 +100,10 @@ def walk(session: IgnoreSession, start: str = "", *,
         path = os.path.join(root, rel) if rel else root
         try:
             listing = sorted(fs.scandir(path), key=lambda e: e.name)
-        except OSError as e:
+        except OSError as exc:
             if first:
                 raise
-            yield Entry(rel, DIR, None, errno.errorcode.get(e.errno or 0, str(e.errno)))
+            yield Entry(rel, DIR, None, errno.errorcode.get(exc.errno or 0, str(exc.errno)))
             continue
         first = False
         if dnode is None:
@@ -168,8 +168,7 @@ def count_below(session: IgnoreSession, excluded_dir: str, budget: int = 10000,
             if e.name == ".git":
                 continue
             crel = f"{rel}/{e.name}" if rel else e.name
-            kind, is_dir = _kind(e)
-            if is_dir:
+            if _kind(e)[1]:
                 subdirs.append(crel)
             else:
                 count += 1
