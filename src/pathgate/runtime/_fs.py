@@ -268,14 +268,15 @@ def _component(cur: str, name: str, hops: list[int]) -> _Step:
     return new, st, None
 
 
-def resolve_flow(root: str, request: str) -> Flow:
+def resolve_flow(root: str, request: str, *, allow_outside: bool = False) -> Flow:
     """Resolve ``request`` (relative to the real ``root``, or absolute) to a :class:`Resolved`.
 
     Relative spellings must stay inside the root after every component (``../main/a`` is an
     escape even though it comes back); absolute ones are judged by their final real path
     (an alias of the root, e.g. through a symlinked parent, is fine). Once a component is
     missing, the rest is applied lexically and the result does not exist — ``missing/../a``
-    is not ``a``, as in the kernel.
+    is not ``a``, as in the kernel. With ``allow_outside`` the walk goes on after leaving the
+    root (``outside`` still says why), so the real path and its ``lstat`` are known.
     """
     if request == "":
         return Resolved(request, None, None, outside="empty")
@@ -299,6 +300,7 @@ def resolve_flow(root: str, request: str) -> Flow:
     cur = start
     st: os.stat_result | None = None
     error: int | None = None
+    outside: str | None = None
     hops = [0]
     for part in body.split("/"):
         if part in ("", "."):
@@ -316,8 +318,10 @@ def resolve_flow(root: str, request: str) -> Flow:
             was_link = hops[0] != before
             if error == errno.ELOOP:
                 return Resolved(request, cur, None, outside="loop", error=error)
-        if relative and not _within(cur, root):
-            return Resolved(request, cur, None, outside="symlink" if was_link else "escape", error=error)
+        if relative and outside is None and not _within(cur, root):
+            outside = "symlink" if was_link else "escape"
+            if not allow_outside:
+                return Resolved(request, cur, None, outside=outside, error=error)
     if error is None and st is None:
         res = yield ("lstat", cur)
         if isinstance(res, OSError):
@@ -326,8 +330,8 @@ def resolve_flow(root: str, request: str) -> Flow:
             assert isinstance(res, os.stat_result)
             st = res
     if not _within(cur, root):
-        return Resolved(request, cur, None, outside="absolute", st=st, error=error)
-    return Resolved(request, cur, _rel(cur, root), st=st, error=error)
+        return Resolved(request, cur, None, outside=outside or "absolute", st=st, error=error)
+    return Resolved(request, cur, _rel(cur, root), outside=outside, st=st, error=error)
 
 
 def drive_sync(flow: Flow, ops: FileOps) -> Resolved:
@@ -531,7 +535,9 @@ class AsyncFS(Protocol):
 
     @property
     def name(self) -> str: ...
-    async def resolve(self, root: str, requests: Sequence[str]) -> list[Resolved]: ...
+    async def resolve(
+        self, root: str, requests: Sequence[str], *, allow_outside: bool = False
+    ) -> list[Resolved]: ...
     async def open_read(self, requests: Sequence[ReadRequest]) -> list[Opened]: ...
 
 
@@ -548,11 +554,13 @@ class ThreadFS:
         self.limiter = limiter
         self.min_chunk = min_chunk
 
-    async def resolve(self, root: str, requests: Sequence[str]) -> list[Resolved]:
+    async def resolve(
+        self, root: str, requests: Sequence[str], *, allow_outside: bool = False
+    ) -> list[Resolved]:
         ops = self.ops
 
         def chunk(reqs: Sequence[str]) -> list[Resolved]:
-            return [drive_sync(resolve_flow(root, r), ops) for r in reqs]
+            return [drive_sync(resolve_flow(root, r, allow_outside=allow_outside), ops) for r in reqs]
 
         return await run_chunked(chunk, requests, self.limiter.get(), min_chunk=self.min_chunk)
 
@@ -581,12 +589,15 @@ class AiofilesFS:
         self._readlink = aiofiles.os.wrap(ops.readlink)
         self._fstat = aiofiles.os.wrap(ops.fstat)
 
-    async def resolve(self, root: str, requests: Sequence[str]) -> list[Resolved]:
+    async def resolve(
+        self, root: str, requests: Sequence[str], *, allow_outside: bool = False
+    ) -> list[Resolved]:
         limiter = self.limiter.get()
 
         async def one(request: str) -> Resolved:
+            flow = resolve_flow(root, request, allow_outside=allow_outside)
             async with limiter:
-                return await drive_async(resolve_flow(root, request), self._lstat, self._readlink)
+                return await drive_async(flow, self._lstat, self._readlink)
 
         return list(await asyncio.gather(*(one(r) for r in requests)))
 

@@ -7,6 +7,7 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from pathgate import FileResult, Policy, Runtime
 from pathgate.runtime._fs import OsFS
 
 
@@ -59,3 +60,13 @@ class SeamFS(OsFS):
     def close(self, fd: int) -> None:
         self._fd_paths.pop(fd, None)
         super().close(fd)
+
+
+BACKENDS = ("thread", "aiofiles")
+
+
+async def read_one(root: Path, path: str, *, fs: OsFS | None = None, **policy: object) -> FileResult:
+    """Read one path through a fresh runtime with ``Policy(**policy)``."""
+    runtime = Runtime(root, Policy(**policy), fs=fs)  # type: ignore[arg-type]
+    (result,) = await runtime.read_files([path])
+    return result

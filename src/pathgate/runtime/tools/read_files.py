@@ -91,7 +91,9 @@ class ReadFacts:
 
     async def _resolve(self, pending: Sequence[PathFacts]) -> None:
         todo = [f for f in pending if f.resolved is None]
-        results = await self.backend.resolve(self.runtime.root, [f.request for f in todo])
+        results = await self.backend.resolve(
+            self.runtime.root, [f.request for f in todo], allow_outside=self.runtime.policy.allow_outside_root
+        )
         for facts, resolved in zip(todo, results, strict=True):
             facts.resolved = resolved
 

@@ -1,0 +1,136 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pathgate import Gate, Status
+from pathgate.config import DEFAULT_SECRET_PATTERNS
+from pathgate.runtime.gates import SecretMatcher
+from pathgate.runtime.gates.secrets import normalize_name
+from tests.runtime.gates._tree import BACKENDS, read_one, write_tree
+
+SECRET_NAMES = [
+    ".env",
+    ".ENV",
+    ".Env",
+    ".env.local",
+    ".env.production",
+    ".ENV.LOCAL",
+    ".env ",
+    ".env.",
+    ".env. . ",
+    ".env:$DATA",
+    ".env::$DATA",
+    ".env.example.local",
+    "id_rsa",
+    "id_rsa.pub",
+    "ID_ED25519",
+    "server.pem",
+    "tls.KEY",
+    ".netrc",
+    ".npmrc",
+    ".pypirc",
+    "credentials.json",
+]
+NOT_SECRET = [".envrc", "app.env", "env", ".env.example", ".ENV.EXAMPLE", ".env.sample ", ".env.template",
+              "environment.py", "README.md", "key.txt"]
+
+
+@pytest.mark.parametrize("name", SECRET_NAMES)
+def test_secret_names(name: str) -> None:
+    assert SecretMatcher(DEFAULT_SECRET_PATTERNS).is_secret(f"pkg/{name}")
+
+
+@pytest.mark.parametrize("name", NOT_SECRET)
+def test_not_secret_names(name: str) -> None:
+    assert not SecretMatcher(DEFAULT_SECRET_PATTERNS).is_secret(f"pkg/{name}")
+
+
+def test_path_patterns() -> None:
+    m = SecretMatcher([".aws/credentials", "*.pem"])
+    assert m.is_secret(".aws/credentials")
+    assert m.is_secret("home/.AWS/credentials")
+    assert not m.is_secret("aws/credentials")
+    assert not SecretMatcher([]).is_secret("x.pem")
+    assert SecretMatcher([]).is_secret(".env")  # .env is not configurable away
+
+
+def test_normalize() -> None:
+    assert normalize_name(".ENV:$DATA") == ".env"
+    assert normalize_name(".env. ") == ".env"
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    files: dict[str, str | bytes] = {name: f"S={i}\n" for i, name in enumerate(SECRET_NAMES)}
+    files.update({name: "ok\n" for name in NOT_SECRET})
+    files["innocent.txt"] = "-> .env"
+    files["notes.pem"] = "-> README.md"
+    files["deep/link"] = "-> ../.env.local"
+    return write_tree(tmp_path / "root", files)
+
+
+def assert_opaque(verdict: object) -> None:
+    from pathgate import Verdict
+
+    assert isinstance(verdict, Verdict)
+    assert verdict.status is Status.BLOCKED and verdict.opaque
+    assert verdict.rule is None and verdict.exists is None and verdict.remedy is None
+    assert verdict.size is None and verdict.detail is None
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("fs_backend", BACKENDS)
+@pytest.mark.parametrize("name", [*SECRET_NAMES, "innocent.txt", "notes.pem", "deep/link", "./.env", "x/../.env"])
+async def test_secret_reads_are_opaque(tree: Path, name: str, fs_backend: str) -> None:
+    r = await read_one(tree, name, fs_backend=fs_backend)
+    assert r.content is None and r.relpath is None
+    assert_opaque(r.verdict)
+    assert r.verdict is not None and r.verdict.gate is Gate.SECRETS
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("name", NOT_SECRET)
+async def test_templates_and_lookalikes_read(tree: Path, name: str) -> None:
+    r = await read_one(tree, name)
+    assert r.content == "ok\n", r.verdict
+
+
+@pytest.mark.anyio
+async def test_missing_secret_is_opaque_too(tree: Path) -> None:
+    r = await read_one(tree, "nowhere/.env.staging")
+    assert_opaque(r.verdict)
+
+
+@pytest.mark.anyio
+async def test_enforce_secrets_off_reads_unignored_secret(tree: Path) -> None:
+    r = await read_one(tree, ".env", enforce_secrets=False)
+    assert r.content == "S=0\n"
+
+
+@pytest.mark.anyio
+async def test_enforce_secrets_off_ignored_secret_stays_opaque(tree: Path) -> None:
+    (tree / ".gitignore").write_text(".env*\n")
+    r = await read_one(tree, ".env.local", enforce_secrets=False)
+    assert_opaque(r.verdict)
+    assert r.verdict is not None and r.verdict.gate is Gate.IGNORE  # the span may name the gate
+    assert r.relpath is None
+
+
+@pytest.mark.anyio
+async def test_enforce_secrets_off_later_gates_are_opaque(tree: Path) -> None:
+    (tree / "big.pem").write_text("x" * 50)
+    r = await read_one(tree, "big.pem", enforce_secrets=False, size_limit=10)
+    assert_opaque(r.verdict)
+    r = await read_one(tree, "gone.key", enforce_secrets=False)
+    assert_opaque(r.verdict)
+
+
+@pytest.mark.anyio
+async def test_custom_patterns(tree: Path) -> None:
+    (tree / "state.tfstate").write_text("x")
+    r = await read_one(tree, "state.tfstate", secret_patterns=(*DEFAULT_SECRET_PATTERNS, "*.tfstate"))
+    assert_opaque(r.verdict)
+    r = await read_one(tree, "server.pem", secret_patterns=())
+    assert r.content is not None
