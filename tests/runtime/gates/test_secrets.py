@@ -82,7 +82,9 @@ def assert_opaque(verdict: object) -> None:
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("fs_backend", BACKENDS)
-@pytest.mark.parametrize("name", [*SECRET_NAMES, "innocent.txt", "notes.pem", "deep/link", "./.env", "x/../.env"])
+@pytest.mark.parametrize(
+    "name", [*SECRET_NAMES, "innocent.txt", "notes.pem", "deep/link", "./.env", "x/../.env"]
+)
 async def test_secret_reads_are_opaque(tree: Path, name: str, fs_backend: str) -> None:
     r = await read_one(tree, name, fs_backend=fs_backend)
     assert r.content is None and r.relpath is None
