@@ -16,6 +16,10 @@ from pathgate.verdicts import Gate, Status, Verdict
 
 __all__ = ["ExistenceGate", "file_kind"]
 
+# open() errors that mean "there is something, but not a regular file" (EISDIR: Python's
+# file objects, as aiofiles uses them, refuse directories themselves; ENXIO: a socket).
+_NOT_A_FILE = {errno.EISDIR: "directory", errno.ENXIO: "socket"}
+
 
 def file_kind(mode: int) -> str:
     """A short name for a file type (``directory``, ``fifo``, ``socket`` …)."""
@@ -48,8 +52,9 @@ class ExistenceGate:
                 gate=Gate.EXISTENCE,
                 detail=errno.errorcode.get(opened.error or 0),
             )
-        if opened.error == errno.ENXIO:
-            return Verdict(status=Status.NOT_A_FILE, gate=Gate.EXISTENCE, exists=True, detail="socket")
+        if opened.error in _NOT_A_FILE:
+            detail = _NOT_A_FILE[opened.error]
+            return Verdict(status=Status.NOT_A_FILE, gate=Gate.EXISTENCE, exists=True, detail=detail)
         if opened.st is not None and not stat.S_ISREG(opened.st.st_mode):
             kind = file_kind(opened.st.st_mode)
             return Verdict(status=Status.NOT_A_FILE, gate=Gate.EXISTENCE, exists=True, detail=kind)

@@ -1,0 +1,89 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+
+from pathgate import Gate, Status
+from tests.runtime.gates._tree import read_one, write_tree
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    return write_tree(
+        tmp_path / "root",
+        {".gitignore": "build/\n", "src/a.py": "a\n", "build/out.js": "o\n", "link": "-> src/a.py"},
+    )
+
+
+def deny_src(relpath: str) -> bool:
+    return not relpath.startswith("src/")
+
+
+async def adeny_src(relpath: str) -> bool:
+    await anyio.sleep(0)
+    return not relpath.startswith("src/")
+
+
+def boom(relpath: str) -> bool:
+    raise RuntimeError("host bug")
+
+
+async def aboom(relpath: str) -> bool:
+    raise RuntimeError("host bug")
+
+
+def opaque_host_block(r: object) -> None:
+    from pathgate import FileResult
+
+    assert isinstance(r, FileResult) and r.verdict is not None
+    v = r.verdict
+    assert v.status is Status.BLOCKED and v.opaque and v.gate is Gate.HOST_FILTER
+    assert v.rule is None and v.exists is None and r.content is None and r.relpath is None
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("host_filter", [deny_src, adeny_src])
+async def test_filter_blocks_opaquely(tree: Path, host_filter: object) -> None:
+    opaque_host_block(await read_one(tree, "src/a.py", host_filter=host_filter))
+    # the filter sees the real path, so a link into src/ is blocked too
+    opaque_host_block(await read_one(tree, "link", host_filter=host_filter))
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("host_filter", [deny_src, adeny_src])
+async def test_filter_allows(tree: Path, host_filter: object) -> None:
+    (tree / "README").write_text("r\n")
+    assert (await read_one(tree, "README", host_filter=host_filter)).content == "r\n"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("host_filter", [boom, aboom])
+async def test_filter_exception_fails_closed(tree: Path, host_filter: object) -> None:
+    r = await read_one(tree, "src/a.py", host_filter=host_filter)
+    opaque_host_block(r)
+
+
+@pytest.mark.anyio
+async def test_only_true_passes(tree: Path) -> None:
+    opaque_host_block(await read_one(tree, "src/a.py", host_filter=lambda p: "yes"))
+    opaque_host_block(await read_one(tree, "src/a.py", host_filter=lambda p: None))
+
+
+@pytest.mark.anyio
+async def test_filter_does_not_switch_ignore_rules_off(tree: Path) -> None:
+    r = await read_one(tree, "build/out.js", host_filter=lambda p: True)
+    assert r.verdict is not None and r.verdict.gate is Gate.IGNORE
+
+
+@pytest.mark.anyio
+async def test_filter_sees_real_relpath(tree: Path) -> None:
+    seen: list[str] = []
+
+    def record(relpath: str) -> bool:
+        seen.append(relpath)
+        return True
+
+    await read_one(tree, "./src/../link", host_filter=record)
+    assert seen == ["src/a.py"]
