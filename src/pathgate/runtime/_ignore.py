@@ -1022,6 +1022,22 @@ class IgnoreSession:
             return node.stop
         return self._match_in(node, relpath, name, is_dir)
 
+    def match_pathspec(self, path: str) -> Match:
+        """``git check-ignore``'s decision for a normalized path that may be ``""`` or end
+        with ``/`` (then every component is tested as a directory and the final test runs
+        with an empty basename, exactly as git's ``last_matching_pattern``)."""
+        if not path.endswith("/"):
+            return self.match(path)
+        dirpart = path[:-1]
+        node = self._dir(dirpart)
+        if node.stop is not None:
+            return node.stop
+        if not node.chain:
+            return NO_MATCH
+        path_v, _ = self._views(path, "")
+        pt = _decide(node.chain, path_v, "", None, lambda: self._lstat_isdir(path))
+        return NO_MATCH if pt is None else pt.match
+
     def match_with_extra(self, relpath: str, extra: Mapping[str, Sequence[str]],
                          is_dir: bool | None = None) -> Match:
         """Decide as if ``extra[d]`` lines were appended to directory ``d``'s last agent
