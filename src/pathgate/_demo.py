@@ -50,6 +50,7 @@ def build_demo(dest: str | os.PathLike[str]) -> Path:
     """Write the demo project into ``dest`` (created if needed) and return its path."""
     root = Path(dest)
     root.mkdir(parents=True, exist_ok=True)
+    root = root.resolve()
     files: dict[str, bytes] = {
         ".gitignore": _GITIGNORE.encode(),
         "README.md": b"# demo\nA small project that trips every pathgate gate.\n",

@@ -11,7 +11,7 @@ from typing import Literal
 
 import msgspec
 
-from pathgate.verdicts import Gate, Rule
+from pathgate.verdicts import Gate, Rule, Verdict
 
 __all__ = [
     "DirEntry",
@@ -53,19 +53,30 @@ class DirEntry(msgspec.Struct, frozen=True):
 
 
 class GlobResult(msgspec.Struct, frozen=True, kw_only=True):
+    """``matches`` are project-relative (ready for ``read_files``), sorted, and matched
+    against ``pattern`` relative to ``path``; ``total`` counts them before ``limit``
+    cut them (``truncated``). ``verdict`` is set when ``path`` itself was blocked."""
+
     pattern: str
     path: str
     matches: tuple[str, ...]
+    total: int = 0
     truncated: bool = False
     limit: int | None = None
     omitted: tuple[Omission, ...] = ()
     unsearched: tuple[Unsearched, ...] = ()
+    walk_stopped_early: bool = False
+    verdict: Verdict | None = None
 
 
 class ListResult(msgspec.Struct, frozen=True, kw_only=True):
+    """The visible entries of ``path``, sorted by name; entries hidden by non-opaque gates
+    are summarised in ``omitted`` (count and names). ``verdict``: ``path`` was blocked."""
+
     path: str
     entries: tuple[DirEntry, ...]
     omitted: tuple[Omission, ...] = ()
+    verdict: Verdict | None = None
 
 
 class SearchHit(msgspec.Struct, frozen=True, kw_only=True):
@@ -77,6 +88,9 @@ class SearchHit(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class SearchResult(msgspec.Struct, frozen=True, kw_only=True):
+    """Hits in path order, then line order (paths relative to the project root).
+    ``verdict``: the search directory itself was blocked."""
+
     regex: str
     path: str
     hits: tuple[SearchHit, ...]
@@ -88,3 +102,5 @@ class SearchResult(msgspec.Struct, frozen=True, kw_only=True):
     skipped_unreadable: int = 0
     omitted: tuple[Omission, ...] = ()
     unsearched: tuple[Unsearched, ...] = ()
+    walk_stopped_early: bool = False
+    verdict: Verdict | None = None

@@ -1,0 +1,163 @@
+"""Rendering the discovery tools' results (glob, list_directory, code_search).
+
+Text renderers give a small JSON-ready object: the listed lines (``matches`` / ``entries``
+/ ``hits``) and ``notes`` — one short sentence per omission, excluded directory not
+searched, truncation or skipped file. The structured renderer gives the result as data
+(with a published schema). In both, a blocked start directory is rendered by the
+renderer's own ``render_verdict``, so opaque blocks stay the bare ``[BLOCKED]``.
+
+Opaque gates never appear: the tools do not count them, and the notes below name only the
+gates they did count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import msgspec
+
+from pathgate.renderers._base import Renderer, is_opaque
+from pathgate.results import GlobResult, ListResult, Omission, SearchResult, Unsearched
+from pathgate.verdicts import Gate, Rule
+
+__all__ = ["DiscoveryResult", "discovery_output_schema", "render_discovery"]
+
+DiscoveryResult = GlobResult | ListResult | SearchResult
+
+_REASONS: Mapping[Gate, str] = {
+    Gate.PATH: "the path check (it leads outside the project)",
+    Gate.IGNORE: "ignore rules",
+    Gate.EXISTENCE: "the file-type check",
+    Gate.SIZE: "the size limit",
+    Gate.READ: "read errors",
+}
+
+
+def _rule_text(rule: Rule | None) -> str:
+    if rule is None:
+        return "ignore rules"
+    if rule.is_builtin:
+        return f"the built-in default `{rule.pattern}`"
+    return rule.location()
+
+
+def omission_text(om: Omission, noun: tuple[str, str] = ("match", "matches"),
+                  verb: str = "omitted") -> str | None:
+    """``"2 matches omitted by ignore rules, e.g. build/out.js"`` (never for opaque gates)."""
+    if om.gate in (Gate.SECRETS, Gate.HOST_FILTER) or om.count <= 0:
+        return None
+    word = noun[0] if om.count == 1 else noun[1]
+    head = f"at least {om.count}" if om.lower_bound else str(om.count)
+    text = f"{head} {word} {verb} by {_REASONS.get(om.gate, om.gate.value)}"
+    if om.examples:
+        text += ", e.g. " + ", ".join(om.examples)
+    return text
+
+
+def unsearched_text(u: Unsearched) -> str:
+    if u.fail_closed:
+        return f"{u.path}/ not searched: blocked by ignore-rule checking (an ignore file could not be read)"
+    return f"{u.path}/ not searched: ignored by {_rule_text(u.rule)}"
+
+
+def _notes(result: DiscoveryResult) -> list[str]:
+    notes: list[str] = []
+    if isinstance(result, ListResult):
+        for om in result.omitted:
+            text = omission_text(om, ("entry", "entries"), "hidden")
+            if text:
+                notes.append(text)
+        return notes
+    for om in result.omitted:
+        text = omission_text(om)
+        if text:
+            notes.append(text)
+    for u in result.unsearched:
+        notes.append(unsearched_text(u))
+    if isinstance(result, GlobResult):
+        if result.truncated:
+            notes.append(f"showing {len(result.matches)} of {result.total} matches; "
+                         "narrow the pattern or raise the limit")
+    else:
+        if result.truncated:
+            notes.append(f"showing the first {len(result.hits)} hits; narrow the search or raise max_results")
+        for n, what in ((result.skipped_binary, "binary"), (result.skipped_too_large, "over the size limit"),
+                        (result.skipped_unreadable, "unreadable")):
+            if n:
+                notes.append(f"{n} {'file' if n == 1 else 'files'} skipped: {what}")
+    if result.walk_stopped_early:
+        notes.append("the walk stopped at its work budget; results may be incomplete: narrow the path")
+    return notes
+
+
+def _kind_suffix(kind: str) -> str:
+    return {"dir": "/", "symlink": "@"}.get(kind, "")
+
+
+def _hit_lines(result: SearchResult) -> list[str]:
+    lines: list[str] = []
+    for h in result.hits:
+        first = h.line - len(h.context_before)
+        for k, text in enumerate(h.context_before):
+            lines.append(f"{h.path}-{first + k}-{text}")
+        lines.append(f"{h.path}:{h.line}:{h.text}")
+        for k, text in enumerate(h.context_after):
+            lines.append(f"{h.path}-{h.line + 1 + k}-{text}")
+    return lines
+
+
+def render_text_discovery(renderer: Renderer, result: DiscoveryResult) -> dict[str, Any]:
+    """The text renderers' discovery output."""
+    key, lines = _lines(result)
+    out: dict[str, Any] = {key: lines, "notes": _notes(result)}
+    if result.verdict is not None:
+        out["notes"] = [renderer.render_verdict(result.path, result.verdict)]
+    return out
+
+
+def _lines(result: DiscoveryResult) -> tuple[str, list[str]]:
+    if isinstance(result, GlobResult):
+        return "matches", list(result.matches)
+    if isinstance(result, ListResult):
+        return "entries", [e.name + _kind_suffix(e.kind) for e in result.entries]
+    return "hits", _hit_lines(result)
+
+
+def render_structured_discovery(renderer: Renderer, result: DiscoveryResult) -> dict[str, Any]:
+    """The structured renderer's discovery output: the result as data, plus ``notes``."""
+    data: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(result))
+    verdict = data.pop("verdict", None)
+    if result.verdict is not None and verdict is not None:
+        data["blocked"] = renderer.render_verdict(result.path, result.verdict)
+        if is_opaque(result.verdict):
+            data["blocked"] = {"path": result.path, "status": "blocked"}
+    data["notes"] = _notes(result) if result.verdict is None else []
+    return data
+
+
+def render_discovery(renderer: Renderer, result: DiscoveryResult) -> dict[str, Any]:
+    """Render a discovery result with ``renderer``: its own ``render_discovery`` when it has
+    one (host renderers may), else the structured or the text form."""
+    own: Callable[[DiscoveryResult], dict[str, Any]] | None = getattr(renderer, "render_discovery", None)
+    if own is not None:
+        return own(result)
+    if renderer.output_schema() is not None:
+        return render_structured_discovery(renderer, result)
+    return render_text_discovery(renderer, result)
+
+
+def discovery_output_schema(tp: type[DiscoveryResult]) -> dict[str, Any]:
+    """JSON Schema (object root) of the structured form of ``tp``."""
+    from pathgate.runtime._dispatch import inline_schema
+
+    schema = inline_schema(tp)
+    props = dict(schema.get("properties", {}))
+    props.pop("verdict", None)
+    props["blocked"] = {"type": "object", "description": "set when the start directory was blocked"}
+    props["notes"] = {"type": "array", "items": {"type": "string"}}
+    schema["properties"] = props
+    defs = schema.get("$defs", {})
+    for unused in ("Verdict", "Remedy"):
+        defs.pop(unused, None)
+    return schema

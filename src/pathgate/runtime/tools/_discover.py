@@ -1,0 +1,261 @@
+"""What glob, list_directory and code_search share: the start directory, the walk in worker
+threads, path-only gates on walked entries, and omission accounting.
+
+A discovery call:
+
+1. checks its start directory like an explicit read would (path, secrets, host filter,
+   ignore — the gates that need no descriptor); a blocked start directory is the result's
+   ``verdict``, never an exception;
+2. walks below it with the pruning walker in chunks, one worker-thread hop per chunk, so
+   cancellation is prompt and no thread job outlives the call;
+3. runs the walked candidates through the path-only gates (``GatePipeline.check_entries``);
+   symlinked entries are resolved first, so a link to a secret or out of the project is
+   judged by its target;
+4. accounts for what it left out: an opaque verdict drops the entry silently (never listed,
+   never counted); a non-opaque one adds to :class:`Omissions` for its gate, with up to three
+   examples. Matches inside excluded directories the walk did not enter are counted within
+   an entry budget (and marked as a lower bound when the budget runs out).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from itertools import islice
+from typing import TYPE_CHECKING
+
+import anyio
+
+from pathgate.results import Omission, Unsearched
+from pathgate.runtime._ignore import IgnoreSession, Match
+from pathgate.runtime._walk import DIR, SYMLINK, Entry, walk
+from pathgate.runtime.gates import Fact, GateContext, GatePipeline, PathFacts, lexical_name
+from pathgate.runtime.tools.read_files import ReadFacts
+from pathgate.verdicts import Gate, Status, Verdict
+
+if TYPE_CHECKING:
+    from pathgate.runtime._runtime import Runtime
+
+__all__ = [
+    "COUNT_BUDGET",
+    "WALK_BUDGET",
+    "Discovery",
+    "Omissions",
+    "discovery_pipeline",
+]
+
+#: Entries one call may walk before it stops (bounded work per call: one agent's huge glob
+#: must not starve the others). The result says when it stopped early.
+WALK_BUDGET = 400_000
+#: Entries one call may visit inside excluded directories to count omitted matches.
+COUNT_BUDGET = 20_000
+#: Entries handed over per worker-thread hop.
+CHUNK = 4096
+#: Excluded directories named per result ("not searched" notes); the rest are counted.
+MAX_UNSEARCHED = 10
+#: Examples per omission note.
+MAX_EXAMPLES = 3
+
+
+def discovery_pipeline(pipeline: GatePipeline) -> GatePipeline:
+    """The gates that need no open descriptor (path, secrets, host filter, ignore, host
+    gates): what a walked entry or a start directory can be judged by."""
+    return GatePipeline([g for g in pipeline.gates if Fact.OPEN not in g.needs], pipeline.secrets)
+
+
+@dataclass(slots=True)
+class _Walked:
+    """Adapter: a walked entry as the pipeline's ``WalkedEntry``."""
+
+    relpath: str
+    is_dir: bool
+    match: Match | None
+
+
+@dataclass(slots=True)
+class Omissions:
+    """Per-gate omission counts of one call (non-opaque gates only)."""
+
+    counts: dict[Gate, int] = field(default_factory=dict)
+    examples: dict[Gate, list[str]] = field(default_factory=dict)
+    lower_bound: set[Gate] = field(default_factory=set)
+    max_examples: int = MAX_EXAMPLES
+
+    def add(self, verdict: Verdict, relpath: str) -> None:
+        if verdict.opaque:
+            return
+        gate = verdict.gate
+        self.counts[gate] = self.counts.get(gate, 0) + 1
+        ex = self.examples.setdefault(gate, [])
+        if len(ex) < self.max_examples:
+            ex.append(relpath)
+
+    def freeze(self) -> tuple[Omission, ...]:
+        return tuple(
+            Omission(
+                gate=g,
+                count=n,
+                examples=tuple(sorted(self.examples.get(g, ()))),
+                lower_bound=g in self.lower_bound,
+            )
+            for g, n in sorted(self.counts.items(), key=lambda kv: list(Gate).index(kv[0]))
+            if n > 0
+        )
+
+
+class Discovery:
+    """The per-call helper of one discovery tool call (never shared between calls)."""
+
+    def __init__(self, runtime: Runtime, *, model: str | None = None) -> None:
+        self.runtime = runtime
+        self.pipeline = discovery_pipeline(runtime.pipeline)
+        policy = runtime.policy
+        self.ctx = GateContext(policy=policy, purpose="discover", model=model,
+                               size_limit=policy.size_limit_for(model))
+        self.read_ctx = GateContext(policy=policy, purpose="read", model=model,
+                                    size_limit=self.ctx.size_limit)
+        self.session: IgnoreSession = runtime.index.session()
+        self.omissions = Omissions()
+        self.walked = 0
+        self.stopped_early = False
+        self.count_left = COUNT_BUDGET
+        self._source = ReadFacts(runtime, runtime.backends.pick("thread"), self.read_ctx)
+
+    # -- the start directory ---------------------------------------------------------------
+
+    async def start_dir(self, path: str) -> tuple[str, Verdict | None]:
+        """Resolve the start directory like an explicit read; ``(relpath, verdict)``."""
+        facts = PathFacts(request=path, name=lexical_name(path, self.runtime.root))
+        (verdict,) = await self.pipeline.run([facts], self.read_ctx, self._source)
+        if verdict is not None:
+            return "", verdict
+        resolved = facts.resolved
+        assert resolved is not None and resolved.relpath is not None
+        if not resolved.is_dir:
+            if resolved.st is not None:
+                return "", Verdict(status=Status.NOT_A_FILE, gate=Gate.EXISTENCE, exists=True,
+                                   detail="not a directory")
+            return "", Verdict(status=Status.FILE_DOES_NOT_EXIST, gate=Gate.EXISTENCE)
+        return resolved.relpath, None
+
+    # -- the walk --------------------------------------------------------------------------
+
+    async def walk(self, start: str, descend: Callable[[str], bool] | None = None
+                   ) -> list[list[Entry]]:
+        """Walk below ``start`` in worker-thread chunks; return the chunks (bounded)."""
+        session = self.session
+        limiter = self.runtime.limiter.get()
+        it: Iterator[Entry] | None = None
+        chunks: list[list[Entry]] = []
+
+        def step() -> list[Entry]:
+            nonlocal it
+            if it is None:
+                it = walk(session, start, descend=descend)
+            return list(islice(it, CHUNK))
+
+        try:
+            while True:
+                chunk = await anyio.to_thread.run_sync(step, limiter=limiter)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                self.walked += len(chunk)
+                if self.walked >= WALK_BUDGET:
+                    self.stopped_early = True
+                    break
+        finally:
+            if it is not None:
+                it.close()  # type: ignore[attr-defined]
+        return chunks
+
+    async def judge(self, entries: Sequence[Entry]) -> list[Verdict | None]:
+        """Path-only gates for walked entries; symlinks are resolved and judged by target."""
+        if not entries:
+            return []
+        plain = [i for i, e in enumerate(entries) if e.kind != SYMLINK]
+        links = [i for i, e in enumerate(entries) if e.kind == SYMLINK]
+        out: list[Verdict | None] = [None] * len(entries)
+        if plain:
+            verdicts = await self.pipeline.check_entries(
+                [_Walked(entries[i].relpath, entries[i].kind == DIR, entries[i].match) for i in plain],
+                self.ctx,
+            )
+            for i, v in zip(plain, verdicts, strict=True):
+                out[i] = v
+        if links:
+            facts = [PathFacts(request=entries[i].relpath, name=entries[i].relpath) for i in links]
+            verdicts = await self.pipeline.run(facts, self.ctx, self._source)
+            for i, f, v in zip(links, facts, verdicts, strict=True):
+                if v is None and entries[i].match is not None:
+                    v = Verdict(status=Status.BLOCKED, gate=Gate.IGNORE, rule=entries[i].match.rule,
+                                ancestor=entries[i].match.ancestor)
+                    if self.pipeline.secrets.is_secret_facts(f):
+                        v = Verdict(status=Status.BLOCKED, gate=Gate.IGNORE, opaque=True)
+                out[i] = v
+        return out
+
+    # -- excluded directories ----------------------------------------------------------------
+
+    async def count_excluded(
+        self,
+        dirs: Sequence[Entry],
+        wanted: Callable[[str], bool],
+    ) -> list[Unsearched]:
+        """Name the excluded directories that could hold matches and count, within the
+        budget, the matching files inside them (omitted by the ignore gate)."""
+        if not dirs:
+            return []
+        verdicts = await self.judge(dirs)
+        visible = [d for d, v in zip(dirs, verdicts, strict=True) if v is None or not v.opaque]
+        unsearched: list[Unsearched] = []
+        for d in visible:
+            if len(unsearched) < MAX_UNSEARCHED:
+                m = d.match
+                unsearched.append(Unsearched(path=d.relpath, rule=m.rule if m else None,
+                                             fail_closed=bool(m and m.fail_closed)))
+            if self.count_left <= 0:
+                self.omissions.lower_bound.add(Gate.IGNORE)
+                continue
+            files, exhausted = await anyio.to_thread.run_sync(
+                self._list_below, d.relpath, self.count_left, limiter=self.runtime.limiter.get())
+            if exhausted:
+                self.omissions.lower_bound.add(Gate.IGNORE)
+            candidates = [Entry(rel, kind, d.match) for rel, kind in files if wanted(rel)]
+            for e, v in zip(candidates, await self.judge(candidates), strict=True):
+                if v is not None:
+                    self.omissions.add(v, e.relpath)
+        return unsearched
+
+    def _list_below(self, excluded_dir: str, budget: int) -> tuple[list[tuple[str, str]], bool]:
+        """Files below ``excluded_dir`` (relpath, kind), visiting at most ``budget`` entries."""
+        fs = self.runtime.index.fs
+        root = self.runtime.root
+        out: list[tuple[str, str]] = []
+        stack = [excluded_dir]
+        seen = 0
+        while stack:
+            rel = stack.pop()
+            try:
+                listing = sorted(fs.scandir(os.path.join(root, rel)), key=lambda e: e.name)
+            except OSError:
+                continue
+            for e in listing:
+                if seen >= budget:
+                    self.count_left = 0
+                    return out, True
+                seen += 1
+                if e.name == ".git":
+                    continue
+                crel = f"{rel}/{e.name}"
+                try:
+                    if e.is_dir(follow_symlinks=False):
+                        stack.append(crel)
+                        continue
+                    kind = SYMLINK if e.is_symlink() else "file"
+                except OSError:
+                    continue
+                out.append((crel, kind))
+        self.count_left -= seen
+        return out, False
