@@ -188,9 +188,9 @@ class Discovery:
             facts = [PathFacts(request=entries[i].relpath, name=entries[i].relpath) for i in links]
             verdicts = await self.pipeline.run(facts, self.ctx, self._source)
             for i, f, v in zip(links, facts, verdicts, strict=True):
-                if v is None and entries[i].match is not None:
-                    v = Verdict(status=Status.BLOCKED, gate=Gate.IGNORE, rule=entries[i].match.rule,
-                                ancestor=entries[i].match.ancestor)
+                own = entries[i].match
+                if v is None and own is not None:
+                    v = Verdict(status=Status.BLOCKED, gate=Gate.IGNORE, rule=own.rule, ancestor=own.ancestor)
                     if self.pipeline.secrets.is_secret_facts(f):
                         v = Verdict(status=Status.BLOCKED, gate=Gate.IGNORE, opaque=True)
                 out[i] = v
