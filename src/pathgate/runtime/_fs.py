@@ -23,10 +23,13 @@ auth flows. It resolves symlinks component by component the way the kernel does 
 after a symlink is taken on the real path), counts link hops to catch loops, and checks
 after every requested component that the real path stays inside the root.
 
-Reading (:func:`open_read`) is the check that decides: open with ``O_NOFOLLOW |
-O_NONBLOCK | O_CLOEXEC``, ``fstat`` the descriptor, compare ``(st_dev, st_ino)`` with what
-resolution approved, and read at most ``max_bytes + 1`` bytes — a file swapped, grown or
-deleted between check and read never yields unapproved content.
+Reading (:func:`open_read`) is the check that decides: walk from the root to the file one
+component at a time (``openat`` with ``O_NOFOLLOW``, directories with ``O_DIRECTORY``), so a
+directory swapped for a symlink after resolution fails instead of being followed out of the
+root; open the file with ``O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC``, ``fstat`` the descriptor,
+compare ``(st_dev, st_ino)`` with what resolution approved, and read at most
+``max_bytes + 1`` bytes — a file swapped, grown or deleted between check and read never
+yields unapproved content.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ __all__ = [
     "AsyncFS",
     "Backends",
     "DirEntryLike",
+    "DirFds",
     "FileOps",
     "IoLimiter",
     "Opened",
@@ -95,8 +99,13 @@ class FileOps(Protocol):
 
     def lstat(self, path: str) -> os.stat_result: ...
     def readlink(self, path: str) -> str: ...
-    def open_fd(self, path: str) -> int:
-        """Open for reading with ``O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC``; return the fd."""
+    def open_fd(self, path: str, dir_fd: int | None = None) -> int:
+        """Open a file for reading with ``O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC`` (relative to
+        ``dir_fd`` when given); return the fd."""
+        ...
+    def open_dir(self, path: str, dir_fd: int | None = None) -> int:
+        """Open a directory with ``O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC`` (relative to
+        ``dir_fd`` when given): a symlink in its place fails."""
         ...
     def fstat(self, fd: int) -> os.stat_result: ...
     def read_fd(self, fd: int, n: int) -> bytes:
@@ -106,6 +115,7 @@ class FileOps(Protocol):
 
 
 OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 class OsFS:
@@ -137,8 +147,11 @@ class OsFS:
     def readlink(self, path: str) -> str:
         return os.readlink(path)
 
-    def open_fd(self, path: str) -> int:
-        return os.open(path, OPEN_FLAGS)
+    def open_fd(self, path: str, dir_fd: int | None = None) -> int:
+        return os.open(path, OPEN_FLAGS, dir_fd=dir_fd)
+
+    def open_dir(self, path: str, dir_fd: int | None = None) -> int:
+        return os.open(path, DIR_FLAGS, dir_fd=dir_fd)
 
     def fstat(self, fd: int) -> os.stat_result:
         return os.fstat(fd)
@@ -380,11 +393,60 @@ _READ_CHUNK = 1 << 20
 @dataclass(frozen=True, slots=True)
 class ReadRequest:
     """Open ``path`` (a real path the gates approved), expecting ``identity``; read at most
-    ``max_bytes + 1`` bytes, and nothing when ``fstat`` shows more than ``max_bytes``."""
+    ``max_bytes + 1`` bytes, and nothing when ``fstat`` shows more than ``max_bytes``.
+
+    With ``root`` (``path`` inside it), the open walks from ``root`` component by component
+    without following any symlink."""
 
     path: str
     max_bytes: int
     identity: tuple[int, int] | None
+    root: str | None = None
+
+
+class DirFds:
+    """Directory descriptors opened from the root without following symlinks, shared by the
+    reads of one chunk (one thread) and closed with it."""
+
+    def __init__(self, ops: FileOps, root: str) -> None:
+        self.ops = ops
+        self.root = root
+        self._fds: dict[str, int] = {}
+
+    def get(self, reldir: str) -> int:
+        fd = self._fds.get(reldir)
+        if fd is not None:
+            return fd
+        if reldir == "":
+            fd = self.ops.open_dir(self.root)
+        else:
+            parent, _, name = reldir.rpartition("/")
+            fd = self.ops.open_dir(name, dir_fd=self.get(parent))
+        self._fds[reldir] = fd
+        return fd
+
+    def close(self) -> None:
+        fds, self._fds = self._fds, {}
+        for fd in fds.values():
+            self.ops.close(fd)
+
+    def __enter__(self) -> DirFds:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_at(ops: FileOps, req: ReadRequest, dirs: DirFds | None = None) -> int:
+    """Open the file of ``req``: by path, or walked from ``req.root`` (through ``dirs``)."""
+    root = req.root
+    if root is None or not _within(req.path, root) or req.path == root:
+        return ops.open_fd(req.path)
+    parent, _, name = _rel(req.path, root).rpartition("/")
+    if dirs is not None and dirs.root == root:
+        return ops.open_fd(name, dir_fd=dirs.get(parent))
+    with DirFds(ops, root) as own:
+        return ops.open_fd(name, dir_fd=own.get(parent))
 
 
 @dataclass(frozen=True, slots=True)
@@ -441,10 +503,10 @@ def _with_st(opened: Opened, st: os.stat_result) -> Opened:
     return Opened(st=st, data=opened.data, text=opened.text, binary=opened.binary)
 
 
-def open_read(ops: FileOps, req: ReadRequest) -> Opened:
+def open_read(ops: FileOps, req: ReadRequest, dirs: DirFds | None = None) -> Opened:
     """Open, fstat, confirm and read one file with blocking calls."""
     try:
-        fd = ops.open_fd(req.path)
+        fd = open_at(ops, req, dirs)
     except OSError as exc:
         return Opened(error=exc.errno or errno.EIO)
     try:
@@ -568,7 +630,11 @@ class ThreadFS:
         ops = self.ops
 
         def chunk(reqs: Sequence[ReadRequest]) -> list[Opened]:
-            return [open_read(ops, r) for r in reqs]
+            root = next((r.root for r in reqs if r.root is not None), None)
+            if root is None:
+                return [open_read(ops, r) for r in reqs]
+            with DirFds(ops, root) as dirs:
+                return [open_read(ops, r, dirs) for r in reqs]
 
         return await run_chunked(chunk, requests, self.limiter.get(), min_chunk=self.min_chunk)
 
@@ -616,7 +682,7 @@ class AiofilesFS:
         ops = self.ops
 
         def opener(path: str, flags: int) -> int:
-            return ops.open_fd(path)
+            return open_at(ops, req)
 
         try:
             f = await aiofiles.open(req.path, "rb", buffering=0, opener=opener)

@@ -41,13 +41,14 @@ class SeamFS(OsFS):
             raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
         return super().read_bytes(path)
 
-    def open_fd(self, path: str) -> int:
-        self.opened.append(path)
-        hook = self.before_open.pop(path, None)
+    def open_fd(self, path: str, dir_fd: int | None = None) -> int:
+        full = path if dir_fd is None else os.path.join(os.readlink(f"/proc/self/fd/{dir_fd}"), path)
+        self.opened.append(full)
+        hook = self.before_open.pop(full, None)
         if hook is not None:
             hook()
-        fd = super().open_fd(path)
-        self._fd_paths[fd] = path
+        fd = super().open_fd(path, dir_fd)
+        self._fd_paths[fd] = full
         return fd
 
     def fstat(self, fd: int) -> os.stat_result:

@@ -136,7 +136,8 @@ class ReadFacts:
                 error = errno.ENOENT if r is None or r.error is None else r.error
                 f.opened = Opened(error=error)
             elif r.real not in requests:
-                requests[r.real] = ReadRequest(r.real, self.ctx.size_limit, r.identity)
+                root = self.runtime.root if r.relpath is not None else None
+                requests[r.real] = ReadRequest(r.real, self.ctx.size_limit, r.identity, root)
         if not requests:
             return
         results = await self.backend.open_read(list(requests.values()))
