@@ -145,7 +145,9 @@ class Policy(msgspec.Struct, frozen=True, kw_only=True):
     (``.git/info/exclude`` and ``core.excludesFile``), ``excludes_file`` (explicit
     ``core.excludesFile``), ``ignore_case`` (``None``: the repository's ``core.ignoreCase``).
 
-    I/O: ``max_concurrency`` bounds the worker threads one runtime uses for file I/O;
+    I/O: ``max_concurrency`` bounds the worker threads one runtime uses for file I/O
+    (default 8: with a warm page cache the work is GIL-bound and more threads only contend;
+    raise it for slow or remote filesystems);
     ``fs_backend`` picks the ``read_files`` backend (``"auto"`` is the measured faster one,
     the batched-thread backend; ``"aiofiles"`` falls back to threads under trio).
 
@@ -167,7 +169,7 @@ class Policy(msgspec.Struct, frozen=True, kw_only=True):
     git_sources: bool = True
     excludes_file: str | None = None
     ignore_case: bool | None = None
-    max_concurrency: int = 32
+    max_concurrency: int = 8
     fs_backend: FsBackend = "auto"
     renderers: tuple[RendererRule, ...] = ()
     default_renderer: str = "verbose"
@@ -256,7 +258,7 @@ class _PolicyFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_on
     git_sources: bool = True
     excludes_file: str | None = None
     ignore_case: bool | None = None
-    max_concurrency: _Positive = 32
+    max_concurrency: _Positive = 8
     fs_backend: FsBackend = "auto"
     renderers: _RenderersSection = _RenderersSection()
 

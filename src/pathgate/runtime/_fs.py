@@ -560,7 +560,7 @@ class IoLimiter:
 
 
 #: Smallest chunk of paths handed to one worker-thread hop.
-MIN_CHUNK = 32
+MIN_CHUNK = 128
 
 
 async def run_chunked(

@@ -56,6 +56,7 @@ class PathFacts:
       root (``./a`` → ``a``), ``None`` when it is not a plain inside path.
     * ``resolved``: where it really leads (``REAL``); ``match``/``remedy`` (``MATCH``);
       ``opened`` (``OPEN``).
+    * ``secret``: the secret matcher's answer, cached once ``resolved`` is known.
     """
 
     request: str
@@ -64,6 +65,7 @@ class PathFacts:
     match: Match | None = None
     remedy: Remedy | None = None
     opened: Opened | None = None
+    secret: bool | None = None
 
     @property
     def relpath(self) -> str | None:

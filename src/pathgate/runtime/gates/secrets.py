@@ -73,18 +73,19 @@ class SecretMatcher:
         return self._full.match(norm) is not None
 
     def is_secret_facts(self, facts: PathFacts) -> bool:
-        """Secret by the requested spelling, its normalisation or the real target."""
-        if self.is_secret(facts.request):
-            return True
-        if facts.name and self.is_secret(facts.name):
-            return True
+        """Secret by the requested spelling, its normalisation or the real target (cached on
+        ``facts`` once the real path is known)."""
+        if facts.secret is not None:
+            return facts.secret
         resolved = facts.resolved
+        names = {facts.request, facts.name or ""}
         if resolved is not None:
-            if resolved.relpath and self.is_secret(resolved.relpath):
-                return True
-            if resolved.relpath is None and resolved.real and self.is_secret(resolved.real):
-                return True
-        return False
+            names.add(resolved.relpath if resolved.relpath is not None else resolved.real or "")
+        names.discard("")
+        secret = any(self.is_secret(n) for n in names)
+        if resolved is not None:
+            facts.secret = secret
+        return secret
 
 
 class SecretsGate:
