@@ -47,7 +47,9 @@ def time_call(runtime: Runtime, names: list[str], backend: str) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--sizes", default="100,1000")
     args = parser.parse_args()
