@@ -1,0 +1,80 @@
+"""The pruning walker: kept and excluded entries, excluded directories never entered."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pathgate.runtime._fs import OsFS
+from pathgate.runtime._ignore import IgnoreConfig, IgnoreIndex
+from pathgate.runtime._walk import DIR, FILE, SYMLINK, count_below, walk
+
+
+class SpyFS(OsFS):
+    def __init__(self) -> None:
+        self.listed: list[str] = []
+
+    def scandir(self, path: str):  # type: ignore[no-untyped-def]
+        self.listed.append(path)
+        return super().scandir(path)
+
+
+def _tree(root: Path) -> None:
+    for rel in ("src/a.py", "src/a.log", "build/out/x.js", "build/y", "docs/.gitignore",
+                "docs/readme", "docs/tmp.md", ".git/config", "sub/.git", "n/deep/f"):
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("x")
+    (root / ".gitignore").write_text("*.log\nbuild/\nn/\n")
+    (root / "docs" / ".gitignore").write_text("tmp.md\n")
+    os.symlink("src", root / "link")
+
+
+def test_walk_yields_kept_and_excluded(tmp_path: Path) -> None:
+    _tree(tmp_path)
+    fs = SpyFS()
+    index = IgnoreIndex(tmp_path, IgnoreConfig.git_only(excludes_file="/dev/null"), fs=fs)
+    entries = {e.relpath: e for e in walk(index.session())}
+    kept = sorted(p for p, e in entries.items() if e.match is None and e.kind != DIR)
+    assert kept == [".gitignore", "docs/.gitignore", "docs/readme", "link", "src/a.py"]
+    assert entries["link"].kind == SYMLINK
+    assert entries["src/a.log"].match is not None and entries["src/a.log"].kind == FILE
+    b = entries["build"]
+    assert b.kind == DIR and b.match is not None and b.match.rule is not None
+    assert b.match.rule.pattern == "build/"
+    assert "build/y" not in entries and "build/out" not in entries
+    assert not any(p.endswith("/build") or "/build/" in p for p in fs.listed)
+    assert not any(".git" in p.split("/") for p in entries)
+    assert entries["docs/tmp.md"].match is not None
+    assert not any(p.startswith(str(tmp_path / "link")) for p in fs.listed)
+
+
+def test_walk_from_start_dir_and_descend_filter(tmp_path: Path) -> None:
+    _tree(tmp_path)
+    index = IgnoreIndex(tmp_path, IgnoreConfig.git_only(excludes_file="/dev/null"))
+    assert [e.relpath for e in walk(index.session(), "docs")] == [
+        "docs/.gitignore", "docs/readme", "docs/tmp.md"]
+    got = [e.relpath for e in walk(index.session(), descend=lambda rel: rel != "src")]
+    assert "src" in got and "src/a.py" not in got
+    only = list(walk(index.session(), "build/out"))
+    assert len(only) == 1 and only[0].match is not None and only[0].match.ancestor == "build"
+
+
+def test_count_below_budget(tmp_path: Path) -> None:
+    _tree(tmp_path)
+    for i in range(10):
+        (tmp_path / "build" / f"f{i}").write_text("x")
+    session = IgnoreIndex(tmp_path, IgnoreConfig.git_only()).session()
+    count, examples, lower = count_below(session, "build")
+    assert (count, lower) == (12, False) and len(examples) == 3
+    count, _, lower = count_below(session, "build", budget=4)
+    assert lower and count <= 4
+
+
+def test_walk_equals_classifier(tmp_path: Path) -> None:
+    _tree(tmp_path)
+    index = IgnoreIndex(tmp_path, IgnoreConfig())
+    s = index.session()
+    for e in walk(s):
+        m = s.match(e.relpath, e.kind == DIR)
+        assert m.ignored == (e.match is not None), e
