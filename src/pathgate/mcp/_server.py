@@ -1,0 +1,248 @@
+"""The MCP server: pathgate's four file tools over the Model Context Protocol (``mcp`` 2.x).
+
+Built on the SDK's low-level :class:`mcp.server.Server` (constructor-registered
+``tools/list`` and ``tools/call`` handlers) rather than ``MCPServer``: ``MCPServer`` derives
+a tool's schemas from a Python signature through pydantic, while pathgate's schemas are
+generated from its own msgspec types (the argument structs and the structured renderer's
+output types) and must stay the single source.
+
+One ``tools/call`` runs the tool once, through the runtime's chain (error boundary, tracing,
+host middlewares, rendering, gates), and answers with
+
+* ``structured_content``: the ``structured`` renderer's output, matching the tool's
+  ``outputSchema`` (object root);
+* one text content: what the chosen renderer gives the model (``Runtime.call``'s result),
+  as JSON — the same bytes ``pathgate read --json`` prints.
+
+Blocked paths are data, not errors: a call whose every path is blocked is a normal result.
+A bad argument or an unknown tool is an ``isError`` result naming the problem.
+
+Both renders come from one run: :class:`_CaptureMiddleware` (installed once per runtime,
+inert outside an MCP call) asks the rendering link for the raw results, keeps them for the
+structured render, and hands the chosen renderer's output back up the chain as usual.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import weakref
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import mcp_types as types
+import msgspec
+from mcp.server import Server
+from mcp.server.stdio import stdio_server
+
+from pathgate._types import CallNext, ToolCall
+from pathgate.errors import ConfigError, ToolArgumentError
+from pathgate.renderers._base import Renderer
+from pathgate.renderers._discovery import discovery_output_schema, render_discovery
+from pathgate.renderers.structured import read_files_output_schema
+from pathgate.results import GlobResult, ListResult, SearchResult
+from pathgate.verdicts import FileResult
+
+if TYPE_CHECKING:
+    from mcp.server import ServerRequestContext
+
+    from pathgate.runtime._runtime import Runtime
+
+__all__ = ["SERVER_NAME", "build_server", "serve_stdio"]
+
+#: The name the server announces in the MCP handshake.
+SERVER_NAME = "pathgate"
+
+#: The tools served, in listing order.
+TOOL_NAMES = ("read_files", "glob", "list_directory", "code_search")
+
+_STRUCTURED = "structured"
+
+_OUTPUT_SCHEMAS: dict[str, Any] = {
+    "read_files": read_files_output_schema,
+    "glob": lambda: discovery_output_schema(GlobResult),
+    "list_directory": lambda: discovery_output_schema(ListResult),
+    "code_search": lambda: discovery_output_schema(SearchResult),
+}
+
+_TITLES = {
+    "read_files": "Read project files",
+    "glob": "Find project files by glob",
+    "list_directory": "List a project directory",
+    "code_search": "Search project file contents",
+}
+
+
+# -- one run, two renders ------------------------------------------------------------------
+
+_UNSET: Any = object()
+
+
+@dataclass(slots=True)
+class _Capture:
+    """Per-call box: the raw tool result, left by the capture middleware."""
+
+    raw: Any = _UNSET
+    claimed: bool = False
+
+
+_CAPTURE: contextvars.ContextVar[_Capture | None] = contextvars.ContextVar("pathgate_mcp_capture",
+                                                                          default=None)
+_INSTALLED: weakref.WeakSet[Runtime] = weakref.WeakSet()
+
+
+@dataclass(slots=True)
+class _CaptureMiddleware:
+    """A host middleware, inert unless an MCP call set a :class:`_Capture` box.
+
+    In an MCP call it switches the rendering link off (``state.render = False``), keeps the
+    raw result in the box, and returns the chosen renderer's output, so middlewares added
+    before it see what they always see.
+    """
+
+    runtime: Runtime = field(repr=False)
+
+    async def __call__(self, call: ToolCall, call_next: CallNext) -> Any:
+        box = _CAPTURE.get()
+        if box is None or box.claimed:
+            return await call_next(call)
+        box.claimed = True
+        call.state.render = False
+        raw = await call_next(call)
+        box.raw = raw
+        renderer = self.runtime.renderer_for(call.model, call.state.renderer)
+        return _render(renderer, raw)
+
+
+def _render(renderer: Renderer, raw: Any) -> Any:
+    if isinstance(raw, list) and all(isinstance(r, FileResult) for r in raw):
+        return renderer.render_read(raw)
+    if isinstance(raw, (GlobResult, ListResult, SearchResult)):
+        return render_discovery(renderer, raw)
+    return raw
+
+
+def _install_capture(runtime: Runtime) -> None:
+    if runtime not in _INSTALLED:
+        runtime.use(_CaptureMiddleware(runtime))
+        _INSTALLED.add(runtime)
+
+
+def _is_error(result: Any) -> bool:
+    return isinstance(result, dict) and "error" in result and "error_type" in result
+
+
+def _json(data: Any) -> str:
+    return msgspec.json.encode(data).decode()
+
+
+# -- the server ----------------------------------------------------------------------------
+
+
+class _PathgateTools:
+    """The two handlers: ``tools/list`` (built once) and ``tools/call``."""
+
+    def __init__(self, runtime: Runtime, renderer: str | None) -> None:
+        self.runtime = runtime
+        self.renderer = renderer
+        text_renderer = runtime.renderer_for(name=renderer)
+        self.structured = runtime.renderer_for(name=_STRUCTURED)
+        annotations = types.ToolAnnotations(read_only_hint=True, destructive_hint=False,
+                                            idempotent_hint=True, open_world_hint=False)
+        specs = runtime.tools
+        self.tools = [
+            types.Tool(
+                name=name,
+                title=_TITLES[name],
+                description=(text_renderer.read_files_description if name == "read_files"
+                             else specs[name].description),
+                input_schema=specs[name].schema(),
+                output_schema=_OUTPUT_SCHEMAS[name](),
+                annotations=annotations,
+            )
+            for name in TOOL_NAMES
+        ]
+        self.listing = types.ListToolsResult(tools=self.tools)
+        self.input_schemas = {t.name: t.input_schema for t in self.tools}
+
+    async def list_tools(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return self.listing
+
+    def input_schema(self, name: str) -> dict[str, Any] | None:
+        return self.input_schemas.get(name)
+
+    async def call_tool(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        if params.name not in self.input_schemas:
+            known = ", ".join(TOOL_NAMES)
+            return _error_result(f"no tool named {params.name!r}; known tools: {known}")
+        box = _Capture()
+        token = _CAPTURE.set(box)
+        try:
+            call_id = None if ctx.request_id is None else str(ctx.request_id)
+            result = await self.runtime.call(params.name, params.arguments or {}, call_id=call_id,
+                                             renderer=self.renderer)
+        finally:
+            _CAPTURE.reset(token)
+        if _is_error(result) or box.raw is _UNSET:
+            message = result.get("error") if isinstance(result, dict) else None
+            return _error_result(str(message or f"tool {params.name!r} failed"))
+        structured = _render(self.structured, box.raw)
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=_json(result))],
+            structured_content=structured,
+        )
+
+
+def _error_result(message: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=message)], is_error=True)
+
+
+def build_server(runtime: Runtime, renderer: str | None = None) -> Server[Any]:
+    """An MCP server (``mcp.server.Server``) serving ``runtime``'s file tools.
+
+    ``renderer`` names the renderer of the text content (default: the runtime's choice for
+    an unknown model, ``verbose`` unless configured); the structured content always comes
+    from the ``structured`` renderer. Serve it over any MCP transport, or connect to it in
+    process with ``mcp.Client(server)``. Give the runtime ``span_mode="enrich"`` so the
+    SDK's own ``tools/call`` span carries pathgate's attributes (``pathgate mcp`` does).
+
+    The runtime gets one host middleware (once per runtime, inert outside MCP calls) that
+    lets a call be rendered twice from a single run; middlewares added to the runtime after
+    this call see raw results during MCP calls.
+    """
+    try:
+        handlers = _PathgateTools(runtime, renderer)
+    except ToolArgumentError as exc:
+        raise ConfigError(str(exc), key="renderer") from None
+    _install_capture(runtime)
+    from pathgate import __version__
+
+    server: Server[Any] = Server(
+        SERVER_NAME,
+        version=__version__,
+        title="pathgate",
+        instructions=(
+            "File tools for one project. Paths are relative to the project root. Blocked paths "
+            "come back as status texts starting with a bracketed sentinel such as [BLOCKED]; "
+            "an explanation, when present, says why and how to unblock."
+        ),
+        get_tool_input_schema=handlers.input_schema,
+        on_list_tools=handlers.list_tools,
+        on_call_tool=handlers.call_tool,
+    )
+    return server
+
+
+def serve_stdio(runtime: Runtime, renderer: str | None = None) -> None:
+    """Serve ``runtime``'s file tools over stdio until the client closes stdin (blocking)."""
+    server = build_server(runtime, renderer)
+
+    async def main() -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    anyio.run(main)
