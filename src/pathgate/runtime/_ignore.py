@@ -746,6 +746,7 @@ class IgnoreIndex:
                          if self.config.defaults else None)
         self._builtin_folded: IgnoreList | None = None
         self._warned: set[str] = set()
+        self._ignore_names = (".gitignore", *self.config.agent_files)
         self.on_warning: Callable[[str], None] | None = None
 
     # -- public ------------------------------------------------------------------------
@@ -893,16 +894,24 @@ class IgnoreIndex:
                 self._nodes.popitem(last=False)
 
     def _names(self) -> tuple[str, ...]:
-        return (".gitignore", *self.config.agent_files)
+        return self._ignore_names
 
     def _own_sigs(self, rel: str, present: frozenset[str] | None) -> tuple[_Sig, ...]:
-        base = self._abs(rel)
+        """The stat signature of each candidate ignore file of directory ``rel``."""
+        base = self.root + "/" + rel + "/" if rel else self.root + "/"
+        lstat = self.fs.lstat
         out: list[_Sig] = []
         for name in self._names():
             if present is not None and name not in present:
                 out.append(None)
-            else:
-                out.append(self._stat_sig(os.path.join(base, name)))
+                continue
+            try:
+                st = lstat(base + name)
+            except OSError as e:
+                out.append(None if e.errno in (errno.ENOENT, errno.ENOTDIR)
+                           else f"error:{_err_name(e.errno)}")
+                continue
+            out.append((st.st_mode, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
         return tuple(out)
 
     def _read_own(self, rel: str, parent: _Dir, sigs: tuple[_Sig, ...], fold: bool,
