@@ -194,3 +194,16 @@ def test_translate_wildmatch_shapes() -> None:
     assert translate_wildmatch("[a", True) is None
     assert translate_wildmatch("[[:nope:]]", False) is None
     assert translate_wildmatch("**/x", True) == "(?:.*/)?\\x78"
+
+
+def test_ignore_case_like_git(tmp_path: Path, git_bin: str) -> None:
+    git_init(git_bin, tmp_path)
+    files = ["x.log", "X.LOG", "Build/f", "a/B", "Ab", "aB", "Q", "q"]
+    write_tree(tmp_path, {**{f: b"x" for f in files},
+                          ".gitignore": b"*.LOG\nbuild/\nA/b\n[A-Z]b\n\\Q\n[[:upper:]]\n"})
+    index = IgnoreIndex(tmp_path, IgnoreConfig.git_only(excludes_file="/dev/null", ignore_case=True))
+    assert index.match("x.log").ignored and index.match("Build/f").ignored
+    payload = stdin_payload(files)
+    args = ["-v", "-n", "--stdin"]
+    assert pathgate_check_ignore(tmp_path, ["--ignore-case", *args], payload) == \
+        git_check_ignore(git_bin, tmp_path, args, payload, ["core.ignoreCase=true"])
