@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from pathgate._types import CallNext as CallNext
+from pathgate._types import CallState as CallState
+from pathgate._types import Middleware as Middleware
+from pathgate._types import ToolCall as ToolCall
 from pathgate.config import Policy as Policy
 from pathgate.config import load_config as load_config
 from pathgate.errors import ConfigError as ConfigError
@@ -19,9 +23,12 @@ from pathgate.verdicts import Verdict as Verdict
 __version__ = "0.1.0"
 
 __all__ = [
+    "CallNext",
+    "CallState",
     "ConfigError",
     "FileResult",
     "Gate",
+    "Middleware",
     "PathgateError",
     "Policy",
     "Remedy",
@@ -29,6 +36,7 @@ __all__ = [
     "Runtime",
     "Status",
     "ToolArgumentError",
+    "ToolCall",
     "UnknownToolError",
     "Verdict",
     "load_config",

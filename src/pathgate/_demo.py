@@ -34,6 +34,7 @@ DEMO_PATHS: tuple[tuple[str, str], ...] = (
     ("assets/logo.png", "binary content"),
     ("escape", "a symlink whose target is outside the project"),
     ("vendor/lib.c", "its ignore file cannot be read: fail closed"),
+    ("src/locked.py", "permission denied when read"),
     ("docs/missing.md", "does not exist"),
     ("src", "a directory, not a file"),
 )
@@ -68,6 +69,7 @@ def build_demo(dest: str | os.PathLike[str]) -> Path:
         "assets/logo.png": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)),
         "vendor/.gitignore": b"*.o\n",
         "vendor/lib.c": b"int lib(void) { return 1; }\n",
+        "src/locked.py": b"LOCKED = True\n",
     }
     for rel, data in files.items():
         path = root / rel
@@ -82,12 +84,26 @@ def build_demo(dest: str | os.PathLike[str]) -> Path:
 
 
 class DemoFS(OsFS):
-    """The real filesystem, except that ``vendor/.gitignore`` cannot be read (EACCES)."""
+    """The real filesystem, except that ``vendor/.gitignore`` and ``src/locked.py`` cannot
+    be read (EACCES) — as ``chmod 000`` would do for a user other than root."""
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
-        self._unreadable = os.path.join(os.path.realpath(root), "vendor", ".gitignore")
+        real = os.path.realpath(root)
+        self._unreadable = os.path.join(real, "vendor", ".gitignore")
+        self._locked = os.path.join(real, "src", "locked.py")
 
     def read_bytes(self, path: str) -> bytes:
         if path == self._unreadable:
             raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
         return super().read_bytes(path)
+
+    def open_fd(self, path: str, dir_fd: int | None = None) -> int:
+        full = path
+        if dir_fd is not None and not os.path.isabs(path):
+            try:
+                full = os.path.join(os.readlink(f"/proc/self/fd/{dir_fd}"), path)
+            except OSError:
+                full = path
+        if full == self._locked:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), full)
+        return super().open_fd(path, dir_fd)

@@ -218,15 +218,27 @@ def _cmd_read(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _start_blocked(result: Any, lines_key: str) -> bool:
+    """Was the tool's start directory itself blocked (or missing)?"""
+    if not isinstance(result, dict):
+        return False
+    if "blocked" in result:
+        return True
+    notes = result.get("notes") or []
+    return not result.get(lines_key) and len(notes) == 1 and str(notes[0]).startswith("[")
+
+
 def _print_discovery(result: Any, args: argparse.Namespace, lines_key: str) -> int:
+    """Lines on stdout, notes on stderr; exit 1 when the start directory was blocked."""
+    status = EXIT_BLOCKED if _start_blocked(result, lines_key) else EXIT_OK
     if args.json or not isinstance(result, dict) or lines_key not in result:
         _print_json(result)
-        return EXIT_OK
+        return status
     for line in result[lines_key]:
         print(line)
     for note in result.get("notes", ()):
         _note(note)
-    return EXIT_OK
+    return status
 
 
 def _cmd_glob(args: argparse.Namespace) -> int:

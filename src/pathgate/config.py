@@ -339,10 +339,28 @@ def load_config(root: str | os.PathLike[str], path: str | os.PathLike[str] | Non
         doc = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{found}: invalid TOML: {exc}") from None
+    prefix = ""
     if found.name == "pyproject.toml":
         tool = doc.get("tool", {})
         section = tool.get("pathgate") if isinstance(tool, dict) else None
         if section is None:
             return Policy()
-        return policy_from_mapping(section, source=str(found), prefix="tool.pathgate")
-    return policy_from_mapping(doc, source=str(found))
+        doc, prefix = section, "tool.pathgate"
+    policy = policy_from_mapping(doc, source=str(found), prefix=prefix)
+    _check_renderer_names(policy, str(found), prefix)
+    return policy
+
+
+def _check_renderer_names(policy: Policy, source: str, prefix: str) -> None:
+    """An unknown renderer name fails at load, naming the key (hosts register their own
+    renderers with ``pathgate.renderers.register_renderer`` before loading)."""
+    from pathgate.renderers._base import default_registry
+
+    registry = default_registry()
+    named = [("renderers.default", policy.default_renderer)]
+    named += [(f"renderers.rules[{i}].renderer", r.renderer) for i, r in enumerate(policy.renderers)]
+    for key, name in named:
+        if name not in registry:
+            shown = f"{prefix}.{key}" if prefix else key
+            known = ", ".join(registry.names())
+            raise ConfigError(f"{source}: `{shown}`: unknown renderer {name!r}; known renderers: {known}", key=key)
