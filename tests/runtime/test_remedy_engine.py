@@ -1,7 +1,5 @@
 """End to end: every remedy pathgate offers, appended to the real agent ignore file on disk,
 makes the path not ignored for a fresh ``IgnoreIndex`` — and git agrees where git can judge.
-
-Skips while the ignore engine is still the API skeleton.
 """
 
 from __future__ import annotations
@@ -21,15 +19,6 @@ from pathgate.verdicts import Remedy
 PLAIN = IgnoreConfig(defaults=(), git_sources=False)
 
 
-def _engine_ready() -> bool:
-    try:
-        IgnoreIndex(Path(__file__).parent, PLAIN).match("x")
-    except NotImplementedError:
-        return False
-    return True
-
-
-pytestmark = pytest.mark.skipif(not _engine_ready(), reason="ignore engine not implemented yet")
 
 
 def build(root: Path, ignores: Mapping[str, str], files: Sequence[str]) -> None:
