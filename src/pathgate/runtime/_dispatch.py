@@ -9,7 +9,6 @@ it into an error result).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any
@@ -17,6 +16,7 @@ from typing import Annotated, Any
 import msgspec
 
 from pathgate._types import ToolCall
+from pathgate.config import _key_of
 from pathgate.errors import ToolArgumentError, UnknownToolError
 
 __all__ = [
@@ -87,8 +87,6 @@ class ToolSpec:
         return inline_schema(self.args_type)
 
 
-_AT = re.compile(r" - at `\$\.?([^`]*)`$")
-_NAMED = re.compile(r"(?:unknown|missing required) field `([^`]*)`")
 
 
 def validate_args(spec: ToolSpec, args: Any) -> Any:
@@ -102,13 +100,7 @@ def validate_args(spec: ToolSpec, args: Any) -> Any:
     try:
         return msgspec.convert(dict(args), spec.args_type, strict=True)
     except msgspec.ValidationError as exc:
-        message = str(exc)
-        m = _AT.search(message)
-        field = m.group(1) if m else None
-        text = _AT.sub("", message)
-        named = _NAMED.search(text)
-        if named:
-            field = f"{field}.{named.group(1)}" if field else named.group(1)
+        field, text = _key_of(str(exc))
         if field:
             raise ToolArgumentError(f"{spec.name}: argument `{field}`: {text}", field=field) from None
         raise ToolArgumentError(f"{spec.name}: {text}") from None
