@@ -9,6 +9,7 @@ the tool's declared output schema, so each successful call here also checks the 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -22,12 +23,14 @@ pytest.importorskip("mcp")
 import mcp_types as types
 from mcp.client.stdio import StdioServerParameters
 
+import pathgate
 from mcp import Client
 from pathgate import ConfigError, Runtime
 from pathgate.mcp import build_server
 
 pytestmark = pytest.mark.anyio
 
+SRC = str(Path(pathgate.__file__).resolve().parent.parent)
 WAYS = ["stdio", "memory", "memory-legacy"]
 TOOLS = {"read_files", "glob", "list_directory", "code_search"}
 
@@ -38,7 +41,9 @@ async def connect(way: str, root: Path, renderer: str | None = None) -> AsyncIte
         args = ["-m", "pathgate", "mcp", "--root", str(root)]
         if renderer is not None:
             args += ["--renderer", renderer]
-        server: Any = StdioServerParameters(command=sys.executable, args=args)
+        # The subprocess imports the same pathgate as this test process.
+        env = {"PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
+        server: Any = StdioServerParameters(command=sys.executable, args=args, env=env)
         client = Client(server, read_timeout_seconds=60)
     else:
         rt = Runtime(root, span_mode="enrich")
@@ -194,9 +199,10 @@ def test_unknown_renderer_is_a_config_error(project: Path) -> None:
 def test_cli_reports_an_unknown_renderer(project: Path) -> None:
     import subprocess
 
+    env = {**os.environ, "PYTHONPATH": SRC}
     proc = subprocess.run(
         [sys.executable, "-m", "pathgate", "mcp", "--root", str(project), "--renderer", "nope"],
-        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60,
+        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60, env=env,
     )
     assert proc.returncode != 0
     assert "nope" in proc.stderr
