@@ -67,6 +67,9 @@ async def test_agent_reads_kept_ignored_and_secret(project: Path) -> None:
     assert ".gitignore:1:build/" in content["build/out.js"]
     assert content[".env"] == "[BLOCKED]"
     assert "hunter2" not in str(msg.content)
+    files = msg.artifact["files"]
+    assert [f["status"] for f in files] == ["ok", "blocked", "blocked"]
+    assert files[1]["rule"]["pattern"] == "build/" and files[2] == {"path": ".env", "status": "blocked"}
 
 
 def test_sync_agent_gets_the_same_answer(project: Path) -> None:

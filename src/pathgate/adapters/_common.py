@@ -9,22 +9,35 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 import functools
-from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass
+import weakref
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 import msgspec
+
+from pathgate._types import CallNext, ToolCall
+from pathgate.renderers._base import Renderer
+from pathgate.renderers._discovery import render_discovery
+from pathgate.results import GlobResult, ListResult, SearchResult
+from pathgate.verdicts import FileResult, Gate
 
 if TYPE_CHECKING:
     from pathgate.runtime._runtime import Runtime
 
 __all__ = [
     "BUILTIN_TOOLS",
+    "DEFAULT_PATH_KEYS",
+    "Guarded",
     "ToolInfo",
     "call_tool",
+    "call_tool_twice_rendered",
+    "guard_paths",
     "is_error",
+    "path_arguments",
     "run_sync",
     "to_text",
     "tool_infos",
@@ -101,3 +114,162 @@ def run_sync(fn: Callable[..., Awaitable[T]], *args: Any, **kwargs: Any) -> T:
         return anyio.run(job)
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(anyio.run, job).result()
+
+
+# -- one run, two renders ------------------------------------------------------------------
+
+_UNSET: Any = object()
+
+
+@dataclass(slots=True)
+class _Capture:
+    """Per-call box: the raw tool result, left by the capture middleware."""
+
+    raw: Any = _UNSET
+    claimed: bool = False
+
+
+_CAPTURE: contextvars.ContextVar[_Capture | None] = contextvars.ContextVar("pathgate_capture", default=None)
+_INSTALLED: weakref.WeakSet[Runtime] = weakref.WeakSet()
+
+
+@dataclass(slots=True)
+class _CaptureMiddleware:
+    """A host middleware, inert unless an adapter's call set a :class:`_Capture` box.
+
+    There it switches the rendering link off (``state.render = False``), keeps the raw
+    result in the box, and returns the chosen renderer's output, so middlewares added before
+    it see what they always see.
+    """
+
+    runtime: Runtime = field(repr=False)
+
+    async def __call__(self, call: ToolCall, call_next: CallNext) -> Any:
+        box = _CAPTURE.get()
+        if box is None or box.claimed:
+            return await call_next(call)
+        box.claimed = True
+        call.state.render = False
+        raw = await call_next(call)
+        box.raw = raw
+        return render(self.runtime.renderer_for(call.model, call.state.renderer), raw)
+
+
+def render(renderer: Renderer, raw: Any) -> Any:
+    """Render a raw pathgate result as the rendering link does (others are returned as is)."""
+    if isinstance(raw, list) and all(isinstance(r, FileResult) for r in raw):
+        return renderer.render_read(raw)
+    if isinstance(raw, (GlobResult, ListResult, SearchResult)):
+        return render_discovery(renderer, raw)
+    return raw
+
+
+def install_capture(runtime: Runtime) -> None:
+    """Add the capture middleware to ``runtime`` (once per runtime)."""
+    if runtime not in _INSTALLED:
+        runtime.use(_CaptureMiddleware(runtime))
+        _INSTALLED.add(runtime)
+
+
+async def call_tool_raw(runtime: Runtime, name: str, args: Mapping[str, Any] | None, **kwargs: Any,
+                        ) -> tuple[Any, Any]:
+    """One call through the chain: ``(what the model receives, the raw result)``; the raw
+    result is ``None`` when the call failed. Installs the capture middleware on first use."""
+    install_capture(runtime)
+    box = _Capture()
+    token = _CAPTURE.set(box)
+    try:
+        result = await call_tool(runtime, name, args, **kwargs)
+    finally:
+        _CAPTURE.reset(token)
+    if is_error(result) or box.raw is _UNSET:
+        return result, None
+    return result, box.raw
+
+
+async def call_tool_twice_rendered(runtime: Runtime, name: str, args: Mapping[str, Any] | None,
+                                   **kwargs: Any) -> tuple[Any, Any]:
+    """``(what the model receives, the structured renderer's output)`` from one run; the
+    second is ``None`` when the call failed (bad argument, unknown tool)."""
+    result, raw = await call_tool_raw(runtime, name, args, **kwargs)
+    if raw is None:
+        return result, None
+    return result, render(runtime.renderer_for(name="structured"), raw)
+
+
+# -- guarding other tools' path arguments --------------------------------------------------
+
+#: Argument names taken as paths by :func:`path_arguments` (a list of strings is many paths).
+DEFAULT_PATH_KEYS = frozenset({
+    "path", "paths", "file", "files", "file_path", "file_paths", "filepath", "filename",
+    "target_file", "source", "destination", "dir", "directory",
+})
+
+#: Gates that decide on the path alone; later gates (existence, size, read) are the tool's
+#: own business (a write tool's target need not exist yet).
+_GUARD_GATES = frozenset({Gate.PATH, Gate.SECRETS, Gate.HOST_FILTER, Gate.IGNORE})
+
+
+def path_arguments(args: Any, keys: Iterable[str] = DEFAULT_PATH_KEYS) -> list[str]:
+    """The path strings in a tool's arguments: values of ``keys`` (strings or lists of
+    strings), looked up in nested objects too."""
+    wanted = frozenset(keys)
+    found: list[str] = []
+
+    def visit(node: Any) -> None:
+        if isinstance(node, Mapping):
+            for key, value in node.items():
+                if key in wanted:
+                    if isinstance(value, str):
+                        found.append(value)
+                    elif isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
+                        found.extend(v for v in value if isinstance(v, str))
+                else:
+                    visit(value)
+        elif isinstance(node, Sequence) and not isinstance(node, (str, bytes)):
+            for item in node:
+                visit(item)
+
+    visit(args)
+    return list(dict.fromkeys(found))
+
+
+@dataclass(frozen=True, slots=True)
+class Guarded:
+    """The guard's decision on a call's paths: ``blocked`` maps each refused path to what
+    the model should read about it (rendered for its model; a secret stays bare)."""
+
+    paths: list[str]
+    blocked: dict[str, Any]
+
+    @property
+    def allowed(self) -> bool:
+        return not self.blocked
+
+    def message(self, tool: str) -> str:
+        """The text the model reads instead of the tool's result."""
+        head = f"{tool} was not run: pathgate refused "
+        head += "its path" if len(self.blocked) == 1 else f"{len(self.blocked)} of its paths"
+        return head + ".\n" + to_text(self.blocked)
+
+
+async def guard_paths(runtime: Runtime, paths: Sequence[str], *, model: str | None = None,
+                      call_id: str | None = None, agent: str | None = None,
+                      renderer: str | None = None) -> Guarded:
+    """Check ``paths`` (another tool's path arguments) with the gates that decide on the path
+    alone: escapes, secrets, the host filter, ignore rules. Runs as a zero-line
+    ``read_files`` through the runtime's chain, so it is traced like any call."""
+    paths = list(dict.fromkeys(paths))
+    if not paths:
+        return Guarded([], {})
+    rendered, raw = await call_tool_raw(runtime, "read_files", {"paths": paths, "limit": 0},
+                                        model=model, call_id=call_id, agent=agent, renderer=renderer)
+    if raw is None:  # pathgate rejected the arguments themselves: refuse them all
+        return Guarded(paths, {p: to_text(rendered) for p in paths})
+    chosen = runtime.renderer_for(model, renderer)
+    blocked: dict[str, Any] = {}
+    for res in raw:
+        verdict = res.verdict
+        if verdict is not None and not res.truncated and verdict.gate in _GUARD_GATES:
+            blocked[res.path] = chosen.render_verdict(res.path, verdict)
+    return Guarded(paths, blocked)

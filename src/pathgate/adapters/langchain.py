@@ -18,7 +18,8 @@ middleware's ``model``. Other tools pass through untouched.
 
 Blocked paths are normal content (the model reads ``[BLOCKED]`` and any explanation); a
 ``ToolMessage`` has ``status="error"`` only when the whole call failed (a bad argument, an
-unknown tool). The message's ``artifact`` holds the rendered result as data.
+unknown tool). The message's ``artifact`` (for the host, not the model) holds the
+``structured`` renderer's data for the same run: statuses, gates, rules, remedies.
 
 :func:`pathgate_tools` gives the same tools as ``StructuredTool`` objects for agents built
 without the middleware (rendered per their ``model``/``renderer`` arguments).
@@ -33,7 +34,14 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
 
-from pathgate.adapters._common import call_tool, is_error, run_sync, to_text, tool_infos
+from pathgate.adapters._common import (
+    call_tool,
+    call_tool_twice_rendered,
+    is_error,
+    run_sync,
+    to_text,
+    tool_infos,
+)
 
 if TYPE_CHECKING:
     from langchain.agents.middleware import ToolCallRequest
@@ -122,14 +130,15 @@ class PathgateMiddleware(AgentMiddleware):
         kwargs = {"model": model, "call_id": call.get("id"), "agent": agent, "renderer": self.renderer}
         return call["name"], dict(call.get("args") or {}), kwargs
 
-    def _message(self, request: ToolCallRequest, result: Any) -> ToolMessage:
+    def _message(self, request: ToolCallRequest, answer: tuple[Any, Any]) -> ToolMessage:
+        result, structured = answer
         call = request.tool_call
         return ToolMessage(
             content=to_text(result),
             tool_call_id=call.get("id") or "",
             name=call["name"],
             status="error" if is_error(result) else "success",
-            artifact=result,
+            artifact=result if structured is None else structured,
         )
 
     async def awrap_tool_call(
@@ -140,7 +149,7 @@ class PathgateMiddleware(AgentMiddleware):
         if not self._handles(request):
             return await handler(request)
         name, args, kwargs = self._call_args(request)
-        return self._message(request, await call_tool(self.runtime, name, args, **kwargs))
+        return self._message(request, await call_tool_twice_rendered(self.runtime, name, args, **kwargs))
 
     def wrap_tool_call(
         self,
@@ -150,4 +159,4 @@ class PathgateMiddleware(AgentMiddleware):
         if not self._handles(request):
             return handler(request)
         name, args, kwargs = self._call_args(request)
-        return self._message(request, run_sync(call_tool, self.runtime, name, args, **kwargs))
+        return self._message(request, run_sync(call_tool_twice_rendered, self.runtime, name, args, **kwargs))

@@ -17,16 +17,13 @@ host middlewares, rendering, gates), and answers with
 Blocked paths are data, not errors: a call whose every path is blocked is a normal result.
 A bad argument or an unknown tool is an ``isError`` result naming the problem.
 
-Both renders come from one run: :class:`_CaptureMiddleware` (installed once per runtime,
-inert outside an MCP call) asks the rendering link for the raw results, keeps them for the
-structured render, and hands the chosen renderer's output back up the chain as usual.
+Both renders come from one run (:func:`pathgate.adapters._common.call_tool_twice_rendered`:
+a host middleware, installed once per runtime and inert outside such calls, keeps the raw
+result for the structured render and hands the chosen renderer's output up the chain).
 """
 
 from __future__ import annotations
 
-import contextvars
-import weakref
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -35,13 +32,11 @@ import msgspec
 from mcp.server import Server
 from mcp.server.stdio import stdio_server
 
-from pathgate._types import CallNext, ToolCall
+from pathgate.adapters._common import BUILTIN_TOOLS, call_tool_twice_rendered, install_capture, to_text
 from pathgate.errors import ConfigError, ToolArgumentError
-from pathgate.renderers._base import Renderer
-from pathgate.renderers._discovery import discovery_output_schema, render_discovery
+from pathgate.renderers._discovery import discovery_output_schema
 from pathgate.renderers.structured import read_files_output_schema
 from pathgate.results import GlobResult, ListResult, SearchResult
-from pathgate.verdicts import FileResult
 
 if TYPE_CHECKING:
     from mcp.server import ServerRequestContext
@@ -54,9 +49,7 @@ __all__ = ["SERVER_NAME", "build_server", "serve_stdio"]
 SERVER_NAME = "pathgate"
 
 #: The tools served, in listing order.
-TOOL_NAMES = ("read_files", "glob", "list_directory", "code_search")
-
-_STRUCTURED = "structured"
+TOOL_NAMES = BUILTIN_TOOLS
 
 _OUTPUT_SCHEMAS: dict[str, Any] = {
     "read_files": read_files_output_schema,
@@ -73,65 +66,6 @@ _TITLES = {
 }
 
 
-# -- one run, two renders ------------------------------------------------------------------
-
-_UNSET: Any = object()
-
-
-@dataclass(slots=True)
-class _Capture:
-    """Per-call box: the raw tool result, left by the capture middleware."""
-
-    raw: Any = _UNSET
-    claimed: bool = False
-
-
-_CAPTURE: contextvars.ContextVar[_Capture | None] = contextvars.ContextVar("pathgate_mcp_capture",
-                                                                          default=None)
-_INSTALLED: weakref.WeakSet[Runtime] = weakref.WeakSet()
-
-
-@dataclass(slots=True)
-class _CaptureMiddleware:
-    """A host middleware, inert unless an MCP call set a :class:`_Capture` box.
-
-    In an MCP call it switches the rendering link off (``state.render = False``), keeps the
-    raw result in the box, and returns the chosen renderer's output, so middlewares added
-    before it see what they always see.
-    """
-
-    runtime: Runtime = field(repr=False)
-
-    async def __call__(self, call: ToolCall, call_next: CallNext) -> Any:
-        box = _CAPTURE.get()
-        if box is None or box.claimed:
-            return await call_next(call)
-        box.claimed = True
-        call.state.render = False
-        raw = await call_next(call)
-        box.raw = raw
-        renderer = self.runtime.renderer_for(call.model, call.state.renderer)
-        return _render(renderer, raw)
-
-
-def _render(renderer: Renderer, raw: Any) -> Any:
-    if isinstance(raw, list) and all(isinstance(r, FileResult) for r in raw):
-        return renderer.render_read(raw)
-    if isinstance(raw, (GlobResult, ListResult, SearchResult)):
-        return render_discovery(renderer, raw)
-    return raw
-
-
-def _install_capture(runtime: Runtime) -> None:
-    if runtime not in _INSTALLED:
-        runtime.use(_CaptureMiddleware(runtime))
-        _INSTALLED.add(runtime)
-
-
-def _is_error(result: Any) -> bool:
-    return isinstance(result, dict) and "error" in result and "error_type" in result
-
-
 def _json(data: Any) -> str:
     return msgspec.json.encode(data).decode()
 
@@ -146,7 +80,6 @@ class _PathgateTools:
         self.runtime = runtime
         self.renderer = renderer
         text_renderer = runtime.renderer_for(name=renderer)
-        self.structured = runtime.renderer_for(name=_STRUCTURED)
         annotations = types.ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                             idempotent_hint=True, open_world_hint=False)
         specs = runtime.tools
@@ -179,18 +112,11 @@ class _PathgateTools:
         if params.name not in self.input_schemas:
             known = ", ".join(TOOL_NAMES)
             return _error_result(f"no tool named {params.name!r}; known tools: {known}")
-        box = _Capture()
-        token = _CAPTURE.set(box)
-        try:
-            call_id = None if ctx.request_id is None else str(ctx.request_id)
-            result = await self.runtime.call(params.name, params.arguments or {}, call_id=call_id,
-                                             renderer=self.renderer)
-        finally:
-            _CAPTURE.reset(token)
-        if _is_error(result) or box.raw is _UNSET:
-            message = result.get("error") if isinstance(result, dict) else None
-            return _error_result(str(message or f"tool {params.name!r} failed"))
-        structured = _render(self.structured, box.raw)
+        call_id = None if ctx.request_id is None else str(ctx.request_id)
+        result, structured = await call_tool_twice_rendered(
+            self.runtime, params.name, params.arguments, call_id=call_id, renderer=self.renderer)
+        if structured is None:
+            return _error_result(to_text(result))
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=_json(result))],
             structured_content=structured,
@@ -218,7 +144,7 @@ def build_server(runtime: Runtime, renderer: str | None = None) -> Server[Any]:
         handlers = _PathgateTools(runtime, renderer)
     except ToolArgumentError as exc:
         raise ConfigError(str(exc), key="renderer") from None
-    _install_capture(runtime)
+    install_capture(runtime)
     from pathgate import __version__
 
     server: Server[Any] = Server(
