@@ -11,7 +11,11 @@ Measures, each as the median of ``--repeat`` runs:
     on the same shuffled list, and on the sorted list (whole process);
 (b) the pruning walk of the whole tree against ``git ls-files --others --exclude-standard``;
 (c) a cold start: new index, first decision of one deep path; a cold classification of
-    every path; and the peak memory of the cold classification (tracemalloc).
+    every path; and the peak memory of the cold classification (tracemalloc);
+(d) another Python ignore library on the same shuffled list: pathspec's ``GitIgnoreSpec``,
+    one spec per ``.gitignore``, evaluated the way agent frameworks usually nest it (deepest
+    file with a match decides, ancestors top-down, an excluded directory excludes its
+    contents); its time and how many of its answers differ from git's.
 
 git runs isolated (``GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 -c core.excludesFile=/dev/null``); pathgate uses the matching git-only config.
@@ -84,6 +88,53 @@ def git_lines(tree: Path, *args: str) -> list[str]:
 def run_git(tree: Path, args: list[str], stdin: bytes = b"") -> None:
     subprocess.run([*GIT, "-C", str(tree), *args], input=stdin, check=False, env=GIT_ENV,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def pathspec_version() -> str:
+    import pathspec
+
+    return str(getattr(pathspec, "__version__", "?"))
+
+
+def pathspec_classifier(tree: Path) -> tuple[Callable[[str], bool], float]:
+    """A competitor: pathspec's GitIgnoreSpec per ``.gitignore`` file, nested the usual way."""
+    import pathspec
+
+    t = time.perf_counter()
+    specs: dict[str, pathspec.GitIgnoreSpec] = {}
+    for dirpath, dirnames, filenames in os.walk(tree):
+        rel = os.path.relpath(dirpath, tree)
+        rel = "" if rel == "." else rel
+        dirnames[:] = [d for d in dirnames if d != ".git" and not (not rel and d == ".truth")]
+        if ".gitignore" in filenames:
+            text = Path(dirpath, ".gitignore").read_text("utf-8", "surrogateescape")
+            try:
+                specs[rel] = pathspec.GitIgnoreSpec.from_lines(text.splitlines())
+            except Exception:  # a line pathspec cannot compile: the usual fallback is to skip the file
+                continue
+    build = time.perf_counter() - t
+
+    def decide(path: str, is_dir: bool) -> bool | None:
+        parts = path.split("/")
+        for depth in range(len(parts) - 1, -1, -1):
+            base = "/".join(parts[:depth])
+            spec = specs.get(base)
+            if spec is None:
+                continue
+            sub = "/".join(parts[depth:]) + ("/" if is_dir else "")
+            result = spec.check_file(sub)
+            if result.include is not None:
+                return bool(result.include)
+        return None
+
+    def classify(path: str) -> bool:
+        parts = path.split("/")
+        for i in range(1, len(parts)):
+            if decide("/".join(parts[:i]), True):
+                return True
+        return bool(decide(path, False))
+
+    return classify, build
 
 
 def main() -> None:
@@ -175,6 +226,20 @@ def main() -> None:
         ("(c) pathgate cold: new index + first decision (deepest path)", cold_first, ""),
         ("(c) pathgate cold: new index, classify all (shuffled)", cold_all_t,
          f"{cold_all_t / git_shuf:.2f} × git shuffled"),
+    ]
+
+    # (d) pathspec, per-directory specs, same shuffled list; accuracy against git's answer
+    ignored_truth = set(git_lines(tree, "ls-files", "--others", "--ignored", "--exclude-standard"))
+    ps_classify, ps_build = pathspec_classifier(tree)
+    ps_t = median_time(lambda: [ps_classify(p) for p in shuffled], args.repeat)
+    ps_wrong = sum(1 for p in paths if ps_classify(p) != (p in ignored_truth))
+    pg_wrong = sum(1 for p in paths if warm_session.match(p).ignored != (p in ignored_truth))
+    rows += [
+        (f"(d) pathspec {pathspec_version()} GitIgnoreSpec per directory, shuffled "
+         f"(build {ps_build:.2f} s; {ps_wrong} of {len(paths)} answers differ from git)",
+         ps_t, f"{ps_t / git_shuf:.2f}"),
+        (f"(d) pathgate, same list ({pg_wrong} of {len(paths)} answers differ from git)", pg_fresh,
+         f"{pg_fresh / git_shuf:.2f}"),
     ]
 
     print(f"tree: {tree}  paths: {len(paths)}  python {sys.version.split()[0]}  "
