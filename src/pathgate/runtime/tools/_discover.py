@@ -209,24 +209,37 @@ class Discovery:
             return []
         verdicts = await self.judge(dirs)
         visible = [d for d, v in zip(dirs, verdicts, strict=True) if v is None or not v.opaque]
-        unsearched: list[Unsearched] = []
-        for d in visible:
-            if len(unsearched) < MAX_UNSEARCHED:
-                m = d.match
-                unsearched.append(Unsearched(path=d.relpath, rule=m.rule if m else None,
-                                             fail_closed=bool(m and m.fail_closed)))
-            if self.count_left <= 0:
+        unsearched = [
+            Unsearched(path=d.relpath, rule=d.match.rule if d.match else None,
+                       fail_closed=bool(d.match and d.match.fail_closed))
+            for d in visible[:MAX_UNSEARCHED]
+        ]
+        if not visible:
+            return unsearched
+        # one worker-thread hop lists them all (the entry budget bounds it), one batch is
+        # judged: a hop per directory cost more than the listing (thousands of `target/`s)
+        listed = await anyio.to_thread.run_sync(
+            self._list_all, [d.relpath for d in visible], limiter=self.runtime.limiter.get())
+        candidates: list[Entry] = []
+        for d, (files, short) in zip(visible, listed, strict=True):
+            if short:
                 self.omissions.lower_bound.add(Gate.IGNORE)
-                continue
-            files, exhausted = await anyio.to_thread.run_sync(
-                self._list_below, d.relpath, self.count_left, limiter=self.runtime.limiter.get())
-            if exhausted:
-                self.omissions.lower_bound.add(Gate.IGNORE)
-            candidates = [Entry(rel, kind, d.match) for rel, kind in files if wanted(rel)]
-            for e, v in zip(candidates, await self.judge(candidates), strict=True):
-                if v is not None:
-                    self.omissions.add(v, e.relpath)
+            candidates.extend(Entry(rel, kind, d.match) for rel, kind in files if wanted(rel))
+        for e, v in zip(candidates, await self.judge(candidates), strict=True):
+            if v is not None:
+                self.omissions.add(v, e.relpath)
         return unsearched
+
+    def _list_all(self, excluded_dirs: Sequence[str]) -> list[tuple[list[tuple[str, str]], bool]]:
+        """``_list_below`` for each directory in turn, sharing the budget: per directory its
+        files and whether its count is short (budget ran out in it, or before it)."""
+        out: list[tuple[list[tuple[str, str]], bool]] = []
+        for rel in excluded_dirs:
+            if self.count_left <= 0:
+                out.append(([], True))
+            else:
+                out.append(self._list_below(rel, self.count_left))
+        return out
 
     def _list_below(self, excluded_dir: str, budget: int) -> tuple[list[tuple[str, str]], bool]:
         """Files below ``excluded_dir`` (relpath, kind), visiting at most ``budget`` entries."""
