@@ -13,7 +13,7 @@
     ])
 
 Every call goes through the runtime's chain and is rendered for the run's model
-(``ctx.model.model_name``; ``model=`` overrides, ``renderer=`` forces a renderer). A tool
+(``ctx.model.model_name``, else the toolset's ``model``; ``renderer=`` forces a renderer). A tool
 returns a :class:`pydantic_ai.messages.ToolReturn`: ``return_value`` is what the model
 reads (blocked paths included, as status texts or structured entries); ``metadata`` is for
 the host only — ``{"pathgate": <the structured renderer's data for the same run>}``. A bad
@@ -49,17 +49,15 @@ __all__ = ["PathgateToolset", "PathgateWrapperToolset"]
 _ARGS_VALIDATOR = SchemaValidator(core_schema.dict_schema(core_schema.str_schema(), core_schema.any_schema()))
 
 
-def _model_id(ctx: RunContext[Any], override: str | None) -> str | None:
-    if override is not None:
-        return override
+def _model_id(ctx: RunContext[Any], fallback: str | None) -> str | None:
     name = getattr(ctx.model, "model_name", None)
-    return name if isinstance(name, str) and name else None
+    return name if isinstance(name, str) and name else fallback
 
 
 class PathgateToolset(AbstractToolset[Any]):
     """The runtime's tools (default: the four file tools) as a PydanticAI toolset.
 
-    * ``model``: render for this model id instead of the run's model.
+    * ``model``: the model id to render for when the run's model has no name.
     * ``renderer``: force a renderer by name.
     * ``max_retries``: how often the model may retry a call with bad arguments.
     * ``id``: the toolset id (needed for durable execution, e.g. Temporal).
