@@ -228,18 +228,36 @@ async def bench_search(tree: Path, runs: int, literal: str) -> list[Row]:
     ]
 
 
-async def per_call(fn: Callable[[], Awaitable[object]], calls: int, runs: int) -> float:
-    """Median over ``runs`` of the mean seconds per call of ``calls`` sequential calls."""
-    for _ in range(min(calls, 200)):
-        await fn()
-    out = []
-    for _ in range(runs):
-        gc.collect()
-        t = time.perf_counter()
-        for _ in range(calls):
+async def per_call(variants: dict[str, Callable[[], Awaitable[object]]], calls: int, runs: int
+                   ) -> dict[str, tuple[float, float]]:
+    """Per variant: (median wall seconds per call, median CPU seconds per call) over ``runs``
+    runs of ``calls`` sequential calls; the variants alternate run by run. CPU time (this
+    process, all threads) is the steadier figure on a shared machine."""
+    for fn in variants.values():
+        for _ in range(min(calls, 200)):
             await fn()
-        out.append((time.perf_counter() - t) / calls)
-    return statistics.median(out)
+    wall: dict[str, list[float]] = {k: [] for k in variants}
+    cpu: dict[str, list[float]] = {k: [] for k in variants}
+    for _ in range(runs):
+        for name, fn in variants.items():
+            gc.collect()
+            t, c = time.perf_counter(), time.process_time()
+            for _ in range(calls):
+                await fn()
+            wall[name].append((time.perf_counter() - t) / calls)
+            cpu[name].append((time.process_time() - c) / calls)
+    return {k: (statistics.median(wall[k]), statistics.median(cpu[k])) for k in variants}
+
+
+def pair_rows(label: str, t: dict[str, tuple[float, float]], base: str, other: str,
+              names: tuple[str, str, str], target: str = "") -> list[Row]:
+    """Rows for a base/other pair: both, and the difference (wall, and CPU in the ratio column)."""
+    (bw, bc), (ow, oc) = t[base], t[other]
+    return [
+        (f"{label}{names[0]}", bw, "us", f"1.00× (CPU {bc * 1e6:.1f} µs)"),
+        (f"{label}{names[1]}", ow, "us", f"{ow / bw:.2f}× (CPU {oc * 1e6:.1f} µs)"),
+        (f"{label}{names[2]}", ow - bw, "us", f"CPU {(oc - bc) * 1e6:.1f} µs" + (f"; {target}" if target else "")),
+    ]
 
 
 async def bench_chain(tree: Path, runs: int, calls: int) -> list[Row]:
@@ -258,13 +276,11 @@ async def bench_chain(tree: Path, runs: int, calls: int) -> list[Row]:
     async def chained() -> None:
         await rt.call("noop", args)
 
-    d = await per_call(direct, calls, runs)
-    c = await per_call(chained, calls, runs)
-    return [
-        ("await noop(args) (direct)", d, "us", ""),
-        ("rt.call('noop', args) (error boundary, tracing no-op, rendering)", c, "us", ""),
-        ("chain cost per call (difference)", c - d, "us", "target < 50 µs"),
-    ]
+    t = await per_call({"direct": direct, "chain": chained}, calls, runs)
+    return pair_rows("", t, "direct", "chain", (
+        "await noop(args), direct",
+        "rt.call('noop', args): error boundary, tracing (global no-op), rendering",
+        "chain cost per call (difference)"), "target < 50 µs")
 
 
 async def bench_tracing(tree: Path, runs: int, calls: int) -> list[Row]:
@@ -287,30 +303,38 @@ async def bench_tracing(tree: Path, runs: int, calls: int) -> list[Row]:
     tp.add_span_processor(SimpleSpanProcessor(exporter))
     reader = InMemoryMetricReader()
     mp = MeterProvider(metric_readers=[reader])
-    noop_rt = Runtime(tree, policy=policy())
-    sdk_rt = Runtime(tree, policy=policy(), tracer_provider=tp, meter_provider=mp)
+    off_rt = Runtime(tree, policy=policy())
+    on_rt = Runtime(tree, policy=policy(), tracer_provider=tp, meter_provider=mp)
+
+    async def noop(args: Any) -> None:
+        return None
+
     rows: list[Row] = []
-    for label, paths, blocked in (("1 path", one, 0), ("4 paths, 2 blocked", four, len(four) - 2)):
-        res = await sdk_rt.call("read_files", {"paths": paths})
+    cases: list[tuple[str, str, dict[str, Any], int]] = [
+        ("host tool `noop`", "noop", {}, 0),
+        ("read_files, 1 path", "read_files", {"paths": one}, 0),
+        ("read_files, 4 paths, 2 blocked", "read_files", {"paths": four}, len(four) - 2),
+    ]
+    for rt in (off_rt, on_rt):
+        rt.register_tool("noop", noop)
+    for label, tool, args, blocked in cases:
         exporter.clear()
-        await sdk_rt.call("read_files", {"paths": paths})
+        await on_rt.call(tool, args)
         spans = len(exporter.get_finished_spans())
-        assert spans == 1 + blocked, (spans, res)
+        assert spans == 1 + blocked, (label, spans)
 
-        async def off(paths: list[str] = paths) -> None:
-            await noop_rt.call("read_files", {"paths": paths})
+        async def off(tool: str = tool, args: dict[str, Any] = args) -> None:
+            await off_rt.call(tool, args)
 
-        async def on(paths: list[str] = paths) -> None:
-            await sdk_rt.call("read_files", {"paths": paths})
+        async def on(tool: str = tool, args: dict[str, Any] = args) -> None:
+            await on_rt.call(tool, args)
             exporter.clear()
 
-        t_off = await per_call(off, calls, runs)
-        t_on = await per_call(on, calls, runs)
-        rows += [
-            (f"read_files {label}: tracing off (global no-op)", t_off, "us", "1.00×"),
-            (f"read_files {label}: SDK in-memory ({spans} spans)", t_on, "us", f"{t_on / t_off:.2f}×"),
-            (f"read_files {label}: tracing overhead", t_on - t_off, "us", ""),
-        ]
+        t = await per_call({"off": off, "on": on}, calls, runs)
+        rows += pair_rows(f"{label}: ", t, "off", "on", (
+            "tracing off (global no-op providers)",
+            f"SDK, in-memory exporter + metric reader ({spans} span{'s' if spans > 1 else ''})",
+            "tracing overhead per call"))
     tp.shutdown()
     mp.shutdown()
     return rows
