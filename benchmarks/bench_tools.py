@@ -49,6 +49,7 @@ import gc
 import os
 import platform
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -81,17 +82,37 @@ def run_proc(cmd: list[str], cwd: Path | None = None) -> bytes:
     return subprocess.run(cmd, cwd=cwd, env=GIT_ENV, capture_output=True, check=False).stdout
 
 
+def _cpu() -> float:
+    """CPU seconds of this process plus its waited-for children (git, rg, the CLI)."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 async def interleaved(variants: dict[str, Callable[[], Awaitable[object]]], runs: int
                       ) -> dict[str, float]:
-    """Median seconds per variant; the variants alternate within each run."""
+    """Median wall seconds per variant (and, under ``name + ":cpu"``, median CPU seconds of
+    this process and its children); the variants alternate within each run."""
     times: dict[str, list[float]] = {k: [] for k in variants}
+    cpus: dict[str, list[float]] = {k: [] for k in variants}
     for _ in range(runs):
         for name, fn in variants.items():
             gc.collect()
+            c = _cpu()
             t = time.perf_counter()
             await fn()
             times[name].append(time.perf_counter() - t)
-    return {k: statistics.median(v) for k, v in times.items()}
+            cpus[name].append(_cpu() - c)
+    out = {k: statistics.median(v) for k, v in times.items()}
+    out.update({f"{k}:cpu": statistics.median(v) for k, v in cpus.items()})
+    return out
+
+
+def ratio_rows(t: dict[str, float], base: str, named: list[tuple[str, str]]) -> list[Row]:
+    """One row per (key, label): wall median, wall ratio to ``base``, CPU and CPU ratio."""
+    b, bc = t[base], t[f"{base}:cpu"]
+    return [(label, t[k], "s", f"{t[k] / b:.2f}× | {t[k + ':cpu']:.3f} s | {t[k + ':cpu'] / bc:.2f}×")
+            for k, label in named]
 
 
 def policy(*, secrets: bool = True) -> Policy:
@@ -164,14 +185,14 @@ async def bench_glob(tree: Path, runs: int, pattern: str, pathspec: str) -> list
     if cli:
         variants["cli"] = pg_cli
     t = await interleaved(variants, runs)
-    g = t["git"]
-    rows: list[Row] = [
-        (f"git ls-files --others --exclude-standard '{pathspec}' (process)", g, "s", "1.00×"),
-        (f"pathgate glob('{pattern}'), warm runtime", t["warm"], "s", f"{t['warm'] / g:.2f}×"),
-        (f"pathgate glob('{pattern}'), new runtime (cold index)", t["cold"], "s", f"{t['cold'] / g:.2f}×"),
+    named = [
+        ("git", f"git ls-files --others --exclude-standard '{pathspec}' (process)"),
+        ("warm", f"pathgate glob('{pattern}'), warm runtime"),
+        ("cold", f"pathgate glob('{pattern}'), new runtime (cold index)"),
     ]
     if cli:
-        rows.append(("`pathgate glob --git-only --limit 0` (process)", t["cli"], "s", f"{t['cli'] / g:.2f}×"))
+        named.append(("cli", "`pathgate glob --git-only --limit 0` (process)"))
+    rows = ratio_rows(t, "git", named)
     return rows
 
 
@@ -219,13 +240,12 @@ async def bench_search(tree: Path, runs: int, literal: str) -> list[Row]:
         await Runtime(tree, policy=policy()).code_search(regex, max_results=0)
 
     t = await interleaved({"rg": rg_run, "rg1": rg1_run, "warm": pg_warm, "cold": pg_cold}, runs)
-    r = t["rg"]
-    return [
-        (f"rg (process, {os.cpu_count()} threads)", r, "s", "1.00×"),
-        ("rg -j1 (process, one thread)", t["rg1"], "s", f"{t['rg1'] / r:.2f}×"),
-        ("pathgate code_search (literal), warm runtime", t["warm"], "s", f"{t['warm'] / r:.2f}×"),
-        ("pathgate code_search (literal), new runtime", t["cold"], "s", f"{t['cold'] / r:.2f}×"),
-    ]
+    return ratio_rows(t, "rg", [
+        ("rg", f"rg (process, {os.cpu_count()} threads)"),
+        ("rg1", "rg -j1 (process, one thread)"),
+        ("warm", "pathgate code_search (literal), warm runtime"),
+        ("cold", "pathgate code_search (literal), new runtime"),
+    ])
 
 
 async def per_call(variants: dict[str, Callable[[], Awaitable[object]]], calls: int, runs: int
@@ -366,7 +386,11 @@ async def amain(args: argparse.Namespace) -> int:
     for title, rows in sections:
         if not rows:
             continue
-        print(f"\n{title}\n\n| measurement | median | ratio |\n| --- | ---: | ---: |")
+        if rows[0][2] == "s":
+            print(f"\n{title}\n\n| measurement | median wall | ratio | median CPU | CPU ratio |\n"
+                  "| --- | ---: | ---: | ---: | ---: |")
+        else:
+            print(f"\n{title}\n\n| measurement | median wall | ratio / CPU |\n| --- | ---: | ---: |")
         for name, secs, unit, ratio in rows:
             print(f"| {name} | {_fmt(secs, unit)} | {ratio} |")
     print(f"\nload average at the end: {os.getloadavg()[0]:.2f}")
