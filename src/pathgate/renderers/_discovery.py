@@ -124,9 +124,21 @@ def _lines(result: DiscoveryResult) -> tuple[str, list[str]]:
     return "hits", _hit_lines(result)
 
 
+def _plain(obj: Any) -> Any:
+    """JSON-ready containers (tuples become lists), leaving strings as they are."""
+    if isinstance(obj, dict):
+        return {k: _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    return obj
+
+
 def render_structured_discovery(renderer: Renderer, result: DiscoveryResult) -> dict[str, Any]:
-    """The structured renderer's discovery output: the result as data, plus ``notes``."""
-    data: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(result))
+    """The structured renderer's discovery output: the result as data, plus ``notes``.
+
+    Built with ``to_builtins``, not a JSON round trip: paths are surrogate-escaped ``str``
+    (undecodable file names), which a UTF-8 encoder refuses; the host's encoder decides."""
+    data: dict[str, Any] = _plain(msgspec.to_builtins(result))
     verdict = data.pop("verdict", None)
     if result.verdict is not None and verdict is not None:
         data["blocked"] = renderer.render_verdict(result.path, result.verdict)
