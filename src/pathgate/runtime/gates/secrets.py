@@ -10,6 +10,9 @@ matches one of the policy's ``secret_patterns`` (:data:`pathgate.config.DEFAULT_
 
 A spelling is secret when the requested name, its lexical normalisation or the real
 (symlink-resolved) target is: an innocently named link to ``.env`` is a secret.
+Everything below a directory named like a secret (``.env/``, ``.env.d/``, ``keys.pem/``) is
+secret too: the directory itself is opaque, so no tool may reveal what it holds (glob, search
+and an explicit read would otherwise show the directory exists and list its files).
 The verdict is a bare, opaque ``[BLOCKED]``.
 """
 
@@ -19,6 +22,7 @@ import fnmatch
 import re
 from collections.abc import Iterable
 
+from pathgate.runtime._fs import PATH_MAX
 from pathgate.runtime.gates._base import Fact, GateContext, PathFacts
 from pathgate.verdicts import Gate, Status, Verdict
 
@@ -28,6 +32,10 @@ __all__ = ["ENV_TEMPLATES", "SecretMatcher", "SecretsGate", "normalize_name"]
 ENV_TEMPLATES = frozenset({".env.example", ".env.sample", ".env.template"})
 
 _NEVER = re.compile(r"(?!)")
+#: Directories whose secret decision a matcher keeps (cleared when full; dict operations are
+#: atomic, so concurrent sessions share it), and the longest directory path it keeps.
+DIR_CACHE = 16384
+MAX_CACHED_DIR = 1024
 
 
 def normalize_name(name: str) -> str:
@@ -42,47 +50,80 @@ class SecretMatcher:
     def __init__(self, patterns: Iterable[str]) -> None:
         base: list[str] = []
         full: list[str] = []
+        full_dir: list[str] = []
         for pattern in patterns:
             p = pattern.casefold().strip("/")
             if not p:
                 continue
             if "/" in p:
                 full.append(r"(?:.*/)?" + fnmatch.translate(p))
+                full_dir.append(r"(?:.*/)?" + fnmatch.translate(p).removesuffix(r"\Z") + r"(?=/|\Z)")
             else:
                 base.append(fnmatch.translate(p))
         self._base = re.compile("|".join(base)) if base else _NEVER
         self._full = re.compile("|".join(full)) if full else _NEVER
+        # the same path patterns, matching a directory or any of its ancestors
+        self._full_dir = re.compile("|".join(full_dir)) if full_dir else _NEVER
+        self._dirs: dict[str, tuple[bool, str]] = {}
 
     def is_secret_name(self, basename: str) -> bool:
         """Is this basename (any case, NTFS tricks included) a secret?"""
-        norm = normalize_name(basename)
+        return self._is_secret_norm(normalize_name(basename))
+
+    def _is_secret_norm(self, norm: str) -> bool:
         if norm == ".env" or (norm.startswith(".env.") and norm not in ENV_TEMPLATES):
             return True
         return self._base.match(norm) is not None
 
+    def _dir_info(self, head: str) -> tuple[bool, str]:
+        """``(secret, normalised)`` for a directory path: secret when one of its components
+        is named like a secret, or it or an ancestor matches a path pattern. Cached per
+        directory (short paths only: a hostile path may be huge)."""
+        hit = self._dirs.get(head)
+        if hit is not None:
+            return hit
+        if len(head) > PATH_MAX:
+            # No tool serves a path this long (resolution and walks stop at PATH_MAX), so
+            # its components need no scan; the basename and path patterns still apply.
+            return False, head.casefold()
+        names = {c: normalize_name(c) for c in set(head.split("/"))}
+        norm = "/".join(names[c] for c in head.split("/"))
+        secret = any(self._is_secret_norm(n) for n in set(names.values()))
+        info = (secret or self._full_dir.match(norm) is not None, norm)
+        if len(head) <= MAX_CACHED_DIR:
+            if len(self._dirs) >= DIR_CACHE:
+                self._dirs.clear()
+            self._dirs[head] = info
+        return info
+
     def is_secret(self, path: str) -> bool:
-        """Is this path (project-relative or absolute, ``/``-separated) a secret?"""
-        path = path.rstrip("/")
-        basename = path.rsplit("/", 1)[-1]
-        if self.is_secret_name(basename):
+        """Is this path (project-relative or absolute, ``/``-separated, without ``..``) a
+        secret, or below a directory named like one?"""
+        path = path.strip("/")
+        head, _, basename = path.rpartition("/")
+        norm = normalize_name(basename)
+        if self._is_secret_norm(norm):
             return True
-        if self._full is _NEVER:
-            return False
-        head, _, _ = path.rpartition("/")
-        norm = f"{head}/{normalize_name(basename)}".casefold() if head else normalize_name(basename)
-        return self._full.match(norm) is not None
+        if not head:
+            return self._full.match(norm) is not None
+        secret, head_norm = self._dir_info(head)
+        return secret or self._full.match(f"{head_norm}/{norm}") is not None
 
     def is_secret_facts(self, facts: PathFacts) -> bool:
         """Secret by the requested spelling, its normalisation or the real target (cached on
-        ``facts`` once the real path is known)."""
+        ``facts`` once the real path is known). The raw spelling is judged by its basename
+        only (``src/.env/../a.py`` is ``src/a.py``); the normalised and real paths by every
+        component."""
         if facts.secret is not None:
             return facts.secret
         resolved = facts.resolved
-        names = {facts.request, facts.name or ""}
+        names = {facts.name or ""}
         if resolved is not None:
             names.add(resolved.relpath if resolved.relpath is not None else resolved.real or "")
         names.discard("")
-        secret = any(self.is_secret(n) for n in names)
+        secret = self.is_secret_name(facts.request.rstrip("/").rsplit("/", 1)[-1]) or any(
+            self.is_secret(n) for n in names
+        )
         if resolved is not None:
             facts.secret = secret
         return secret
