@@ -91,6 +91,12 @@ class GlobPattern:
     def match(self, relpath: str) -> bool:
         return self.regex.fullmatch(relpath) is not None
 
+    @property
+    def prunes(self) -> bool:
+        """Can :meth:`could_match_below` ever say no? Not when the pattern starts with
+        ``**``: then every directory may hold a match, and walks need no pre-filter."""
+        return self.segment_regexes[0] is not None
+
     def could_match_below(self, dirpath: str) -> bool:
         """Could a path strictly below directory ``dirpath`` (relative, no slash) match?"""
         if not dirpath:

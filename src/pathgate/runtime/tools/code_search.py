@@ -166,13 +166,13 @@ async def code_search(
     def wanted(rel: str) -> bool:
         return pat is None or pat.match(rel[cut:])
 
-    descend = None if pat is None else (lambda rel: pat.could_match_below(rel[cut:]))
+    descend = None if pat is None or not pat.prunes else (lambda rel: pat.could_match_below(rel[cut:]))
     candidates: list[Entry] = []
     excluded_dirs: list[Entry] = []
     for chunk in await d.walk(start, descend):
         for e in chunk:
             if e.kind == DIR:
-                if e.match is not None and (pat is None or pat.could_match_below(e.relpath[cut:])):
+                if e.match is not None and (descend is None or descend(e.relpath)):
                     excluded_dirs.append(e)
             elif wanted(e.relpath):
                 candidates.append(e)

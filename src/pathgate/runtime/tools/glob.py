@@ -55,13 +55,14 @@ async def glob(
     def descend(rel: str) -> bool:
         return pat.could_match_below(rel[cut:])
 
+    prunes = pat.prunes  # "**/…": every directory may hold a match, skip the pre-filter
     candidates: list[Entry] = []
     excluded_dirs: list[Entry] = []
-    for chunk in await d.walk(start, descend):
+    for chunk in await d.walk(start, descend if prunes else None):
         for e in chunk:
             rel = e.relpath[cut:]
             if e.kind == DIR:
-                if e.match is not None and pat.could_match_below(rel):
+                if e.match is not None and (not prunes or pat.could_match_below(rel)):
                     excluded_dirs.append(e)
                 continue
             if pat.match(rel):
