@@ -34,8 +34,11 @@ __all__ = ["DEFAULT_MAX_RESULTS", "code_search"]
 
 #: Hits returned when the caller gives no ``max_results`` (``0``: no limit).
 DEFAULT_MAX_RESULTS = 200
-#: Files per worker-thread hop.
-FILES_PER_HOP = 64
+#: Files per worker-thread hop (a few ms of work: cancellation stays prompt, and fewer
+#: hops wait less for the event loop on a busy machine).
+FILES_PER_HOP = 256
+#: Files per limiter token in one window; ``max_results`` is checked after each window.
+WINDOW_PER_TOKEN = 64
 #: ``read(2)`` size after the first read of a file (which asks for its fstat size + 1).
 READ_STEP = 1 << 16
 #: Longest line text returned in a hit (characters); longer lines are cut with "…".
@@ -194,16 +197,17 @@ async def code_search(
     ops = runtime.ops
     root = runtime.root
     size_limit = d.ctx.size_limit
-    window = FILES_PER_HOP * max(1, int(limiter.total_tokens))
+    window = WINDOW_PER_TOKEN * max(1, int(limiter.total_tokens))
     for w in range(0, len(files), window):
         # one hop at a time: with a warm page cache the scan is GIL-bound, and parallel
         # hops of one call ran 1.5-3x slower than sequential ones (benchmarks/bench_tools.py);
         # concurrent calls still spread over the shared limiter. The cap is checked per
         # window, as before, so results and skip counts do not depend on the hop size.
-        for h in range(w, min(w + window, len(files)), FILES_PER_HOP):
+        end = min(w + window, len(files))
+        for h in range(w, end, FILES_PER_HOP):
             part = await anyio.to_thread.run_sync(
-                _scan_files, ops, root, files[h:h + FILES_PER_HOP], rx, size_limit, context,
-                limiter=limiter)
+                _scan_files, ops, root, files[h:min(h + FILES_PER_HOP, end)], rx, size_limit,
+                context, limiter=limiter)
             hits.extend(part.hits)
             binary += part.binary
             too_large += part.too_large
