@@ -184,3 +184,27 @@ async def test_symlinks_judged_by_target(anyio_backend: str, tmp_path: Path) -> 
     assert {(om.gate, om.count) for om in result.omitted} == {(Gate.PATH, 1)}
     search = await rt.code_search("needle")
     assert search.hits == ()
+
+
+@pytest.mark.parametrize("enforce_secrets", [True, False])
+async def test_inline_judging_equals_the_gate_pipeline(
+    anyio_backend: str, tmp_path: Path, enforce_secrets: bool
+) -> None:
+    """The discovery fast path gives exactly the verdicts of GatePipeline.check_entries."""
+    from pathgate.runtime._walk import walk
+
+    root = make_tree(tmp_path / "p")
+    (root / ".gitignore").write_text("build/\n*.log\n!keep.log\n*.pem\nsecrets.env/\n")
+    for rel in ("k/id_rsa", "k/x.pem", ".env.local", "secrets.env/a.txt", "build/.env", "vendor/.npmrc"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("x\n")
+    rt = Runtime(root, policy=Policy(enforce_secrets=enforce_secrets))
+    d = _discover.Discovery(rt)
+    assert d._inline
+    entries = [e for e in walk(d.session) if e.kind != "symlink"]
+    assert len(entries) > 15
+    fast = await d.judge(entries)
+    d._inline = False
+    slow = await d.judge(entries)
+    assert fast == slow
+    assert any(v is not None and v.opaque for v in fast)  # x.pem: secret and ignored: opaque either way

@@ -58,6 +58,11 @@ MAX_UNSEARCHED = 10
 MAX_EXAMPLES = 3
 
 
+_INLINE_GATES = frozenset({"path", "secrets", "ignore"})
+_SECRET = Verdict(status=Status.BLOCKED, gate=Gate.SECRETS, opaque=True)
+_OPAQUE_IGNORE = Verdict(status=Status.BLOCKED, gate=Gate.IGNORE, opaque=True)
+
+
 def discovery_pipeline(pipeline: GatePipeline) -> GatePipeline:
     """The gates that need no open descriptor (path, secrets, host filter, ignore, host
     gates): what a walked entry or a start directory can be judged by."""
@@ -110,6 +115,9 @@ class Discovery:
     def __init__(self, runtime: Runtime, *, model: str | None = None) -> None:
         self.runtime = runtime
         self.pipeline = discovery_pipeline(runtime.pipeline)
+        # Only the built-in path-only gates: walked plain entries can be judged inline
+        # (same verdicts as GatePipeline.check_entries, without its per-entry machinery).
+        self._inline = {g.name for g in self.pipeline.gates} <= _INLINE_GATES
         policy = runtime.policy
         self.ctx = GateContext(policy=policy, purpose="discover", model=model,
                                size_limit=policy.size_limit_for(model))
@@ -170,6 +178,24 @@ class Discovery:
                 it.close()  # type: ignore[attr-defined]
         return chunks
 
+    def _judge_inline(self, entries: Sequence[Entry], plain: Sequence[int], out: list[Verdict | None]) -> None:
+        """``check_entries`` for the default gates (path, secrets, ignore), inline: a walked
+        entry is inside the root (the path gate passes); a secret is opaque whatever decides
+        it; an ignored entry gets the ignore verdict."""
+        is_secret = self.pipeline.secrets.is_secret
+        enforce = any(g.name == "secrets" for g in self.pipeline.gates)
+        for i in plain:
+            e = entries[i]
+            m = e.match
+            if m is None:
+                if enforce and is_secret(e.relpath):
+                    out[i] = _SECRET
+            elif is_secret(e.relpath):
+                out[i] = _SECRET if enforce else _OPAQUE_IGNORE
+            else:
+                out[i] = Verdict(status=Status.BLOCKED, gate=Gate.IGNORE, rule=m.rule, ancestor=m.ancestor,
+                                 fail_closed=m.fail_closed, unreadable=m.unreadable)
+
     async def judge(self, entries: Sequence[Entry]) -> list[Verdict | None]:
         """Path-only gates for walked entries; symlinks are resolved and judged by target."""
         if not entries:
@@ -177,7 +203,9 @@ class Discovery:
         plain = [i for i, e in enumerate(entries) if e.kind != SYMLINK]
         links = [i for i, e in enumerate(entries) if e.kind == SYMLINK]
         out: list[Verdict | None] = [None] * len(entries)
-        if plain:
+        if plain and self._inline:
+            self._judge_inline(entries, plain, out)
+        elif plain:
             verdicts = await self.pipeline.check_entries(
                 [_Walked(entries[i].relpath, entries[i].kind == DIR, entries[i].match) for i in plain],
                 self.ctx,
