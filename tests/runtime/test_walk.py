@@ -78,3 +78,18 @@ def test_walk_equals_classifier(tmp_path: Path) -> None:
     for e in walk(s):
         m = s.match(e.relpath, e.kind == DIR)
         assert m.ignored == (e.match is not None), e
+
+
+def test_want_filters_files_before_deciding(tmp_path: Path) -> None:
+    _tree(tmp_path)
+    index = IgnoreIndex(tmp_path, IgnoreConfig(defaults=(), git_sources=False))
+    full = list(walk(index.session()))
+
+    def want(rel: str) -> bool:
+        return rel.endswith((".py", ".md"))
+
+    filtered = list(walk(index.session(), want=want))
+    expected = [e for e in full if e.kind == DIR or want(e.relpath)]
+    assert filtered == expected
+    assert {e.relpath for e in filtered if e.kind != DIR} == {"src/a.py", "docs/tmp.md"}
+    assert len(filtered) < len(full)

@@ -71,11 +71,15 @@ def _kind(e: DirEntryLike) -> tuple[str, bool]:
 
 
 def walk(session: IgnoreSession, start: str = "", *,
-         descend: Callable[[str], bool] | None = None) -> Iterator[Entry]:
+         descend: Callable[[str], bool] | None = None,
+         want: Callable[[str], bool] | None = None) -> Iterator[Entry]:
     """Walk the tree below directory ``start`` (project-relative, ``""`` = root).
 
     ``descend(relpath)`` is consulted for every kept directory before entering it
     (a glob's directory pre-filter); the directory itself is still yielded.
+    ``want(relpath)`` filters non-directory entries before anything is decided about them:
+    an unwanted file is neither decided nor yielded (a glob's file filter: cheap checks
+    before costly ones). Directories are always decided and yielded.
     ``start`` itself is not yielded unless it is excluded (then it is the only entry).
     Listing errors below ``start`` are reported on the directory's entry, not raised;
     an error listing ``start`` itself propagates.
@@ -116,8 +120,11 @@ def walk(session: IgnoreSession, start: str = "", *,
                 name = e.name
                 if name == ".git" or (fold and name.lower() == ".git"):
                     continue
-                kind, _ = _kind(e)
-                yield Entry(f"{rel}/{name}" if rel else name, kind, dnode.stop)
+                kind, is_dir = _kind(e)
+                crel = f"{rel}/{name}" if rel else name
+                if want is not None and not is_dir and not want(crel):
+                    continue
+                yield Entry(crel, kind, dnode.stop)
             continue
         subdirs: list[tuple[str, _Dir | None, _Dir | None, str, Match | None]] = []
         prefix = rel + "/" if rel else ""
@@ -127,6 +134,8 @@ def walk(session: IgnoreSession, start: str = "", *,
                 continue
             kind, is_dir = _kind(e)
             crel = prefix + name
+            if want is not None and not is_dir and not want(crel):
+                continue
             m = match_in(dnode, crel, name, is_dir)
             if m.ignored:
                 yield Entry(crel, kind, m)

@@ -149,8 +149,8 @@ class Discovery:
 
     # -- the walk --------------------------------------------------------------------------
 
-    async def walk(self, start: str, descend: Callable[[str], bool] | None = None
-                   ) -> list[list[Entry]]:
+    async def walk(self, start: str, descend: Callable[[str], bool] | None = None,
+                   want: Callable[[str], bool] | None = None) -> list[list[Entry]]:
         """Walk below ``start`` in worker-thread chunks; return the chunks (bounded)."""
         session = self.session
         limiter = self.runtime.limiter.get()
@@ -160,7 +160,7 @@ class Discovery:
         def step() -> list[Entry]:
             nonlocal it
             if it is None:
-                it = walk(session, start, descend=descend)
+                it = walk(session, start, descend=descend, want=want)
             return list(islice(it, CHUNK))
 
         try:

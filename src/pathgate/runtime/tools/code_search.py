@@ -172,12 +172,12 @@ async def code_search(
     descend = None if pat is None or not pat.prunes else (lambda rel: pat.could_match_below(rel[cut:]))
     candidates: list[Entry] = []
     excluded_dirs: list[Entry] = []
-    for chunk in await d.walk(start, descend):
+    for chunk in await d.walk(start, descend, None if pat is None else wanted):
         for e in chunk:
             if e.kind == DIR:
                 if e.match is not None and (descend is None or descend(e.relpath)):
                     excluded_dirs.append(e)
-            elif wanted(e.relpath):
+            else:
                 candidates.append(e)
 
     files: list[str] = []

@@ -55,18 +55,19 @@ async def glob(
     def descend(rel: str) -> bool:
         return pat.could_match_below(rel[cut:])
 
+    def want(rel: str) -> bool:  # runs in the walk, before any ignore decision
+        return pat.match(rel[cut:])
+
     prunes = pat.prunes  # "**/…": every directory may hold a match, skip the pre-filter
     candidates: list[Entry] = []
     excluded_dirs: list[Entry] = []
-    for chunk in await d.walk(start, descend if prunes else None):
+    for chunk in await d.walk(start, descend if prunes else None, want):
         for e in chunk:
-            rel = e.relpath[cut:]
             if e.kind == DIR:
-                if e.match is not None and (not prunes or pat.could_match_below(rel)):
+                if e.match is not None and (not prunes or pat.could_match_below(e.relpath[cut:])):
                     excluded_dirs.append(e)
                 continue
-            if pat.match(rel):
-                candidates.append(e)
+            candidates.append(e)
 
     matches: list[str] = []
     for e, v in zip(candidates, await d.judge(candidates), strict=True):
