@@ -23,6 +23,7 @@ for "N matches omitted by ignore rules" notes.
 from __future__ import annotations
 
 import errno
+import operator
 import os
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
@@ -57,6 +58,9 @@ class Entry(NamedTuple):
         return self.match is not None
 
 
+_by_name = operator.attrgetter("name")
+
+
 def _kind(e: DirEntryLike) -> tuple[str, bool]:
     try:
         if e.is_dir(follow_symlinks=False):
@@ -89,6 +93,7 @@ def walk(session: IgnoreSession, start: str = "", *,
     root = index.root
     fold = session.ignore_case
     ignore_names = frozenset(index._names())
+    root_slash = root if root.endswith("/") else root + "/"
     start = start.strip("/")
     node = session._dir(start)
     if node.stop is not None:
@@ -101,9 +106,9 @@ def walk(session: IgnoreSession, start: str = "", *,
     match_in = session._match_in
     while stack:
         rel, dnode, parent, dname, decided = stack.pop()
-        path = os.path.join(root, rel) if rel else root
+        path = f"{root_slash}{rel}" if rel else root
         try:
-            listing = sorted(fs.scandir(path), key=lambda e: e.name)
+            listing = sorted(fs.scandir(path), key=_by_name)
         except OSError as exc:
             if first:
                 raise
@@ -132,10 +137,17 @@ def walk(session: IgnoreSession, start: str = "", *,
             name = e.name
             if name == ".git" or (fold and name.lower() == ".git"):
                 continue
-            kind, is_dir = _kind(e)
             crel = prefix + name
-            if want is not None and not is_dir and not want(crel):
-                continue
+            try:
+                is_dir = e.is_dir(follow_symlinks=False)
+            except OSError:
+                is_dir = False
+            if is_dir:
+                kind = DIR
+            elif want is not None and not want(crel):
+                continue  # cheap filter first: an unwanted file is never decided
+            else:
+                kind = _kind(e)[0]
             m = match_in(dnode, crel, name, is_dir)
             if m.ignored:
                 yield Entry(crel, kind, m)
