@@ -426,3 +426,57 @@ async def test_runtime_recovers_when_a_transient_fault_is_gone(
     assert fs.raised and during != expected
     fs.fail.clear()
     assert [await rt.call(t, a) for t, a in calls] == expected
+
+
+# -- a symlink swapped in during a call ------------------------------------------------------
+
+
+async def test_symlink_swapped_in_during_a_call(anyio_backend: str, tmp_path: Path) -> None:
+    """Through the seam, right before the open: the approved file becomes a symlink to a
+    secret or to outside; or (for a search) its directory becomes a link out. Nothing leaks."""
+    root = H.build(tmp_path)
+    outside = tmp_path / "outside"
+
+    def to_link(path: str, target: str) -> None:
+        os.replace(path, path + ".bak")
+        os.symlink(target, path)
+
+    def restore(path: str) -> None:
+        if os.path.islink(path):
+            os.unlink(path)
+            os.replace(path + ".bak", path)
+
+    swaps = {"src/app.py": str(outside / "secret.txt"), "src/util.py": "../.env", ".env.example": ".env"}
+    for backend in ("thread", "aiofiles"):
+        if backend == "aiofiles" and anyio_backend == "trio":
+            continue
+        for rel, target in swaps.items():
+            for renderer in RENDERERS:
+                path = str(root / rel)
+                restore(path)
+                fs = FaultFS()
+                fs.before_open[path] = lambda path=path, target=target: to_link(path, target)  # type: ignore[misc]
+                rt = Runtime(root, policy=Policy(host_filter=H.host_filter, fs_backend=backend), fs=fs)  # type: ignore[arg-type]
+                out = await rt.call("read_files", {"paths": [rel]}, renderer=renderer)
+                assert fs.opened, "the swap never happened"
+                assert not H.leaks(out, [rel]), (rel, renderer, out)
+                if renderer != "structured":
+                    assert out[rel].split("]")[0] + "]" in STATUSES, out
+                restore(path)
+
+    # a directory swapped for a link out between the walk and the search's open
+    fs = FaultFS()
+
+    def swap_dir() -> None:
+        os.rename(root / "src", tmp_path / "src.moved")
+        os.symlink(str(outside), root / "src")
+        (outside / "app.py").write_text(f"{H.OUTSIDE_MARKER} swapped\n")
+
+    fs.before_open[str(root / "src" / "app.py")] = swap_dir
+    rt = Runtime(root, policy=Policy(host_filter=H.host_filter), fs=fs)
+    for renderer in RENDERERS:
+        out = await rt.call("code_search", {"regex": "PG9|print", "max_results": 0}, renderer=renderer)
+        assert not H.leaks(out), (renderer, out)
+        out = await rt.call("read_files", {"paths": ["src/app.py"]}, renderer=renderer)
+        assert not H.leaks(out, ["src/app.py"]), (renderer, out)
+    assert (root / "src").is_symlink()
