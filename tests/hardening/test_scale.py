@@ -13,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -106,10 +107,35 @@ def make_deep(root: Path, depth: int = DEPTH, beyond: int = 0) -> str:
     return rel + "leaf.txt"
 
 
-async def test_thousand_nested_directories_discovery(anyio_backend: str, tmp_path: Path) -> None:
-    """glob and code_search walk 1,000 levels (and past PATH_MAX below them) without a crash."""
+def rm_deep(top: Path) -> None:
+    """Remove a tree too deep for ``shutil.rmtree`` (it recurses per level; pytest's tmp
+    cleanup would fail): move every subdirectory up to ``top`` first, so paths stay short."""
+    queue = [top]
+    moved = 0
+    while queue:
+        d = queue.pop()
+        for e in os.scandir(d):
+            if e.is_dir(follow_symlinks=False):
+                moved += 1
+                dest = top.parent / f"{top.name}.rm{moved}"
+                os.rename(e.path, dest)
+                queue.append(dest)
+            else:
+                os.unlink(e.path)
+        os.rmdir(d)
+
+
+@pytest.fixture
+def deep_root(tmp_path: Path) -> Iterator[Path]:
     root = tmp_path / "p"
     root.mkdir()
+    yield root
+    rm_deep(root)
+
+
+async def test_thousand_nested_directories_discovery(anyio_backend: str, deep_root: Path) -> None:
+    """glob and code_search walk 1,000 levels (and past PATH_MAX below them) without a crash."""
+    root = deep_root
     leaf = make_deep(root, beyond=12)
     rt = Runtime(root, policy=Policy())
     with anyio.fail_after(60):
@@ -134,9 +160,8 @@ DEEP_RECURSION = pytest.mark.xfail(
 
 
 @DEEP_RECURSION
-async def test_thousand_nested_directories_read(anyio_backend: str, tmp_path: Path) -> None:
-    root = tmp_path / "p"
-    root.mkdir()
+async def test_thousand_nested_directories_read(anyio_backend: str, deep_root: Path) -> None:
+    root = deep_root
     leaf = make_deep(root)
     rt = Runtime(root, policy=Policy())
     with anyio.fail_after(60):
