@@ -346,14 +346,6 @@ TARGETS = [
     ("stat", "*"),
 ]
 
-# Walks raise when the start directory itself cannot be listed (_walk.walk re-raises the first
-# scandir error; _discover.Discovery.walk does not catch it): an internal error, not a verdict.
-WALK_START_BUG = pytest.mark.xfail(
-    strict=True,
-    reason="lead: _walk.walk re-raises an OSError from listing the start directory and "
-           "_discover.Discovery.walk does not turn it into a verdict -> internal error",
-)
-
 
 def _abs(root: Path, rel: str) -> str:
     return "*" if rel == "*" else str(root / rel)
@@ -376,7 +368,6 @@ async def test_errno_from_the_seam_degrades(
         assert read_text["a.txt"] == "alpha\n", read_text
 
 
-@WALK_START_BUG
 @pytest.mark.parametrize("code", [*ERRNOS, "ENOENT"])
 @pytest.mark.parametrize("start", [".", "sub"])
 async def test_errno_listing_the_start_directory(anyio_backend: str, tmp_path: Path, code: str, start: str) -> None:

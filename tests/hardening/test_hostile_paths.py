@@ -318,15 +318,6 @@ async def _discovery_checks(rt: Runtime, row: str, accepted: frozenset[str]) -> 
     return problems
 
 
-# _discover.Discovery.start_dir asserts that a start directory without a path-gate verdict has
-# a project-relative real path; an over-long (ENAMETOOLONG) or unencodable (EILSEQ) spelling
-# resolves to relpath=None without being "outside", so the assert fails -> internal error.
-START_DIR_BUG = pytest.mark.xfail(
-    strict=True,
-    reason="lead: _discover.start_dir asserts resolved.relpath is not None; ENAMETOOLONG/EILSEQ "
-           "spellings reach it with relpath None (internal error instead of [FILE_DOES_NOT_EXIST])",
-)
-START_DIR_BUG_ROWS = {"path-max+", "path-max-dots", "path-max-dotdot", "huge", "lone-surrogate"}
 
 
 @pytest.mark.parametrize(("spelling", "accepted"), [(p, a) for _, p, a in ROWS],
@@ -343,7 +334,7 @@ async def test_hostile_row_read_files(
 
 @pytest.mark.parametrize(
     ("spelling", "accepted"),
-    [pytest.param(p, a, id=i, marks=[START_DIR_BUG] if i in START_DIR_BUG_ROWS else [])
+    [pytest.param(p, a, id=i, marks=[])
      for i, p, a in ROWS],
 )
 async def test_hostile_row_discovery_tools(

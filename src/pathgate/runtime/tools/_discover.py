@@ -19,6 +19,7 @@ A discovery call:
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -61,6 +62,14 @@ MAX_EXAMPLES = 3
 _INLINE_GATES = frozenset({"path", "secrets", "ignore"})
 _SECRET = Verdict(status=Status.BLOCKED, gate=Gate.SECRETS, opaque=True)
 _OPAQUE_IGNORE = Verdict(status=Status.BLOCKED, gate=Gate.IGNORE, opaque=True)
+
+
+def _listing_verdict(exc: OSError) -> Verdict:
+    """The verdict for a start directory that passed the gates but cannot be listed."""
+    name = errno.errorcode.get(exc.errno or 0, "EIO")
+    if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+        return Verdict(status=Status.FILE_DOES_NOT_EXIST, gate=Gate.EXISTENCE, detail=name)
+    return Verdict(status=Status.FILE_READ_ERROR, gate=Gate.READ, detail=name)
 
 
 def discovery_pipeline(pipeline: GatePipeline) -> GatePipeline:
@@ -127,6 +136,7 @@ class Discovery:
         self.omissions = Omissions()
         self.walked = 0
         self.stopped_early = False
+        self.start_error: Verdict | None = None
         self.count_left = COUNT_BUDGET
         self._source = ReadFacts(runtime, runtime.backends.pick("thread"), self.read_ctx)
 
@@ -139,7 +149,12 @@ class Discovery:
         if verdict is not None:
             return "", verdict
         resolved = facts.resolved
-        assert resolved is not None and resolved.relpath is not None
+        if resolved is None or resolved.relpath is None:
+            # passed the path gate without a project-relative real path: a spelling that
+            # cannot name anything (too long, unencodable)
+            error = None if resolved is None else resolved.error
+            return "", Verdict(status=Status.FILE_DOES_NOT_EXIST, gate=Gate.EXISTENCE,
+                               detail=errno.errorcode.get(error or 0))
         if not resolved.is_dir:
             if resolved.st is not None:
                 return "", Verdict(status=Status.NOT_A_FILE, gate=Gate.EXISTENCE, exists=True,
@@ -165,7 +180,13 @@ class Discovery:
 
         try:
             while True:
-                chunk = await anyio.to_thread.run_sync(step, limiter=limiter)
+                try:
+                    chunk = await anyio.to_thread.run_sync(step, limiter=limiter)
+                except OSError as exc:
+                    # only listing the start directory itself raises (deeper listing errors
+                    # are reported on their entries): the call's answer is a verdict
+                    self.start_error = _listing_verdict(exc)
+                    break
                 if not chunk:
                     break
                 chunks.append(chunk)

@@ -172,7 +172,10 @@ async def code_search(
     descend = None if pat is None or not pat.prunes else (lambda rel: pat.could_match_below(rel[cut:]))
     candidates: list[Entry] = []
     excluded_dirs: list[Entry] = []
-    for chunk in await d.walk(start, descend, None if pat is None else wanted):
+    chunks = await d.walk(start, descend, None if pat is None else wanted)
+    if d.start_error is not None:
+        return SearchResult(regex=regex, path=path, hits=(), verdict=d.start_error, limit=cap)
+    for chunk in chunks:
         for e in chunk:
             if e.kind == DIR:
                 if e.match is not None and (descend is None or descend(e.relpath)):

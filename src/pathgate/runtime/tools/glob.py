@@ -61,7 +61,10 @@ async def glob(
     prunes = pat.prunes  # "**/…": every directory may hold a match, skip the pre-filter
     candidates: list[Entry] = []
     excluded_dirs: list[Entry] = []
-    for chunk in await d.walk(start, descend if prunes else None, want):
+    chunks = await d.walk(start, descend if prunes else None, want)
+    if d.start_error is not None:
+        return GlobResult(pattern=pattern, path=path, matches=(), verdict=d.start_error, limit=cap)
+    for chunk in chunks:
         for e in chunk:
             if e.kind == DIR:
                 if e.match is not None and (not prunes or pat.could_match_below(e.relpath[cut:])):

@@ -31,7 +31,10 @@ async def list_directory(runtime: Runtime, path: str = ".", *, model: str | None
     start, verdict = await d.start_dir(path)
     if verdict is not None:
         return ListResult(path=path, entries=(), verdict=verdict)
-    entries = [e for chunk in await d.walk(start, lambda _rel: False) for e in chunk]
+    chunks = await d.walk(start, lambda _rel: False)
+    if d.start_error is not None:
+        return ListResult(path=path, entries=(), verdict=d.start_error)
+    entries = [e for chunk in chunks for e in chunk]
     cut = len(start) + 1 if start else 0
     if len(entries) == 1 and entries[0].relpath == start and entries[0].match is not None:
         # ignore_mode="discovery" lets an explicit path through, but the directory itself is
