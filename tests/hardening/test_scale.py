@@ -272,16 +272,14 @@ SCENARIOS: dict[str, tuple[str, str | None]] = {
                            ("code_search", {{"regex": "x", "glob": {STARS!r}}})]:
             out = await rt.call(tool, args)
             assert "error" not in out, out
-        """, "tools/_pattern.compile_glob: a model-supplied `*a*a…*b` backtracks exponentially in "
-             "a worker thread that cannot be cancelled"),
+        """, None),
     "glob-repeated-starstar": (f"""
         rt = Runtime(root, policy=Policy())
         for tool, args in [("glob", {{"pattern": {REPEATED!r}}}),
                            ("code_search", {{"regex": "x", "glob": {REPEATED!r}}})]:
             out = await rt.call(tool, args)
             assert "error" not in out, out
-        """, "tools/_pattern.compile_glob: a model-supplied repeated `**/` becomes nested "
-             "(?:[^/]+/)* groups, O(depth^k) per path"),
+        """, None),
     "glob-starstar-chain": (f"""
         rt = Runtime(root, policy=Policy())
         out = await rt.call("glob", {{"pattern": {CHAIN!r}}})

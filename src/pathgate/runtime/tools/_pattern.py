@@ -17,6 +17,7 @@ prune: the literal leading directories and whether a directory could hold a matc
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pathgate.errors import ToolArgumentError
@@ -76,6 +77,100 @@ def _translate_segment(seg: str, field: str) -> str:
 
 _MAGIC = re.compile(r"[*?\[\\]")
 
+#: Wildcards in one segment, or ``**`` segments in a pattern, above which the pattern is
+#: matched by the linear-time matcher below instead of a backtracking regex: a
+#: model-supplied ``*a*a*a…*b`` must not pin a worker thread.
+MAX_REGEX_STARS = 3
+MAX_REGEX_GLOBSTARS = 4
+
+_STAR = object()
+_ANY = object()
+
+
+def _tokens(seg: str) -> list[object]:
+    """A segment as tokens: ``_STAR``, ``_ANY``, a literal ``str`` or a class ``re.Pattern``."""
+    out: list[object] = []
+    i, n = 0, len(seg)
+    while i < n:
+        c = seg[i]
+        if c == "*":
+            while i + 1 < n and seg[i + 1] == "*":
+                i += 1
+            out.append(_STAR)
+        elif c == "?":
+            out.append(_ANY)
+        elif c == "\\":
+            i += 1
+            out.append(seg[i] if i < n else "\\")
+        elif c == "[":
+            j = i + 1
+            if j < n and seg[j] in "!^":
+                j += 1
+            if j < n and seg[j] == "]":
+                j += 1
+            while j < n and seg[j] != "]":
+                j += 1
+            if j >= n:
+                out.append("[")
+            else:
+                out.append(re.compile(_translate_segment(seg[i : j + 1], "pattern"), re.DOTALL))
+                i = j
+        else:
+            out.append(c)
+        i += 1
+    return out
+
+
+def _greedy(tokens: list[object], items: list[str] | str, one: Callable[[object, str], bool]) -> bool:
+    """Wildcard matching in O(len(tokens) × len(items)): ``_STAR`` matches any run of items,
+    every other token exactly one item (the classic single-backtrack-point algorithm)."""
+    t = i = 0
+    star = -1
+    mark = 0
+    nt, ni = len(tokens), len(items)
+    while i < ni:
+        if t < nt and tokens[t] is not _STAR and one(tokens[t], items[i]):
+            t += 1
+            i += 1
+        elif t < nt and tokens[t] is _STAR:
+            star, mark = t, i
+            t += 1
+        elif star >= 0:
+            t = star + 1
+            mark += 1
+            i = mark
+        else:
+            return False
+    while t < nt and tokens[t] is _STAR:
+        t += 1
+    return t == nt
+
+
+def _one_char(token: object, ch: str) -> bool:
+    if token is _ANY:
+        return ch != "/"
+    if isinstance(token, str):
+        return token == ch
+    assert isinstance(token, re.Pattern)
+    return token.fullmatch(ch) is not None
+
+
+def _segment_pred(seg: str) -> Callable[[str], bool]:
+    """A predicate for one segment: a regex when cheap, else the linear matcher."""
+    if seg.count("*") <= MAX_REGEX_STARS:
+        rx = re.compile(_translate_segment(seg, "pattern"), re.DOTALL)
+        return lambda name: rx.fullmatch(name) is not None
+    toks = _tokens(seg)
+    return lambda name: _greedy(toks, name, _one_char)
+
+
+def _ANY_SEGMENT(name: str) -> bool:
+    return True
+
+
+def _one_segment(token: object, name: str) -> bool:
+    return bool(token(name))  # type: ignore[operator]
+
 
 @dataclass(frozen=True, slots=True)
 class GlobPattern:
@@ -87,8 +182,11 @@ class GlobPattern:
     segment_regexes: tuple[re.Pattern[str] | None, ...]  # None for "**"
     literal_prefix: str  # leading directories without glob characters ("" if none)
     has_globstar: bool
+    linear: tuple[object, ...] | None = None  # segment tokens when the regex would backtrack
 
     def match(self, relpath: str) -> bool:
+        if self.linear is not None:
+            return _greedy(list(self.linear), relpath.split("/"), _one_segment)
         return self.regex.fullmatch(relpath) is not None
 
     @property
@@ -110,7 +208,8 @@ class GlobPattern:
                 return True
             if i == len(self.segments) - 1:
                 return False  # the last segment names files, not a directory to enter
-            if rx.fullmatch(part) is None:
+            if not _segment_pred(self.segments[i])(part) if self.linear is not None else (
+                    rx.fullmatch(part) is None):
                 return False
         return True
 
@@ -128,7 +227,9 @@ def compile_glob(pattern: str, *, field: str = "pattern") -> GlobPattern:
         raise ToolArgumentError(
             f"{field}: must be relative to the search directory (no leading '/')", field=field
         )
-    segments = tuple(s for s in pat.split("/") if s not in ("", "."))
+    parts = [s for s in pat.split("/") if s not in ("", ".")]
+    # consecutive "**" segments mean what one does (and would nest backtracking groups)
+    segments = tuple(s for k, s in enumerate(parts) if not (s == "**" and k and parts[k - 1] == "**"))
     if not segments:
         raise ToolArgumentError(f"{field}: must name something to match", field=field)
     if any(s == ".." for s in segments):
@@ -145,6 +246,16 @@ def compile_glob(pattern: str, *, field: str = "pattern") -> GlobPattern:
         seg_rx.append(re.compile(body, re.DOTALL))
         regex_parts.append(body if last else body + "/")
     regex = re.compile("".join(regex_parts), re.DOTALL)
+    linear: tuple[object, ...] | None = None
+    if (max(s.count("*") if s != "**" else 0 for s in segments) > MAX_REGEX_STARS
+            or segments.count("**") > MAX_REGEX_GLOBSTARS):
+        toks: list[object] = []
+        for i, seg in enumerate(segments):
+            if seg == "**":
+                toks += [_ANY_SEGMENT, _STAR] if i == len(segments) - 1 else [_STAR]
+            else:
+                toks.append(_segment_pred(seg))
+        linear = tuple(toks)
     prefix: list[str] = []
     for seg in segments[:-1]:
         if seg == "**" or _MAGIC.search(seg):
@@ -157,4 +268,5 @@ def compile_glob(pattern: str, *, field: str = "pattern") -> GlobPattern:
         segment_regexes=tuple(seg_rx),
         literal_prefix="/".join(prefix),
         has_globstar=any(r is None for r in seg_rx),
+        linear=linear,
     )
