@@ -30,13 +30,15 @@ class Omission(msgspec.Struct, frozen=True, kw_only=True):
     """``count`` matches left out by ``gate`` (never an opaque gate), with up to 3 examples.
 
     ``lower_bound`` is true when counting stopped at the work budget (the real number is at
-    least ``count``).
+    least ``count``). ``fail_closed``: these were withheld because an ignore file that governs
+    them could not be read (no rule is claimed to match them).
     """
 
     gate: Gate
     count: int
     examples: tuple[str, ...] = ()
     lower_bound: bool = False
+    fail_closed: bool = False
 
 
 class Unsearched(msgspec.Struct, frozen=True, kw_only=True):

@@ -49,7 +49,10 @@ def omission_text(om: Omission, noun: tuple[str, str] = ("match", "matches"),
         return None
     word = noun[0] if om.count == 1 else noun[1]
     head = f"at least {om.count}" if om.lower_bound else str(om.count)
-    text = f"{head} {word} {verb} by {_REASONS.get(om.gate, om.gate.value)}"
+    reason = _REASONS.get(om.gate, om.gate.value)
+    if om.fail_closed:
+        reason = "ignore-rule checking (an ignore file that governs them could not be read)"
+    text = f"{head} {word} {verb} by {reason}"
     if om.examples:
         text += ", e.g. " + ", ".join(om.examples)
     return text

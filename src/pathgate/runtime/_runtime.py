@@ -49,6 +49,7 @@ from pathgate.runtime.tools.glob import glob as _glob
 from pathgate.runtime.tools.list_directory import list_directory as _list_directory
 from pathgate.runtime.tools.read_files import read_files as _read_files
 from pathgate.verdicts import FileResult
+from pathgate.verdicts import Gate as GateName
 
 if TYPE_CHECKING:
     from opentelemetry.metrics import MeterProvider
@@ -317,7 +318,10 @@ class Runtime:
 
     @staticmethod
     def _record_discovery(call: ToolCall, result: GlobResult | ListResult | SearchResult) -> None:
-        call.state.omitted = {om.gate: om.count for om in result.omitted}
+        omitted: dict[GateName, int] = {}
+        for om in result.omitted:
+            omitted[om.gate] = omitted.get(om.gate, 0) + om.count
+        call.state.omitted = omitted
         call.state.verdicts = [result.verdict] if result.verdict is not None else []
 
     async def _tool_glob(self, args: GlobArgs, call: ToolCall) -> GlobResult:

@@ -208,3 +208,25 @@ async def test_inline_judging_equals_the_gate_pipeline(
     slow = await d.judge(entries)
     assert fast == slow
     assert any(v is not None and v.opaque for v in fast)  # x.pem: secret and ignored: opaque either way
+
+
+async def test_fail_closed_omissions_are_hedged(anyio_backend: str, tmp_path: Path) -> None:
+    from pathgate.runtime._fs import OsFS
+
+    root = make_tree(tmp_path / "p")
+    (root / "src" / ".gitignore").write_text("*.tmp\n")
+    unreadable = str(root / "src" / ".gitignore")
+
+    class Unreadable(OsFS):
+        def read_bytes(self, path: str) -> bytes:
+            if path == unreadable:
+                raise PermissionError(13, "Permission denied", path)
+            return super().read_bytes(path)
+
+    rt = Runtime(root, policy=Policy(), fs=Unreadable())
+    result = await rt.glob("**/*.py")
+    fail_closed = [om for om in result.omitted if om.fail_closed]
+    assert len(fail_closed) == 1 and fail_closed[0].count == 2
+    notes = (await rt.call("glob", {"pattern": "**/*.py"}))["notes"]
+    hedged = [n for n in notes if "src/app.py" in n]
+    assert hedged and "ignore-rule checking" in hedged[0] and "ignore rules," not in hedged[0]

@@ -91,29 +91,31 @@ class _Walked:
 class Omissions:
     """Per-gate omission counts of one call (non-opaque gates only)."""
 
-    counts: dict[Gate, int] = field(default_factory=dict)
-    examples: dict[Gate, list[str]] = field(default_factory=dict)
+    counts: dict[tuple[Gate, bool], int] = field(default_factory=dict)
+    examples: dict[tuple[Gate, bool], list[str]] = field(default_factory=dict)
     lower_bound: set[Gate] = field(default_factory=set)
     max_examples: int = MAX_EXAMPLES
 
     def add(self, verdict: Verdict, relpath: str) -> None:
         if verdict.opaque:
             return
-        gate = verdict.gate
-        self.counts[gate] = self.counts.get(gate, 0) + 1
-        ex = self.examples.setdefault(gate, [])
+        key = (verdict.gate, verdict.fail_closed)  # fail-closed blocks get their own, hedged note
+        self.counts[key] = self.counts.get(key, 0) + 1
+        ex = self.examples.setdefault(key, [])
         if len(ex) < self.max_examples:
             ex.append(relpath)
 
     def freeze(self) -> tuple[Omission, ...]:
+        order = list(Gate)
         return tuple(
             Omission(
                 gate=g,
                 count=n,
-                examples=tuple(sorted(self.examples.get(g, ()))),
+                examples=tuple(sorted(self.examples.get((g, fc), ()))),
                 lower_bound=g in self.lower_bound,
+                fail_closed=fc,
             )
-            for g, n in sorted(self.counts.items(), key=lambda kv: list(Gate).index(kv[0]))
+            for (g, fc), n in sorted(self.counts.items(), key=lambda kv: (order.index(kv[0][0]), kv[0][1]))
             if n > 0
         )
 
