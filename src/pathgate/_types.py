@@ -22,7 +22,9 @@ class CallState:
 
     The tool fills ``verdicts`` (one entry per requested path: ``None`` = allowed) and
     ``omitted`` (discovery tools: omissions per non-opaque gate); the rendering link sets
-    ``renderer``; the error boundary sets ``error_type``. The tracing link reads them all.
+    ``renderer`` and keeps the tool's raw result in ``raw`` (host middlewares read it after
+    ``await call_next(call)``); the error boundary sets ``error_type``. The tracing link
+    reads them all.
     """
 
     render: bool = True

@@ -62,10 +62,20 @@ async def test_middleware_order_and_one_context(anyio_backend: str, rt: Runtime)
             return result
         return run
 
+    raws: list[object] = []
+
+    async def keep_raw(call: ToolCall, call_next: CallNext) -> Any:
+        result = await call_next(call)
+        raws.append(call.state.raw)
+        return result
+
     rt.use(mw("outer"))
     rt.use(mw("inner"))
+    rt.use(keep_raw)
     result = await rt.call("read_files", {"paths": ["src/a.py"]}, model="m")
     assert result == {"src/a.py": "print('a')\n"}
+    (raw,) = raws
+    assert isinstance(raw, list) and raw[0].content == "print('a')\n"  # the FileResult list
     # host middlewares see the rendered result (they sit outside rendering)
     assert log == ["outer>read_files", "inner>read_files", "<inner:dict:verbose", "<outer:dict:verbose"]
 

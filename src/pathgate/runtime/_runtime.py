@@ -281,6 +281,7 @@ class Runtime:
         renderer = self.renderer_for(call.model, call.state.renderer)
         call.state.renderer = renderer.name
         raw = await call_next(call)
+        call.state.raw = raw  # the raw results stay available to the links above
         if not call.state.render:
             return raw
         if isinstance(raw, list) and all(isinstance(r, FileResult) for r in raw):
