@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -118,3 +119,98 @@ def test_transient_read_error_on_info_exclude_is_not_sticky(tmp_path: Path) -> N
     assert not index.match("a.txt").ignored
     m = index.match("x.local")
     assert m.ignored and not m.fail_closed and m.rule is not None
+
+
+# -- 2. any depth, without recursion ---------------------------------------------------------
+
+DEPTH = 1000
+
+
+def _deep_tree(root: Path) -> tuple[list[str], list[str]]:
+    """``d/d/…/d`` (DEPTH levels) with ignore files at some levels and files at several;
+    returns (files, dirs) as relpaths."""
+    from tests.oracle._git import write_tree
+
+    ignores = {
+        0: b"*.log\n!keep.log\nskip/\nd/**/leaf*\n",
+        250: b"/x*\n*.txt\n",
+        500: b"!important.txt\n**/deep.*\n",
+        750: b"!d/\nplain.md\n",
+        DEPTH - 1: b"!plain.md\n*.c\n!deep.c\n",
+    }
+    files: dict[str, bytes] = {}
+    dirs: list[str] = []
+    for level in range(DEPTH):
+        d = "/".join(["d"] * (level + 1))
+        dirs.append(d)
+        if level in ignores:
+            files[f"{d}/.gitignore"] = ignores[level]
+        if level % 125 == 0 or level == DEPTH - 1:
+            for name in ("a.txt", "important.txt", "b.log", "keep.log", "deep.c", "deep.h",
+                         "plain.md", "x1", "leaf.rs", "skip/inner.txt"):
+                files[f"{d}/{name}"] = b"x"
+            dirs.append(f"{d}/skip")
+    write_tree(root, files, dirs)
+    return sorted(files), dirs
+
+
+def _rm_deep(top: Path) -> None:
+    """Remove a tree too deep for ``shutil.rmtree`` (it recurses once per level, and so
+    would pytest's clean-up of ``tmp_path``): files first, then directories bottom up."""
+    dirs = [str(top)]
+    stack = [str(top)]
+    while stack:
+        for e in os.scandir(stack.pop()):
+            if e.is_dir(follow_symlinks=False):
+                dirs.append(e.path)
+                stack.append(e.path)
+            else:
+                os.unlink(e.path)
+    for d in reversed(dirs):
+        os.rmdir(d)
+
+
+@pytest.fixture
+def deep_root(tmp_path: Path) -> Iterator[Path]:
+    root = tmp_path / "deep"
+    yield root
+    if root.exists():
+        _rm_deep(root)
+
+
+def test_thousand_nested_directories_equal_git(deep_root: Path, git_bin: str) -> None:
+    from pathgate.runtime._walk import walk
+    from tests.oracle._git import git_check_ignore, git_init, pathgate_check_ignore, stdin_payload
+
+    root = deep_root
+    git_init(git_bin, root)
+    files, dirs = _deep_tree(root)
+    queries = files + dirs + [d + "/" for d in dirs[::97]]
+    payload = stdin_payload(queries)
+    # git 2.39's check-ignore -v segfaults on paths this deep below a nested .gitignore,
+    # so the oracle is the plain list of ignored paths
+    expected = git_check_ignore(git_bin, root, ["--stdin"], payload)
+    assert expected[0] == 0
+    ignored = set(expected[1].decode().splitlines())
+    session = IgnoreIndex(root, GIT_ONLY).session()
+    assert {q for q in queries if session.match_pathspec(q).ignored} == ignored
+    # the CLI too, on a sample (it lstats every leading component of every path, like git)
+    sample = queries[::20]
+    got = pathgate_check_ignore(root, ["--stdin"], stdin_payload(sample))
+    assert got == git_check_ignore(git_bin, root, ["--stdin"], stdin_payload(sample))
+    # some of each outcome, so the comparison means something
+    assert len(ignored) > 40 and len(set(queries) - ignored) > 40
+    assert any(q.endswith("/keep.log") for q in set(queries) - ignored)
+    # the walk reaches the bottom and agrees with git on every entry it decides
+    index = IgnoreIndex(root, GIT_ONLY)
+    entries = list(walk(index.session()))
+    leaf = "/".join(["d"] * DEPTH) + "/deep.c"
+    assert any(e.relpath == leaf and not e.excluded for e in entries)
+    assert {e.relpath for e in entries if e.excluded} == ignored & {e.relpath for e in entries}
+    # a walk starting deep down, and single decisions in a fresh index, work too
+    start = "/".join(["d"] * (DEPTH - 2))
+    assert any(e.relpath == leaf for e in walk(index.session(), start))
+    fresh = IgnoreIndex(root, GIT_ONLY)
+    assert not fresh.match(leaf).ignored
+    assert fresh.match(leaf[:-1] + "h").ignored
+    assert fresh.session().is_dir_excluded("/".join(["d"] * 600) + "/skip/x") is not None

@@ -1169,22 +1169,35 @@ class IgnoreSession:
         return self._dir("")
 
     def _dir(self, rel: str, present: frozenset[str] | None = None) -> _Dir:
-        """The validated node of directory ``rel`` (or the node that stops above it)."""
-        node = self._dirs.get(rel)
+        """The validated node of directory ``rel`` (or the node that stops above it).
+
+        Iterative, so any depth works: find the deepest ancestor this session already
+        validated, then validate or build the missing directories top down. ``present``
+        (which ignore files exist) describes ``rel`` itself only.
+        """
+        dirs = self._dirs
+        node = dirs.get(rel)
         if node is not None:
             return node
-        if rel == "":
+        missing = [rel]
+        cur = rel
+        parent: _Dir | None = None
+        while cur:
+            cur = cur.rpartition("/")[0]
+            parent = dirs.get(cur)
+            if parent is not None:
+                break
+            missing.append(cur)
+        if parent is None:  # not even the root yet (only while the session starts)
             parent = self._globals.node
-            name = ""
-        else:
-            parent_rel, _, name = rel.rpartition("/")
-            parent = self._dir(parent_rel)
-            if parent.stop is not None:
-                self._dirs[rel] = parent
-                return parent
-        node = self._child(parent, rel, name, None, present)
-        self._dirs[rel] = node
-        return node
+        for r in reversed(missing):
+            if r and parent.stop is not None:
+                dirs[r] = parent  # excluded or fail-closed above: it decides everything below
+                continue
+            parent = self._child(parent, r, r.rpartition("/")[2], None,
+                                 present if r == rel else None)
+            dirs[r] = parent
+        return parent
 
     def _child(self, parent: _Dir, rel: str, name: str, decided: Match | None,
                present: frozenset[str] | None) -> _Dir:
