@@ -384,17 +384,9 @@ async def test_errno_listing_the_start_directory(anyio_backend: str, tmp_path: P
             check_output(out, tool, args, renderer)
 
 
-STICKY_FAIL_CLOSED = pytest.mark.xfail(
-    strict=True,
-    reason="lead: _ignore caches a fail-closed directory node after a transient read error "
-           "(EMFILE/EIO) and _child reuses it while the ignore file's stat signature is "
-           "unchanged, so the paths stay blocked after the fault is gone",
-)
-
-
 @pytest.mark.parametrize(("op", "rel"), [
-    pytest.param("read_bytes", "sub/.gitignore", marks=STICKY_FAIL_CLOSED),
-    pytest.param("read_bytes", ".gitignore", marks=STICKY_FAIL_CLOSED),
+    ("read_bytes", "sub/.gitignore"),
+    ("read_bytes", ".gitignore"),
     ("lstat", "sub/.gitignore"),
     ("open_fd", "sub/b.txt"),
     ("open_dir", "sub"),

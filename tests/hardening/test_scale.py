@@ -152,14 +152,6 @@ async def test_thousand_nested_directories_discovery(anyio_backend: str, deep_ro
                 assert "error" not in out, out
 
 
-DEEP_RECURSION = pytest.mark.xfail(
-    strict=True,
-    reason="lead: IgnoreSession._dir recurses once per path component; a path 1,000 "
-           "directories deep raises RecursionError in the MATCH fact (internal error)",
-)
-
-
-@DEEP_RECURSION
 async def test_thousand_nested_directories_read(anyio_backend: str, deep_root: Path) -> None:
     root = deep_root
     leaf = make_deep(root)

@@ -413,17 +413,41 @@ class DirFds:
         self.root = root
         self._fds: dict[str, int] = {}
 
+    #: Directories deeper than this are opened on the way down and closed at once (only the
+    #: target is kept), so a path thousands of levels deep costs two descriptors, not one per
+    #: level.
+    CACHE_DEPTH = 32
+
     def get(self, reldir: str) -> int:
+        """The descriptor of ``reldir``, opened level by level from the deepest cached
+        ancestor (iteratively: any depth)."""
         fd = self._fds.get(reldir)
         if fd is not None:
             return fd
-        if reldir == "":
-            fd = self.ops.open_dir(self.root)
-        else:
-            parent, _, name = reldir.rpartition("/")
-            fd = self.ops.open_dir(name, dir_fd=self.get(parent))
-        self._fds[reldir] = fd
-        return fd
+        parts = reldir.split("/") if reldir else []
+        k = len(parts)
+        while k > 0 and "/".join(parts[:k]) not in self._fds:
+            k -= 1
+        cur = self._fds.get("/".join(parts[:k]))
+        if cur is None:
+            cur = self._fds[""] = self.ops.open_dir(self.root)
+        transient: int | None = None
+        try:
+            for i in range(k, len(parts)):
+                nxt = self.ops.open_dir(parts[i], dir_fd=cur)
+                if transient is not None:
+                    self.ops.close(transient)
+                    transient = None
+                if i < self.CACHE_DEPTH or i == len(parts) - 1:
+                    self._fds["/".join(parts[: i + 1])] = nxt
+                else:
+                    transient = nxt
+                cur = nxt
+        except BaseException:
+            if transient is not None:
+                self.ops.close(transient)
+            raise
+        return cur
 
     def close(self) -> None:
         fds, self._fds = self._fds, {}
