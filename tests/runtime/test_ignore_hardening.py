@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pathgate.runtime._fs import OsFS
 from pathgate.runtime._ignore import IgnoreConfig, IgnoreIndex
@@ -214,3 +216,169 @@ def test_thousand_nested_directories_equal_git(deep_root: Path, git_bin: str) ->
     assert not fresh.match(leaf).ignored
     assert fresh.match(leaf[:-1] + "h").ignored
     assert fresh.session().is_dir_excluded("/".join(["d"] * 600) + "/skip/x") is not None
+
+
+# -- 3. pathological lines: bounded time, git's results ---------------------------------------
+
+STARS = "*a" * 12 + "*b"
+REPEATED = "**/" * 12 + "q"
+CHAIN = "**/" + "a/**/" * 8 + "b"
+
+_BOUNDED = """
+import sys
+from pathlib import Path
+from pathgate.runtime._ignore import IgnoreConfig, IgnoreIndex
+root = Path(sys.argv[1])
+(root / ".gitignore").write_text(sys.argv[2] + "\\n")
+index = IgnoreIndex(root, IgnoreConfig.git_only(excludes_file="/dev/null"))
+print(int(index.match(sys.argv[3], is_dir=False).ignored))
+"""
+
+
+@pytest.mark.parametrize(("line", "path", "ignored"), [
+    (STARS, "a" * 200, False),
+    (STARS, "a" * 200 + "b", True),
+    ("/" + STARS, "a" * 200, False),
+    (REPEATED, "a/" * 60 + "y", False),
+    (REPEATED, "a/" * 60 + "q", True),
+    (CHAIN, "a/" * 120 + "y", False),
+    (CHAIN, "a/" * 120 + "b", True),
+    ("**/*a*a*/**/*a*b*/**", ("a" * 40 + "/") * 30 + "y", False),
+], ids=["stars", "stars-match", "stars-anchored", "repeated", "repeated-match", "chain",
+        "chain-match", "mixed"])
+def test_pathological_line_is_decided_in_bounded_time(tmp_path: Path, line: str, path: str,
+                                                       ignored: bool) -> None:
+    """In a subprocess (a regex stuck backtracking cannot be interrupted), generously
+    bounded: a polynomial matcher needs milliseconds."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", _BOUNDED, str(tmp_path), line, path],
+                          capture_output=True, text=True, timeout=30, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == str(int(ignored))
+
+
+def test_star_runs_and_collapsing() -> None:
+    from pathgate.runtime._ignore import star_runs, translate_wildmatch
+
+    assert translate_wildmatch(REPEATED, True) == "(?:.*/)?\\x71"
+    assert translate_wildmatch("a/**/**/**", True) == "\\x61\\x2f.*"
+    assert translate_wildmatch("**/x/**/**/y", True) == "(?:.*/)?\\x78\\x2f(?:.*/)?\\x79"
+    assert translate_wildmatch("a**/**/b", True) == "\\x61[^/]*\\x2f(?:.*/)?\\x62"
+    assert star_runs(REPEATED) == 1
+    assert star_runs(STARS) == 13
+    assert star_runs("**/x/**/**") == 2
+    assert star_runs("a[*]b\\**") == 1
+    assert star_runs("*.min.*") == 2
+
+
+# the same wildmatch pattern, as the regex translation and as the port of dowild
+
+W_ATOMS = ["a", "b", "A", "B", "/", "/", "*", "*", "**", "**/", "/**", "/**/", "?", "[ab]",
+           "[!a]", "[^/]", "[a-c]", "[A-Z]", "[]a]", "[a-]", "[[:alpha:]]", "[[:upper:]]",
+           "[[:lower:]]", "[[:digit:]]", "[[:space:]]", "[[:punct:]]", "\\*", "\\a", "\\A",
+           "\\/", "\\", "[a", "[[:bogus:]]", "é", "\\[", "x", ".", "[\\]]", "[[:alpha:]-z]"]
+W_TEXT = ["a", "b", "A", "B", "/", "/", "x", "é", "*", "[", "]", "-", " ", ".", "1", "\\"]
+
+
+def _latin1(s: str) -> str:
+    return s.encode("utf-8").decode("latin-1")
+
+
+@st.composite
+def wild_cases(draw: st.DrawFn) -> tuple[str, str, bool, bool]:
+    p = "".join(draw(st.lists(st.sampled_from(W_ATOMS), min_size=1, max_size=7)))
+    t = "".join(draw(st.lists(st.sampled_from(W_TEXT), max_size=12)))
+    if draw(st.integers(0, 3)) == 0:  # a text the pattern was built from, mostly matching
+        t = p.replace("\\", "").replace("*", "x").replace("?", "y")
+    return _latin1(p), _latin1(t), draw(st.booleans()), draw(st.booleans())
+
+
+@settings(max_examples=1500, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(wild_cases())
+def test_wildmatch_port_equals_the_regex(case: tuple[str, str, bool, bool]) -> None:
+    import re
+
+    from pathgate.runtime._ignore import Wildmatch, _fold, translate_wildmatch
+
+    p, t, pathname, fold = case
+    body = translate_wildmatch(p, pathname, fold)
+    wm = Wildmatch(p, pathname, fold)
+    view = _fold(t) if fold else t
+    expected = body is not None and re.fullmatch(body, view, re.DOTALL) is not None
+    assert wm(t) == expected, (p, t, pathname, fold, body)
+    assert wm(view) == expected
+
+
+WILD_LINES = [
+    "*a*a*a*b", "*A*a*?*B", "**/x*y*z", "a/**/b/**/c", "a/*/**/*.log", "**/**/q", "**/**/**",
+    "**/**/**/**/deep", "/**/*[[:digit:]]*/**", "*[!a]*[[:upper:]]*x", "b**/**/**/c",
+    "!**/*keep*/*.*", "*\\**\\**", "x/**/**/*y*", "**/sub/**/*.tmp*", "[a-c]*[a-c]*[a-c]",
+    "**/a/**/a/**/a", "*é*é*", "**/**\\/b", "a/**/**",
+]
+WILD_PATHS = [
+    "aab", "ab", "aAxB", "AAAB", "xyz", "d/xayaz", "d/e/x-y-z", "a/b/c", "a/x/b/y/c", "a/b/b/c",
+    "a/q/x.log", "a/q/r/s.log", "a/x.log", "q", "d/q", "d/e/q", "deep", "d/deep", "d/e/f/deep",
+    "d/e1/f", "n/a1b/x", "bA-x", "xZx", "b/c", "bx/y/c", "keep.me/a.b", "d/keepit/x.y",
+    "*x*y*", "a*b*", "x/y", "x/a/y", "x/a/b/zy", "sub/a.tmp", "d/sub/e/a.tmpx", "abc", "cab",
+    "a/a/a", "a/x/a/y/a", "a/a", "xéyéz", "é", "d/b", "a", "a/", "a/x", "a/x/y/z",
+]
+
+
+@pytest.mark.parametrize("fold", [False, True], ids=["case", "ignore-case"])
+def test_wildmatch_lines_equal_git(tmp_path: Path, git_bin: str, fold: bool) -> None:
+    """Lines matched by the port (3 or more runs of ``*``) and collapsed ``**/`` runs, in
+    a root and a nested ignore file: ``pathgate check-ignore`` == git, byte for byte."""
+    from pathgate.runtime._ignore import WILD_STAR_RUNS, compile_pattern, star_runs
+    from pathgate.verdicts import Rule
+    from tests.oracle._git import (
+        git_check_ignore,
+        git_init,
+        pathgate_check_ignore,
+        stdin_payload,
+        write_tree,
+    )
+
+    assert sum(star_runs(x.lstrip("!/")) >= WILD_STAR_RUNS for x in WILD_LINES) >= 12
+    assert any(compile_pattern(_latin1(x), Rule("t", 1, x, False)).wild is not None
+               for x in WILD_LINES)
+    git_init(git_bin, tmp_path)
+    files = {p: b"x" for p in WILD_PATHS if not p.endswith("/")}
+    files = {p: b"x" for p in files if not any(q.startswith(p + "/") for q in files)}
+    files[".gitignore"] = "\n".join(WILD_LINES).encode() + b"\n"
+    files["n/.gitignore"] = b"*1*b*\n!**/**/x\n"
+    write_tree(tmp_path, files)
+    queries = [*WILD_PATHS, *(f"n/{p}" for p in WILD_PATHS)]
+    args = ["-v", "-n", "--stdin"]
+    payload = stdin_payload(queries)
+    expected = git_check_ignore(git_bin, tmp_path, args, payload,
+                                ["core.ignoreCase=true"] if fold else [])
+    got = pathgate_check_ignore(tmp_path, ["--ignore-case", *args] if fold else args, payload)
+    assert got[1].decode() == expected[1].decode()
+    assert got == expected
+    assert expected[1].count(b"\n::") < len(queries) // 2  # plenty of matches
+
+
+def test_collapsed_starstar_equals_git(tmp_path: Path, git_bin: str) -> None:
+    """git's own answers for ``**/**/…`` lines equal its answers for the collapsed line (on
+    paths shallow enough for git's exponential ``dowild``), and so do ours."""
+    from tests.oracle._git import git_check_ignore, git_init, pathgate_check_ignore, stdin_payload
+
+    git_init(git_bin, tmp_path)
+    paths = ["q", "a/q", "a/b/q", "a/b/c/q", "qq", "a/qq", "x/q/y", "a", "a/b", "x/a/y/z",
+             "x/a/y/b", "x/a/b", "x/a/y", "a/b/c/d/e/f"]
+    pairs = [("**/**/**/q", "**/q"), ("x/**/**/a/**/**", "x/**/a/**"),
+             ("**/**/a/**/**/b", "**/a/**/b"), ("**/**/**", "**"), ("a/**/**/**/f", "a/**/f")]
+    payload = stdin_payload(paths)
+    for long, short in pairs:
+        answers = []
+        for line in (long, short):
+            (tmp_path / ".gitignore").write_text(line + "\n")
+            answers.append(git_check_ignore(git_bin, tmp_path, ["-v", "-n", "--stdin"], payload)[1]
+                           .replace(line.encode(), b"LINE"))
+            ours = pathgate_check_ignore(tmp_path, ["-v", "-n", "--stdin"], payload)[1]
+            assert ours.replace(line.encode(), b"LINE") == answers[-1], line
+        assert answers[0] == answers[1], (long, short)
+        assert b"LINE" in answers[0]

@@ -35,6 +35,12 @@ the same, step by step:
   Each line is compiled once by :func:`compile_pattern`; literal lines become dictionary
   keys or suffix tests, the rest regexes, and each list also gets one combined regex that
   answers "does anything match?" before the rules are scanned from the last line back.
+* **Bounded time.** Consecutive ``**/`` components collapse in the regex (``**/**/`` is
+  ``**/``, by a regular-language identity). A line that still has 3 or more runs of ``*``
+  (which a backtracking regex could take O(n^k) on) is matched by :class:`Wildmatch`
+  instead: git's ``dowild`` ported with its early aborts, memoized per call (polynomial,
+  where git itself is exponential on ``**/**/…``) and free of Python recursion. A
+  hypothesis test holds the port and the regexes equal; both are checked against git.
 
 The cache
 =========
@@ -64,7 +70,7 @@ import re
 import stat as _stat
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 
 import msgspec
 
@@ -252,6 +258,7 @@ _CLASSES: dict[str, frozenset[int]] = {
 }
 
 _NEVER = "(?!)"
+_ANY_DIRS = "(?:.*/)?"  # a ``**/`` component: zero or more whole directories
 
 
 def _esc(ch: str) -> str:
@@ -275,6 +282,17 @@ def _charset(codes: Sequence[int]) -> str:
 
 def _bracket(p: str, i: int, pathname: bool, fold: bool) -> tuple[str, int] | None:
     """Translate the bracket expression starting at ``p[i] == '['``; ``None`` if malformed."""
+    res = _bracket_members(p, i, pathname, fold)
+    if res is None:
+        return None
+    members, end = res
+    return _charset(members), end
+
+
+def _bracket_members(p: str, i: int, pathname: bool, fold: bool
+                     ) -> tuple[list[int], int] | None:
+    """The byte values (of a folded text when ``fold``) that the bracket expression starting
+    at ``p[i] == '['`` matches, and the index after its ``]``; ``None`` if malformed."""
     n = len(p)
     i += 1
     ch = p[i] if i < n else ""
@@ -350,7 +368,7 @@ def _bracket(p: str, i: int, pathname: bool, fold: bool) -> tuple[str, int] | No
                     break
         if hit != negated and not (pathname and t == 47):
             members.append(t)
-    return _charset(members), i + 1
+    return members, i + 1
 
 
 def translate_wildmatch(p: str, pathname: bool, fold: bool = False) -> str | None:
@@ -390,11 +408,17 @@ def translate_wildmatch(p: str, pathname: bool, fold: bool = False) -> str | Non
                 continue
             if (j - i >= 2 and (i == 0 or p[i - 1] == "/")
                     and (j == n or p[j] == "/" or (p[j] == "\\" and j + 1 < n and p[j + 1] == "/"))):
+                # Consecutive components collapse, by regular-language identities (checked
+                # against git): ``**/**/`` is ``**/`` and a trailing ``**/**`` is ``**``.
+                # Otherwise the nested groups backtrack O(depth^k) on deep paths.
                 if j == n:
+                    if out and out[-1] == _ANY_DIRS:
+                        out.pop()
                     out.append(".*")
                     i = j
                 elif p[j] == "/":
-                    out.append("(?:.*/)?")
+                    if not (out and out[-1] == _ANY_DIRS):
+                        out.append(_ANY_DIRS)
                     i = j + 1
                 else:
                     out.append(".*")
@@ -417,25 +441,260 @@ def translate_wildmatch(p: str, pathname: bool, fold: bool = False) -> str | Non
 
 
 # ---------------------------------------------------------------------------------------
+# wildmatch, ported: for lines whose regex could backtrack
+# ---------------------------------------------------------------------------------------
+
+# git's wildmatch.h return codes
+WM_MATCH = 0
+WM_NOMATCH = 1
+WM_ABORT_ALL = -1
+WM_ABORT_TO_STARSTAR = -2
+
+# A line whose wildmatch part has this many runs of ``*`` is matched by :class:`Wildmatch`,
+# not by a regex: with k unbounded ``.*``/``[^/]*`` pieces a backtracking regex costs up to
+# O(n^k) on an n-byte name or path (k = 3 already takes seconds on a 1,000-byte path);
+# with at most 2 it stays O(n^2).
+WILD_STAR_RUNS = 3
+
+_Frame = Generator[tuple[int, int], int, int]
+
+
+def star_runs(p: str) -> int:
+    """How many runs of ``*`` the wildmatch pattern ``p`` holds, outside escapes and
+    brackets (after ``**/`` components were collapsed, as the regex translation does)."""
+    runs = 0
+    i = 0
+    n = len(p)
+    prev_any_dirs = False
+    while i < n:
+        c = p[i]
+        if c == "\\":
+            i += 2
+            prev_any_dirs = False
+        elif c == "[":
+            res = _bracket_members(p, i, True, False)
+            if res is None:
+                return runs
+            i = res[1]
+            prev_any_dirs = False
+        elif c == "*":
+            j = i
+            while j < n and p[j] == "*":
+                j += 1
+            boundary = j - i >= 2 and (i == 0 or p[i - 1] == "/")
+            if boundary and j < n and p[j] == "/":
+                if not prev_any_dirs:
+                    runs += 1
+                prev_any_dirs = True
+                i = j + 1
+                continue
+            if not (boundary and j == n and prev_any_dirs):
+                runs += 1
+            prev_any_dirs = False
+            i = j
+        else:
+            prev_any_dirs = False
+            i += 1
+    return runs
+
+
+class Wildmatch:
+    """git 2.39's ``wildmatch(p, text, flags)`` (``wildmatch.c``: ``dowild``), ported.
+
+    The control flow, including the early aborts ``WM_ABORT_ALL`` ("nothing later can
+    match, stop every ``*``") and ``WM_ABORT_TO_STARSTAR`` ("only a ``**`` may try
+    further"), is git's, statement by statement. Two changes keep it bounded on any input
+    without changing a single result: each ``dowild(p, text)`` call is a pure function of
+    its two offsets, so results are memoized per call (polynomial, where git itself is
+    exponential on ``**/**/…/q``); and recursion is driven by an explicit stack, so no
+    pattern is too long. Brackets are decided by the translator's parser
+    (:func:`_bracket_members`), which follows git's, on a set precomputed per bracket.
+
+    ``p`` and the text are latin-1 views of bytes; ``pathname`` is ``WM_PATHNAME``,
+    ``fold`` is ``WM_CASEFOLD`` (ASCII only). ``lit`` is a literal prefix the text must
+    start with (already folded), tested before ``p`` runs on the rest, like
+    ``match_pathname``. A malformed pattern (``valid`` false) matches nothing.
+    """
+
+    __slots__ = ("brackets", "fold", "lit", "p", "pathname", "valid")
+
+    def __init__(self, p: str, pathname: bool, fold: bool = False, lit: str = "") -> None:
+        self.p = p
+        self.pathname = pathname
+        self.fold = fold
+        self.lit = lit
+        self.brackets: dict[int, tuple[frozenset[int], int]] = {}
+        self.valid = translate_wildmatch(p, pathname, fold) is not None
+        i = 0
+        n = len(p)
+        while self.valid and i < n:
+            c = p[i]
+            if c == "\\":
+                i += 2
+            elif c == "[":
+                res = _bracket_members(p, i, pathname, fold)
+                if res is None:  # pragma: no cover - translate_wildmatch said valid
+                    self.valid = False
+                    break
+                members, end = res
+                self.brackets[i] = (frozenset(members), end)
+                i = end
+            else:
+                i += 1
+
+    def __call__(self, text: str) -> bool:
+        """Does the pattern match ``text`` (the whole of it)?"""
+        if not self.valid:
+            return False
+        lit = self.lit
+        if lit:
+            if not text.startswith(lit):
+                return False
+            text = text[len(lit):]
+        return self.dowild(text) == WM_MATCH
+
+    def dowild(self, text: str) -> int:
+        """git's ``dowild(p, text, flags)`` return code."""
+        if self.fold:
+            # git folds each text character where it compares it; folding all of them up
+            # front is the same (every test of ``t_ch`` goes through the fold)
+            text = _fold(text)
+        memo: dict[tuple[int, int], int] = {}
+        stack: list[tuple[tuple[int, int], _Frame]] = [((0, 0), self._frame(0, 0, text))]
+        sent: int | None = None
+        while True:
+            key, frame = stack[-1]
+            try:
+                call = frame.send(sent)  # type: ignore[arg-type]  # None starts a frame
+            except StopIteration as done:
+                result: int = done.value
+                memo[key] = result
+                stack.pop()
+                if not stack:
+                    return result
+                sent = result
+                continue
+            known = memo.get(call)
+            if known is not None:
+                sent = known
+            else:
+                stack.append((call, self._frame(call[0], call[1], text)))
+                sent = None
+
+    def _frame(self, pi: int, ti: int, t: str) -> _Frame:
+        """One ``dowild(p + pi, text + ti)`` call; ``yield (pi, ti)`` is a nested call."""
+        p = self.p
+        np_ = len(p)
+        nt = len(t)
+        fold = self.fold
+        pathname = self.pathname
+        start = pi  # dowild's ``pattern``: where this call's pattern begins
+        while pi < np_:
+            p_ch = p[pi]
+            t_ch = t[ti] if ti < nt else ""
+            if not t_ch and p_ch != "*":
+                return WM_ABORT_ALL
+            if fold and "A" <= p_ch <= "Z":  # (the text is folded already)
+                p_ch = p_ch.lower()
+            if p_ch == "\\":
+                # literal match with the following character (never folded)
+                pi += 1
+                p_ch = p[pi] if pi < np_ else ""
+                if t_ch != p_ch:
+                    return WM_NOMATCH
+            elif p_ch == "?":
+                if pathname and t_ch == "/":
+                    return WM_NOMATCH
+            elif p_ch == "[":
+                members, end = self.brackets[pi]
+                if ord(t_ch) not in members:  # '/' is never a member with WM_PATHNAME
+                    return WM_NOMATCH
+                pi = end - 1  # at the ']'
+            elif p_ch == "*":
+                pi += 1
+                if pi < np_ and p[pi] == "*":
+                    prev = pi - 2
+                    pi += 1
+                    while pi < np_ and p[pi] == "*":
+                        pi += 1
+                    if not pathname:
+                        match_slash = True  # without WM_PATHNAME, '*' == '**'
+                    elif ((prev < start or p[prev] == "/")
+                          and (pi == np_ or p[pi] == "/"
+                               or (p[pi] == "\\" and pi + 1 < np_ and p[pi + 1] == "/"))):
+                        # at <star star slash>, first assume it matches nothing
+                        if pi < np_ and p[pi] == "/" and (yield (pi + 1, ti)) == WM_MATCH:
+                            return WM_MATCH
+                        match_slash = True
+                    else:
+                        match_slash = False
+                else:
+                    match_slash = not pathname
+                if pi == np_:
+                    # trailing "**" matches everything, trailing "*" no more slashes
+                    if not match_slash and t.find("/", ti) >= 0:
+                        return WM_NOMATCH
+                    return WM_MATCH
+                if not match_slash and p[pi] == "/":
+                    # one asterisk then a slash, with WM_PATHNAME: the next directory
+                    slash = t.find("/", ti)
+                    if slash < 0:
+                        return WM_NOMATCH
+                    ti = slash
+                    pi += 1  # the slash is consumed by the loop's increment
+                    ti += 1
+                    continue
+                while True:
+                    if not t_ch:
+                        break
+                    c = p[pi]
+                    if c not in _GLOB_SPECIAL:
+                        # advance faster to the literal that follows the asterisk
+                        # (not past a slash unless match_slash: it cannot belong to '*')
+                        if fold and "A" <= c <= "Z":
+                            c = c.lower()
+                        found = t.find(c, ti)
+                        if found < 0 or (not match_slash and 0 <= t.find("/", ti, found)):
+                            return WM_NOMATCH
+                        ti = found
+                        t_ch = c
+                    matched = yield (pi, ti)
+                    if matched != WM_NOMATCH:
+                        if not match_slash or matched != WM_ABORT_TO_STARSTAR:
+                            return matched
+                    elif not match_slash and t_ch == "/":
+                        return WM_ABORT_TO_STARSTAR
+                    ti += 1
+                    t_ch = t[ti] if ti < nt else ""
+                return WM_ABORT_ALL
+            elif t_ch != p_ch:
+                return WM_NOMATCH
+            pi += 1
+            ti += 1
+        return WM_NOMATCH if ti < nt else WM_MATCH
+
+
+# ---------------------------------------------------------------------------------------
 # patterns and lists
 # ---------------------------------------------------------------------------------------
 
-_LIT, _SUFFIX, _BGLOB, _PLIT, _PGLOB, _NOTHING = range(6)
+_LIT, _SUFFIX, _BGLOB, _PLIT, _PGLOB, _NOTHING, _WILD = range(7)
 
 
 class Pattern:
     """One compiled ignore line. ``text`` is the matching view (latin-1 of the bytes)."""
 
-    __slots__ = ("dir_only", "kind", "match", "negated", "regex", "rule", "text")
+    __slots__ = ("dir_only", "kind", "match", "negated", "regex", "rule", "text", "wild")
 
     def __init__(self, rule: Rule, kind: int, text: str, regex: re.Pattern[str] | None,
-                 negated: bool, dir_only: bool) -> None:
+                 negated: bool, dir_only: bool, wild: Wildmatch | None = None) -> None:
         self.rule = rule
         self.kind = kind
         self.text = text
         self.regex = regex
         self.negated = negated
         self.dir_only = dir_only
+        self.wild = wild  # _WILD: git's wildmatch, on the basename or the path
         self.match = Match(ignored=not negated, rule=rule)
 
     def matches(self, name: str, rel: str) -> bool:
@@ -453,6 +712,9 @@ class Pattern:
         if k == _PGLOB:
             assert self.regex is not None
             return self.regex.fullmatch(rel) is not None
+        if k == _WILD:
+            assert self.wild is not None
+            return self.wild(rel if self.wild.pathname else name)
         return False
 
 
@@ -491,6 +753,9 @@ def compile_pattern(line: str, rule: Rule, fold: bool = False) -> Pattern:
             body = translate_wildmatch(pat, False, fold)
             if body is None:
                 kind, text, rx = _NOTHING, pat, None
+            elif star_runs(pat) >= WILD_STAR_RUNS:
+                wild = Wildmatch(pat, False, fold)
+                return Pattern(rule, _WILD, pat, None, negated, dir_only, wild)
             else:
                 kind, text, rx = _BGLOB, pat, re.compile(body, re.DOTALL)
     else:
@@ -505,6 +770,9 @@ def compile_pattern(line: str, rule: Rule, fold: bool = False) -> Pattern:
             body = translate_wildmatch(pat[prefix:], True, fold)
             if body is None:
                 kind, text, rx = _NOTHING, pat, None
+            elif star_runs(pat[prefix:]) >= WILD_STAR_RUNS:
+                wild = Wildmatch(pat[prefix:], True, fold, lit)
+                return Pattern(rule, _WILD, pat, None, negated, dir_only, wild)
             else:
                 kind, text, rx = _PGLOB, pat, re.compile(
                     "".join(_esc(c) for c in lit) + body, re.DOTALL)
@@ -553,7 +821,7 @@ def parse_lines(data: bytes) -> list[tuple[int, bytes]]:
 class _Table:
     """The rules of one list usable for one kind of path (files: no dir-only rules)."""
 
-    __slots__ = ("bre", "brules", "lit", "plit", "pre", "prules", "sfx", "sfx_rules")
+    __slots__ = ("bre", "brules", "lit", "plit", "pre", "prules", "sfx", "sfx_rules", "wild")
 
     def __init__(self, pats: Sequence[tuple[int, Pattern]]) -> None:
         self.lit: dict[str, int] = {}
@@ -561,6 +829,7 @@ class _Table:
         sfx: list[tuple[int, str]] = []
         bglob: list[tuple[int, Pattern]] = []
         pglob: list[tuple[int, Pattern]] = []
+        wild: list[tuple[int, Pattern]] = []
         for idx, pt in pats:
             if pt.kind == _LIT:
                 self.lit[pt.text] = idx
@@ -572,7 +841,11 @@ class _Table:
                 bglob.append((idx, pt))
             elif pt.kind == _PGLOB:
                 pglob.append((idx, pt))
+            elif pt.kind == _WILD:
+                wild.append((idx, pt))
         sfx.reverse()
+        wild.reverse()
+        self.wild = wild
         bglob.reverse()
         pglob.reverse()
         self.sfx = tuple(s for _, s in sfx) or None
@@ -610,6 +883,12 @@ class _Table:
                 if rx.fullmatch(rel) is not None:
                     best = idx
                     break
+        for idx, pt in self.wild:  # no combined pre-test: each runs git's wildmatch
+            if idx <= best:
+                break
+            if pt.matches(name, rel):
+                best = idx
+                break
         return best
 
 
