@@ -242,15 +242,13 @@ SCENARIOS: dict[str, tuple[str, str | None]] = {
         rt = Runtime(root, policy=Policy())
         (r,) = await rt.read_files(["a" * 200])
         assert r.ok
-        """, "_ignore.translate_wildmatch: `*a*a…*b` (12 stars) backtracks exponentially on a "
-             "200-byte name of a's; git's wildmatch aborts early (WM_ABORT_ALL)"),
+        """, None),
     "ignore-repeated-starstar": (f"""
         (root / ".gitignore").write_text({REPEATED!r} + "\\n")
         rt = Runtime(root, policy=Policy())
         (r,) = await rt.read_files(["a/" * 60 + "y"])
         assert r.ok
-        """, "_ignore.translate_wildmatch: repeated `**/` components become nested (?:.*/)? "
-             "groups, O(depth^k) on a 60-level path; consecutive `**/` could be collapsed"),
+        """, None),
     "ignore-starstar-chain": (f"""
         (root / ".gitignore").write_text({CHAIN!r} + "\\n")
         rt = Runtime(root, policy=Policy())
