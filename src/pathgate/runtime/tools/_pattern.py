@@ -25,6 +25,19 @@ from pathgate.errors import ToolArgumentError
 __all__ = ["GlobPattern", "compile_glob"]
 
 
+def _bracket_end(seg: str, i: int) -> int:
+    """Index of the ``]`` closing the class opened at ``seg[i] == "["``, or -1 (a literal ``[``)."""
+    n = len(seg)
+    j = i + 1
+    if j < n and seg[j] in "!^":
+        j += 1
+    if j < n and seg[j] == "]":
+        j += 1
+    while j < n and seg[j] != "]":
+        j += 1
+    return j if j < n else -1
+
+
 def _translate_segment(seg: str, field: str) -> str:
     out: list[str] = []
     i, n = 0, len(seg)
@@ -43,14 +56,8 @@ def _translate_segment(seg: str, field: str) -> str:
             else:
                 out.append(re.escape("\\"))
         elif c == "[":
-            j = i + 1
-            if j < n and seg[j] in "!^":
-                j += 1
-            if j < n and seg[j] == "]":
-                j += 1
-            while j < n and seg[j] != "]":
-                j += 1
-            if j >= n:
+            j = _bracket_end(seg, i)
+            if j < 0:
                 out.append(re.escape("["))
             else:
                 body = seg[i + 1 : j]
@@ -103,14 +110,8 @@ def _tokens(seg: str) -> list[object]:
             i += 1
             out.append(seg[i] if i < n else "\\")
         elif c == "[":
-            j = i + 1
-            if j < n and seg[j] in "!^":
-                j += 1
-            if j < n and seg[j] == "]":
-                j += 1
-            while j < n and seg[j] != "]":
-                j += 1
-            if j >= n:
+            j = _bracket_end(seg, i)
+            if j < 0:
                 out.append("[")
             else:
                 out.append(re.compile(_translate_segment(seg[i : j + 1], "pattern"), re.DOTALL))
