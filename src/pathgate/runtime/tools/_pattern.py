@@ -38,64 +38,31 @@ def _bracket_end(seg: str, i: int) -> int:
     return j if j < n else -1
 
 
-def _translate_segment(seg: str, field: str) -> str:
-    out: list[str] = []
-    i, n = 0, len(seg)
-    while i < n:
-        c = seg[i]
-        if c == "*":
-            while i + 1 < n and seg[i + 1] == "*":
-                i += 1
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
-        elif c == "\\":
-            if i + 1 < n:
-                i += 1
-                out.append(re.escape(seg[i]))
-            else:
-                out.append(re.escape("\\"))
-        elif c == "[":
-            j = _bracket_end(seg, i)
-            if j < 0:
-                out.append(re.escape("["))
-            else:
-                body = seg[i + 1 : j]
-                negate = body[:1] in ("!", "^")
-                if negate:
-                    body = body[1:]
-                body = body.replace("\\", "\\\\").replace("[", "\\[")
-                if body.startswith("]"):
-                    body = "\\" + body
-                cls = ("[^/" if negate else "[") + body + "]"
-                try:
-                    re.compile(cls)
-                except re.error as exc:
-                    raise ToolArgumentError(
-                        f"{field}: invalid character class {seg[i : j + 1]!r}: {exc}", field=field
-                    ) from None
-                out.append(cls)
-                i = j
-        else:
-            out.append(re.escape(c))
-        i += 1
-    return "".join(out)
-
-
-_MAGIC = re.compile(r"[*?\[\\]")
-
-#: Wildcards in one segment, or ``**`` segments in a pattern, above which the pattern is
-#: matched by the linear-time matcher below instead of a backtracking regex: a
-#: model-supplied ``*a*a*a…*b`` must not pin a worker thread.
-MAX_REGEX_STARS = 3
-MAX_REGEX_GLOBSTARS = 4
-
 _STAR = object()
 _ANY = object()
 
 
-def _tokens(seg: str) -> list[object]:
-    """A segment as tokens: ``_STAR``, ``_ANY``, a literal ``str`` or a class ``re.Pattern``."""
+def _class(seg: str, i: int, j: int, field: str) -> re.Pattern[str]:
+    """The character class ``seg[i : j + 1]`` (``[...]``) as a one-character regex."""
+    body = seg[i + 1 : j]
+    negate = body[:1] in ("!", "^")
+    if negate:
+        body = body[1:]
+    body = body.replace("\\", "\\\\").replace("[", "\\[")
+    if body.startswith("]"):
+        body = "\\" + body
+    cls = ("[^/" if negate else "[") + body + "]"
+    try:
+        return re.compile(cls, re.DOTALL)
+    except re.error as exc:
+        raise ToolArgumentError(
+            f"{field}: invalid character class {seg[i : j + 1]!r}: {exc}", field=field
+        ) from None
+
+
+def _tokens(seg: str, field: str = "pattern") -> list[object]:
+    """A segment as tokens: ``_STAR``, ``_ANY``, a literal ``str`` or a class ``re.Pattern``
+    (the one parser of segment syntax; the regex and the linear matcher both use it)."""
     out: list[object] = []
     i, n = 0, len(seg)
     while i < n:
@@ -109,17 +76,38 @@ def _tokens(seg: str) -> list[object]:
         elif c == "\\":
             i += 1
             out.append(seg[i] if i < n else "\\")
-        elif c == "[":
-            j = _bracket_end(seg, i)
-            if j < 0:
-                out.append("[")
-            else:
-                out.append(re.compile(_translate_segment(seg[i : j + 1], "pattern"), re.DOTALL))
-                i = j
+        elif c == "[" and (j := _bracket_end(seg, i)) >= 0:
+            out.append(_class(seg, i, j, field))
+            i = j
         else:
             out.append(c)
         i += 1
     return out
+
+
+def _translate_segment(seg: str, field: str) -> str:
+    """The regex for one segment (``*`` and ``?`` never match ``/``)."""
+    parts: list[str] = []
+    for tok in _tokens(seg, field):
+        if tok is _STAR:
+            parts.append("[^/]*")
+        elif tok is _ANY:
+            parts.append("[^/]")
+        elif isinstance(tok, str):
+            parts.append(re.escape(tok))
+        else:
+            assert isinstance(tok, re.Pattern)
+            parts.append(tok.pattern)
+    return "".join(parts)
+
+
+_MAGIC = re.compile(r"[*?\[\\]")
+
+#: Wildcards in one segment, or ``**`` segments in a pattern, above which the pattern is
+#: matched by the linear-time matcher below instead of a backtracking regex: a
+#: model-supplied ``*a*a*a…*b`` must not pin a worker thread.
+MAX_REGEX_STARS = 3
+MAX_REGEX_GLOBSTARS = 4
 
 
 def _greedy(tokens: list[object], items: list[str] | str, one: Callable[[object, str], bool]) -> bool:
