@@ -12,9 +12,9 @@ import anyio
 import pytest
 
 from pathgate import Policy, Runtime
+from pathgate.config import DEFAULT_SECRET_PATTERNS
 from pathgate.runtime._links import SecretInodes
 from pathgate.runtime.gates import SecretMatcher
-from pathgate.config import DEFAULT_SECRET_PATTERNS
 from tests.hardening._twotrees import Call, Spec, build, render_all
 
 BASE: dict[str, str | tuple[str, str]] = {

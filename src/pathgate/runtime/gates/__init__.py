@@ -31,13 +31,13 @@ import anyio
 
 from pathgate.runtime._fs import Resolved
 from pathgate.runtime._ignore import Match
+from pathgate.runtime._links import SecretInodes
 from pathgate.runtime.gates._base import Fact, Gate, GateContext, GateResult, PathFacts, lexical_name
 from pathgate.runtime.gates.existence import ExistenceGate
 from pathgate.runtime.gates.host_filter import HostFilterGate
 from pathgate.runtime.gates.ignore import IgnoreGate
 from pathgate.runtime.gates.path import PathGate
 from pathgate.runtime.gates.read import ReadGate
-from pathgate.runtime._links import SecretInodes
 from pathgate.runtime.gates.secrets import LinkedSecretGate, SecretMatcher, SecretsGate
 from pathgate.runtime.gates.size import SizeGate
 from pathgate.verdicts import Gate as GateName
