@@ -173,6 +173,10 @@ class Policy(msgspec.Struct, frozen=True, kw_only=True):
     fs_backend: FsBackend = "auto"
     renderers: tuple[RendererRule, ...] = ()
     default_renderer: str = "verbose"
+    # -- hard links (issue 12 item 5; a tightening key: the host or the project may set it) --
+    #: Refuse every regular file with more than one link (opaque ``[BLOCKED]``), instead of
+    #: only those sharing their inode with a secret-named file of the project.
+    strict_hard_links: bool = False
 
     def __post_init__(self) -> None:
         if self.ignore_mode not in ("block", "discovery"):
@@ -261,6 +265,7 @@ class _PolicyFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_on
     max_concurrency: _Positive = 8
     fs_backend: FsBackend = "auto"
     renderers: _RenderersSection = _RenderersSection()
+    strict_hard_links: bool = False  # tightening: a project may set it
 
     def to_policy(self) -> Policy:
         return Policy(
@@ -281,6 +286,7 @@ class _PolicyFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_on
             fs_backend=self.fs_backend,
             renderers=self.renderers.rules,
             default_renderer=self.renderers.default,
+            strict_hard_links=self.strict_hard_links,
         )
 
 

@@ -138,6 +138,10 @@ class FileResult(msgspec.Struct, frozen=True, kw_only=True):
     ``path`` is the spelling the caller used. Exactly one of ``content`` and ``verdict``
     is set, except when a budget truncated the content: then ``content`` holds the part
     that fit and ``verdict`` is a ``FILE_TOO_LARGE`` notice with ``truncated=True``.
+
+    ``same_as``: this path names a file an earlier path of the same call already returned
+    (``a`` twice, ``./a`` after ``a``); it carries no content (read and charged once) and
+    refers to that earlier path.
     """
 
     path: str
@@ -146,6 +150,7 @@ class FileResult(msgspec.Struct, frozen=True, kw_only=True):
     relpath: str | None = None
     truncated: bool = False
     total_lines: int | None = None
+    same_as: str | None = None
 
     @property
     def ok(self) -> bool:

@@ -63,7 +63,7 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("code_search", {"regex": "needle", "path": "sub"}),
 ]
 
-STATUSES = {"[FILE_READ_ERROR]", "[FILE_DOES_NOT_EXIST]", "[BLOCKED]", "[NOT_A_FILE]",
+STATUSES = {"[OK]", "[FILE_READ_ERROR]", "[FILE_DOES_NOT_EXIST]", "[BLOCKED]", "[NOT_A_FILE]",
             "[FILE_OUTSIDE_PROJECT]"}
 
 

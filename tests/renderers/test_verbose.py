@@ -61,7 +61,7 @@ EXPECTED = {
     "outside": "[FILE_OUTSIDE_PROJECT]: It resolves outside the project root.",
     "too_large": (
         "[FILE_TOO_LARGE]: The file is 12 MiB; the limit is 10 MiB. Read a line window of it "
-        "(read_files offset and limit), or search it with code_search."
+        "with read_files offset and limit."
     ),
     "read_error": "[FILE_READ_ERROR]: The file could not be read (EACCES).",
     "binary": "[BINARY_FILE]: It holds binary content that cannot be shown as text.",
@@ -183,13 +183,14 @@ def test_sentences_stay_short() -> None:
 def test_size_block_gives_size_limit_and_next_step() -> None:
     text = R.render_verdict("big.bin", BLOCKS["too_large"])
     assert "12 MiB" in text and "10 MiB" in text
-    assert "line window" in text and "code_search" in text
+    assert "line window" in text and "offset and limit" in text
+    assert "code_search" not in text  # not a route that works on an oversize file (issue 12 item 10)
 
 
 def test_size_block_without_facts_still_has_the_next_step() -> None:
     text = R.render_verdict("big.bin", Verdict(status=Status.FILE_TOO_LARGE, gate=Gate.SIZE))
     assert text == ("[FILE_TOO_LARGE]: The file is over the size limit. Read a line window of it "
-                    "(read_files offset and limit), or search it with code_search.")
+                    "with read_files offset and limit.")
 
 
 def test_read_error_without_detail() -> None:

@@ -35,8 +35,10 @@ async def test_order_and_duplicates_read_once(tree: Path, fs_backend: str) -> No
                  "a.txt", "x.log", "nope"]
     results = await rt.read_files(spellings)
     assert [r.path for r in results] == spellings
-    for r in results[1:8]:
-        assert r.content == "one\ntwo\nthree\nfour\n" and r.relpath == "a.txt" and r.total_lines == 4
+    first = results[1]
+    assert first.content == "one\ntwo\nthree\nfour\n" and first.relpath == "a.txt" and first.total_lines == 4
+    for r in results[2:8]:  # the same file again: given once, the later spellings refer to it
+        assert r.content is None and r.relpath == "a.txt" and r.same_as == "a.txt" and r.verdict is None
     assert results[0].content == "bee\n" and results[0].relpath == "d/b.txt"
     assert results[8].verdict is not None and results[8].verdict.gate is Gate.IGNORE
     assert results[9].verdict is not None and results[9].verdict.status is Status.FILE_DOES_NOT_EXIST
@@ -87,9 +89,10 @@ async def test_budget_argument_overrides_policy_and_cuts_long_lines(tree: Path) 
 
 
 @pytest.mark.anyio
-async def test_budget_counts_each_spelling(tree: Path) -> None:
+async def test_budget_charges_a_file_once(tree: Path) -> None:
     a, b = await Runtime(tree, Policy(read_budget=25)).read_files(["a.txt", "./a.txt"])
-    assert a.verdict is None and b.truncated and b.content == "one\n"
+    assert a.verdict is None and a.content == "one\ntwo\nthree\nfour\n"
+    assert b.same_as == "a.txt" and b.content is None and not b.truncated
 
 
 @pytest.mark.anyio

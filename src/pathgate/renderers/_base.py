@@ -321,6 +321,11 @@ def _append_notice(content: str, notice: str) -> str:
     return f"{content}\n{notice}"
 
 
+def same_file_text(first: str) -> str:
+    """The text for a spelling of a file this result already gives under ``first``."""
+    return f"{Status.OK.sentinel}: The same file as `{first}`; its content is given there once."
+
+
 def render_text_read(
     results: Sequence[FileResult],
     verdict_text: Callable[[Verdict], str],
@@ -329,12 +334,17 @@ def render_text_read(
     """The text renderers' shared loop: path → content or status text, in request order.
 
     Opaque verdicts give the bare ``[BLOCKED]`` (and drop any content); a truncated result
-    gives its content followed by ``truncation_notice`` on a line of its own.
+    gives its content followed by ``truncation_notice`` on a line of its own. A path repeated
+    in the request keeps its first entry; another spelling of a file already given refers
+    to it (:func:`same_file_text`).
     """
     out: dict[str, str] = {}
     for result in results:
         verdict = result.verdict
-        if verdict is None:
+        if result.same_as is not None and verdict is None:
+            if result.path not in out:
+                out[result.path] = same_file_text(result.same_as)
+        elif verdict is None:
             out[result.path] = result.content if result.content is not None else ""
         elif is_opaque(verdict):
             out[result.path] = Status.BLOCKED.sentinel

@@ -67,12 +67,15 @@ class _Entry(msgspec.Struct, frozen=True, kw_only=True, tag_field="status"):
 
 class FileContent(_Entry, frozen=True, kw_only=True, tag="ok"):
     """A readable file. ``truncated``: the content was cut to fit the call's output budget
-    (``limit`` characters); ``total_lines`` is the file's line count, when known."""
+    (``limit`` characters); ``total_lines`` is the file's line count, when known.
+    ``same_as``: the file was already given under that earlier path of this call (read and
+    charged once); ``content`` is then empty."""
 
     content: str
     truncated: bool = False
     total_lines: int | None = None
     limit: int | None = None
+    same_as: str | UnsetType = UNSET
 
 
 class Blocked(_Entry, frozen=True, kw_only=True, tag="blocked"):
@@ -184,6 +187,8 @@ def verdict_entry(path: str, verdict: Verdict) -> FileEntry:
 def result_entry(result: FileResult) -> FileEntry:
     """The structured entry for one ``read_files`` result."""
     verdict = result.verdict
+    if verdict is None and result.same_as is not None:
+        return FileContent(path=result.path, content="", same_as=result.same_as)
     if verdict is None:
         return FileContent(path=result.path, content=result.content or "",
                            total_lines=result.total_lines)

@@ -26,7 +26,11 @@ _DISCOVERY = "The glob, list_directory and code_search tools leave it out too."
 _NOT_PERMISSION = "This is not an operating-system permission problem."
 _EXISTS = "It exists on disk."
 _ANCESTOR_CAVEAT = "A file-level negation cannot re-include a file below an excluded directory."
-_WINDOW_HINT = "Read a line window of it (read_files offset and limit), or search it with code_search."
+# Only routes that succeed on a file over the limit: read_files streams a line window of it.
+# (code_search is not suggested: whether it searches oversize files, and up to what size,
+# is its own cap.)
+_WINDOW_HINT = "Read a line window of it with read_files offset and limit."
+_DEEP_WINDOW = "A line window of it must start within the first {scan}."
 _REST_HINT = "Read the rest with read_files offset and limit."
 
 
@@ -114,6 +118,8 @@ class VerboseRenderer:
         return " ".join(parts)
 
     def _too_large(self, v: Verdict) -> str:
+        if v.detail == "window" and v.limit is not None:
+            return f"{_DEEP_WINDOW.format(scan=format_size(v.limit))} The file is larger than that."
         if v.size is not None and v.limit is not None:
             facts = f"The file is {format_size(v.size)}; the limit is {format_size(v.limit)}."
         elif v.limit is not None:

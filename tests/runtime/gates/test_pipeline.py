@@ -24,7 +24,10 @@ from tests.runtime.gates._tree import SeamFS, write_tree
 
 def test_default_order_and_names() -> None:
     names = [g.name for g in default_gates(Policy(host_filter=lambda p: True))]
-    assert names == [g.value for g in Gate]
+    # the secrets gate has a second step on the open descriptor (hard links), first of the
+    # gates that need one
+    assert names == ["path", "secrets", "host_filter", "ignore", "secrets", "existence", "size", "read"]
+    assert list(dict.fromkeys(names)) == [g.value for g in Gate]
     # switched-off steps are left out of the chain
     assert [g.name for g in default_gates(Policy(enforce_secrets=False))] == [
         "path", "ignore", "existence", "size", "read"
@@ -56,7 +59,8 @@ def tree(tmp_path: Path) -> Path:
 @pytest.mark.parametrize(
     ("path", "gate", "opaque"),
     [
-        ("../.env", Gate.PATH, False),  # outside and secret: path first
+        ("../.env", Gate.SECRETS, True),  # a secret name as written: opaque whatever its target
+        ("../x", Gate.PATH, False),  # outside: path first
         (".env", Gate.SECRETS, True),  # secret and ignored: secrets first
         ("src/a.py", Gate.HOST_FILTER, True),  # host filter before ignore
         ("build/gone.js", Gate.IGNORE, False),  # ignored and missing: ignore first

@@ -3,9 +3,13 @@
 :class:`GatePipeline` holds the gates in order (``path`` always first) and runs them over a
 batch of paths: before the first gate that needs a kind of fact, it asks the caller's
 :class:`FactSource` to fetch that fact for every path still pending (concurrently, once);
-each gate then decides from facts. After the loop one check holds for every tool: a verdict
-on a secret is opaque, whatever gate caught it (except the path gate, whose verdict is about
-location, not the file).
+each gate then decides from facts. Before the loop, and before anything touches the disk,
+the opaque gates judge the spelling *as written* (``check_written``: a secret-named
+component, a host-filtered directory left again with ``..``), so the answer cannot depend on
+what exists behind those names, and a secret-named symlink is ``[BLOCKED]`` whatever the
+path gate would say about its target. After the loop one check holds for every tool: a
+verdict on a secret is opaque, whatever gate caught it (except the path gate, whose verdict
+is about location, not the file).
 
 Two entry points:
 
@@ -20,20 +24,21 @@ Two entry points:
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 import anyio
 
 from pathgate.runtime._fs import Resolved
 from pathgate.runtime._ignore import Match
+from pathgate.runtime._links import SecretInodes
 from pathgate.runtime.gates._base import Fact, Gate, GateContext, GateResult, PathFacts, lexical_name
 from pathgate.runtime.gates.existence import ExistenceGate
 from pathgate.runtime.gates.host_filter import HostFilterGate
 from pathgate.runtime.gates.ignore import IgnoreGate
 from pathgate.runtime.gates.path import PathGate
 from pathgate.runtime.gates.read import ReadGate
-from pathgate.runtime.gates.secrets import SecretMatcher, SecretsGate
+from pathgate.runtime.gates.secrets import LinkedSecretGate, SecretMatcher, SecretsGate
 from pathgate.runtime.gates.size import SizeGate
 from pathgate.verdicts import Gate as GateName
 from pathgate.verdicts import Status, Verdict
@@ -51,6 +56,7 @@ __all__ = [
     "GateResult",
     "HostFilterGate",
     "IgnoreGate",
+    "LinkedSecretGate",
     "PathFacts",
     "PathGate",
     "ReadGate",
@@ -87,7 +93,11 @@ def default_gates(policy: Policy) -> list[Gate]:
         gates.append(SecretsGate(SecretMatcher(policy.secret_patterns)))
     if policy.host_filter is not None:
         gates.append(HostFilterGate(policy.host_filter))
-    gates += [IgnoreGate(mode=policy.ignore_mode), ExistenceGate(), SizeGate(), ReadGate()]
+    gates.append(IgnoreGate(mode=policy.ignore_mode))
+    if policy.enforce_secrets:
+        matcher = SecretMatcher(policy.secret_patterns)
+        gates.append(LinkedSecretGate(matcher, strict=policy.strict_hard_links))
+    gates += [ExistenceGate(), SizeGate(), ReadGate()]
     return gates
 
 
@@ -120,6 +130,20 @@ class GatePipeline:
     def names(self) -> tuple[str, ...]:
         return tuple(g.name for g in self.gates)
 
+    def secret_inodes(self, root: str) -> SecretInodes | None:
+        """The secret-inode registry of ``root`` (``None`` when secrets are not enforced).
+        Tools that open files themselves (code_search) ask ``reg.linked_secret(fstat)`` in
+        their worker thread after each open, before reading."""
+        for gate in self.gates:
+            if isinstance(gate, LinkedSecretGate):
+                return gate.registry(root)
+        return None
+
+    @property
+    def strict_hard_links(self) -> bool:
+        """Whether every multi-linked regular file is refused (``Policy.strict_hard_links``)."""
+        return any(isinstance(g, LinkedSecretGate) and g.strict for g in self.gates)
+
     def is_secret(self, relpath: str) -> bool:
         """Cheap, sync: is this (real, project-relative) path a secret? Discovery tools use
         it to drop entries before anything else: secrets are never listed nor counted."""
@@ -140,6 +164,10 @@ class GatePipeline:
         skipped (discovery)."""
         verdicts: list[Verdict | None] = [None] * len(facts)
         pending = list(range(len(facts)))
+        for gate in self.gates:  # the spelling as written, before any I/O
+            written = getattr(gate, "check_written", None)
+            if written is not None and pending:
+                pending = await _apply(written, facts, ctx, pending, verdicts)
         known = set(have)
         for gate in self.gates:
             if not pending:
@@ -152,22 +180,13 @@ class GatePipeline:
                 for fact in missing:
                     await source.fetch(fact, batch)
                     known.add(fact)
-            waits: list[tuple[int, Awaitable[Verdict | None]]] = []
-            for i in pending:
-                result: GateResult = gate.check(facts[i], ctx)
-                if inspect.isawaitable(result):
-                    waits.append((i, result))
-                elif result is not None:
-                    verdicts[i] = result
-            if waits:
-                await _gather_into(verdicts, waits)
-            pending = [i for i in pending if verdicts[i] is None]
+            pending = await _apply(gate.check, facts, ctx, pending, verdicts)
         for i, verdict in enumerate(verdicts):
             if (
                 verdict is not None
                 and not verdict.opaque
                 and verdict.gate is not GateName.PATH
-                and self.secrets.is_secret_facts(facts[i])
+                and self.secrets.is_secret_facts(facts[i], ctx.root)
             ):
                 verdicts[i] = _opaque(verdict)
         return verdicts
@@ -186,6 +205,26 @@ class GatePipeline:
             for e in entries
         ]
         return await self.run(facts, ctx, None, have=frozenset({Fact.NAME, Fact.REAL, Fact.MATCH}))
+
+
+async def _apply(
+    check: Callable[[PathFacts, GateContext], GateResult],
+    facts: Sequence[PathFacts],
+    ctx: GateContext,
+    pending: list[int],
+    verdicts: list[Verdict | None],
+) -> list[int]:
+    """One gate step over the pending paths; returns those still pending."""
+    waits: list[tuple[int, Awaitable[Verdict | None]]] = []
+    for i in pending:
+        result = check(facts[i], ctx)
+        if inspect.isawaitable(result):
+            waits.append((i, result))
+        elif result is not None:
+            verdicts[i] = result
+    if waits:
+        await _gather_into(verdicts, waits)
+    return [i for i in pending if verdicts[i] is None]
 
 
 async def _gather_into(

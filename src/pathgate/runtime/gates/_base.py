@@ -33,7 +33,17 @@ from pathgate.verdicts import Remedy, Verdict
 if TYPE_CHECKING:
     from pathgate.config import Policy
 
-__all__ = ["Fact", "Gate", "GateContext", "GateResult", "PathFacts", "lexical_name"]
+__all__ = [
+    "Fact",
+    "Gate",
+    "GateContext",
+    "GateResult",
+    "PathFacts",
+    "WrittenGate",
+    "dropped_prefixes",
+    "lexical_name",
+    "written_walk",
+]
 
 
 class Fact(enum.IntEnum):
@@ -89,12 +99,15 @@ class GateContext:
 
     ``purpose`` is ``"read"`` for an explicit read and ``"discover"`` for a walked entry of
     glob/list/search (ignored entries are hidden from discovery in both ignore modes).
+    ``root`` is the real project root (``None``: unknown; an absolute spelling is then
+    judged by the stricter rules that need no root).
     """
 
     policy: Policy
     purpose: Literal["read", "discover"] = "read"
     model: str | None = None
     size_limit: int = 0
+    root: str | None = None
 
 
 class Gate(Protocol):
@@ -118,6 +131,55 @@ class Gate(Protocol):
     def check(self, facts: PathFacts, ctx: GateContext) -> GateResult:
         """``None`` to pass, a verdict to block (or an awaitable of either)."""
         ...
+
+
+class WrittenGate(Gate, Protocol):
+    """A gate that also judges the spelling *as written*, before any I/O (ahead of the path
+    gate): the opaque gates, so that ``..`` after a secret or filtered name answers the same
+    whatever exists behind it."""
+
+    def check_written(self, facts: PathFacts, ctx: GateContext) -> GateResult:
+        """``None`` to pass, a verdict to block (or an awaitable of either)."""
+        ...
+
+
+def written_walk(request: str, root: str | None) -> tuple[list[str], str | None] | None:
+    """The lexical prefixes a spelling visits as written, and where it ends (both relative to
+    the root; the end is ``None`` when it climbs above the root); ``None`` for an absolute
+    spelling outside ``root``. ``a/b/../c`` visits ``a``, ``a/b``, ``a/c``, ends at ``a/c``."""
+    body = request
+    if request.startswith("/"):
+        if root is None or not (root == "/" or request == root or request.startswith(root + "/")):
+            return None
+        body = request[len(root):]
+    cur: list[str] = []
+    visited: list[str] = []
+    for c in body.split("/"):
+        if c in ("", "."):
+            continue
+        if c == "..":
+            if not cur:
+                return visited, None
+            cur.pop()
+            continue
+        cur.append(c)
+        visited.append("/".join(cur))
+    return visited, "/".join(cur)
+
+
+def dropped_prefixes(request: str, root: str | None) -> list[str]:
+    """The written prefixes a later ``..`` cancels (not the end point nor its ancestors),
+    distinct, shortest first: ``private/x/../../a`` → ``["private", "private/x"]``."""
+    walked = written_walk(request, root)
+    if walked is None:
+        return []
+    visited, end = walked
+    if end is None:
+        out = set(visited)
+    else:
+        kept = end + "/"
+        out = {v for v in visited if v != end and not kept.startswith(v + "/")}
+    return sorted(out, key=lambda v: (v.count("/"), v))
 
 
 def lexical_name(request: str, root: str) -> str | None:

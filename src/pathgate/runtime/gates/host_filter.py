@@ -5,6 +5,13 @@ blocks with a bare, opaque ``[BLOCKED]``, and so does an exception inside it (fa
 It sees the real project-relative path (``"."`` for the root; the absolute real path when
 ``allow_outside_root`` let an outside path through). Unlike the TypeScript original, a host
 filter does not switch ignore rules off: both apply.
+
+Before any I/O (:meth:`HostFilterGate.check_written`), the filter also judges the
+directories a spelling passes through *as written* and then leaves with ``..``
+(``private/../a`` asks about ``private``; shortest first, each once, at most
+:data:`MAX_WRITTEN` of them, more is refused), so such a spelling answers the same whatever
+exists behind the filtered name. A sync filter stops at the first refusal; an async one is
+awaited in the same order, one call at a time (a host filter may be a network call: no burst).
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ import logging
 from collections.abc import Awaitable
 
 from pathgate.config import HostFilter
-from pathgate.runtime.gates._base import Fact, GateContext, GateResult, PathFacts
+from pathgate.runtime.gates._base import Fact, GateContext, GateResult, PathFacts, dropped_prefixes
 from pathgate.verdicts import Gate, Status, Verdict
 
 __all__ = ["HostFilterGate"]
@@ -23,6 +30,11 @@ log = logging.getLogger("pathgate")
 
 _BLOCK = Verdict(status=Status.BLOCKED, gate=Gate.HOST_FILTER, opaque=True)
 _FAILED = Verdict(status=Status.BLOCKED, gate=Gate.HOST_FILTER, opaque=True, detail="filter raised")
+_TOO_MANY = Verdict(status=Status.BLOCKED, gate=Gate.HOST_FILTER, opaque=True, detail="too many .. prefixes")
+
+#: Most ``..``-cancelled prefixes one spelling may ask the filter about (a hostile spelling
+#: could name thousands; refusing it depends only on the spelling).
+MAX_WRITTEN = 64
 
 
 class HostFilterGate:
@@ -33,6 +45,41 @@ class HostFilterGate:
 
     def __init__(self, host_filter: HostFilter) -> None:
         self.host_filter = host_filter
+
+    def check_written(self, facts: PathFacts, ctx: GateContext) -> GateResult:
+        """The filter on each directory the spelling enters and leaves again with ``..``."""
+        prefixes = dropped_prefixes(facts.request, ctx.root)
+        if not prefixes:
+            return None
+        if len(prefixes) > MAX_WRITTEN:
+            return _TOO_MANY
+        for i, prefix in enumerate(prefixes):
+            try:
+                answer = self.host_filter(prefix)
+            except Exception:
+                log.warning("pathgate host_filter raised; blocking (fail closed)", exc_info=True)
+                return _FAILED
+            if inspect.isawaitable(answer):
+                return self._await_all(answer, prefixes[i + 1 :])
+            if answer is not True:
+                return _BLOCK
+        return None
+
+    async def _await_all(self, first: Awaitable[bool], rest: list[str]) -> Verdict | None:
+        verdict = await self._await(first)
+        for prefix in rest:
+            if verdict is not None:
+                return verdict
+            try:
+                answer = self.host_filter(prefix)
+            except Exception:
+                log.warning("pathgate host_filter raised; blocking (fail closed)", exc_info=True)
+                return _FAILED
+            if inspect.isawaitable(answer):
+                verdict = await self._await(answer)
+            elif answer is not True:
+                verdict = _BLOCK
+        return verdict
 
     def check(self, facts: PathFacts, ctx: GateContext) -> GateResult:
         try:

@@ -1,15 +1,21 @@
 """Gate 2, ``secrets`` (opaque): ``.env`` files and credential names.
 
-A name is normalised before matching the way Windows/NTFS would see it: everything from the
-first ``:`` (an alternate data stream, ``.env:$DATA``) is cut, then trailing spaces and dots
-(``.env ``, ``.env.``), then it is case-folded (``.ENV``). Secret when the normalised basename
+A name is judged twice, and is secret when either spelling is: the whole name (on POSIX a
+``:`` is an ordinary character, so ``host:443.pem`` is a ``*.pem``), and the name as
+Windows/NTFS would see it, cut at the first ``:`` (an alternate data stream,
+``.env:$DATA`` is ``.env``). Both drop trailing spaces and dots (``.env ``, ``.env.``) and
+are case-folded (``.ENV``). Secret when the normalised basename
 is ``.env`` or starts with ``.env.`` — except the templates ``.env.example``,
 ``.env.sample``, ``.env.template`` (same normalisation: ``.ENV.EXAMPLE`` is a template) — or
 matches one of the policy's ``secret_patterns`` (:data:`pathgate.config.DEFAULT_SECRET_PATTERNS`).
 ``.envrc`` and ``app.env`` are not secrets.
 
-A spelling is secret when the requested name, its lexical normalisation or the real
-(symlink-resolved) target is: an innocently named link to ``.env`` is a secret.
+A spelling is secret when a component of the path *as written* (before ``..`` is resolved:
+``.env.d/../a`` passes through ``.env.d``), its lexical normalisation or the real
+(symlink-resolved) target is: an innocently named link to ``.env`` is a secret, and so is a
+secret-named link whatever its target. :class:`LinkedSecretGate` (on the open descriptor)
+adds the inode side: a multi-linked regular file sharing its inode with a secret-named file
+of the project is a secret (see :mod:`pathgate.runtime._links`).
 Everything below a directory named like a secret (``.env/``, ``.env.d/``, ``keys.pem/``) is
 secret too: the directory itself is opaque, so no tool may reveal what it holds (glob, search
 and an explicit read would otherwise show the directory exists and list its files).
@@ -19,14 +25,28 @@ The verdict is a bare, opaque ``[BLOCKED]``.
 from __future__ import annotations
 
 import fnmatch
+import os
 import re
+import stat
+import threading
 from collections.abc import Iterable
 
+import anyio
+
 from pathgate.runtime._fs import PATH_MAX
-from pathgate.runtime.gates._base import Fact, GateContext, PathFacts
+from pathgate.runtime._links import SecretInodes
+from pathgate.runtime.gates._base import Fact, GateContext, GateResult, PathFacts
 from pathgate.verdicts import Gate, Status, Verdict
 
-__all__ = ["ENV_TEMPLATES", "SecretMatcher", "SecretsGate", "normalize_name"]
+__all__ = [
+    "ENV_TEMPLATES",
+    "LinkedSecretGate",
+    "SecretMatcher",
+    "SecretsGate",
+    "name_variants",
+    "normalize_name",
+    "written_components",
+]
 
 #: ``.env`` variants that are templates, not secrets (after normalisation).
 ENV_TEMPLATES = frozenset({".env.example", ".env.sample", ".env.template"})
@@ -42,6 +62,21 @@ def normalize_name(name: str) -> str:
     """A basename as NTFS would resolve it: cut ``:stream``, trailing spaces/dots; casefold."""
     name = name.split(":", 1)[0].rstrip(" .")
     return name.casefold()
+
+
+def name_variants(name: str) -> tuple[str, ...]:
+    """The spellings a basename is judged by: the whole name (``:`` is ordinary on POSIX)
+    and, when it holds a ``:``, the NTFS reading (cut at the first ``:``)."""
+    whole = name.rstrip(" .").casefold()
+    if ":" not in name:
+        return (whole,)
+    return (whole, normalize_name(name))
+
+
+def written_components(request: str) -> list[str]:
+    """The names a spelling passes through as written (``..`` and ``.`` left out, nothing
+    resolved): ``.env.d/prod/../../a`` → ``[".env.d", "prod", "a"]``."""
+    return [c for c in request.split("/") if c not in ("", ".", "..")]
 
 
 class SecretMatcher:
@@ -67,8 +102,17 @@ class SecretMatcher:
         self._dirs: dict[str, tuple[bool, str]] = {}
 
     def is_secret_name(self, basename: str) -> bool:
-        """Is this basename (any case, NTFS tricks included) a secret?"""
-        return self._is_secret_norm(normalize_name(basename))
+        """Is this basename (any case, NTFS tricks included, ``:`` kept or cut) a secret?"""
+        return any(self._is_secret_norm(n) for n in name_variants(basename))
+
+    def is_secret_written(self, request: str, root: str) -> bool:
+        """Does the spelling, as written, pass through a secret-named component? An absolute
+        spelling inside ``root`` is judged below the root (the root's own name is not the
+        agent's to judge); one outside by every component."""
+        body = request
+        if request.startswith("/") and (root == "/" or request == root or request.startswith(root + "/")):
+            body = request[len(root):]
+        return any(self.is_secret_name(c) for c in written_components(body))
 
     def _is_secret_norm(self, norm: str) -> bool:
         if norm == ".env" or (norm.startswith(".env.") and norm not in ENV_TEMPLATES):
@@ -86,9 +130,12 @@ class SecretMatcher:
             # No tool serves a path this long (resolution and walks stop at PATH_MAX), so
             # its components need no scan; the basename and path patterns still apply.
             return False, head.casefold()
-        names = {c: normalize_name(c) for c in set(head.split("/"))}
-        norm = "/".join(names[c] for c in head.split("/"))
-        secret = any(self._is_secret_norm(n) for n in set(names.values()))
+        comps = head.split("/")
+        secret = any(self.is_secret_name(c) for c in set(comps))
+        norm = "/".join(normalize_name(c) for c in comps)
+        if not secret and ":" in head:
+            whole = "/".join(c.rstrip(" .").casefold() for c in comps)
+            secret = self._full_dir.match(whole) is not None
         info = (secret or self._full_dir.match(norm) is not None, norm)
         if len(head) <= MAX_CACHED_DIR:
             if len(self._dirs) >= DIR_CACHE:
@@ -101,19 +148,24 @@ class SecretMatcher:
         secret, or below a directory named like one?"""
         path = path.strip("/")
         head, _, basename = path.rpartition("/")
-        norm = normalize_name(basename)
-        if self._is_secret_norm(norm):
+        norms = name_variants(basename)
+        if any(self._is_secret_norm(n) for n in norms):
             return True
         if not head:
-            return self._full.match(norm) is not None
+            return any(self._full.match(n) is not None for n in norms)
         secret, head_norm = self._dir_info(head)
-        return secret or self._full.match(f"{head_norm}/{norm}") is not None
+        if secret or any(self._full.match(f"{head_norm}/{n}") is not None for n in norms):
+            return True
+        if ":" in path:  # path patterns on the whole spelling too (``:`` ordinary on POSIX)
+            whole = "/".join(c.rstrip(" .").casefold() for c in path.split("/"))
+            return self._full.match(whole) is not None
+        return False
 
-    def is_secret_facts(self, facts: PathFacts) -> bool:
-        """Secret by the requested spelling, its normalisation or the real target (cached on
-        ``facts`` once the real path is known). The raw spelling is judged by its basename
-        only (``src/.env/../a.py`` is ``src/a.py``); the normalised and real paths by every
-        component."""
+    def is_secret_facts(self, facts: PathFacts, root: str | None = None) -> bool:
+        """Secret by the requested spelling as written (every component, ``..`` not
+        resolved: ``src/.env/../a.py`` passes through ``src/.env``), its normalisation or the
+        real target (cached on ``facts`` once the real path is known). Without ``root`` an
+        absolute spelling is judged by its basename as written."""
         if facts.secret is not None:
             return facts.secret
         resolved = facts.resolved
@@ -121,12 +173,18 @@ class SecretMatcher:
         if resolved is not None:
             names.add(resolved.relpath if resolved.relpath is not None else resolved.real or "")
         names.discard("")
-        secret = self.is_secret_name(facts.request.rstrip("/").rsplit("/", 1)[-1]) or any(
-            self.is_secret(n) for n in names
-        )
+        request = facts.request
+        if root is None and request.startswith("/"):
+            written = self.is_secret_name(request.rstrip("/").rsplit("/", 1)[-1])
+        else:
+            written = self.is_secret_written(request, root or "")
+        secret = written or any(self.is_secret(n) for n in names)
         if resolved is not None:
             facts.secret = secret
         return secret
+
+
+_SECRET = Verdict(status=Status.BLOCKED, gate=Gate.SECRETS, opaque=True)
 
 
 class SecretsGate:
@@ -139,7 +197,57 @@ class SecretsGate:
     def __init__(self, matcher: SecretMatcher) -> None:
         self.matcher = matcher
 
-    def check(self, facts: PathFacts, ctx: GateContext) -> Verdict | None:
-        if self.matcher.is_secret_facts(facts):
-            return Verdict(status=Status.BLOCKED, gate=Gate.SECRETS, opaque=True)
+    def check_written(self, facts: PathFacts, ctx: GateContext) -> Verdict | None:
+        """Before any I/O (ahead of the path gate): a spelling that passes through a
+        secret-named component, as written, is opaque whatever exists or lies behind it."""
+        if self.matcher.is_secret_facts(facts, ctx.root):
+            return _SECRET
         return None
+
+    def check(self, facts: PathFacts, ctx: GateContext) -> Verdict | None:
+        if self.matcher.is_secret_facts(facts, ctx.root):
+            return _SECRET
+        return None
+
+
+class LinkedSecretGate:
+    """Gate 2 on the open descriptor: a regular file with more than one link is an opaque
+    ``[BLOCKED]`` when a secret-named link to the same ``(st_dev, st_ino)`` exists in the
+    project (or always, with ``strict``). Decided from ``fstat`` of the descriptor the read
+    used, before existence, size and read verdicts could say anything about it. The
+    registry of each project root is built on first need, in a worker thread."""
+
+    name = Gate.SECRETS.value
+    needs = frozenset({Fact.OPEN})
+
+    def __init__(self, matcher: SecretMatcher, *, strict: bool = False) -> None:
+        self.matcher = matcher
+        self.strict = strict
+        self._lock = threading.Lock()
+        self._registries: dict[str, SecretInodes] = {}
+
+    def registry(self, root: str) -> SecretInodes:
+        """The secret-inode registry of ``root`` (created on first use, shared)."""
+        with self._lock:
+            reg = self._registries.get(root)
+            if reg is None:
+                reg = self._registries[root] = SecretInodes(root, self.matcher.is_secret)
+            return reg
+
+    def check(self, facts: PathFacts, ctx: GateContext) -> GateResult:
+        opened = facts.opened
+        st = None if opened is None else opened.st
+        if st is None or not stat.S_ISREG(st.st_mode) or st.st_nlink <= 1:
+            return None
+        if self.strict:
+            return _SECRET
+        r = facts.resolved
+        if r is None or r.real is None or r.relpath is None:
+            return None  # outside the project: the documented residual
+        root = ctx.root or (r.real[: -len(r.relpath) - 1] if r.relpath else r.real) or "/"
+        return self._ask(self.registry(root), st)
+
+    @staticmethod
+    async def _ask(reg: SecretInodes, st: os.stat_result) -> Verdict | None:
+        linked = await anyio.to_thread.run_sync(reg.linked_secret, st)
+        return _SECRET if linked else None

@@ -8,10 +8,18 @@ One call:
    (``REAL``, batched through the fs backend), ignore decisions (``MATCH``, one engine session
    per worker-thread chunk, remedies verified in the same hop) and descriptor reads
    (``OPEN``, one per distinct real file: ``a``, ``./a`` and ``d/../a`` are read once);
-3. assembles one :class:`~pathgate.FileResult` per requested path, in request order, applying
+3. for a line window (``offset``/``limit``) of a file over the size limit, streams just that
+   window from a descriptor (:mod:`pathgate.runtime.tools._window`), so the size verdict's
+   hint ("read a line window") works;
+4. assembles one :class:`~pathgate.FileResult` per requested path, in request order, applying
    the optional line window and then the call's output budget in that order; where the
    budget cuts, the result keeps what fit and carries a ``[FILE_TOO_LARGE]`` notice
-   (``gate="size"``, ``detail="budget"``, ``size``/``limit`` in characters).
+   (``gate="size"``, ``detail="budget"``, ``size``/``limit`` in characters). A file is
+   given and charged once per call: a later spelling of the same real file (``a`` again,
+   ``./a``, ``d/../a``) gets ``same_as`` (the first spelling) and no content.
+
+Lines are ``\n``-separated everywhere (``total_lines``, windows), as ``sed``/``grep`` count
+them; ``\r\n`` is returned as is.
 """
 
 from __future__ import annotations
@@ -31,17 +39,20 @@ from pathgate.runtime._fs import (
 from pathgate.runtime._ignore import IgnoreSession, Match
 from pathgate.runtime._remedy import suggest_remedy
 from pathgate.runtime.gates import Fact, GateContext, PathFacts, lexical_name
+from pathgate.runtime.tools._window import MAX_SCAN, Window, read_window
 from pathgate.verdicts import FileResult, Gate, Remedy, Status, Verdict
 
 if TYPE_CHECKING:
     from pathgate.runtime._runtime import Runtime
 
-__all__ = ["ReadFacts", "apply_window", "read_files"]
+__all__ = ["ReadFacts", "apply_window", "count_lines", "read_files"]
 
 log = logging.getLogger("pathgate")
 
 #: ``Verdict.detail`` of the notice on a result the output budget cut.
 BUDGET_DETAIL = "budget"
+#: ``Verdict.detail`` of a window that starts beyond :data:`MAX_SCAN` bytes of an oversize file.
+WINDOW_SCAN_DETAIL = "window"
 
 
 def _check_int(value: Any, field: str, minimum: int) -> int | None:
@@ -63,14 +74,35 @@ def _check_paths(paths: Any) -> list[str]:
     return list(paths)
 
 
+def count_lines(text: str) -> int:
+    """Lines as ``sed``/``grep -n`` count them: ``\n``-separated only (a form feed, ``\x85``
+    or U+2028 is an ordinary character), a last line without ``\n`` included; equal to
+    ``wc -l`` for a file that ends with a newline."""
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
 def apply_window(text: str, offset: int | None, limit: int | None) -> tuple[str, int]:
-    """Lines ``offset`` (1-based) .. ``offset + limit - 1`` of ``text``, and the line count."""
-    lines = text.splitlines(keepends=True)
+    """Lines ``offset`` (1-based) .. ``offset + limit - 1`` of ``text`` (``sed -n
+    'offset,+(limit-1)p'``: ``\n``-separated, ``\r\n`` kept as is), and the line count."""
+    total = count_lines(text)
     if offset is None and limit is None:
-        return text, len(lines)
+        return text, total
     start = (offset or 1) - 1
-    end = len(lines) if limit is None else start + limit
-    return "".join(lines[start:end]), len(lines)
+    begin = 0
+    for _ in range(start):
+        nl = text.find("\n", begin)
+        if nl < 0:
+            return "", total
+        begin = nl + 1
+    if limit is None:
+        return text[begin:], total
+    end = begin
+    for _ in range(limit):
+        nl = text.find("\n", end)
+        if nl < 0:
+            return text[begin:], total
+        end = nl + 1
+    return text[begin:end], total
 
 
 class ReadFacts:
@@ -102,7 +134,7 @@ class ReadFacts:
         for f in pending:
             r = f.resolved
             if r is not None and r.relpath is not None and r.relpath not in keys:
-                keys[r.relpath] = (r.is_dir, self.runtime.pipeline.secrets.is_secret_facts(f))
+                keys[r.relpath] = (r.is_dir, self.runtime.pipeline.secrets.is_secret_facts(f, self.ctx.root))
         if not keys:
             return
         index = self.runtime.index
@@ -177,49 +209,127 @@ async def read_files(
     if not requested:
         return []
     policy = runtime.policy
-    ctx = GateContext(policy=policy, purpose="read", model=model, size_limit=policy.size_limit_for(model))
+    ctx = GateContext(policy=policy, purpose="read", model=model, size_limit=policy.size_limit_for(model),
+                      root=runtime.root)
 
     spellings = list(dict.fromkeys(requested))
     facts = [PathFacts(request=s, name=lexical_name(s, runtime.root)) for s in spellings]
     source = ReadFacts(runtime, runtime.backends.pick(policy.fs_backend), ctx)
     verdicts = await runtime.pipeline.run(facts, ctx, source)
-    by_spelling = dict(zip(spellings, zip(facts, verdicts, strict=True), strict=True))
+    call_budget = budget if budget is not None else policy.read_budget
+    windows: dict[int, Window] = {}
+    if offset is not None or limit is not None:
+        windows = await _oversize_windows(runtime, facts, verdicts, offset or 1, limit, call_budget,
+                                          ctx.size_limit)
+    by_spelling = {s: i for i, s in enumerate(spellings)}
+    return _assemble(requested, by_spelling, facts, verdicts, windows, offset, limit, call_budget)
 
-    remaining = budget if budget is not None else policy.read_budget
-    call_budget = remaining
+
+def _assemble(
+    requested: Sequence[str],
+    by_spelling: dict[str, int],
+    facts: Sequence[PathFacts],
+    verdicts: Sequence[Verdict | None],
+    windows: dict[int, Window],
+    offset: int | None,
+    limit: int | None,
+    call_budget: int,
+) -> list[FileResult]:
+    """One result per requested path, in request order; each real file's content is given
+    (and charged to the budget) once, at its first spelling; later ones refer to it."""
+    remaining = call_budget
+    first_of: dict[str, str] = {}
     results: list[FileResult] = []
     for path in requested:
-        f, verdict = by_spelling[path]
+        i = by_spelling[path]
+        f, verdict = facts[i], verdicts[i]
         relpath = _shown_relpath(f)
+        text: str | None = None
+        total: int | None = None
+        if verdict is not None and i in windows:
+            verdict, text, total = _window_outcome(windows[i], verdict)
         if verdict is not None:
             inside = None if verdict.opaque or f.relpath is None else relpath
             results.append(FileResult(path=path, verdict=verdict, relpath=inside))
             continue
-        assert f.opened is not None and f.opened.text is not None
-        text, total = apply_window(f.opened.text, offset, limit)
+        key = f.resolved.real if f.resolved is not None and f.resolved.real is not None else path
+        if key in first_of:
+            results.append(FileResult(path=path, relpath=relpath, same_as=first_of[key]))
+            continue
+        first_of[key] = path
+        if text is None:
+            assert f.opened is not None and f.opened.text is not None
+            text, total = apply_window(f.opened.text, offset, limit)
         if len(text) <= remaining:
             remaining -= len(text)
             results.append(FileResult(path=path, content=text, relpath=relpath, total_lines=total))
             continue
-        cut = text[:remaining]
-        newline = cut.rfind("\n")
-        if newline >= 0:
-            cut = cut[: newline + 1]
+        results.append(_cut(path, relpath, text, remaining, total, call_budget))
         remaining = 0
-        notice = Verdict(
-            status=Status.FILE_TOO_LARGE,
-            gate=Gate.SIZE,
-            exists=True,
-            size=len(text),
-            limit=call_budget,
-            detail=BUDGET_DETAIL,
-        )
-        results.append(
-            FileResult(
-                path=path, content=cut, verdict=notice, relpath=relpath, truncated=True, total_lines=total
-            )
-        )
     return results
+
+
+def _cut(path: str, relpath: str | None, text: str, remaining: int, total: int | None,
+         call_budget: int) -> FileResult:
+    """The part of ``text`` that fits (cut at a line end), with the budget notice."""
+    cut = text[:remaining]
+    newline = cut.rfind("\n")
+    if newline >= 0:
+        cut = cut[: newline + 1]
+    notice = Verdict(status=Status.FILE_TOO_LARGE, gate=Gate.SIZE, exists=True, size=len(text),
+                     limit=call_budget, detail=BUDGET_DETAIL)
+    return FileResult(path=path, content=cut, verdict=notice, relpath=relpath, truncated=True,
+                      total_lines=total)
+
+
+async def _oversize_windows(
+    runtime: Runtime,
+    facts: Sequence[PathFacts],
+    verdicts: Sequence[Verdict | None],
+    offset: int,
+    limit: int | None,
+    call_budget: int,
+    size_limit: int,
+) -> dict[int, Window]:
+    """Stream the requested window of each file the size gate refused (one read per real
+    file; output bounded by the call budget, never the whole file in memory)."""
+    todo: dict[str, tuple[list[int], ReadRequest]] = {}
+    for i, (f, v) in enumerate(zip(facts, verdicts, strict=True)):
+        r = f.resolved
+        if v is None or v.gate is not Gate.SIZE or v.status is not Status.FILE_TOO_LARGE:
+            continue
+        if r is None or r.real is None:
+            continue
+        root = runtime.root if r.relpath is not None else None
+        entry = todo.setdefault(r.real, ([], ReadRequest(r.real, 0, r.identity, root)))
+        entry[0].append(i)
+    if not todo:
+        return {}
+    ops = runtime.backends.ops
+    max_out = min(size_limit, 4 * call_budget + 4)
+
+    def chunk(reqs: Sequence[ReadRequest]) -> list[Window]:
+        return [read_window(ops, req, offset, limit, max_out) for req in reqs]
+
+    items = list(todo.values())
+    found = await run_chunked(chunk, [req for _, req in items], runtime.limiter.get())
+    return {i: w for (idx, _), w in zip(items, found, strict=True) for i in idx}
+
+
+def _window_outcome(window: Window, refused: Verdict) -> tuple[Verdict | None, str | None, int | None]:
+    """A streamed window as (verdict, text, total_lines)."""
+    if window.text is not None:
+        return None, window.text, window.total_lines
+    if window.binary:
+        return Verdict(status=Status.BINARY_FILE, gate=Gate.READ, exists=True, size=refused.size), None, None
+    if window.changed:
+        return Verdict(status=Status.FILE_READ_ERROR, gate=Gate.READ, detail="CHANGED"), None, None
+    if window.error is not None:
+        name = errno.errorcode.get(window.error, str(window.error))
+        return Verdict(status=Status.FILE_READ_ERROR, gate=Gate.READ, detail=name), None, None
+    detail = WINDOW_SCAN_DETAIL if window.scan_capped else refused.detail
+    return Verdict(status=Status.FILE_TOO_LARGE, gate=Gate.SIZE, exists=True, size=refused.size,
+                   limit=MAX_SCAN if window.scan_capped else refused.limit, detail=detail), None, None
 
 
 def _shown_relpath(facts: PathFacts) -> str | None:

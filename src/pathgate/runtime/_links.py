@@ -1,0 +1,123 @@
+"""The secret-inode registry: which ``(st_dev, st_ino)`` belong to secret-named files.
+
+Secrets are decided by name, but a hard link gives a secret's bytes a second, innocent name
+(``settings.txt`` sharing ``.env``'s inode). A regular file with more than one link is
+served only when no secret-named link to the same inode exists in the project; this module
+answers that question.
+
+* Built on first need (a multi-linked file was opened): one walk of the project that follows
+  no symlink, skips ``.git`` and enters every other directory (ignored ones too: an ignored
+  ``build/.env`` is still a secret), keeping the inodes of secret-named regular files with
+  more than one link. Only secret-named entries are ``lstat``-ed; directories are ``lstat``-ed
+  for their signature.
+* Kept current like the ignore cache: every later question first re-``lstat``s the walked
+  directories (``st_ino``, ``st_mtime_ns``, ``st_ctime_ns``: creating, renaming or removing
+  a link changes its directory); any change rebuilds the snapshot. Cost per question: one
+  ``lstat`` per directory; a rebuild: one ``scandir`` per directory.
+* Bounded: a walk past :data:`MAX_ENTRIES` entries stops and the snapshot *fails closed*
+  (every multi-linked file is treated as linked to a secret).
+* Concurrency-safe: snapshots are immutable; one lock serialises validation and rebuilds,
+  so many agents on one runtime share one walk.
+
+The residual: a hard link to a file *outside* the project is indistinguishable from a local
+file (its other names cannot be found without walking the whole device).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+__all__ = ["MAX_ENTRIES", "SecretInodes"]
+
+#: Entries one rebuild may visit before it gives up and fails closed.
+MAX_ENTRIES = 1_000_000
+
+_Sig = tuple[int, int, int]
+
+
+def _sig(st: os.stat_result) -> _Sig:
+    return (st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+
+
+@dataclass(frozen=True, slots=True)
+class _Snapshot:
+    inodes: frozenset[tuple[int, int]]
+    dirs: dict[str, _Sig] = field(default_factory=dict)
+    overflow: bool = False
+
+
+class SecretInodes:
+    """The registry of one project root. ``is_secret(relpath)`` is the secret matcher."""
+
+    def __init__(self, root: str, is_secret: Callable[[str], bool], *, max_entries: int = MAX_ENTRIES) -> None:
+        self.root = root
+        self.is_secret = is_secret
+        self.max_entries = max_entries
+        self._lock = threading.Lock()
+        self._snap: _Snapshot | None = None
+        #: Rebuilds so far (for tests and operators).
+        self.builds = 0
+
+    def linked_secret(self, st: os.stat_result) -> bool:
+        """Is this (``fstat`` of an open descriptor) a regular file with more than one link,
+        one of which is secret-named in the project? Sync and blocking (one ``lstat`` per
+        project directory when the file is multi-linked): call it from a worker thread."""
+        if not stat.S_ISREG(st.st_mode) or st.st_nlink <= 1:
+            return False
+        snap = self.current()
+        return snap.overflow or (st.st_dev, st.st_ino) in snap.inodes
+
+    def current(self) -> _Snapshot:
+        """The validated snapshot (rebuilt when a walked directory changed)."""
+        with self._lock:
+            snap = self._snap
+            if snap is None or not self._valid(snap):
+                snap = self._snap = self._build()
+                self.builds += 1
+            return snap
+
+    def _valid(self, snap: _Snapshot) -> bool:
+        root = self.root
+        for rel, sig in snap.dirs.items():
+            try:
+                if _sig(os.lstat(os.path.join(root, rel) if rel else root)) != sig:
+                    return False
+            except OSError:
+                return False
+        return True
+
+    def _build(self) -> _Snapshot:
+        inodes: set[tuple[int, int]] = set()
+        dirs: dict[str, _Sig] = {}
+        stack = [""]
+        seen = 0
+        while stack:
+            rel = stack.pop()
+            path = os.path.join(self.root, rel) if rel else self.root
+            try:
+                dirs[rel] = _sig(os.lstat(path))
+                with os.scandir(path) as it:
+                    entries = list(it)
+            except OSError:
+                continue  # unlistable: its signature (or absence) is re-checked next time
+            seen += len(entries)
+            if seen > self.max_entries:
+                return _Snapshot(frozenset(), dirs, overflow=True)
+            for e in entries:
+                if e.name == ".git":
+                    continue
+                crel = f"{rel}/{e.name}" if rel else e.name
+                try:
+                    if e.is_dir(follow_symlinks=False):
+                        stack.append(crel)
+                    elif self.is_secret(crel):
+                        est = e.stat(follow_symlinks=False)
+                        if stat.S_ISREG(est.st_mode) and est.st_nlink > 1:
+                            inodes.add((est.st_dev, est.st_ino))
+                except OSError:
+                    continue
+        return _Snapshot(frozenset(inodes), dirs)
