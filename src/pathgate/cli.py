@@ -126,16 +126,17 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
 
     add("check-ignore", "like git check-ignore --no-index (run 'pathgate check-ignore -h')")
+    add("hook", "answer Claude Code / Cursor / Gemini CLI pre-tool hooks, or install them "
+        "(run 'pathgate hook -h')")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``pathgate`` console script and ``python -m pathgate``."""
     args_list = list(sys.argv[1:] if argv is None else argv)
-    if args_list and args_list[0] == "check-ignore":
-        from pathgate._check_ignore import main as check_ignore_main
-
-        return int(check_ignore_main(args_list[1:]))
+    own = _own_parser_command(args_list)
+    if own is not None:
+        return own
     parser = build_parser()
     args = parser.parse_args(args_list)
     if args.command is None:
@@ -159,6 +160,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"pathgate {args.command}: error: {type(exc).__name__}: {exc} "
                   "(run with --debug for the traceback)", file=sys.stderr)
         return EXIT_ERROR
+
+
+def _own_parser_command(args_list: list[str]) -> int | None:
+    """Commands with their own parser (``check-ignore``, ``hook``), run before argparse and
+    before anything else is imported: a hook runs on every tool call of an agent."""
+    if args_list and args_list[0] == "check-ignore":
+        from pathgate._check_ignore import main as check_ignore_main
+
+        return int(check_ignore_main(args_list[1:]))
+    if args_list and args_list[0] == "hook":
+        from pathgate._hooks._cli import main as hook_main
+
+        return hook_main(args_list[1:])
+    return None
 
 
 # -- helpers -------------------------------------------------------------------------------
