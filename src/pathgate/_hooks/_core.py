@@ -124,30 +124,30 @@ async def decide(
 
     Relative paths are taken from ``cwd``. With several blocked targets, each line names
     the path the agent gave."""
-    checks: list[tuple[str, str]] = []  # (shown spelling, runtime spelling)
-    denials: list[tuple[str, str]] = []
+    texts: list[tuple[str, str | None]] = []  # (shown spelling, deny text), request order
+    pending: list[tuple[int, str]] = []  # (slot, runtime spelling)
     for t in targets:
+        shown = t.value
         if t.kind == "glob":
             prefix, last = split_glob(t.value)
             if _aims_at_secret(runtime, last):
-                denials.append((t.value, "[BLOCKED]"))
+                texts.append((shown, "[BLOCKED]"))
                 continue
             base = t.base or "."
-            walked = posixpath.join(base, prefix) if prefix else base
-            checks.append((walked, _relative(walked, runtime.root, cwd)))
-        else:
-            checks.append((t.value, _relative(t.value, runtime.root, cwd)))
-    pending: list[tuple[str, str]] = []
-    for shown, rel in checks:
+            shown = posixpath.join(base, prefix) if prefix else base
+        rel = _relative(shown, runtime.root, cwd)
         if not os.path.isabs(rel) and _in_git_dir(rel):
-            denials.append((shown, GIT_DIR_TEXT))
-        elif rel != ".":
-            pending.append((shown, rel))
+            texts.append((t.value, GIT_DIR_TEXT))
+            continue
+        texts.append((t.value, None))
+        if rel != ".":
+            pending.append((len(texts) - 1, rel))
     if pending:
         verdicts = await runtime.check_paths([rel for _, rel in pending], model=model)
-        for (shown, _), verdict in zip(pending, verdicts, strict=True):
+        for (slot, _), verdict in zip(pending, verdicts, strict=True):
             if verdict is not None:
-                denials.append((shown, _text(runtime, renderer, model, verdict)))
+                texts[slot] = (texts[slot][0], _text(runtime, renderer, model, verdict))
+    denials = [(shown, text) for shown, text in texts if text is not None]
     if not denials:
         return None
     if len(denials) == 1:
