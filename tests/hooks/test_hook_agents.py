@@ -248,3 +248,12 @@ def test_command_line_round_trip(project: Path) -> None:
     bad = subprocess.run([sys.executable, "-m", "pathgate", "hook", "claude-code"], env=env,
                          input=b"\xff", capture_output=True, check=False)
     assert bad.returncode == 2 and b"blocked" in bad.stderr
+
+
+def test_a_root_spelled_through_a_symlink(project: Path) -> None:
+    link = project.parent / "link"
+    link.symlink_to(project, target_is_directory=True)
+    ok = run_hook("claude-code", claude(link, "Read", file_path=str(link / "src/app.py")))
+    assert (ok.stdout, ok.exit_code) == ("", 0)
+    secret = run_hook("claude-code", claude(link, "Read", file_path=str(link / ".env")))
+    assert claude_reason(secret.stdout) == SECRET

@@ -91,8 +91,8 @@ def _in_git_dir(relpath: str) -> bool:
 def _relative(path: str, root: str, cwd: str) -> str:
     """``path`` as the runtime should see it: relative to the root when it is lexically
     inside ``root`` (the spelling the agent saw), else absolute."""
-    full = path if os.path.isabs(path) else os.path.join(cwd, path)
-    full = os.path.normpath(full)
+    full = os.path.abspath(path if os.path.isabs(path) else os.path.join(cwd, path))
+    root = os.path.abspath(root)
     for base in dict.fromkeys((root, os.path.realpath(root))):
         try:
             if os.path.commonpath([full, base]) == base:
@@ -119,10 +119,12 @@ async def decide(
     cwd: str,
     renderer: str | None = None,
     model: str | None = None,
+    root: str | None = None,
 ) -> str | None:
     """The deny text for a tool call touching ``targets``, or ``None`` to allow it.
 
-    Relative paths are taken from ``cwd``. With several blocked targets, each line names
+    Relative paths are taken from ``cwd``; ``root`` is the root as the agent spells it
+    (default: the runtime's real root). With several blocked targets, each line names
     the path the agent gave."""
     texts: list[tuple[str, str | None]] = []  # (shown spelling, deny text), request order
     pending: list[tuple[int, str]] = []  # (slot, runtime spelling)
@@ -135,7 +137,7 @@ async def decide(
                 continue
             base = t.base or "."
             shown = posixpath.join(base, prefix) if prefix else base
-        rel = _relative(shown, runtime.root, cwd)
+        rel = _relative(shown, root or runtime.root, cwd)
         if not os.path.isabs(rel) and _in_git_dir(rel):
             texts.append((t.value, GIT_DIR_TEXT))
             continue

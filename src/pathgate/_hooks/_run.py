@@ -55,7 +55,7 @@ async def _answer(agent: Agent, payload: Mapping[str, Any], root: str | None, co
     if renderer is not None:
         runtime.renderer_for(None, renderer)  # an unknown name fails here, closed
     reason = await decide(runtime, request.targets, cwd=request.cwd, renderer=renderer,
-                          model=request.model)
+                          model=request.model, root=chosen)
     return agent.allow(payload) if reason is None else agent.deny(payload, reason)
 
 
