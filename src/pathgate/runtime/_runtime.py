@@ -44,9 +44,6 @@ from pathgate.runtime._fs import Backends, FileOps, IoLimiter, OsFS, SyncFS
 from pathgate.runtime._ignore import IgnoreIndex
 from pathgate.runtime._tracing import SpanMode, TracingMiddleware
 from pathgate.runtime.gates import Fact, Gate, GateContext, GatePipeline, PathFacts, lexical_name
-from pathgate.runtime.tools.code_search import code_search as _code_search
-from pathgate.runtime.tools.glob import glob as _glob
-from pathgate.runtime.tools.list_directory import list_directory as _list_directory
 from pathgate.runtime.tools.read_files import ReadFacts
 from pathgate.runtime.tools.read_files import read_files as _read_files
 from pathgate.verdicts import FileResult, Verdict
@@ -201,10 +198,14 @@ class Runtime:
         """Files below ``path`` matching ``pattern`` that every path-only gate lets through,
         with what was omitted and why (:class:`~pathgate.results.GlobResult`). ``limit``:
         maximum matches (default 500, ``0`` = no limit)."""
+        from pathgate.runtime.tools.glob import glob as _glob  # discovery tools load on first use
+
         return await _glob(self, pattern, path, limit=limit, model=model)
 
     async def list_directory(self, path: str = ".", *, model: str | None = None) -> ListResult:
         """The visible entries of directory ``path`` and a summary of the hidden ones."""
+        from pathgate.runtime.tools.list_directory import list_directory as _list_directory
+
         return await _list_directory(self, path, model=model)
 
     async def code_search(
@@ -220,6 +221,8 @@ class Runtime:
     ) -> SearchResult:
         """Lines matching ``regex`` in the files below ``path`` that every gate lets through
         (secrets are never opened). ``max_results``: default 200, ``0`` = no limit."""
+        from pathgate.runtime.tools.code_search import code_search as _code_search
+
         return await _code_search(
             self, regex, path, glob=glob, max_results=max_results, context=context,
             case_sensitive=case_sensitive, model=model,
