@@ -165,3 +165,62 @@ def test_console_script_entry_point(project: Path) -> None:
     proc = subprocess.run([*cmd, "read", "--root", str(project), "src/app.py"], capture_output=True,
                           text=True, timeout=60, check=False)
     assert proc.returncode == 0 and proc.stdout == "print('hello')\n"
+
+
+def test_structured_without_json_prints_json(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "ls", "--root", str(project), "--renderer", "structured")
+    assert code == 0 and {"name": "src", "kind": "dir"} in json.loads(out)["entries"]
+    code, out, _ = run(capsys, "ls", "build", "--root", str(project), "--renderer", "structured")
+    data = json.loads(out)
+    assert code == 1 and data["blocked"]["gate"] == "ignore" and data["entries"] == []
+
+
+def test_a_file_given_as_a_directory_is_called_a_file(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (("ls", "src/app.py"), ("glob", "*", "--path", "src/app.py"),
+                 ("search", "x", "--path", "src/app.py")):
+        code, out, err = run(capsys, *argv, "--root", str(project))
+        assert (code, out) == (1, "")
+        assert err.strip() == "[NOT_A_FILE]: It is a file, not a directory."
+
+
+def test_exit_status_follows_grep(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = ("--root", str(project))
+    assert run(capsys, "read", *root, "src/app.py")[0] == 0
+    assert run(capsys, "read", *root, "src/app.py", "missing.txt")[0] == 1
+    assert run(capsys, "read", *root, ".env")[0] == 1
+    assert run(capsys, "search", *root, "hello")[0] == 0
+    assert run(capsys, "search", *root, "no-such-text-anywhere")[0] == 1
+    assert run(capsys, "glob", *root, "**/*.nothing")[0] == 1
+    assert run(capsys, "ls", *root, "build")[0] == 1
+    assert run(capsys, "search", *root, "(")[0] == 2
+
+
+def test_global_options_before_the_command(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--root", str(project), "ls")
+    assert code == 0 and out.splitlines() == [".gitignore", "docs/", "src/"]
+    code, out, _ = run(capsys, "--root", str(project), "--git-only", "read", "--json", "src/app.py")
+    assert code == 0 and json.loads(out) == {"src/app.py": "print('hello')\n"}
+
+
+def test_typos_get_a_suggestion(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["lss"])
+    assert info.value.code == 2
+    assert "unknown command 'lss'; did you mean 'ls'?" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:
+        main(["ls", "--root", str(project), "--jsno"])
+    assert info.value.code == 2
+    assert "did you mean '--json'?" in capsys.readouterr().err
+
+
+def test_notes_name_the_cli_flag(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, _, err = run(capsys, "glob", "--root", str(project), "**", "--limit", "1")
+    assert "raise --limit" in err and "max_results" not in err
+    _, _, err = run(capsys, "search", "--root", str(project), "hello", "--limit", "1")
+    assert "raise --limit" in err and "max_results" not in err
+    many = project / "many"
+    many.mkdir()
+    for i in range(501):  # past the model's default glob limit (500): a person gets them all
+        (many / f"m{i}.md").write_text("x\n")
+    code, out, err = run(capsys, "glob", "--root", str(project), "many/*.md")
+    assert code == 0 and len(out.splitlines()) == 501 and "showing" not in err

@@ -4,11 +4,17 @@ Every command takes ``--root DIR`` (default: the current directory) and ``--conf
 those that decide or walk take ``--git-only``. Plain output lists one path (or hit) a line on
 stdout and puts notes on stderr; ``--json`` prints exactly what the model would receive.
 Errors go to stderr with a non-zero exit and no traceback (``--debug`` shows it).
+
+Exit status, as grep and ripgrep: ``0`` something was found or served (``read``: every
+path; ``glob``/``search``/``ls``: at least one match, hit or entry), ``1`` nothing was (a
+path not served, no match, a blocked or missing start directory), ``2`` an error. Global
+options (``--root``, ``--config``, ``--git-only``, ``--debug``) go before or after the command.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -17,8 +23,23 @@ from typing import Any, TextIO
 import anyio
 
 EXIT_OK = 0
-EXIT_BLOCKED = 1
+EXIT_BLOCKED = 1  # nothing found / not served
 EXIT_ERROR = 2
+
+_EXIT_STATUS = ("exit status: 0 if {found}, 1 if {nothing}, 2 on error")
+_EXIT_FOR = {
+    "read": _EXIT_STATUS.format(found="every path was served", nothing="any was not (blocked, missing, ...)"),
+    "glob": _EXIT_STATUS.format(found="anything matched", nothing="nothing did (or the path is blocked)"),
+    "search": _EXIT_STATUS.format(found="any line matched", nothing="none did (or the path is blocked)"),
+    "ls": _EXIT_STATUS.format(found="any entry is listed", nothing="none is (or the path is blocked)"),
+}
+
+#: Global options: accepted before the command too; defaults applied after parsing.
+_GLOBAL_DEFAULTS: dict[str, Any] = {"root": ".", "config": None, "git_only": False, "debug": False}
+
+#: Notes name the model's argument; a person at the CLI has ``--limit``.
+_CLI_WORDING = {"raise max_results": "raise --limit (0 = no limit)",
+                "raise the limit": "raise --limit (0 = no limit)"}
 
 _EPILOGS = {
     "demo": "example:\n  pathgate demo\n  pathgate demo --trace console",
@@ -26,9 +47,9 @@ _EPILOGS = {
     "readable, 1 if any is blocked, 2 on error",
     "read": "example:\n  pathgate read src/app.py build/out.js --model gpt-4o-mini\n"
     "  pathgate read .env --renderer structured --json",
-    "glob": "example:\n  pathgate glob '**/*.py'\n  pathgate glob '*.md' --path docs --limit 0",
+    "glob": "example:\n  pathgate glob '**/*.py'\n  pathgate glob '*.md' --path docs --limit 10",
     "search": "example:\n  pathgate search 'def main' --glob '**/*.py'",
-    "ls": "example:\n  pathgate ls src",
+    "ls": "example:\n  pathgate ls src\n  pathgate --root ~/project ls",
     "mcp": "example:\n  pathgate mcp --root /path/to/project --renderer verbose",
     "check-ignore": "example:\n  pathgate check-ignore -v build/out.js",
 }
@@ -51,12 +72,16 @@ def _note(text: str) -> None:
 
 
 def _common(p: argparse.ArgumentParser, *, decides: bool = True) -> None:
-    p.add_argument("--root", default=".", metavar="DIR", help="project root (default: .)")
-    p.add_argument("--config", metavar="FILE", help="a pathgate.toml to use instead of the root's")
+    """The global options; ``SUPPRESS`` defaults so a value given before the command is not
+    overwritten by the subcommand's default (see ``_GLOBAL_DEFAULTS``)."""
+    sup = argparse.SUPPRESS
+    p.add_argument("--root", default=sup, metavar="DIR", help="project root (default: .)")
+    p.add_argument("--config", default=sup, metavar="FILE",
+                   help="a pathgate.toml to use instead of the root's")
     if decides:
-        p.add_argument("--git-only", action="store_true",
+        p.add_argument("--git-only", action="store_true", default=sup,
                        help="git's own ignore sources only (no built-in defaults, no agent files)")
-    p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    p.add_argument("--debug", action="store_true", default=sup, help="show tracebacks on errors")
 
 
 def _renderer_opts(p: argparse.ArgumentParser) -> None:
@@ -76,16 +101,19 @@ def build_parser() -> argparse.ArgumentParser:
     from pathgate import __version__
 
     parser.add_argument("--version", action="version", version=f"pathgate {__version__}")
+    _common(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def add(name: str, help_: str) -> argparse.ArgumentParser:
-        return sub.add_parser(name, help=help_, description=help_, epilog=_EPILOGS.get(name),
+        epilog = "\n\n".join(e for e in (_EPILOGS.get(name), _EXIT_FOR.get(name)) if e) or None
+        return sub.add_parser(name, help=help_, description=help_, epilog=epilog,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
 
     p = add("demo", "build a sample project and show every gate under every renderer")
     p.add_argument("--trace", choices=["none", "console"], default="none",
                    help="print the OpenTelemetry spans of the demo's calls (needs pathgate[otel])")
-    p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                   help="show tracebacks on errors")
 
     p = add("explain", "say why an agent can or cannot read each path (for people)")
     p.add_argument("paths", nargs="+", metavar="PATH")
@@ -102,7 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("glob", "list the files matching a glob pattern, as the model would")
     p.add_argument("pattern", metavar="PATTERN")
     p.add_argument("--path", default=".", help="directory to match under (default: .)")
-    p.add_argument("--limit", type=int, help="maximum matches (0 = no limit)")
+    p.add_argument("--limit", type=int, default=0,
+                   help="maximum matches (default 0 = no limit; the model's default is 500)")
     _common(p)
     _renderer_opts(p)
 
@@ -110,7 +139,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("regex", metavar="REGEX")
     p.add_argument("--glob", metavar="G", help="only files matching this glob")
     p.add_argument("--path", default=".", help="directory to search (default: .)")
-    p.add_argument("--limit", type=int, help="maximum hits (0 = no limit)")
+    p.add_argument("--limit", type=int, default=0,
+                   help="maximum hits (default 0 = no limit; the model's default is 200)")
     p.add_argument("--context", type=int, default=0, help="lines of context around each hit")
     p.add_argument("-i", "--ignore-case", action="store_true", help="case-insensitive search")
     _common(p)
@@ -126,18 +156,20 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
 
     add("check-ignore", "like git check-ignore --no-index (run 'pathgate check-ignore -h')")
+    add("hook", "answer Claude Code / Cursor / Gemini CLI pre-tool hooks, or install them "
+        "(run 'pathgate hook -h')")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``pathgate`` console script and ``python -m pathgate``."""
     args_list = list(sys.argv[1:] if argv is None else argv)
-    if args_list and args_list[0] == "check-ignore":
-        from pathgate._check_ignore import main as check_ignore_main
-
-        return int(check_ignore_main(args_list[1:]))
+    own = _own_parser_command(args_list)
+    if own is not None:
+        return own
     parser = build_parser()
-    args = parser.parse_args(args_list)
+    _suggest_command(parser, args_list)
+    args = _parse(parser, args_list)
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_ERROR
@@ -161,6 +193,75 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
 
 
+def _command_index(args_list: Sequence[str]) -> int | None:
+    """Where the command word is: the first word that is not a global option or its value."""
+    i = 0
+    while i < len(args_list):
+        word = args_list[i]
+        if word in ("--root", "--config"):
+            i += 2
+        elif word.startswith("-"):
+            i += 1
+        else:
+            return i
+    return None
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def _suggest_command(parser: argparse.ArgumentParser, args_list: Sequence[str]) -> None:
+    """An unknown command word: say which one was meant (argparse's own suggestions are
+    Python 3.14+), exit 2."""
+    at = _command_index(args_list)
+    if at is None:
+        return
+    word, known = args_list[at], list(_subparsers(parser))
+    if word in known:
+        return
+    close = difflib.get_close_matches(word, known, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else f" (commands: {', '.join(known)})"
+    parser.exit(EXIT_ERROR, f"pathgate: error: unknown command {word!r}{hint}\n")
+
+
+def _parse(parser: argparse.ArgumentParser, args_list: list[str]) -> argparse.Namespace:
+    """Parse, suggesting the closest option for a mistyped one, then apply the global
+    options' defaults."""
+    args, extras = parser.parse_known_args(args_list)
+    if extras:
+        sub = _subparsers(parser).get(getattr(args, "command", None) or "", parser)
+        options = [o for a in sub._actions for o in a.option_strings]
+        bad = extras[0]
+        close = difflib.get_close_matches(bad.split("=", 1)[0], options, n=1) if bad.startswith("-") else []
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        sub.exit(EXIT_ERROR, f"{sub.prog}: error: unrecognized argument {bad!r}{hint}\n")
+    for key, value in _GLOBAL_DEFAULTS.items():
+        if not hasattr(args, key):
+            setattr(args, key, value)
+    return args
+
+
+def _own_parser_command(args_list: list[str]) -> int | None:
+    """Commands with their own parser (``check-ignore``, ``hook``), run before argparse and
+    before anything else is imported: a hook runs on every tool call of an agent. Global
+    options given before the command are passed after it."""
+    at = _command_index(args_list)
+    if at is None or args_list[at] not in ("check-ignore", "hook"):
+        return None
+    rest = [*args_list[at + 1:], *args_list[:at]]
+    if args_list[at] == "check-ignore":
+        from pathgate._check_ignore import main as check_ignore_main
+
+        return int(check_ignore_main(rest))
+    from pathgate._hooks._cli import main as hook_main
+
+    return hook_main(rest)
+
+
 # -- helpers -------------------------------------------------------------------------------
 
 def _runtime(args: argparse.Namespace, **kw: Any) -> Any:
@@ -176,10 +277,15 @@ def _runtime(args: argparse.Namespace, **kw: Any) -> Any:
     return Runtime(root, policy=policy, **kw)
 
 
-def _print_json(data: Any) -> None:
+def _print_json(data: Any, *, pretty: bool = False) -> None:
+    """``--json``: one line, exactly what the model receives; ``pretty``: indented, for a
+    person reading structured output without ``--json``."""
     import msgspec
 
-    sys.stdout.write(msgspec.json.encode(data).decode() + "\n")
+    encoded = msgspec.json.encode(data)
+    if pretty:
+        encoded = msgspec.json.format(encoded, indent=2)
+    sys.stdout.write(encoded.decode() + "\n")
 
 
 async def _call(rt: Any, tool: str, tool_args: dict[str, Any], args: argparse.Namespace) -> Any:
@@ -196,6 +302,19 @@ def _fail_on_error(result: Any) -> None:
         raise CliError(str(result["error"]))
 
 
+def _capture_raw(rt: Any) -> list[Any]:
+    """A host middleware keeping each call's raw results (verdicts), for the exit status."""
+    seen: list[Any] = []
+
+    async def keep_raw(call: Any, call_next: Any) -> Any:
+        result = await call_next(call)
+        seen.append(call.state.raw)
+        return result
+
+    rt.use(keep_raw)
+    return seen
+
+
 def _cmd_read(args: argparse.Namespace) -> int:
     tool_args: dict[str, Any] = {"paths": list(args.paths)}
     if args.offset is not None:
@@ -203,42 +322,52 @@ def _cmd_read(args: argparse.Namespace) -> int:
     if args.limit is not None:
         tool_args["limit"] = args.limit
     rt = _runtime(args)
+    raw = _capture_raw(rt)
     result = anyio.run(_call, rt, "read_files", tool_args, args)
     _fail_on_error(result)
-    if args.json:
-        _print_json(result)
-    elif isinstance(result, dict) and "files" not in result:
-        many = len(result) > 1
-        for path, text in result.items():
-            if many:
-                print(_style(f"==> {path} <==", "1", sys.stdout))
-            sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
-    else:
-        _print_json(result)
-    return EXIT_OK
+    status = EXIT_OK if raw and _all_served(raw[0]) else EXIT_BLOCKED
+    if args.json or not _is_text(result):
+        _print_json(result, pretty=not args.json)
+        return status
+    many = len(result) > 1
+    for path, text in result.items():
+        if many:
+            print(_style(f"==> {path} <==", "1", sys.stdout))
+        sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
+    return status
 
 
-def _start_blocked(result: Any, lines_key: str) -> bool:
-    """Was the tool's start directory itself blocked (or missing)?"""
-    if not isinstance(result, dict):
-        return False
-    if "blocked" in result:
-        return True
-    notes = result.get("notes") or []
-    return not result.get(lines_key) and len(notes) == 1 and str(notes[0]).startswith("[")
+def _all_served(raw: Any) -> bool:
+    """Did every path of a ``read_files`` call come back with content?"""
+    return isinstance(raw, list) and all(r.verdict is None or r.truncated for r in raw)
+
+
+def _is_text(result: Any) -> bool:
+    """A text renderer's read result: ``{path: text}``."""
+    return isinstance(result, dict) and "files" not in result and all(
+        isinstance(v, str) for v in result.values())
 
 
 def _print_discovery(result: Any, args: argparse.Namespace, lines_key: str) -> int:
-    """Lines on stdout, notes on stderr; exit 1 when the start directory was blocked."""
-    status = EXIT_BLOCKED if _start_blocked(result, lines_key) else EXIT_OK
-    if args.json or not isinstance(result, dict) or lines_key not in result:
-        _print_json(result)
+    """Lines on stdout, notes on stderr (structured output: JSON); exit 0 when anything was
+    found, 1 when nothing was (including a blocked or missing start directory)."""
+    is_text = isinstance(result, dict) and set(result) <= {lines_key, "notes"}
+    lines = result.get(lines_key) if isinstance(result, dict) else None
+    status = EXIT_OK if lines else EXIT_BLOCKED
+    if args.json or not is_text or not isinstance(lines, list):
+        _print_json(result, pretty=not args.json)
         return status
-    for line in result[lines_key]:
+    for line in lines:
         print(line)
     for note in result.get("notes", ()):
-        _note(note)
+        _note(_cli_wording(str(note)))
     return status
+
+
+def _cli_wording(note: str) -> str:
+    for model_words, cli_words in _CLI_WORDING.items():
+        note = note.replace(model_words, cli_words)
+    return note
 
 
 def _cmd_glob(args: argparse.Namespace) -> int:

@@ -245,6 +245,7 @@ async def test_enrich_mode_writes_pathgate_attributes_on_the_sdks_span(
     assert attrs["pathgate.blocked.secrets"] == 1
     assert attrs["pathgate.renderer"] == "verbose"
     assert not any(s.name.startswith("execute_tool") for s in exporter.get_finished_spans())
-    blocks = [s for s in exporter.get_finished_spans() if s.name == "pathgate.block"]
+    blocks = [s for s in exporter.get_finished_spans() if s.name.startswith("pathgate.block ")]
     assert {(s.attributes or {}).get("pathgate.gate") for s in blocks} == {"ignore", "secrets"}
+    assert {s.name for s in blocks} == {"pathgate.block ignore", "pathgate.block secrets"}
     assert all(s.parent is not None and s.parent.span_id == call.context.span_id for s in blocks)

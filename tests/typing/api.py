@@ -29,6 +29,8 @@ async def main() -> None:
     rendered: Any = await rt.call("read_files", {"paths": ["a.py"]}, model="gpt-4o", call_id="1", agent="a")
     _ = rendered
     results: list[FileResult] = await rt.read_files(["a.py"], offset=1, limit=10)
+    decided: list[Verdict | None] = await rt.check_paths(["a.py", ".env"], purpose="read")
+    _ = decided
     for r in results:
         v: Verdict | None = r.verdict
         if v is not None and v.status is Status.BLOCKED and not v.opaque and v.rule is not None:

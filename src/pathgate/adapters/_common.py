@@ -44,6 +44,17 @@ __all__ = [
 ]
 
 #: pathgate's own file tools, in listing order.
+def missing_extra(adapter: str, extra: str, exc: ModuleNotFoundError) -> ModuleNotFoundError:
+    """The error an adapter raises when its framework is not installed: names the extra to
+    install (still a ``ModuleNotFoundError``, so ``except ImportError`` keeps working)."""
+    missing = exc.name or str(exc)
+    return ModuleNotFoundError(
+        f"pathgate.adapters.{adapter} needs the {extra!r} extra: pip install 'pathgate[{extra}]' "
+        f"(module {missing!r} is not installed)",
+        name=exc.name,
+    )
+
+
 BUILTIN_TOOLS = ("read_files", "glob", "list_directory", "code_search")
 
 T = TypeVar("T")

@@ -30,9 +30,14 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from langchain.agents.middleware import AgentMiddleware
-from langchain_core.messages import AIMessage, ToolMessage
-from langchain_core.tools import BaseTool, StructuredTool
+from pathgate.adapters._common import missing_extra
+
+try:
+    from langchain.agents.middleware import AgentMiddleware
+    from langchain_core.messages import AIMessage, ToolMessage
+    from langchain_core.tools import BaseTool, StructuredTool
+except ModuleNotFoundError as _exc:  # the framework is an optional extra
+    raise missing_extra("langchain", "langchain", _exc) from None
 
 from pathgate.adapters._common import (
     call_tool,

@@ -30,8 +30,13 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from agents import FunctionTool, ToolGuardrailFunctionOutput, ToolInputGuardrail, ToolInputGuardrailData
-from agents.tool_context import ToolContext
+from pathgate.adapters._common import missing_extra
+
+try:
+    from agents import FunctionTool, ToolGuardrailFunctionOutput, ToolInputGuardrail, ToolInputGuardrailData
+    from agents.tool_context import ToolContext
+except ModuleNotFoundError as _exc:  # the framework is an optional extra
+    raise missing_extra("openai_agents", "openai-agents", _exc) from None
 
 from pathgate.adapters._common import (
     DEFAULT_PATH_KEYS,

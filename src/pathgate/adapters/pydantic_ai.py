@@ -27,11 +27,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic_ai import ModelRetry, RunContext
-from pydantic_ai.messages import ToolReturn
-from pydantic_ai.tools import ToolDefinition
-from pydantic_ai.toolsets import AbstractToolset, ToolsetTool, WrapperToolset
-from pydantic_core import SchemaValidator, core_schema
+from pathgate.adapters._common import missing_extra
+
+try:
+    from pydantic_ai import ModelRetry, RunContext
+    from pydantic_ai.messages import ToolReturn
+    from pydantic_ai.tools import ToolDefinition
+    from pydantic_ai.toolsets import AbstractToolset, ToolsetTool, WrapperToolset
+    from pydantic_core import SchemaValidator, core_schema
+except ModuleNotFoundError as _exc:  # the framework is an optional extra
+    raise missing_extra("pydantic_ai", "pydantic-ai", _exc) from None
 
 from pathgate.adapters._common import (
     DEFAULT_PATH_KEYS,

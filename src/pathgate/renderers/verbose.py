@@ -34,6 +34,10 @@ _DEEP_WINDOW = "A line window of it must start within the first {scan}."
 _REST_HINT = "Read the rest with read_files offset and limit."
 
 
+#: ``Verdict.detail`` of a discovery tool's ``[NOT_A_FILE]`` when its ``path`` is a file.
+NOT_A_DIRECTORY = "not a directory"
+
+
 def _rule_text(rule: Rule) -> str:
     if rule.is_builtin:
         return f"the built-in default `{rule.pattern}`"
@@ -59,7 +63,10 @@ class VerboseRenderer:
         self._explain: Mapping[Status, Callable[[Verdict], str]] = {
             Status.BLOCKED: self._blocked,
             Status.FILE_DOES_NOT_EXIST: lambda v: "No file exists at this path.",
-            Status.NOT_A_FILE: lambda v: "It is a directory or a special file, not a regular file.",
+            Status.NOT_A_FILE: lambda v: (
+                "It is a file, not a directory." if v.detail == NOT_A_DIRECTORY
+                else "It is a directory or a special file, not a regular file."
+            ),
             Status.FILE_OUTSIDE_PROJECT: lambda v: "It resolves outside the project root.",
             Status.FILE_TOO_LARGE: self._too_large,
             Status.FILE_READ_ERROR: self._read_error,

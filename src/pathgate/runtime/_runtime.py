@@ -22,7 +22,7 @@ from __future__ import annotations
 import inspect
 import os
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pathgate._types import CallNext, CallState, Middleware, ToolCall
 from pathgate.config import Policy, RendererRule, load_config
@@ -43,12 +43,10 @@ from pathgate.runtime._dispatch import (
 from pathgate.runtime._fs import Backends, FileOps, IoLimiter, OsFS, SyncFS
 from pathgate.runtime._ignore import IgnoreIndex
 from pathgate.runtime._tracing import SpanMode, TracingMiddleware
-from pathgate.runtime.gates import Gate, GatePipeline
-from pathgate.runtime.tools.code_search import code_search as _code_search
-from pathgate.runtime.tools.glob import glob as _glob
-from pathgate.runtime.tools.list_directory import list_directory as _list_directory
+from pathgate.runtime.gates import Fact, Gate, GateContext, GatePipeline, PathFacts, lexical_name
+from pathgate.runtime.tools.read_files import ReadFacts
 from pathgate.runtime.tools.read_files import read_files as _read_files
-from pathgate.verdicts import FileResult
+from pathgate.verdicts import FileResult, Verdict
 from pathgate.verdicts import Gate as GateName
 
 if TYPE_CHECKING:
@@ -156,6 +154,42 @@ class Runtime:
         """
         return await _read_files(self, paths, offset=offset, limit=limit, budget=budget, model=model)
 
+    async def check_paths(
+        self,
+        paths: Sequence[str],
+        *,
+        purpose: Literal["read", "discover"] = "read",
+        model: str | None = None,
+    ) -> list[Verdict | None]:
+        """The path-only gates for ``paths``, without opening any file: one verdict (or
+        ``None``: every path-only gate lets it through) per path, in request order.
+
+        Runs the gates that decide from the name, the resolved real path and the ignore
+        rules — ``path``, ``secrets``, ``host_filter``, host gates needing no content, and
+        ``ignore`` (with its verified remedy) — and skips those that need the open file
+        (``existence``, ``size``, ``read``), so a missing file or a directory passes. Hooks
+        of other agents' tools (``pathgate hook``) and writers use it before acting on a
+        path. A bad argument raises :class:`~pathgate.ToolArgumentError`.
+        """
+        if isinstance(paths, (str, bytes)) or not all(isinstance(p, str) for p in paths):
+            raise ToolArgumentError("check_paths: `paths` must be a list of strings", field="paths")
+        if purpose not in ("read", "discover"):
+            raise ToolArgumentError("check_paths: `purpose` must be 'read' or 'discover'", field="purpose")
+        if not paths:
+            return []
+        policy = self.policy
+        ctx = GateContext(policy=policy, purpose=purpose, model=model, size_limit=policy.size_limit_for(model))
+        spellings = list(dict.fromkeys(paths))
+        facts = [PathFacts(request=s, name=lexical_name(s, self.root)) for s in spellings]
+        source = ReadFacts(self, self.backends.pick(policy.fs_backend), ctx)
+        await source.fetch(Fact.REAL, facts)
+        await source.fetch(Fact.MATCH, facts)
+        verdicts = await self.pipeline.run(
+            facts, ctx, None, have=frozenset({Fact.NAME, Fact.REAL, Fact.MATCH})
+        )
+        by_spelling = dict(zip(spellings, verdicts, strict=True))
+        return [by_spelling[p] for p in paths]
+
     # -- discovery tools (typed, raw results) ----------------------------------------------
 
     async def glob(
@@ -164,10 +198,14 @@ class Runtime:
         """Files below ``path`` matching ``pattern`` that every path-only gate lets through,
         with what was omitted and why (:class:`~pathgate.results.GlobResult`). ``limit``:
         maximum matches (default 500, ``0`` = no limit)."""
+        from pathgate.runtime.tools.glob import glob as _glob  # discovery tools load on first use
+
         return await _glob(self, pattern, path, limit=limit, model=model)
 
     async def list_directory(self, path: str = ".", *, model: str | None = None) -> ListResult:
         """The visible entries of directory ``path`` and a summary of the hidden ones."""
+        from pathgate.runtime.tools.list_directory import list_directory as _list_directory
+
         return await _list_directory(self, path, model=model)
 
     async def code_search(
@@ -183,6 +221,8 @@ class Runtime:
     ) -> SearchResult:
         """Lines matching ``regex`` in the files below ``path`` that every gate lets through
         (secrets are never opened). ``max_results``: default 200, ``0`` = no limit."""
+        from pathgate.runtime.tools.code_search import code_search as _code_search
+
         return await _code_search(
             self, regex, path, glob=glob, max_results=max_results, context=context,
             case_sensitive=case_sensitive, model=model,

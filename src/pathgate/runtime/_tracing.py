@@ -1,8 +1,11 @@
-"""Tracing and metrics: the only module that imports OpenTelemetry.
+"""Tracing and metrics: the only module that imports OpenTelemetry (on the first call, not
+at import: a ``pathgate hook`` run never needs it).
 
 One span per tool call, named after the GenAI semantic conventions (``execute_tool <tool>``),
-with pathgate's own attributes, and one child span per blocked path naming the gate (and, for
-ignore blocks, the rule). Spans are for operators: opaque blocks record their gate too, but
+with pathgate's own attributes, and one child span per blocked path named by its gate
+(``pathgate.block ignore``, ``pathgate.block secrets`` …: one name per gate, so a dashboard
+groups blocks by gate without opening them) carrying the gate, status and, for ignore
+blocks, the rule. Spans are for operators: opaque blocks record their gate too, but
 no file content, tool argument, tool result or requested path is ever put on a span.
 
 Attribute names are our own string constants: the GenAI constants shipped in
@@ -14,16 +17,16 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from typing import Any, Literal
-
-from opentelemetry import metrics, trace
-from opentelemetry.trace import SpanKind, Status, StatusCode
+from typing import TYPE_CHECKING, Any, Literal
 
 from pathgate._types import CallNext, ToolCall
 from pathgate.runtime._chain import classify_error
 from pathgate.verdicts import Verdict
 
-__all__ = ["SpanMode", "TracingMiddleware"]
+if TYPE_CHECKING:
+    from opentelemetry import metrics, trace
+
+__all__ = ["SpanMode", "TracingMiddleware", "block_span_name"]
 
 SpanMode = Literal["create", "enrich"]
 
@@ -55,10 +58,16 @@ PG_RULE_NEGATED = "pathgate.rule.negated"
 PG_ANCESTOR = "pathgate.ancestor"
 PG_FAIL_CLOSED = "pathgate.fail_closed"
 PG_UNREADABLE = "pathgate.unreadable_ignore_file"
-BLOCK_SPAN_NAME = "pathgate.block"
+BLOCK_SPAN_NAME = "pathgate.block"  # + " <gate>": one span name per gate
 
 DECISIONS_COUNTER = "pathgate.gate.decisions"
 DURATION_HISTOGRAM = "gen_ai.execute_tool.duration"
+
+
+def block_span_name(gate: str) -> str:
+    """The name of a blocked path's child span: ``pathgate.block <gate>`` (low cardinality:
+    one name per gate, never a path or a rule)."""
+    return f"{BLOCK_SPAN_NAME} {gate}"
 
 
 def _version() -> str:
@@ -88,19 +97,33 @@ class TracingMiddleware:
     ) -> None:
         if span_mode not in ("create", "enrich"):
             raise ValueError(f"span_mode must be 'create' or 'enrich', not {span_mode!r}")
+        self._tracer_provider = tracer_provider
+        self._meter_provider = meter_provider
+        self._enrich = span_mode == "enrich"
+        self._max_block_spans = max_block_spans
+        self._ready = False
+
+    def _setup(self) -> None:
+        """Get the tracer and instruments (first call only; no await, so no race)."""
+        from opentelemetry import metrics, trace
+
         version = _version()
-        self._tracer = trace.get_tracer("pathgate", version, tracer_provider=tracer_provider)
-        meter = metrics.get_meter("pathgate", version, meter_provider=meter_provider)
+        self._tracer = trace.get_tracer("pathgate", version, tracer_provider=self._tracer_provider)
+        meter = metrics.get_meter("pathgate", version, meter_provider=self._meter_provider)
         self._decisions = meter.create_counter(
             DECISIONS_COUNTER, unit="{decision}", description="Path decisions by gate, decision and tool."
         )
         self._duration = meter.create_histogram(
             DURATION_HISTOGRAM, unit="s", description="Duration of a tool call."
         )
-        self._enrich = span_mode == "enrich"
-        self._max_block_spans = max_block_spans
+        self._ready = True
 
     async def __call__(self, call: ToolCall, call_next: CallNext) -> Any:
+        from opentelemetry import trace
+        from opentelemetry.trace import SpanKind
+
+        if not self._ready:
+            self._setup()
         start = time.perf_counter()
         if self._enrich:
             span = trace.get_current_span()
@@ -171,6 +194,8 @@ class TracingMiddleware:
             attrs[PG_DECISION] = decision
         span.set_attributes(attrs)
         if error_type is not None:
+            from opentelemetry.trace import Status, StatusCode
+
             span.set_attribute(ERROR_TYPE, error_type)
             span.set_status(Status(StatusCode.ERROR, error_type))
 
@@ -208,8 +233,10 @@ class TracingMiddleware:
             attrs[PG_FAIL_CLOSED] = True
             if verdict.unreadable is not None:
                 attrs[PG_UNREADABLE] = verdict.unreadable
+        from opentelemetry.trace import SpanKind
+
         with self._tracer.start_as_current_span(
-            BLOCK_SPAN_NAME, kind=SpanKind.INTERNAL, attributes=attrs
+            block_span_name(verdict.gate.value), kind=SpanKind.INTERNAL, attributes=attrs
         ):
             pass
 

@@ -1,0 +1,244 @@
+"""Each agent CLI's documented pre-tool hook: its input on stdin, its answer on stdout.
+
+Sources (read when this was written; each tool documents its hooks there):
+
+* Claude Code — https://code.claude.com/docs/en/hooks (``PreToolUse``). Input: ``tool_name``,
+  ``tool_input`` (file paths absolute), ``cwd``, ``hook_event_name``; the project directory is
+  also in ``$CLAUDE_PROJECT_DIR``. Deny: exit 0 with ``{"hookSpecificOutput": {"hookEventName":
+  "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": ...}}`` — the reason
+  is shown to Claude. Allow: exit 0 and no output (``"allow"`` would skip the user's own
+  permission prompts, which is not pathgate's call). Exit 2 blocks with stderr as the reason:
+  pathgate's fail-closed answer.
+* Cursor — https://cursor.com/docs/agent/hooks (``beforeReadFile``: ``file_path``,
+  ``content``, ``workspace_roots``; ``beforeTabFileRead``; ``preToolUse``: ``tool_name``,
+  ``tool_input``). Answer: ``{"permission": "allow" | "deny", "user_message", "agent_message"}``
+  (a permission hook must print it, also to allow); exit 2 blocks — the fail-closed answer,
+  with the deny JSON on stdout as well.
+* Gemini CLI — https://geminicli.com/docs/hooks/reference (``BeforeTool``: ``tool_name``,
+  ``tool_input``, ``cwd``; tool parameters:
+  https://github.com/google-gemini/gemini-cli/blob/main/docs/tools/file-system.md). Deny:
+  exit 0 with ``{"decision": "deny", "reason": ...}`` — the reason is sent to the agent as
+  the tool's error; allow: ``{}``. Exit 2 blocks with stderr as the reason (fail closed).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pathgate._hooks._core import Target, has_glob
+
+__all__ = ["AGENTS", "Agent", "Answer", "HookRequest"]
+
+# keys naming the file a tool reads or writes, the directory it walks, its glob filter
+_FILE_KEYS = ("file_path", "notebook_path", "absolute_path", "target_file")
+_DIR_KEYS = ("path", "dir_path", "directory")
+_FILTER_KEYS = ("glob", "include")
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What the hook process prints and exits with."""
+
+    stdout: str = ""
+    stderr: str = ""
+    exit_code: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class HookRequest:
+    """A parsed hook payload: the targets to decide, where relative paths start, the
+    candidate project roots (first is the default), and the model when the tool says."""
+
+    targets: tuple[Target, ...]
+    cwd: str
+    roots: tuple[str, ...]
+    model: str | None = None
+
+
+def _str(args: Mapping[str, Any], keys: Sequence[str]) -> str | None:
+    for key in keys:
+        value = args.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _file(args: Mapping[str, Any]) -> list[Target]:
+    path = _str(args, (*_FILE_KEYS, "path"))
+    return [Target("file", path)] if path else []
+
+
+def _dir(args: Mapping[str, Any]) -> list[Target]:
+    path = _str(args, _DIR_KEYS)
+    return [Target("dir", path)] if path else []
+
+
+def _search(args: Mapping[str, Any]) -> list[Target]:
+    """Grep-like: a file or directory path, and an optional glob filter below it."""
+    path = _str(args, (*_DIR_KEYS, *_FILE_KEYS))
+    out = [Target("dir", path)] if path else []
+    pattern = _str(args, _FILTER_KEYS)
+    if pattern:
+        out.append(Target("glob", pattern, path or ""))
+    return out
+
+
+def _glob(args: Mapping[str, Any]) -> list[Target]:
+    base = _str(args, _DIR_KEYS) or ""
+    out = [Target("dir", base)] if base else []
+    pattern = _str(args, ("pattern",))
+    if pattern:
+        out.append(Target("glob", pattern, base))
+    return out
+
+
+def _many(args: Mapping[str, Any]) -> list[Target]:
+    """Gemini's ``read_many_files``: ``paths`` (files, directories or globs), ``include``."""
+    out: list[Target] = []
+    entries = [p for p in args.get("paths") or () if isinstance(p, str) and p]
+    includes = [p for p in args.get("include") or () if isinstance(p, str) and p]
+    for entry in [*entries, *includes]:
+        out.append(Target("glob", entry) if has_glob(entry) else Target("file", entry))
+    return out
+
+
+def _generic(args: Mapping[str, Any]) -> list[Target]:
+    """An unmapped tool: decide the file path it names, if any."""
+    path = _str(args, _FILE_KEYS)
+    return [Target("file", path)] if path else []
+
+
+Extract = Callable[[Mapping[str, Any]], list[Target]]
+
+CLAUDE_TOOLS: dict[str, Extract] = {
+    "Read": _file, "Write": _file, "Edit": _file, "MultiEdit": _file,
+    "NotebookRead": _file, "NotebookEdit": _file,
+    "Glob": _glob, "Grep": _search, "LS": _dir,
+}
+GEMINI_TOOLS: dict[str, Extract] = {
+    "read_file": _file, "write_file": _file, "replace": _file, "edit": _file,
+    "read_many_files": _many, "glob": _glob, "search_file_content": _search,
+    "grep_search": _search, "list_directory": _dir,
+}
+CURSOR_TOOLS: dict[str, Extract] = {
+    **CLAUDE_TOOLS, "Delete": _file, "read_file": _file, "edit_file": _file,
+    "list_dir": _dir, "grep_search": _search, "file_search": _glob,
+}
+
+
+def _targets(tools: Mapping[str, Extract], name: Any, args: Any) -> tuple[Target, ...]:
+    if isinstance(args, str):  # some hosts send tool_input as a JSON string
+        args = json.loads(args)
+    if not isinstance(name, str) or not isinstance(args, Mapping):
+        raise ValueError("the payload needs `tool_name` (a string) and `tool_input` (an object)")
+    if name.startswith(("mcp__pathgate__", "mcp_pathgate_", "MCP:pathgate:")):
+        return ()  # pathgate's own MCP server gates its calls itself
+    return tuple(tools.get(name, _generic)(args))
+
+
+@dataclass(frozen=True, slots=True)
+class Agent:
+    """One agent CLI's hook protocol."""
+
+    name: str
+    parse: Callable[[Mapping[str, Any]], HookRequest | None]
+    allow: Callable[[Mapping[str, Any]], Answer]
+    deny: Callable[[Mapping[str, Any], str], Answer]
+    fail: Callable[[str], Answer]
+    events: tuple[str, ...] = field(default=())
+
+
+def _cwd(payload: Mapping[str, Any]) -> str:
+    cwd = payload.get("cwd")
+    return cwd if isinstance(cwd, str) and cwd else os.getcwd()
+
+
+# -- Claude Code -----------------------------------------------------------------------------
+
+def _claude_parse(payload: Mapping[str, Any]) -> HookRequest | None:
+    if payload.get("hook_event_name", "PreToolUse") != "PreToolUse":
+        return None
+    targets = _targets(CLAUDE_TOOLS, payload.get("tool_name"), payload.get("tool_input"))
+    cwd = _cwd(payload)
+    project = os.environ.get("CLAUDE_PROJECT_DIR") or cwd
+    return HookRequest(targets, cwd, (project,))
+
+
+def _claude_deny(payload: Mapping[str, Any], reason: str) -> Answer:
+    out = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                  "permissionDecisionReason": reason}}
+    return Answer(stdout=json.dumps(out, ensure_ascii=False) + "\n")
+
+
+# -- Cursor ----------------------------------------------------------------------------------
+
+_CURSOR_PERMISSION_EVENTS = ("beforeReadFile", "beforeTabFileRead", "preToolUse")
+
+
+def _cursor_parse(payload: Mapping[str, Any]) -> HookRequest | None:
+    event = payload.get("hook_event_name")
+    roots = tuple(r for r in payload.get("workspace_roots") or () if isinstance(r, str) and r)
+    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
+    base = cwd or (roots[0] if roots else os.getcwd())
+    model = payload.get("model") if isinstance(payload.get("model"), str) else None
+    if event in ("beforeReadFile", "beforeTabFileRead"):
+        path = payload.get("file_path")
+        if not isinstance(path, str) or not path:
+            raise ValueError(f"{event}: the payload has no `file_path`")
+        return HookRequest((Target("file", path),), base, roots or (base,), model)
+    if event == "preToolUse":
+        targets = _targets(CURSOR_TOOLS, payload.get("tool_name"), payload.get("tool_input"))
+        return HookRequest(targets, base, roots or (base,), model)
+    return None
+
+
+def _cursor_allow(payload: Mapping[str, Any]) -> Answer:
+    if payload.get("hook_event_name") in _CURSOR_PERMISSION_EVENTS:
+        return Answer(stdout='{"permission": "allow"}\n')
+    return Answer(stdout="{}\n")
+
+
+def _cursor_json(reason: str) -> str:
+    out = {"permission": "deny", "user_message": reason, "agent_message": reason}
+    return json.dumps(out, ensure_ascii=False) + "\n"
+
+
+def _cursor_deny(payload: Mapping[str, Any], reason: str) -> Answer:
+    return Answer(stdout=_cursor_json(reason))
+
+
+# -- Gemini CLI ------------------------------------------------------------------------------
+
+def _gemini_parse(payload: Mapping[str, Any]) -> HookRequest | None:
+    if payload.get("hook_event_name", "BeforeTool") != "BeforeTool":
+        return None
+    targets = _targets(GEMINI_TOOLS, payload.get("tool_name"), payload.get("tool_input"))
+    cwd = _cwd(payload)
+    project = os.environ.get("GEMINI_PROJECT_DIR") or cwd
+    return HookRequest(targets, cwd, (project,))
+
+
+def _gemini_deny(payload: Mapping[str, Any], reason: str) -> Answer:
+    return Answer(stdout=json.dumps({"decision": "deny", "reason": reason}, ensure_ascii=False) + "\n")
+
+
+def _fail_exit2(reason: str) -> Answer:
+    return Answer(stderr=reason + "\n", exit_code=2)
+
+
+def _cursor_fail(reason: str) -> Answer:
+    return Answer(stdout=_cursor_json(reason), stderr=reason + "\n", exit_code=2)
+
+
+AGENTS: dict[str, Agent] = {
+    "claude-code": Agent("claude-code", _claude_parse, lambda p: Answer(), _claude_deny, _fail_exit2,
+                         ("PreToolUse",)),
+    "cursor": Agent("cursor", _cursor_parse, _cursor_allow, _cursor_deny, _cursor_fail,
+                    _CURSOR_PERMISSION_EVENTS),
+    "gemini": Agent("gemini", _gemini_parse, lambda p: Answer(stdout="{}\n"), _gemini_deny,
+                    _fail_exit2, ("BeforeTool",)),
+}

@@ -1,0 +1,157 @@
+"""The agent-independent half of ``pathgate hook``: what a file tool call touches, and the
+deny text (or ``None``) pathgate's gates give it.
+
+A tool call is reduced to :class:`Target` values — a path the tool reads or writes, a
+directory it walks, or a glob pattern it matches — and each is decided with the runtime's
+path-only gates (:meth:`pathgate.Runtime.check_paths`: ``path``, ``secrets``,
+``host_filter``, ``ignore``; no file is opened, so a missing file or a directory passes and
+the tool reports it itself). Two checks are the hook's own, because the agent's tools walk
+and match without pathgate:
+
+* ``.git/`` internals are never read nor written through a hook (SPEC §2), whatever the
+  ignore rules say;
+* a glob aimed at secrets (``**/.env*``, ``id_rsa``) is denied with a bare ``[BLOCKED]``.
+
+The text is the renderer's (default ``verbose``): a bare ``[BLOCKED]`` for secrets and
+host-filtered paths, the explanation with verified unblock lines for ignore blocks.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import posixpath
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from pathgate.runtime._runtime import Runtime
+    from pathgate.verdicts import Verdict
+
+__all__ = ["GIT_DIR_TEXT", "Target", "decide", "split_glob"]
+
+#: What the model is told when a call touches ``.git/`` (not opaque: git's own files).
+GIT_DIR_TEXT = (
+    "[BLOCKED]: `.git/` holds git's internal files; pathgate never lets an agent read or write "
+    "them. Use git commands to inspect the repository instead."
+)
+
+_GLOB_CHARS = frozenset("*?[{")
+# Names a glob aimed at hidden files would reach: `.env*`, `.e*`, `.*` all match one.
+_SECRET_PROBES = (".env", ".env.local", ".env.production")
+
+TargetKind = Literal["file", "dir", "glob"]
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """One thing a tool call touches: a ``file`` it reads or writes, a ``dir`` it walks,
+    or a ``glob`` pattern matched below ``base`` (a directory, ``""`` for the root)."""
+
+    kind: TargetKind
+    value: str
+    base: str = ""
+
+
+def has_glob(text: str) -> bool:
+    """Does ``text`` contain glob syntax?"""
+    return any(c in _GLOB_CHARS for c in text)
+
+
+def split_glob(pattern: str) -> tuple[str, str]:
+    """``(literal directory prefix, last segment)`` of a glob: ``src/**/*.py`` gives
+    ``("src", "*.py")``; the prefix is what the glob walks for sure."""
+    parts = [p for p in pattern.replace("\\", "/").split("/") if p not in ("", ".")]
+    prefix: list[str] = []
+    for part in parts[:-1]:
+        if has_glob(part):
+            break
+        prefix.append(part)
+    return "/".join(prefix), (parts[-1] if parts else "")
+
+
+def _aims_at_secret(runtime: Runtime, segment: str) -> bool:
+    """Is a glob's last segment aimed at secret names?"""
+    if not segment:
+        return False
+    secrets = runtime.pipeline.secrets
+    if not has_glob(segment):
+        return secrets.is_secret_name(segment)
+    if segment.startswith(".") and any(fnmatch.fnmatchcase(p, segment) for p in _SECRET_PROBES):
+        return True
+    literal = segment.replace("*", "").replace("?", "")
+    return bool(literal) and not has_glob(literal) and secrets.is_secret_name(literal)
+
+
+def _in_git_dir(relpath: str) -> bool:
+    return ".git" in relpath.replace("\\", "/").split("/")
+
+
+def _relative(path: str, root: str, cwd: str) -> str:
+    """``path`` as the runtime should see it: relative to the root when it is lexically
+    inside ``root`` (the spelling the agent saw), else absolute."""
+    full = os.path.abspath(path if os.path.isabs(path) else os.path.join(cwd, path))
+    root = os.path.abspath(root)
+    for base in dict.fromkeys((root, os.path.realpath(root))):
+        try:
+            if os.path.commonpath([full, base]) == base:
+                rel = os.path.relpath(full, base)
+                return "." if rel == os.curdir else rel.replace(os.sep, "/")
+        except ValueError:  # different drives
+            continue
+    return full
+
+
+def _text(runtime: Runtime, renderer: str | None, model: str | None, verdict: Verdict) -> str:
+    out: Any = runtime.renderer_for(model, renderer).render_verdict("", verdict)
+    if isinstance(out, str):
+        return out
+    import json
+
+    return json.dumps(out, ensure_ascii=False)
+
+
+async def decide(
+    runtime: Runtime,
+    targets: Sequence[Target],
+    *,
+    cwd: str,
+    renderer: str | None = None,
+    model: str | None = None,
+    root: str | None = None,
+) -> str | None:
+    """The deny text for a tool call touching ``targets``, or ``None`` to allow it.
+
+    Relative paths are taken from ``cwd``; ``root`` is the root as the agent spells it
+    (default: the runtime's real root). With several blocked targets, each line names
+    the path the agent gave."""
+    texts: list[tuple[str, str | None]] = []  # (shown spelling, deny text), request order
+    pending: list[tuple[int, str]] = []  # (slot, runtime spelling)
+    for t in targets:
+        shown = t.value
+        if t.kind == "glob":
+            prefix, last = split_glob(t.value)
+            if _aims_at_secret(runtime, last):
+                texts.append((shown, "[BLOCKED]"))
+                continue
+            base = t.base or "."
+            shown = posixpath.join(base, prefix) if prefix else base
+        rel = _relative(shown, root or runtime.root, cwd)
+        if not os.path.isabs(rel) and _in_git_dir(rel):
+            texts.append((t.value, GIT_DIR_TEXT))
+            continue
+        texts.append((t.value, None))
+        if rel != ".":
+            pending.append((len(texts) - 1, rel))
+    if pending:
+        verdicts = await runtime.check_paths([rel for _, rel in pending], model=model)
+        for (slot, _), verdict in zip(pending, verdicts, strict=True):
+            if verdict is not None:
+                texts[slot] = (texts[slot][0], _text(runtime, renderer, model, verdict))
+    denials = [(shown, text) for shown, text in texts if text is not None]
+    if not denials:
+        return None
+    if len(denials) == 1:
+        return denials[0][1]
+    return "\n".join(f"`{shown}`: {text}" for shown, text in denials)
