@@ -28,6 +28,10 @@ _EXISTS = "It exists on disk."
 _ANCESTOR_CAVEAT = "A file-level negation cannot re-include a file below an excluded directory."
 _WINDOW_HINT = "Read a line window of it (read_files offset and limit), or search it with code_search."
 _REST_HINT = "Read the rest with read_files offset and limit."
+_CHANGED = ("The file changed since you last read it, so nothing was written. Read it again with "
+            "read_files and redo the change on its current content.")
+_NOT_READ = ("You have not read this file, so nothing was written: overwriting it could lose changes "
+             "you have not seen. Read it with read_files first, then retry.")
 
 
 def _rule_text(rule: Rule) -> str:
@@ -60,6 +64,12 @@ class VerboseRenderer:
             Status.FILE_TOO_LARGE: self._too_large,
             Status.FILE_READ_ERROR: self._read_error,
             Status.BINARY_FILE: lambda v: "It holds binary content that cannot be shown as text.",
+            # write_file / edit_file only
+            Status.FILE_CHANGED_SINCE_READ: lambda v: _CHANGED,
+            Status.FILE_NOT_READ: lambda v: _NOT_READ,
+            Status.FILE_WRITE_ERROR: lambda v: (
+                f"The file could not be written ({v.detail}); nothing was changed." if v.detail
+                else "The file could not be written; nothing was changed."),
         }
 
     def render_read(self, results: Sequence[FileResult], /) -> dict[str, str]:
@@ -114,6 +124,9 @@ class VerboseRenderer:
         return " ".join(parts)
 
     def _too_large(self, v: Verdict) -> str:
+        if v.detail == "content" and v.size is not None and v.limit is not None:
+            return (f"The new content is {format_size(v.size)}; the limit is {format_size(v.limit)}. "
+                    "Nothing was written; write a smaller file.")
         if v.size is not None and v.limit is not None:
             facts = f"The file is {format_size(v.size)}; the limit is {format_size(v.limit)}."
         elif v.limit is not None:

@@ -166,6 +166,7 @@ async def read_files(
     limit: int | None = None,
     budget: int | None = None,
     model: str | None = None,
+    agent: str | None = None,
 ) -> list[FileResult]:
     """Read ``paths`` through the gates; see :meth:`pathgate.Runtime.read_files`."""
     requested = _check_paths(paths)
@@ -183,6 +184,8 @@ async def read_files(
     facts = [PathFacts(request=s, name=lexical_name(s, runtime.root)) for s in spellings]
     source = ReadFacts(runtime, runtime.backends.pick(policy.fs_backend), ctx)
     verdicts = await runtime.pipeline.run(facts, ctx, source)
+    if runtime.allow_writes and limit != 0:  # what this agent saw, for the no-lost-update check
+        runtime.versions.record_reads(agent, facts, verdicts)
     by_spelling = dict(zip(spellings, zip(facts, verdicts, strict=True), strict=True))
 
     remaining = budget if budget is not None else policy.read_budget
