@@ -9,11 +9,12 @@ writable: ``.git`` internals, opaque) → ``secrets`` (always on for writes, opa
 gates (they see ``ctx.purpose == "write"``) → ``ignore`` (left out with
 ``allow_ignored_writes``).
 
-The ``write`` gate blocks, with an opaque bare ``[BLOCKED]`` decided before anything is
-statted beyond path resolution, a path with a ``.git`` component (as written, normalised or
-real; NTFS spellings such as ``.GIT`` or ``.git.`` included) and any path inside the git
-directory a ``.git`` *file* (worktrees, submodules) names, when that directory lies inside
-the project. The branch making ``.git/`` a built-in never-served path for reads
+The ``write`` gate blocks, with an opaque bare ``[BLOCKED]`` decided before the target itself
+is looked at, a path with a ``.git`` component (as written, normalised or real; NTFS
+spellings such as ``.GIT`` or ``.git.`` included), any path inside the git directory a
+``.git`` *file* (worktrees, submodules) of an ancestor names, and any path below a
+directory that is a git directory by git's own test (``HEAD`` + ``objects/`` + ``refs/``,
+or ``HEAD`` + ``commondir``: bare repositories, gitdirs kept elsewhere in the project). The branch making ``.git/`` a built-in never-served path for reads
 (``gates/path.py``) will share this check when merged.
 """
 
@@ -156,15 +157,35 @@ def _within(path: str, root: str) -> bool:
     return root == "/" or path == root or path.startswith(root + "/")
 
 
+def _looks_like_gitdir(dirpath: str) -> bool:
+    """git's own test (``is_git_directory``), without following links: ``HEAD`` plus either
+    ``objects/`` and ``refs/`` (a repository, bare or not) or ``commondir`` (a worktree's)."""
+
+    def kind(name: str) -> int:
+        try:
+            return stat.S_IFMT(os.lstat(os.path.join(dirpath, name)).st_mode)
+        except OSError:
+            return 0
+
+    if kind("HEAD") not in (stat.S_IFREG, stat.S_IFLNK):
+        return False
+    if kind("commondir") == stat.S_IFREG:
+        return True
+    return kind("objects") == stat.S_IFDIR and kind("refs") == stat.S_IFDIR
+
+
 def in_linked_gitdir(root: str, relpath: str) -> bool:
-    """Is ``relpath`` inside a git directory that a ``.git`` file in one of its ancestor
-    directories (inside the project) points to? Blocking; run in a worker thread."""
+    """Is ``relpath`` inside a git directory not named ``.git``: one that a ``.git`` file of
+    an ancestor directory names, or an ancestor that is a git directory itself (a bare
+    repository, a worktree's or submodule's git directory)? Blocking; worker thread."""
     parts = relpath.split("/")[:-1] if relpath else []
     target = os.path.join(root, relpath)
     cur = root
     for i in range(len(parts) + 1):
         if i:
             cur = os.path.join(cur, parts[i - 1])
+            if _looks_like_gitdir(cur):
+                return True
         gitdir = _gitdir_of(cur)
         if gitdir is not None and _within(gitdir, root) and _within(target, gitdir):
             return True

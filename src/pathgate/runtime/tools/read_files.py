@@ -107,7 +107,8 @@ class ReadFacts:
             return
         index = self.runtime.index
         agent_files = self.runtime.policy.all_agent_files
-        want_remedy = self.runtime.policy.ignore_mode == "block" and bool(agent_files)
+        blocks = self.runtime.policy.ignore_mode == "block" or self.ctx.purpose == "write"
+        want_remedy = blocks and bool(agent_files)
         agent_file = agent_files[0] if agent_files else ""
 
         def chunk(items: Sequence[tuple[str, tuple[bool, bool]]]) -> list[tuple[Match, Remedy | None]]:
