@@ -14,8 +14,9 @@ The path is never used as a string against the filesystem:
 3. The new content goes to a temporary file in the same directory, created with
    ``O_CREAT | O_EXCL | O_NOFOLLOW`` and the old file's mode; written, ``fsync``\\ ed, then
    renamed over the target (``os.replace`` with ``src_dir_fd``/``dst_dir_fd``). A new file
-   is published with ``link`` (fails if the name appeared meanwhile: ``O_CREAT | O_EXCL``
-   semantics for the final name) and the temporary name removed.
+   is published with ``renameat2(RENAME_NOREPLACE)`` (``link`` + ``unlink`` where that call
+   is missing), which fails if the name appeared meanwhile: ``O_CREAT | O_EXCL`` semantics
+   for the final name.
 
 Any exception or cancellation before the rename (the commit point) removes the temporary
 file and the directories this call created: the old content stays, nothing is left behind.
@@ -25,6 +26,8 @@ before the temporary file is created and just before the commit.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import errno
 import hashlib
 import os
@@ -32,6 +35,7 @@ import secrets
 import stat as stat_mod
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from pathgate.verdicts import Status
 
@@ -241,32 +245,75 @@ def _write_temp(pfd: int, data: bytes, mode: int | None) -> tuple[str, os.stat_r
     return tmp, st
 
 
-def _unlink(pfd: int, name: str) -> None:
+def _unlink(pfd: int, name: str) -> bool:
     try:
         os.unlink(name, dir_fd=pfd)
+    except FileNotFoundError:
+        return True
     except OSError:
-        pass
+        return False
+    return True
+
+
+_RENAME_NOREPLACE = 1
+_renameat2: Any = None
+
+
+def _load_renameat2() -> Any:
+    """libc's ``renameat2`` (Linux, glibc >= 2.28), or ``False`` when there is none."""
+    global _renameat2
+    if _renameat2 is None:
+        try:
+            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+            fn = libc.renameat2
+            fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+            fn.restype = ctypes.c_int
+            _renameat2 = fn
+        except (OSError, AttributeError):
+            _renameat2 = False
+    return _renameat2
+
+
+def _rename_noreplace(pfd: int, tmp: str, name: str) -> bool | None:
+    """``renameat2(RENAME_NOREPLACE)``: ``True`` renamed, ``False`` the name exists, ``None``
+    not supported here (no such call, or the filesystem refuses the flag)."""
+    fn = _load_renameat2()
+    if not fn:
+        return None
+    if fn(pfd, os.fsencode(tmp), pfd, os.fsencode(name), _RENAME_NOREPLACE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err == errno.EEXIST:
+        return False
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return None
+    raise OSError(err, os.strerror(err), name)
 
 
 def _publish_new(pfd: int, tmp: str, name: str, replace_ok: bool) -> bool:
-    """Give the temporary file its final name without replacing anything (``link``);
-    ``False`` when the name appeared meanwhile (and ``replace_ok`` is off)."""
+    """Give the temporary file its final name without replacing anything (``renameat2`` with
+    ``RENAME_NOREPLACE``, else ``link`` + ``unlink``); ``False`` when the name appeared
+    meanwhile (and ``replace_ok`` is off)."""
+    if replace_ok:
+        os.replace(tmp, name, src_dir_fd=pfd, dst_dir_fd=pfd)
+        return True
+    done = _rename_noreplace(pfd, tmp, name)
+    if done is not None:
+        return done
     try:
         os.link(tmp, name, src_dir_fd=pfd, dst_dir_fd=pfd, follow_symlinks=False)
     except FileExistsError:
-        if not replace_ok:
-            return False
-        os.replace(tmp, name, src_dir_fd=pfd, dst_dir_fd=pfd)
-        return True
+        return False
     except OSError as exc:
         if exc.errno not in _NO_LINK:
             raise
         # A filesystem without hard links: the final name is checked, then replaced.
-        if not replace_ok and _lstat(pfd, name) is not None:
+        if _lstat(pfd, name) is not None:
             return False
         os.replace(tmp, name, src_dir_fd=pfd, dst_dir_fd=pfd)
         return True
-    _unlink(pfd, tmp)
+    if not _unlink(pfd, tmp):
+        _unlink(pfd, tmp)  # once more: the temporary name is only a second link to the new file
     return True
 
 
