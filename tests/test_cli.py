@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from pathgate import Status
-from pathgate.verdicts import WRITE_STATUSES
 from pathgate.cli import main
+from pathgate.verdicts import WRITE_STATUSES
 
 
 @pytest.fixture

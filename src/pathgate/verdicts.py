@@ -15,13 +15,13 @@ import enum
 import msgspec
 
 __all__ = [
+    "WRITE_STATUSES",
     "FileResult",
     "Gate",
     "Remedy",
     "Rule",
     "Status",
     "Verdict",
-    "WRITE_STATUSES",
 ]
 
 

@@ -94,7 +94,7 @@ def _verdict_write_entry(path: str, verdict: Verdict) -> WriteEntry:
     if status is Status.FILE_WRITE_ERROR:
         return FileWriteError(path=path, gate=verdict.gate, detail=verdict.detail)
     entry = verdict_entry(path, verdict)
-    return entry if isinstance(entry, WriteEntry) else Blocked(path=path)  # type: ignore[arg-type,misc]
+    return entry if isinstance(entry, WriteEntry) else Blocked(path=path)
 
 
 def write_entry(result: WriteResult) -> WriteEntry:

@@ -47,11 +47,11 @@ from pathgate.runtime._fs import Backends, FileOps, IoLimiter, OsFS, SyncFS
 from pathgate.runtime._ignore import IgnoreIndex
 from pathgate.runtime._tracing import SpanMode, TracingMiddleware
 from pathgate.runtime.gates import Gate, GatePipeline
+from pathgate.runtime.tools._versions import FileLocks, VersionStore
+from pathgate.runtime.tools._write_gates import build_write_pipeline
 from pathgate.runtime.tools.code_search import code_search as _code_search
 from pathgate.runtime.tools.glob import glob as _glob
 from pathgate.runtime.tools.list_directory import list_directory as _list_directory
-from pathgate.runtime.tools._versions import FileLocks, VersionStore
-from pathgate.runtime.tools._write_gates import build_write_pipeline
 from pathgate.runtime.tools.read_files import read_files as _read_files
 from pathgate.runtime.tools.write_file import EDIT_FILE_DESCRIPTION, WRITE_FILE_DESCRIPTION
 from pathgate.runtime.tools.write_file import edit_file as _edit_file

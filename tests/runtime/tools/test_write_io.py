@@ -169,7 +169,7 @@ async def test_failure_at_every_point_leaves_old_content_and_no_temp(
         count = [0]
         committed = [False]
 
-        def hook(name: str, k: int = k) -> None:
+        def hook(name: str, k: int = k, count: list[int] = count, committed: list[bool] = committed) -> None:
             count[0] += 1
             if count[0] == k + 1:
                 raise OSError(errno.ENOSPC, "injected")
@@ -200,7 +200,7 @@ async def test_cancellation_at_every_point_leaves_old_or_new_and_no_temp(
         anyio_backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tool: str) -> None:
     n = _points(monkeypatch, tmp_path) + 8
     rng = random.Random(18)
-    for k in sorted(rng.sample(range(n), min(n, 12))) + [0, n - 1]:
+    for k in [*sorted(rng.sample(range(n), min(n, 12))), 0, n - 1]:
         root = write_tree(tmp_path / f"c{tool}{k}", {"a.txt": "one two\n"})
         rt = make_rt(root, require_read_before_write=False)
         before = snapshot(root)
@@ -209,7 +209,8 @@ async def test_cancellation_at_every_point_leaves_old_or_new_and_no_temp(
         synced = [False]
         with anyio.CancelScope() as scope:
 
-            def hook(name: str, k: int = k, scope: anyio.CancelScope = scope) -> None:
+            def hook(name: str, k: int = k, scope: anyio.CancelScope = scope, count: list[int] = count,
+                     early: list[bool] = early, synced: list[bool] = synced) -> None:
                 count[0] += 1
                 if count[0] == k + 1:
                     early[0] = not synced[0]

@@ -14,8 +14,8 @@ is looked at, a path with a ``.git`` component (as written, normalised or real; 
 spellings such as ``.GIT`` or ``.git.`` included), any path inside the git directory a
 ``.git`` *file* (worktrees, submodules) of an ancestor names, and any path below a
 directory that is a git directory by git's own test (``HEAD`` + ``objects/`` + ``refs/``,
-or ``HEAD`` + ``commondir``: bare repositories, gitdirs kept elsewhere in the project). The branch making ``.git/`` a built-in never-served path for reads
-(``gates/path.py``) will share this check when merged.
+or ``HEAD`` + ``commondir``: bare repositories, gitdirs kept elsewhere in the project). The branch making ``.git/`` a
+built-in never-served path for reads (``gates/path.py``) will share this check when merged.
 """
 
 from __future__ import annotations

@@ -78,11 +78,11 @@ def _check_str(tool: str, value: Any, field: str) -> str:
 
 
 def _check_path(tool: str, path: Any) -> str:
-    path = _check_str(tool, path, "path")
-    if path.endswith("/"):
+    checked = _check_str(tool, path, "path")
+    if checked.endswith("/"):
         raise ToolArgumentError(f"{tool}: `path` must name a file, not a directory (it ends with /)",
                                 field="path")
-    return path
+    return checked
 
 
 def _replace_transform(path: str, old_string: str, new_string: str, replace_all: bool) -> Transform:
