@@ -28,6 +28,8 @@ _EXISTS = "It exists on disk."
 _ANCESTOR_CAVEAT = "A file-level negation cannot re-include a file below an excluded directory."
 _WINDOW_HINT = "Read a line window of it (read_files offset and limit), or search it with code_search."
 _REST_HINT = "Read the rest with read_files offset and limit."
+_POLICY_FILE = ("It is one of pathgate's own policy files (pathgate.toml or an agent ignore file): "
+                "agents cannot change them. Ask the user to edit it.")
 _CHANGED = ("The file changed since you last read it, so nothing was written. Read it again with "
             "read_files and redo the change on its current content.")
 _NOT_READ = ("You have not read this file, so nothing was written: overwriting it could lose changes "
@@ -90,6 +92,8 @@ class VerboseRenderer:
         return f"{verdict.status.sentinel}: {explain(verdict)}"
 
     def _blocked(self, v: Verdict) -> str:
+        if v.gate is Gate.WRITE and v.detail == "policy file":
+            return _POLICY_FILE
         if v.gate is not Gate.IGNORE:
             return f"Blocked by the {v.gate.value} check."
         if v.fail_closed:

@@ -276,3 +276,19 @@ async def test_bad_arguments_name_the_field(anyio_backend: str, tree: tuple[Path
     assert out["field"] == "new_string"
     assert snapshot(root)["a.txt"] == b"old\n" and not temp_files(root)
 
+
+
+@pytest.mark.parametrize("path", ["pathgate.toml", ".pathgateignore", "sub/.pathgateignore", ".aiignore",
+                                  "PATHGATE.TOML"])
+async def test_policy_files_are_not_writable(anyio_backend: str, op: Op, tree: tuple[Path, Path],
+                                             path: str) -> None:
+    root, _ = tree
+    rt = make_rt(root, other_agent_files=True, require_read_before_write=False)
+    before = snapshot(root)
+    result = await op(rt, path)
+    v = result.verdict
+    assert v is not None and v.status is Status.BLOCKED and v.gate is Gate.WRITE and not v.opaque
+    assert snapshot(root) == before
+    text = rt.renderer_for(name="verbose").render_verdict(path, v)
+    assert text.startswith("[BLOCKED]: It is one of pathgate's own policy files")
+    assert (await rt.write_file(".gitignore", "x\n")).ok  # git's own ignore file stays writable

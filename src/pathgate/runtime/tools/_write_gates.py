@@ -52,6 +52,8 @@ if TYPE_CHECKING:
     from pathgate.runtime._runtime import Runtime
 
 __all__ = [
+    "CONFIG_FILE",
+    "POLICY_FILE",
     "NeverWritableGate",
     "WriteFacts",
     "WriteHostFilterGate",
@@ -63,6 +65,12 @@ __all__ = [
 _GIT = ".git"
 _GITFILE_MAX = 4096
 _BLOCK = Verdict(status=Status.BLOCKED, gate=GateName.WRITE, opaque=True, detail="git internals")
+#: ``Verdict.detail`` of a write refused because the target is one of pathgate's own policy
+#: files (not opaque: the renderers say that only a person may change it).
+POLICY_FILE = "policy file"
+_POLICY = Verdict(status=Status.BLOCKED, gate=GateName.WRITE, detail=POLICY_FILE)
+#: pathgate's own configuration file, never writable by an agent (with the agent ignore files).
+CONFIG_FILE = "pathgate.toml"
 
 
 @dataclass(slots=True)
@@ -79,10 +87,15 @@ def has_git_component(path: str) -> bool:
 
 
 class NeverWritableGate:
-    """Opaque ``[BLOCKED]`` for ``.git`` internals (gate ``write``)."""
+    """Gate ``write``: opaque ``[BLOCKED]`` for ``.git`` internals; a plain ``[BLOCKED]``
+    (``detail="policy file"``) for pathgate's own policy files — ``pathgate.toml`` and the
+    agent ignore files — so an agent cannot loosen the rules it runs under."""
 
     name = GateName.WRITE.value
     needs = frozenset({Fact.REAL})
+
+    def __init__(self, policy_files: Sequence[str] = (CONFIG_FILE,)) -> None:
+        self.policy_files = frozenset(normalize_name(n) for n in policy_files)
 
     def check(self, facts: PathFacts, ctx: GateContext) -> Verdict | None:
         if isinstance(facts, WritePathFacts) and facts.git_internal:
@@ -90,7 +103,11 @@ class NeverWritableGate:
         names = [facts.request, facts.name or ""]
         if facts.resolved is not None:
             names.append(facts.resolved.relpath or "")
-        return _BLOCK if any(has_git_component(n) for n in names) else None
+        if any(has_git_component(n) for n in names):
+            return _BLOCK
+        if any(normalize_name(n.rstrip("/").rsplit("/", 1)[-1]) in self.policy_files for n in names if n):
+            return _POLICY
+        return None
 
 
 def _takes_purpose(fn: HostFilter) -> bool:
@@ -121,7 +138,8 @@ def _with_purpose(fn: Callable[..., bool | Awaitable[bool]], relpath: str) -> bo
 def build_write_pipeline(policy: Policy, extra: Sequence[Gate] = ()) -> GatePipeline:
     """The write gates for ``policy`` (built once per runtime)."""
     matcher = SecretMatcher(policy.secret_patterns)
-    gates: list[Gate] = [PathGate(allow_outside_root=False), NeverWritableGate(), SecretsGate(matcher)]
+    never = NeverWritableGate((CONFIG_FILE, *policy.all_agent_files))
+    gates: list[Gate] = [PathGate(allow_outside_root=False), never, SecretsGate(matcher)]
     if policy.host_filter is not None:
         gates.append(WriteHostFilterGate(policy.host_filter))
     gates.extend(extra)
