@@ -174,3 +174,28 @@ async def test_concurrent_agents_lose_no_update(anyio_backend: str, tmp_path: Pa
     assert not temp_files(root) and len(rt.file_locks) == 0
     print(f"\n{anyio_backend} {'edit' if use_edit else 'write'} agents={agents}: calls={log['calls']} "
           f"accepted={len(accepted)} refused={log['refused']} read_retries={log['read_retries']} lost=0")
+
+
+async def test_a_writer_waiting_for_the_lock_can_be_cancelled(anyio_backend: str, tmp_path: Path) -> None:
+    import threading
+
+    root = write_tree(tmp_path / "p", {"a.txt": "v1\n"})
+    rt = make_rt(root, require_read_before_write=False)
+    held, release = threading.Event(), threading.Event()
+
+    def holder() -> None:
+        with rt.file_locks.hold("a.txt", lambda: None):
+            held.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    try:
+        held.wait(10)
+        with anyio.move_on_after(0.2) as scope:
+            await rt.write_file("a.txt", "late\n")
+        assert scope.cancelled_caught
+    finally:
+        release.set()
+        thread.join()
+    assert (root / "a.txt").read_text() == "v1\n" and not temp_files(root) and len(rt.file_locks) == 0
