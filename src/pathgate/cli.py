@@ -153,6 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("mcp", "serve the file tools over MCP (stdio); needs pathgate[mcp]")
     p.add_argument("--renderer", metavar="R", help="renderer for the text content (default: per config)")
+    p.add_argument("--allow-writes", action="store_true",
+                   help="also serve write_file and edit_file (default: read-only)")
     _common(p)
 
     add("check-ignore", "like git check-ignore --no-index (run 'pathgate check-ignore -h')")
@@ -423,7 +425,7 @@ def _cmd_mcp(args: argparse.Namespace) -> int:
         from pathgate.mcp import serve_stdio
     except ImportError as exc:
         raise CliError(f"the MCP server needs the 'mcp' extra: pip install 'pathgate[mcp]' ({exc})") from None
-    rt = _runtime(args, span_mode="enrich")
+    rt = _runtime(args, span_mode="enrich", allow_writes=args.allow_writes or None)
     serve_stdio(rt, renderer=args.renderer)
     return EXIT_OK
 

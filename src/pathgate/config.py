@@ -153,6 +153,18 @@ class Policy(msgspec.Struct, frozen=True, kw_only=True):
 
     Rendering (selection lives in ``pathgate.renderers``): ``renderers`` is an ordered tuple
     of :class:`RendererRule` on the model id; ``default_renderer`` applies when none matches.
+
+    Writes (``write_file`` / ``edit_file``, off by default):
+
+    * ``allow_writes``: register the write tools (host-only; ``Runtime(allow_writes=True)``
+      does the same).
+    * ``allow_ignored_writes``: let writes into ignored paths pass (host-only; default: they
+      are blocked and explained like reads, in both ignore modes).
+    * ``require_read_before_write``: refuse an overwrite or edit by an agent that has not read
+      the file's current version (default on; off is host-only, for hosts that manage
+      versions themselves).
+    * ``write_size_limit``: bytes one write may produce (default: the model's read size
+      limit, so what is written can be read back).
     """
 
     allow_outside_root: bool = False
@@ -178,6 +190,14 @@ class Policy(msgspec.Struct, frozen=True, kw_only=True):
     #: only those sharing their inode with a secret-named file of the project.
     strict_hard_links: bool = False
 
+    # --- writes (write_file / edit_file; issue 18) ------------------------------------------
+    # Loosening, host-only (never read from the project's own files): allow_writes,
+    # allow_ignored_writes, require_read_before_write=False. Tightening: write_size_limit.
+    allow_writes: bool = False
+    allow_ignored_writes: bool = False
+    require_read_before_write: bool = True
+    write_size_limit: int | None = None
+
     def __post_init__(self) -> None:
         if self.ignore_mode not in ("block", "discovery"):
             raise ConfigError(
@@ -193,6 +213,10 @@ class Policy(msgspec.Struct, frozen=True, kw_only=True):
             value = getattr(self, key)
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise ConfigError(f"{key}: expected a positive integer, got {value!r}", key=key)
+        wl = self.write_size_limit
+        if wl is not None and (isinstance(wl, bool) or not isinstance(wl, int) or wl <= 0):
+            raise ConfigError(f"write_size_limit: expected a positive integer, got {wl!r}",
+                              key="write_size_limit")
         if self.host_filter is not None and not callable(self.host_filter):
             raise ConfigError("host_filter: expected a callable (relpath) -> bool", key="host_filter")
         for i, name in enumerate(self.agent_files):
@@ -233,6 +257,12 @@ class Policy(msgspec.Struct, frozen=True, kw_only=True):
                     return rule.limit
         return self.size_limit
 
+    def write_limit_for(self, model: str | None) -> int:
+        """Bytes one write may produce for ``model``: ``write_size_limit`` when set, capped
+        by the model's read size limit (what is written can always be read back)."""
+        limit = self.size_limit_for(model)
+        return limit if self.write_size_limit is None else min(limit, self.write_size_limit)
+
 
 # --- TOML -------------------------------------------------------------------------------
 
@@ -266,6 +296,7 @@ class _PolicyFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_on
     fs_backend: FsBackend = "auto"
     renderers: _RenderersSection = _RenderersSection()
     strict_hard_links: bool = False  # tightening: a project may set it
+    write_size_limit: _Positive | None = None  # writes: tightening only (issue 18)
 
     def to_policy(self) -> Policy:
         return Policy(
@@ -287,6 +318,7 @@ class _PolicyFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_on
             renderers=self.renderers.rules,
             default_renderer=self.renderers.default,
             strict_hard_links=self.strict_hard_links,
+            write_size_limit=self.write_size_limit,
         )
 
 

@@ -1,4 +1,5 @@
-"""Raw results of the discovery tools (``glob``, ``list_directory``, ``code_search``).
+"""Raw results of the discovery tools (``glob``, ``list_directory``, ``code_search``) and of
+the write tools (``write_file``, ``edit_file``).
 
 Like verdicts, these are data: renderers turn them into what a model reads. Each result says
 what it left out and why (``omitted``, ``unsearched``), counting only non-opaque gates: a
@@ -21,6 +22,7 @@ __all__ = [
     "SearchHit",
     "SearchResult",
     "Unsearched",
+    "WriteResult",
 ]
 
 EntryKind = Literal["file", "dir", "symlink", "other"]
@@ -106,3 +108,29 @@ class SearchResult(msgspec.Struct, frozen=True, kw_only=True):
     unsearched: tuple[Unsearched, ...] = ()
     walk_stopped_early: bool = False
     verdict: Verdict | None = None
+
+
+WriteTool = Literal["write_file", "edit_file"]
+
+
+class WriteResult(msgspec.Struct, frozen=True, kw_only=True):
+    """The raw result of ``write_file`` / ``edit_file`` for one path.
+
+    ``path`` is the spelling the caller used; ``relpath`` the real project-relative path
+    written (``None`` when blocked opaquely or outside). Exactly one outcome: ``verdict`` is
+    ``None`` and the file now holds the new content (``created``: it did not exist before;
+    ``size``: bytes written; ``replacements``: occurrences ``edit_file`` replaced), or
+    ``verdict`` says why nothing was written (the file is untouched).
+    """
+
+    tool: WriteTool
+    path: str
+    relpath: str | None = None
+    verdict: Verdict | None = None
+    created: bool = False
+    size: int = 0
+    replacements: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict is None

@@ -15,6 +15,7 @@ import enum
 import msgspec
 
 __all__ = [
+    "WRITE_STATUSES",
     "FileResult",
     "Gate",
     "Remedy",
@@ -35,6 +36,10 @@ class Status(enum.Enum):
     FILE_TOO_LARGE = "[FILE_TOO_LARGE]"
     FILE_READ_ERROR = "[FILE_READ_ERROR]"
     BINARY_FILE = "[BINARY_FILE]"
+    # write_file / edit_file only (see WRITE_STATUSES)
+    FILE_CHANGED_SINCE_READ = "[FILE_CHANGED_SINCE_READ]"
+    FILE_NOT_READ = "[FILE_NOT_READ]"
+    FILE_WRITE_ERROR = "[FILE_WRITE_ERROR]"
 
     @property
     def sentinel(self) -> str:
@@ -49,7 +54,9 @@ class Status(enum.Enum):
 
 class Gate(enum.Enum):
     """The gates of SPEC §2, in the order they run. The value is the gate's name
-    (its module name, span attribute value and config key)."""
+    (its module name, span attribute value and config key). ``WRITE`` decides only for
+    ``write_file`` / ``edit_file``: never-writable targets (``.git`` internals, opaque), the
+    no-lost-update check and the write itself."""
 
     PATH = "path"
     SECRETS = "secrets"
@@ -58,6 +65,15 @@ class Gate(enum.Enum):
     EXISTENCE = "existence"
     SIZE = "size"
     READ = "read"
+    WRITE = "write"
+
+
+#: Statuses only ``write_file`` / ``edit_file`` give (never a read or a discovery tool):
+#: the agent's last read of the file is older than the file (``FILE_CHANGED_SINCE_READ``),
+#: it never read it (``FILE_NOT_READ``), or the write itself failed (``FILE_WRITE_ERROR``).
+WRITE_STATUSES: frozenset[Status] = frozenset(
+    {Status.FILE_CHANGED_SINCE_READ, Status.FILE_NOT_READ, Status.FILE_WRITE_ERROR}
+)
 
 
 class Rule(msgspec.Struct, frozen=True):

@@ -12,7 +12,8 @@ import anyio
 import pathgate
 from pathgate import CallNext, FileResult, Policy, Runtime, Status, ToolCall, Verdict
 from pathgate.renderers import RendererSelector, read_files_output_schema, register_renderer
-from pathgate.results import GlobResult, ListResult, SearchResult
+from pathgate.results import GlobResult, ListResult, SearchResult, WriteResult
+from pathgate.verdicts import WRITE_STATUSES
 
 
 async def audit(call: ToolCall, call_next: CallNext) -> Any:
@@ -45,6 +46,11 @@ async def main() -> None:
     _ = register_renderer
     cfg: Policy = pathgate.load_config(".")
     print(cfg.size_limit)
+    writer = Runtime(".", Policy(allow_writes=True, require_read_before_write=True), allow_writes=True)
+    await writer.read_files(["a.py"], agent="agent-1")
+    w: WriteResult = await writer.write_file("a.py", "print(1)\n", agent="agent-1", model="gpt-4o")
+    e: WriteResult = await writer.edit_file("a.py", "1", "2", replace_all=False, agent="agent-1")
+    print(w.ok, w.created, e.replacements, e.verdict is None or e.verdict.status in WRITE_STATUSES)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,8 @@ import msgspec
 from pathgate._types import CallNext, ToolCall
 from pathgate.renderers._base import Renderer
 from pathgate.renderers._discovery import render_discovery
-from pathgate.results import GlobResult, ListResult, SearchResult
+from pathgate.renderers._writes import render_write
+from pathgate.results import GlobResult, ListResult, SearchResult, WriteResult
 from pathgate.verdicts import FileResult, Gate
 
 if TYPE_CHECKING:
@@ -31,10 +32,12 @@ if TYPE_CHECKING:
 __all__ = [
     "BUILTIN_TOOLS",
     "DEFAULT_PATH_KEYS",
+    "WRITE_TOOLS",
     "Guarded",
     "ToolInfo",
     "call_tool",
     "call_tool_twice_rendered",
+    "default_tools",
     "guard_paths",
     "is_error",
     "path_arguments",
@@ -56,6 +59,14 @@ def missing_extra(adapter: str, extra: str, exc: ModuleNotFoundError) -> ModuleN
 
 
 BUILTIN_TOOLS = ("read_files", "glob", "list_directory", "code_search")
+#: The write tools, listed after them only on a runtime with writes enabled.
+WRITE_TOOLS = ("write_file", "edit_file")
+
+
+def default_tools(runtime: Runtime) -> tuple[str, ...]:
+    """The tools an adapter declares by default: the four file tools, plus ``write_file``
+    and ``edit_file`` when the host enabled writes (``Runtime(allow_writes=True)``)."""
+    return BUILTIN_TOOLS + WRITE_TOOLS if runtime.allow_writes else BUILTIN_TOOLS
 
 T = TypeVar("T")
 
@@ -71,10 +82,10 @@ class ToolInfo:
 
 def tool_infos(runtime: Runtime, names: Iterable[str] | None = None, *,
                renderer: str | None = None, model: str | None = None) -> list[ToolInfo]:
-    """The tools to declare (default: pathgate's four file tools). ``read_files`` gets the
+    """The tools to declare (default: :func:`default_tools`). ``read_files`` gets the
     description of the renderer the model will get (``renderer`` or chosen by ``model``)."""
     specs = runtime.tools
-    wanted = list(BUILTIN_TOOLS if names is None else names)
+    wanted = list(default_tools(runtime) if names is None else names)
     unknown = [n for n in wanted if n not in specs]
     if unknown:
         raise ValueError(f"no tool named {', '.join(map(repr, unknown))} on this runtime; "
@@ -172,6 +183,8 @@ def render(renderer: Renderer, raw: Any) -> Any:
         return renderer.render_read(raw)
     if isinstance(raw, (GlobResult, ListResult, SearchResult)):
         return render_discovery(renderer, raw)
+    if isinstance(raw, WriteResult):
+        return render_write(renderer, raw)
     return raw
 
 

@@ -58,23 +58,26 @@ __all__ = ["PathgateMiddleware", "pathgate_tools"]
 
 
 def pathgate_tools(runtime: Runtime, names: Iterable[str] | None = None, *, model: str | None = None,
-                   renderer: str | None = None) -> list[BaseTool]:
+                   renderer: str | None = None, agent: str | None = None) -> list[BaseTool]:
     """The runtime's tools (default: the four file tools) as LangChain ``StructuredTool``\\ s.
 
     Each validates its arguments in pathgate (a bad one is an error text, not an exception),
     runs through the runtime's chain and returns the text the model reads: JSON for
     ``read_files`` (``{path: content or status}``) and the discovery tools. ``model`` picks
-    the renderer (or ``renderer`` names one).
+    the renderer (or ``renderer`` names one). ``agent`` names the agent these tools serve
+    (the reader and writer of the no-lost-update check of ``write_file`` / ``edit_file``,
+    listed when the runtime has writes enabled).
     """
     tools: list[BaseTool] = []
     for info in tool_infos(runtime, names, model=model, renderer=renderer):
         name = info.name
 
         async def arun(_name: str = name, **kwargs: Any) -> str:
-            return to_text(await call_tool(runtime, _name, kwargs, model=model, renderer=renderer))
+            return to_text(await call_tool(runtime, _name, kwargs, model=model, renderer=renderer,
+                                           agent=agent))
 
         def run(_name: str = name, **kwargs: Any) -> str:
-            result = run_sync(call_tool, runtime, _name, kwargs, model=model, renderer=renderer)
+            result = run_sync(call_tool, runtime, _name, kwargs, model=model, renderer=renderer, agent=agent)
             return to_text(result)
 
         tools.append(StructuredTool.from_function(

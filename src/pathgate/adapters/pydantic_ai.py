@@ -66,11 +66,15 @@ class PathgateToolset(AbstractToolset[Any]):
     * ``renderer``: force a renderer by name.
     * ``max_retries``: how often the model may retry a call with bad arguments.
     * ``id``: the toolset id (needed for durable execution, e.g. Temporal).
+    * ``agent``: the agent these tools serve (the reader and writer of the no-lost-update
+      check; ``write_file`` / ``edit_file`` are listed when the runtime has writes enabled).
     """
 
     def __init__(self, runtime: Runtime, names: Iterable[str] | None = None, *, model: str | None = None,
-                 renderer: str | None = None, max_retries: int = 2, id: str | None = None) -> None:
+                 renderer: str | None = None, max_retries: int = 2, id: str | None = None,
+                 agent: str | None = None) -> None:
         self.runtime = runtime
+        self.agent = agent
         self.model = model
         self.renderer = renderer
         self.max_retries = max_retries
@@ -99,7 +103,7 @@ class PathgateToolset(AbstractToolset[Any]):
                         tool: ToolsetTool[Any]) -> ToolReturn:
         result, structured = await call_tool_twice_rendered(
             self.runtime, name, tool_args, model=_model_id(ctx, self.model), call_id=ctx.tool_call_id,
-            renderer=self.renderer,
+            renderer=self.renderer, agent=self.agent,
         )
         if is_error(result):
             raise ModelRetry(str(result["error"]))

@@ -32,9 +32,17 @@ import msgspec
 from mcp.server import Server
 from mcp.server.stdio import stdio_server
 
-from pathgate.adapters._common import BUILTIN_TOOLS, call_tool_twice_rendered, install_capture, to_text
+from pathgate.adapters._common import (
+    BUILTIN_TOOLS,
+    WRITE_TOOLS,
+    call_tool_twice_rendered,
+    default_tools,
+    install_capture,
+    to_text,
+)
 from pathgate.errors import ConfigError, ToolArgumentError
 from pathgate.renderers._discovery import discovery_output_schema
+from pathgate.renderers._writes import write_output_schema
 from pathgate.renderers.structured import read_files_output_schema
 from pathgate.results import GlobResult, ListResult, SearchResult
 
@@ -48,7 +56,9 @@ __all__ = ["SERVER_NAME", "build_server", "serve_stdio"]
 #: The name the server announces in the MCP handshake.
 SERVER_NAME = "pathgate"
 
-#: The tools served, in listing order.
+#: The tools served by default, in listing order; ``write_file`` and ``edit_file`` follow
+#: only when the runtime has writes enabled (``Runtime(allow_writes=True)``,
+#: ``pathgate mcp --allow-writes``).
 TOOL_NAMES = BUILTIN_TOOLS
 
 _OUTPUT_SCHEMAS: dict[str, Any] = {
@@ -56,6 +66,8 @@ _OUTPUT_SCHEMAS: dict[str, Any] = {
     "glob": lambda: discovery_output_schema(GlobResult),
     "list_directory": lambda: discovery_output_schema(ListResult),
     "code_search": lambda: discovery_output_schema(SearchResult),
+    "write_file": write_output_schema,
+    "edit_file": write_output_schema,
 }
 
 _TITLES = {
@@ -63,7 +75,14 @@ _TITLES = {
     "glob": "Find project files by glob",
     "list_directory": "List a project directory",
     "code_search": "Search project file contents",
+    "write_file": "Write a project file",
+    "edit_file": "Edit a project file",
 }
+
+_READ_ONLY = types.ToolAnnotations(read_only_hint=True, destructive_hint=False,
+                                   idempotent_hint=True, open_world_hint=False)
+_WRITES = types.ToolAnnotations(read_only_hint=False, destructive_hint=True,
+                                idempotent_hint=False, open_world_hint=False)
 
 
 def _json(data: Any) -> str:
@@ -80,9 +99,8 @@ class _PathgateTools:
         self.runtime = runtime
         self.renderer = renderer
         text_renderer = runtime.renderer_for(name=renderer)
-        annotations = types.ToolAnnotations(read_only_hint=True, destructive_hint=False,
-                                            idempotent_hint=True, open_world_hint=False)
         specs = runtime.tools
+        self.names = default_tools(runtime)
         self.tools = [
             types.Tool(
                 name=name,
@@ -91,9 +109,9 @@ class _PathgateTools:
                              else specs[name].description),
                 input_schema=specs[name].schema(),
                 output_schema=_OUTPUT_SCHEMAS[name](),
-                annotations=annotations,
+                annotations=_WRITES if name in WRITE_TOOLS else _READ_ONLY,
             )
-            for name in TOOL_NAMES
+            for name in self.names
         ]
         self.listing = types.ListToolsResult(tools=self.tools)
         self.input_schemas = {t.name: t.input_schema for t in self.tools}
@@ -110,7 +128,7 @@ class _PathgateTools:
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         if params.name not in self.input_schemas:
-            known = ", ".join(TOOL_NAMES)
+            known = ", ".join(self.names)
             return _error_result(f"no tool named {params.name!r}; known tools: {known}")
         call_id = None if ctx.request_id is None else str(ctx.request_id)
         result, structured = await call_tool_twice_rendered(

@@ -32,6 +32,12 @@ _ANCESTOR_CAVEAT = "A file-level negation cannot re-include a file below an excl
 _WINDOW_HINT = "Read a line window of it with read_files offset and limit."
 _DEEP_WINDOW = "A line window of it must start within the first {scan}."
 _REST_HINT = "Read the rest with read_files offset and limit."
+_POLICY_FILE = ("It is one of pathgate's own policy files (pathgate.toml or an agent ignore file): "
+                "agents cannot change them. Ask the user to edit it.")
+_CHANGED = ("The file changed since you last read it, so nothing was written. Read it again with "
+            "read_files and redo the change on its current content.")
+_NOT_READ = ("You have not read this file, so nothing was written: overwriting it could lose changes "
+             "you have not seen. Read it with read_files first, then retry.")
 
 
 #: ``Verdict.detail`` of a discovery tool's ``[NOT_A_FILE]`` when its ``path`` is a file.
@@ -71,6 +77,12 @@ class VerboseRenderer:
             Status.FILE_TOO_LARGE: self._too_large,
             Status.FILE_READ_ERROR: self._read_error,
             Status.BINARY_FILE: lambda v: "It holds binary content that cannot be shown as text.",
+            # write_file / edit_file only
+            Status.FILE_CHANGED_SINCE_READ: lambda v: _CHANGED,
+            Status.FILE_NOT_READ: lambda v: _NOT_READ,
+            Status.FILE_WRITE_ERROR: lambda v: (
+                f"The file could not be written ({v.detail}); nothing was changed." if v.detail
+                else "The file could not be written; nothing was changed."),
         }
 
     def render_read(self, results: Sequence[FileResult], /) -> dict[str, str]:
@@ -91,6 +103,8 @@ class VerboseRenderer:
         return f"{verdict.status.sentinel}: {explain(verdict)}"
 
     def _blocked(self, v: Verdict) -> str:
+        if v.gate is Gate.WRITE and v.detail == "policy file":
+            return _POLICY_FILE
         if v.gate is not Gate.IGNORE:
             return f"Blocked by the {v.gate.value} check."
         if v.fail_closed:
@@ -127,6 +141,9 @@ class VerboseRenderer:
     def _too_large(self, v: Verdict) -> str:
         if v.detail == "window" and v.limit is not None:
             return f"{_DEEP_WINDOW.format(scan=format_size(v.limit))} The file is larger than that."
+        if v.detail == "content" and v.size is not None and v.limit is not None:
+            return (f"The new content is {format_size(v.size)}; the limit is {format_size(v.limit)}. "
+                    "Nothing was written; write a smaller file.")
         if v.size is not None and v.limit is not None:
             facts = f"The file is {format_size(v.size)}; the limit is {format_size(v.limit)}."
         elif v.limit is not None:

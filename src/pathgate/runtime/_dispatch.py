@@ -21,10 +21,12 @@ from pathgate.errors import ToolArgumentError, UnknownToolError
 
 __all__ = [
     "CodeSearchArgs",
+    "EditFileArgs",
     "GlobArgs",
     "ListDirectoryArgs",
     "ReadFilesArgs",
     "ToolSpec",
+    "WriteFileArgs",
     "inline_schema",
     "validate_args",
 ]
@@ -63,6 +65,23 @@ class CodeSearchArgs(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     max_results: Annotated[int, msgspec.Meta(ge=0)] | None = None
     context: Annotated[int, msgspec.Meta(ge=0, le=50)] = 0
     case_sensitive: bool = True
+
+
+class WriteFileArgs(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """Arguments of ``write_file``: a project-relative path and the file's whole new text."""
+
+    path: str
+    content: str
+
+
+class EditFileArgs(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """Arguments of ``edit_file``: replace the exact text ``old_string`` (unique unless
+    ``replace_all``) with ``new_string`` in the file at ``path``."""
+
+    path: str
+    old_string: str
+    new_string: str
+    replace_all: bool = False
 
 
 ToolImpl = Callable[[Any, ToolCall], Awaitable[Any]]

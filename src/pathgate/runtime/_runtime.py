@@ -29,14 +29,17 @@ from pathgate.config import Policy, RendererRule, load_config
 from pathgate.errors import ConfigError, ToolArgumentError
 from pathgate.renderers._base import Renderer, RendererSelector, default_registry
 from pathgate.renderers._discovery import render_discovery
-from pathgate.results import GlobResult, ListResult, SearchResult
+from pathgate.renderers._writes import render_write
+from pathgate.results import GlobResult, ListResult, SearchResult, WriteResult
 from pathgate.runtime._chain import ErrorBoundaryMiddleware, build_chain
 from pathgate.runtime._dispatch import (
     CodeSearchArgs,
+    EditFileArgs,
     GlobArgs,
     ListDirectoryArgs,
     ReadFilesArgs,
     ToolSpec,
+    WriteFileArgs,
     unknown_tool,
     validate_args,
 )
@@ -44,8 +47,13 @@ from pathgate.runtime._fs import Backends, FileOps, IoLimiter, OsFS, SyncFS
 from pathgate.runtime._ignore import IgnoreIndex
 from pathgate.runtime._tracing import SpanMode, TracingMiddleware
 from pathgate.runtime.gates import Fact, Gate, GateContext, GatePipeline, PathFacts, lexical_name
+from pathgate.runtime.tools._versions import FileLocks, VersionStore
+from pathgate.runtime.tools._write_gates import build_write_pipeline
 from pathgate.runtime.tools.read_files import ReadFacts
 from pathgate.runtime.tools.read_files import read_files as _read_files
+from pathgate.runtime.tools.write_file import EDIT_FILE_DESCRIPTION, WRITE_FILE_DESCRIPTION
+from pathgate.runtime.tools.write_file import edit_file as _edit_file
+from pathgate.runtime.tools.write_file import write_file as _write_file
 from pathgate.verdicts import FileResult, Verdict
 from pathgate.verdicts import Gate as GateName
 
@@ -92,6 +100,8 @@ class Runtime:
     * ``tracer_provider`` / ``meter_provider``: OpenTelemetry providers (default: the
       global ones); ``span_mode``: ``"create"`` an ``execute_tool`` span per call, or
       ``"enrich"`` the caller's current span (frameworks that already make one).
+    * ``allow_writes``: register ``write_file`` / ``edit_file`` (default: the policy's
+      ``allow_writes``, off — a runtime is read-only unless the host enables writes).
     """
 
     def __init__(
@@ -105,6 +115,7 @@ class Runtime:
         span_mode: SpanMode = "create",
         fs: SyncFS | None = None,
         gates: Sequence[Gate] = (),
+        allow_writes: bool | None = None,
     ) -> None:
         real = os.path.realpath(root)
         if not os.path.isdir(real):
@@ -115,6 +126,11 @@ class Runtime:
         self.ops: FileOps = self.fs if isinstance(self.fs, FileOps) else OsFS()
         self.index = IgnoreIndex(real, self.policy.ignore_config(), fs=self.fs)
         self.pipeline = GatePipeline.for_policy(self.policy, extra=gates)
+        # writes (off unless enabled): their gates, what each agent read, one lock per file
+        self.allow_writes = self.policy.allow_writes if allow_writes is None else bool(allow_writes)
+        self.write_pipeline = build_write_pipeline(self.policy, extra=gates)
+        self.versions = VersionStore()
+        self.file_locks = FileLocks()
         self.limiter = IoLimiter(self.policy.max_concurrency)
         self.backends = Backends(self.ops, self.limiter)
         if isinstance(renderers, RendererSelector):
@@ -141,6 +157,7 @@ class Runtime:
         limit: int | None = None,
         budget: int | None = None,
         model: str | None = None,
+        agent: str | None = None,
     ) -> list[FileResult]:
         """Read ``paths`` through the gates; one :class:`~pathgate.FileResult` per path.
 
@@ -150,9 +167,42 @@ class Runtime:
         ``policy.read_budget``) caps the call's total content, cutting with a
         ``[FILE_TOO_LARGE]`` notice. ``model`` selects per-model size limits. A blocked path
         is a verdict, never an exception; a bad argument raises
-        :class:`~pathgate.ToolArgumentError` naming it.
+        :class:`~pathgate.ToolArgumentError` naming it. ``agent`` identifies the reader for
+        the no-lost-update check of writes (what it read is recorded when writes are enabled).
         """
-        return await _read_files(self, paths, offset=offset, limit=limit, budget=budget, model=model)
+        return await _read_files(self, paths, offset=offset, limit=limit, budget=budget, model=model,
+                                 agent=agent)
+
+    # -- write tools (typed, raw results; only when writes are enabled) --------------------
+
+    async def write_file(
+        self, path: str, content: str, *, agent: str | None = None, model: str | None = None
+    ) -> WriteResult:
+        """Create or overwrite ``path`` with ``content`` through the write gates.
+
+        Missing parent directories inside the project are created. Overwriting an existing
+        file needs ``agent``'s last read of it to be the current version (unless
+        ``require_read_before_write`` is off). A blocked or refused write is a verdict and
+        leaves the file untouched. Raises :class:`~pathgate.ConfigError` when writes are not
+        enabled, :class:`~pathgate.ToolArgumentError` for a bad argument."""
+        return await _write_file(self, path, content, agent=agent, model=model)
+
+    async def edit_file(
+        self,
+        path: str,
+        old_string: str,
+        new_string: str,
+        *,
+        replace_all: bool = False,
+        agent: str | None = None,
+        model: str | None = None,
+    ) -> WriteResult:
+        """Replace the exact text ``old_string`` (unique unless ``replace_all``) with
+        ``new_string`` in ``path``, under the same gates and version check as
+        :meth:`write_file`. An edit that cannot apply raises
+        :class:`~pathgate.ToolArgumentError` naming the argument and what to do."""
+        return await _edit_file(self, path, old_string, new_string, replace_all=replace_all,
+                                agent=agent, model=model)
 
     async def check_paths(
         self,
@@ -328,6 +378,8 @@ class Runtime:
             return renderer.render_read(raw)
         if isinstance(raw, (GlobResult, ListResult, SearchResult)):
             return render_discovery(renderer, raw)
+        if isinstance(raw, WriteResult):
+            return render_write(renderer, raw)
         return raw
 
     async def _endpoint(self, call: ToolCall) -> Any:
@@ -349,11 +401,30 @@ class Runtime:
             ToolSpec("code_search", self._tool_code_search, CodeSearchArgs, CODE_SEARCH_DESCRIPTION,
                      builtin=True),
         ]
+        if self.allow_writes:
+            specs += [
+                ToolSpec("write_file", self._tool_write_file, WriteFileArgs, WRITE_FILE_DESCRIPTION,
+                         builtin=True),
+                ToolSpec("edit_file", self._tool_edit_file, EditFileArgs, EDIT_FILE_DESCRIPTION,
+                         builtin=True),
+            ]
         for spec in specs:
             self._tools[spec.name] = spec
 
+    async def _tool_write_file(self, args: WriteFileArgs, call: ToolCall) -> WriteResult:
+        result = await self.write_file(args.path, args.content, agent=call.agent, model=call.model)
+        call.state.verdicts = [result.verdict]
+        return result
+
+    async def _tool_edit_file(self, args: EditFileArgs, call: ToolCall) -> WriteResult:
+        result = await self.edit_file(args.path, args.old_string, args.new_string,
+                                      replace_all=args.replace_all, agent=call.agent, model=call.model)
+        call.state.verdicts = [result.verdict]
+        return result
+
     async def _tool_read_files(self, args: ReadFilesArgs, call: ToolCall) -> list[FileResult]:
-        results = await self.read_files(args.paths, offset=args.offset, limit=args.limit, model=call.model)
+        results = await self.read_files(args.paths, offset=args.offset, limit=args.limit, model=call.model,
+                                        agent=call.agent)
         call.state.verdicts = [None if r.truncated else r.verdict for r in results]
         return results
 

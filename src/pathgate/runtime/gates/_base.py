@@ -97,14 +97,15 @@ class PathFacts:
 class GateContext:
     """Per-call settings every gate sees (one call, never shared between calls).
 
-    ``purpose`` is ``"read"`` for an explicit read and ``"discover"`` for a walked entry of
-    glob/list/search (ignored entries are hidden from discovery in both ignore modes).
+    ``purpose`` is ``"read"`` for an explicit read, ``"discover"`` for a walked entry of
+    glob/list/search (ignored entries are hidden from discovery in both ignore modes) and
+    ``"write"`` for the target of ``write_file`` / ``edit_file``.
     ``root`` is the real project root (``None``: unknown; an absolute spelling is then
     judged by the stricter rules that need no root).
     """
 
     policy: Policy
-    purpose: Literal["read", "discover"] = "read"
+    purpose: Literal["read", "discover", "write"] = "read"
     model: str | None = None
     size_limit: int = 0
     root: str | None = None

@@ -139,7 +139,8 @@ class ReadFacts:
             return
         index = self.runtime.index
         agent_files = self.runtime.policy.all_agent_files
-        want_remedy = self.runtime.policy.ignore_mode == "block" and bool(agent_files)
+        blocks = self.runtime.policy.ignore_mode == "block" or self.ctx.purpose == "write"
+        want_remedy = blocks and bool(agent_files)
         agent_file = agent_files[0] if agent_files else ""
 
         def chunk(items: Sequence[tuple[str, tuple[bool, bool]]]) -> list[tuple[Match, Remedy | None]]:
@@ -198,6 +199,7 @@ async def read_files(
     limit: int | None = None,
     budget: int | None = None,
     model: str | None = None,
+    agent: str | None = None,
 ) -> list[FileResult]:
     """Read ``paths`` through the gates; see :meth:`pathgate.Runtime.read_files`."""
     requested = _check_paths(paths)
@@ -216,6 +218,8 @@ async def read_files(
     facts = [PathFacts(request=s, name=lexical_name(s, runtime.root)) for s in spellings]
     source = ReadFacts(runtime, runtime.backends.pick(policy.fs_backend), ctx)
     verdicts = await runtime.pipeline.run(facts, ctx, source)
+    if runtime.allow_writes and limit != 0:  # what this agent saw, for the no-lost-update check
+        runtime.versions.record_reads(agent, facts, verdicts)
     call_budget = budget if budget is not None else policy.read_budget
     windows: dict[int, Window] = {}
     if offset is not None or limit is not None:

@@ -1,0 +1,232 @@
+"""The gates of a write, and the facts they decide from.
+
+A write passes the read pipeline's path-only gates, in the same order, with
+``GateContext.purpose == "write"`` (a host filter or host gate can tell reads from writes):
+
+``path`` (never outside the root, whatever ``allow_outside_root`` says) → ``write`` (never
+writable: ``.git`` internals, opaque) → ``secrets`` (always on for writes, opaque) →
+``host_filter`` (a filter ``(relpath, purpose="read")`` is called with ``"write"``) → host
+gates (they see ``ctx.purpose == "write"``) → ``ignore`` (left out with
+``allow_ignored_writes``).
+
+The ``write`` gate blocks, with an opaque bare ``[BLOCKED]`` decided before the target itself
+is looked at, a path with a ``.git`` component (as written, normalised or real; NTFS
+spellings such as ``.GIT`` or ``.git.`` included), any path inside the git directory a
+``.git`` *file* (worktrees, submodules) of an ancestor names, and any path below a
+directory that is a git directory by git's own test (``HEAD`` + ``objects/`` + ``refs/``,
+or ``HEAD`` + ``commondir``: bare repositories, gitdirs kept elsewhere in the project). The branch making ``.git/`` a
+built-in never-served path for reads (``gates/path.py``) will share this check when merged.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+import stat
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import anyio.to_thread
+
+from pathgate.runtime.gates import (
+    Fact,
+    Gate,
+    GateContext,
+    GatePipeline,
+    HostFilterGate,
+    IgnoreGate,
+    PathFacts,
+    PathGate,
+    SecretMatcher,
+    SecretsGate,
+)
+from pathgate.runtime.gates.secrets import normalize_name
+from pathgate.runtime.tools.read_files import ReadFacts
+from pathgate.verdicts import Gate as GateName
+from pathgate.verdicts import Status, Verdict
+
+if TYPE_CHECKING:
+    from pathgate.config import HostFilter, Policy
+    from pathgate.runtime._runtime import Runtime
+
+__all__ = [
+    "CONFIG_FILE",
+    "POLICY_FILE",
+    "NeverWritableGate",
+    "WriteFacts",
+    "WriteHostFilterGate",
+    "WritePathFacts",
+    "build_write_pipeline",
+    "has_git_component",
+]
+
+_GIT = ".git"
+_GITFILE_MAX = 4096
+_BLOCK = Verdict(status=Status.BLOCKED, gate=GateName.WRITE, opaque=True, detail="git internals")
+#: ``Verdict.detail`` of a write refused because the target is one of pathgate's own policy
+#: files (not opaque: the renderers say that only a person may change it).
+POLICY_FILE = "policy file"
+_POLICY = Verdict(status=Status.BLOCKED, gate=GateName.WRITE, detail=POLICY_FILE)
+#: pathgate's own configuration file, never writable by an agent (with the agent ignore files).
+CONFIG_FILE = "pathgate.toml"
+
+
+@dataclass(slots=True)
+class WritePathFacts(PathFacts):
+    """:class:`PathFacts` plus ``git_internal``: inside git's own directory (set with
+    ``REAL``)."""
+
+    git_internal: bool = False
+
+
+def has_git_component(path: str) -> bool:
+    """Does any ``/``-separated component of ``path`` name ``.git`` (NTFS spellings too)?"""
+    return any(normalize_name(part) == _GIT for part in path.split("/") if part)
+
+
+class NeverWritableGate:
+    """Gate ``write``: opaque ``[BLOCKED]`` for ``.git`` internals; a plain ``[BLOCKED]``
+    (``detail="policy file"``) for pathgate's own policy files — ``pathgate.toml`` and the
+    agent ignore files — so an agent cannot loosen the rules it runs under."""
+
+    name = GateName.WRITE.value
+    needs = frozenset({Fact.REAL})
+
+    def __init__(self, policy_files: Sequence[str] = (CONFIG_FILE,)) -> None:
+        self.policy_files = frozenset(normalize_name(n) for n in policy_files)
+
+    def check(self, facts: PathFacts, ctx: GateContext) -> Verdict | None:
+        if isinstance(facts, WritePathFacts) and facts.git_internal:
+            return _BLOCK
+        names = [facts.request, facts.name or ""]
+        if facts.resolved is not None:
+            names.append(facts.resolved.relpath or "")
+        if any(has_git_component(n) for n in names):
+            return _BLOCK
+        if any(normalize_name(n.rstrip("/").rsplit("/", 1)[-1]) in self.policy_files for n in names if n):
+            return _POLICY
+        return None
+
+
+def _takes_purpose(fn: HostFilter) -> bool:
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 2 or any(p.kind is p.VAR_POSITIONAL for p in params)
+
+
+class WriteHostFilterGate(HostFilterGate):
+    """The host filter for writes: a filter taking a second argument
+    (``def host_filter(relpath, purpose="read")``) is called with ``"write"``; a one-argument
+    filter decides writes as it decides reads."""
+
+    def __init__(self, host_filter: HostFilter) -> None:
+        if _takes_purpose(host_filter):
+            super().__init__(functools.partial(_with_purpose, host_filter))
+        else:
+            super().__init__(host_filter)
+
+
+def _with_purpose(fn: Callable[..., bool | Awaitable[bool]], relpath: str) -> bool | Awaitable[bool]:
+    return fn(relpath, "write")
+
+
+def build_write_pipeline(policy: Policy, extra: Sequence[Gate] = ()) -> GatePipeline:
+    """The write gates for ``policy`` (built once per runtime)."""
+    matcher = SecretMatcher(policy.secret_patterns)
+    never = NeverWritableGate((CONFIG_FILE, *policy.all_agent_files))
+    gates: list[Gate] = [PathGate(allow_outside_root=False), never, SecretsGate(matcher)]
+    if policy.host_filter is not None:
+        gates.append(WriteHostFilterGate(policy.host_filter))
+    gates.extend(extra)
+    if not policy.allow_ignored_writes:
+        gates.append(IgnoreGate(mode="block"))
+    return GatePipeline(gates, matcher)
+
+
+def _gitdir_of(dirpath: str) -> str | None:
+    """The real git directory a ``.git`` file in ``dirpath`` names, if there is one."""
+    try:
+        fd = os.open(os.path.join(dirpath, _GIT), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        head = os.read(fd, _GITFILE_MAX).decode("utf-8", "replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    first = head.splitlines()[0] if head else ""
+    if not first.startswith("gitdir:"):
+        return None
+    target = first[len("gitdir:"):].strip()
+    if not target:
+        return None
+    return os.path.realpath(os.path.join(dirpath, target))
+
+
+def _within(path: str, root: str) -> bool:
+    return root == "/" or path == root or path.startswith(root + "/")
+
+
+def _looks_like_gitdir(dirpath: str) -> bool:
+    """git's own test (``is_git_directory``), without following links: ``HEAD`` plus either
+    ``objects/`` and ``refs/`` (a repository, bare or not) or ``commondir`` (a worktree's)."""
+
+    def kind(name: str) -> int:
+        try:
+            return stat.S_IFMT(os.lstat(os.path.join(dirpath, name)).st_mode)
+        except OSError:
+            return 0
+
+    if kind("HEAD") not in (stat.S_IFREG, stat.S_IFLNK):
+        return False
+    if kind("commondir") == stat.S_IFREG:
+        return True
+    return kind("objects") == stat.S_IFDIR and kind("refs") == stat.S_IFDIR
+
+
+def in_linked_gitdir(root: str, relpath: str) -> bool:
+    """Is ``relpath`` inside a git directory not named ``.git``: one that a ``.git`` file of
+    an ancestor directory names, or an ancestor that is a git directory itself (a bare
+    repository, a worktree's or submodule's git directory)? Blocking; worker thread."""
+    parts = relpath.split("/")[:-1] if relpath else []
+    target = os.path.join(root, relpath)
+    cur = root
+    for i in range(len(parts) + 1):
+        if i:
+            cur = os.path.join(cur, parts[i - 1])
+            if _looks_like_gitdir(cur):
+                return True
+        gitdir = _gitdir_of(cur)
+        if gitdir is not None and _within(gitdir, root) and _within(target, gitdir):
+            return True
+    return False
+
+
+class WriteFacts:
+    """The fact source of one write: ``REAL`` (resolution, never outside the root, plus the
+    ``.git``-file check) and ``MATCH`` (the ignore decision and verified remedy, as reads)."""
+
+    def __init__(self, runtime: Runtime, ctx: GateContext) -> None:
+        self.runtime = runtime
+        self._reads = ReadFacts(runtime, runtime.backends.thread, ctx)
+
+    async def fetch(self, fact: Fact, pending: Sequence[PathFacts]) -> None:
+        if fact is Fact.REAL:
+            results = await self.runtime.backends.thread.resolve(
+                self.runtime.root, [f.request for f in pending], allow_outside=False)
+            for f, resolved in zip(pending, results, strict=True):
+                f.resolved = resolved
+                if isinstance(f, WritePathFacts) and resolved.relpath:
+                    f.git_internal = await anyio.to_thread.run_sync(
+                        in_linked_gitdir, self.runtime.root, resolved.relpath,
+                        limiter=self.runtime.limiter.get())
+        elif fact is Fact.MATCH:
+            await self._reads.fetch(fact, pending)
