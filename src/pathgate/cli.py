@@ -52,7 +52,10 @@ def _note(text: str) -> None:
 
 def _common(p: argparse.ArgumentParser, *, decides: bool = True) -> None:
     p.add_argument("--root", default=".", metavar="DIR", help="project root (default: .)")
-    p.add_argument("--config", metavar="FILE", help="a pathgate.toml to use instead of the root's")
+    p.add_argument("--config", metavar="FILE",
+                   help="the host's config file (may loosen; default: the user-level file "
+                        "~/.config/pathgate/config.toml if present); the project's own "
+                        "pathgate.toml can only tighten it")
     if decides:
         p.add_argument("--git-only", action="store_true",
                        help="git's own ignore sources only (no built-in defaults, no agent files)")
@@ -165,12 +168,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _runtime(args: argparse.Namespace, **kw: Any) -> Any:
     from pathgate import Runtime
-    from pathgate.config import load_config
+    from pathgate.config import load_config, load_host_config
 
     root = args.root
     if not os.path.isdir(root):
         raise CliError(f"--root {root!r} is not a directory")
-    policy = load_config(root, getattr(args, "config", None))
+    host = load_host_config(getattr(args, "config", None))  # --config, else the user-level file
+    policy = load_config(root, host=host)  # the project's files only tighten it
     if getattr(args, "git_only", False):
         policy = policy.git_only()
     return Runtime(root, policy=policy, **kw)

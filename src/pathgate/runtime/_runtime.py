@@ -81,8 +81,11 @@ class Runtime:
     """pathgate for one project root.
 
     * ``root``: the project directory (resolved with ``realpath`` once).
-    * ``policy``: a :class:`~pathgate.Policy`; ``None`` loads ``pathgate.toml`` /
-      ``[tool.pathgate]`` from the root (:func:`~pathgate.load_config`).
+    * ``policy``: the host's :class:`~pathgate.Policy`, used as given (it may loosen); to
+      let the project's own files tighten it, pass ``load_config(root, host=policy)``.
+      ``None``: the defaults tightened by the project's ``pathgate.toml`` /
+      ``[tool.pathgate]`` (:func:`~pathgate.load_config`); a loosening key there raises
+      :class:`~pathgate.ConfigError` (README: Trust model).
     * ``fs``: the blocking filesystem seam (default the real one). It serves the ignore
       engine and, when it also implements the read operations (any ``OsFS`` subclass does),
       the reads: tests and hosts inject faults or a remote filesystem here.
