@@ -16,7 +16,8 @@ import msgspec
 from pathgate.runtime._ignore import SourceInfo
 from pathgate.runtime.gates import lexical_name
 from pathgate.runtime.gates.secrets import ENV_TEMPLATES, normalize_name
-from pathgate.verdicts import Remedy, Rule, Verdict
+from pathgate.runtime.gates.path import GIT_INTERNALS
+from pathgate.verdicts import Gate, Remedy, Rule, Verdict
 
 if TYPE_CHECKING:
     from pathgate.runtime._runtime import Runtime
@@ -66,7 +67,8 @@ async def explain_paths(runtime: Runtime, paths: list[str]) -> list[PathExplanat
         relpath = res.relpath
         sources: tuple[SourceInfo, ...] = ()
         matching: tuple[Rule, ...] = ()
-        if relpath is not None and relpath not in ("", "."):
+        git = verdict is not None and verdict.gate is Gate.PATH and verdict.detail == GIT_INTERNALS
+        if relpath is not None and relpath not in ("", ".") and not git:
             exp = session.explain(relpath)
             sources, matching = exp.sources, exp.matching
         if verdict is None:
@@ -121,6 +123,11 @@ def format_explanation(e: PathExplanation, *, color: bool = False) -> str:
         lines.append("  the model only ever sees a bare [BLOCKED] for it, whatever the renderer")
     if e.gate == "host_filter":
         lines.append("  the host's filter refused it; the model only sees a bare [BLOCKED]")
+    if e.gate == "path" and e.detail == GIT_INTERNALS:
+        lines.append("  git internals: paths inside .git/ (any case) or the git directory a .git file "
+                     "points to are never served to an agent, whatever the ignore rules or the ignore "
+                     "mode say; there is no unblock (.pathgateignore cannot re-include them)")
+        return "\n".join(lines)
     if e.fail_closed:
         lines.append(f"  fail-closed: the ignore file {e.unreadable} could not be read")
     if e.ancestor is not None and e.rule is not None:

@@ -26,7 +26,7 @@ __all__ = ["DiscoveryResult", "discovery_output_schema", "render_discovery"]
 DiscoveryResult = GlobResult | ListResult | SearchResult
 
 _REASONS: Mapping[Gate, str] = {
-    Gate.PATH: "the path check (it leads outside the project)",
+    Gate.PATH: "the path check (outside the project, or git internals)",
     Gate.IGNORE: "ignore rules",
     Gate.EXISTENCE: "the file-type check",
     Gate.SIZE: "the size limit",

@@ -18,6 +18,7 @@ from pathgate.renderers._base import (
     is_opaque,
     render_text_read,
 )
+from pathgate.runtime.gates.path import GIT_INTERNALS
 from pathgate.verdicts import FileResult, Gate, Rule, Status, Verdict
 
 __all__ = ["VerboseRenderer"]
@@ -28,6 +29,8 @@ _EXISTS = "It exists on disk."
 _ANCESTOR_CAVEAT = "A file-level negation cannot re-include a file below an excluded directory."
 _WINDOW_HINT = "Read a line window of it (read_files offset and limit), or search it with code_search."
 _REST_HINT = "Read the rest with read_files offset and limit."
+_GIT_TEXT = ("It is inside git's internal directory (`.git`), which is never served, whatever the "
+             "ignore rules say. Nothing unblocks it.")
 
 
 def _rule_text(rule: Rule) -> str:
@@ -80,6 +83,8 @@ class VerboseRenderer:
         return f"{verdict.status.sentinel}: {explain(verdict)}"
 
     def _blocked(self, v: Verdict) -> str:
+        if v.gate is Gate.PATH and v.detail == GIT_INTERNALS:
+            return _GIT_TEXT
         if v.gate is not Gate.IGNORE:
             return f"Blocked by the {v.gate.value} check."
         if v.fail_closed:

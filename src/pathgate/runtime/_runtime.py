@@ -44,6 +44,7 @@ from pathgate.runtime._fs import Backends, FileOps, IoLimiter, OsFS, SyncFS
 from pathgate.runtime._ignore import IgnoreIndex
 from pathgate.runtime._tracing import SpanMode, TracingMiddleware
 from pathgate.runtime.gates import Gate, GatePipeline
+from pathgate.runtime.gates.path import PathGate
 from pathgate.runtime.tools.code_search import code_search as _code_search
 from pathgate.runtime.tools.glob import glob as _glob
 from pathgate.runtime.tools.list_directory import list_directory as _list_directory
@@ -74,7 +75,27 @@ CODE_SEARCH_DESCRIPTION = (
     "`path-line-text`). Notes say what was omitted or skipped and why."
 )
 
-__all__ = ["Runtime"]
+__all__ = ["Runtime", "project_git_dirs"]
+
+
+def project_git_dirs(root: str) -> tuple[str, ...]:
+    """Project-relative git directories that a root ``.git`` *file* points to (``gitdir:``)
+    and that lie inside the project without a ``.git`` component of their own (those are
+    caught by name): the path gate never serves them. ``root`` is a real path."""
+    from pathgate.runtime._gitconfig import find_git_layout
+    from pathgate.runtime.gates.path import is_git_internal
+
+    layout = find_git_layout(root)
+    if layout is None:
+        return ()
+    out: list[str] = []
+    for d in (layout.git_dir, layout.common_dir):
+        real = os.path.realpath(d)
+        rel = os.path.relpath(real, root)
+        if rel == "." or rel == ".." or rel.startswith("../") or is_git_internal(rel):
+            continue
+        out.append(rel)
+    return tuple(dict.fromkeys(out))
 
 
 class Runtime:
@@ -120,6 +141,13 @@ class Runtime:
         self.ops: FileOps = self.fs if isinstance(self.fs, FileOps) else OsFS()
         self.index = IgnoreIndex(real, self.policy.ignore_config(), fs=self.fs)
         self.pipeline = GatePipeline.for_policy(self.policy, extra=gates)
+        self.git_dirs = project_git_dirs(real)
+        # the path gate learns the root and any in-project git directory (git internals
+        # are never served); it is the pipeline's first gate by construction
+        self.pipeline.gates = (
+            PathGate(allow_outside_root=self.policy.allow_outside_root, root=real, git_dirs=self.git_dirs),
+            *self.pipeline.gates[1:],
+        )
         self.limiter = IoLimiter(self.policy.max_concurrency)
         self.backends = Backends(self.ops, self.limiter)
         if isinstance(renderers, RendererSelector):
