@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from pathgate._names import spell_names, unspell_path
 from pathgate.runtime._ignore import SourceInfo
 from pathgate.runtime.gates import lexical_name
 from pathgate.runtime.gates.secrets import ENV_TEMPLATES, normalize_name
@@ -59,7 +60,7 @@ def _secret_rule(runtime: Runtime, relpath: str) -> str | None:
 
 async def explain_paths(runtime: Runtime, paths: list[str]) -> list[PathExplanation]:
     """Explain each path: the runtime's decision plus the details a person needs."""
-    results = await runtime.read_files(paths, budget=1)
+    results = await runtime.read_files([unspell_path(p) for p in paths], budget=1)
     out: list[PathExplanation] = []
     session = runtime.index.session()
     for res in results:
@@ -96,7 +97,7 @@ async def explain_paths(runtime: Runtime, paths: list[str]) -> list[PathExplanat
             remedy=verdict.remedy,
             detail=verdict.detail,
         ))
-    return out
+    return [spell_names(e) for e in out]  # names as a model would see them (JSON-safe)
 
 
 def _rule(rule: Rule) -> str:

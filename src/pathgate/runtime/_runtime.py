@@ -24,6 +24,7 @@ import os
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from pathgate._names import spell_names, unspell_path
 from pathgate._types import CallNext, CallState, Middleware, ToolCall
 from pathgate.config import Policy, RendererRule, load_config
 from pathgate.errors import ConfigError, ToolArgumentError
@@ -343,10 +344,13 @@ class Runtime:
         for spec in specs:
             self._tools[spec.name] = spec
 
+    # -- tool calls: model spellings in, JSON-safe spellings out (pathgate._names) ----------
+
     async def _tool_read_files(self, args: ReadFilesArgs, call: ToolCall) -> list[FileResult]:
-        results = await self.read_files(args.paths, offset=args.offset, limit=args.limit, model=call.model)
+        paths = [unspell_path(p) for p in args.paths]
+        results = await self.read_files(paths, offset=args.offset, limit=args.limit, model=call.model)
         call.state.verdicts = [None if r.truncated else r.verdict for r in results]
-        return results
+        return spell_names(results)
 
     @staticmethod
     def _record_discovery(call: ToolCall, result: GlobResult | ListResult | SearchResult) -> None:
@@ -357,19 +361,21 @@ class Runtime:
         call.state.verdicts = [result.verdict] if result.verdict is not None else []
 
     async def _tool_glob(self, args: GlobArgs, call: ToolCall) -> GlobResult:
-        result = await self.glob(args.pattern, args.path, limit=args.limit, model=call.model)
+        result = await self.glob(unspell_path(args.pattern), unspell_path(args.path), limit=args.limit,
+                                 model=call.model)
         self._record_discovery(call, result)
-        return result
+        return spell_names(result)
 
     async def _tool_list_directory(self, args: ListDirectoryArgs, call: ToolCall) -> ListResult:
-        result = await self.list_directory(args.path, model=call.model)
+        result = await self.list_directory(unspell_path(args.path), model=call.model)
         self._record_discovery(call, result)
-        return result
+        return spell_names(result)
 
     async def _tool_code_search(self, args: CodeSearchArgs, call: ToolCall) -> SearchResult:
         result = await self.code_search(
-            args.regex, args.path, glob=args.glob, max_results=args.max_results,
-            context=args.context, case_sensitive=args.case_sensitive, model=call.model,
+            args.regex, unspell_path(args.path), glob=None if args.glob is None else unspell_path(args.glob),
+            max_results=args.max_results, context=args.context, case_sensitive=args.case_sensitive,
+            model=call.model,
         )
         self._record_discovery(call, result)
-        return result
+        return spell_names(result)
