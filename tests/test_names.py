@@ -123,7 +123,7 @@ def test_every_tool_and_renderer_spells_names(project: Path, renderer: str) -> N
     assert all(c.startswith("needle ") for c in contents), contents
     assert _call(rt, "list_directory", {"path": '"docs/d\\377"'}, renderer)
     joined = _call(rt, "read_files", {"paths": ['docs/"r\\351sum\\351.txt"']}, "sentinel")
-    assert list(joined.values())[0] == "needle docs/r?sum?.txt\n"
+    assert next(iter(joined.values())) == "needle docs/r?sum?.txt\n"
 
 
 def test_cli_json_and_plain(project: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -16,9 +16,9 @@ matches, list entries, search hits, notes) is spelled by :func:`spell_path`:
 Every path argument of a tool call is read back by :func:`unspell_path`: an argument that
 starts and ends with a double quote is C-unquoted to the original bytes; so is each
 ``/``-separated component quoted on its own (``docs/"r\\351sum\\351.txt"``: a listed name
-joined to its directory); anything malformed is taken literally. The spelling is reversible (``unspell_path(spell_path(p)) == p``) and
-JSON-safe. It adds no power: the decoded path is an ordinary spelling that then goes through
-every gate (``\\057`` is just ``/``, ``\\000`` is a NUL the path gate refuses, ``..`` is
+joined to its directory); anything malformed is taken literally. The spelling is reversible
+(``unspell_path(spell_path(p)) == p``) and JSON-safe. It adds no power: the decoded path is
+an ordinary spelling that then goes through every gate (``\\057`` is just ``/``, ``\\000`` is a NUL the path gate refuses, ``..`` is
 judged as ``..``), so nothing can be smuggled past a check by quoting it.
 """
 
