@@ -18,8 +18,9 @@ starts and ends with a double quote is C-unquoted to the original bytes; so is e
 ``/``-separated component quoted on its own (``docs/"r\\351sum\\351.txt"``: a listed name
 joined to its directory); anything malformed is taken literally. The spelling is reversible
 (``unspell_path(spell_path(p)) == p``) and JSON-safe. It adds no power: the decoded path is
-an ordinary spelling that then goes through every gate (``\\057`` is just ``/``, ``\\000`` is a NUL the path gate refuses, ``..`` is
-judged as ``..``), so nothing can be smuggled past a check by quoting it.
+an ordinary spelling that then goes through every gate (``\\057`` is just ``/``, ``\\000`` is a
+NUL the path gate refuses, ``..`` is judged as ``..``), so nothing can be smuggled past a
+check by quoting it.
 """
 
 from __future__ import annotations
