@@ -146,7 +146,8 @@ class Runtime:
         # the path gate learns the root and any in-project git directory (git internals
         # are never served); it is the pipeline's first gate by construction
         self.pipeline.gates = (
-            PathGate(allow_outside_root=self.policy.allow_outside_root, root=real, git_dirs=self.git_dirs),
+            PathGate(allow_outside_root=self.policy.allow_outside_root, root=real, git_dirs=self.git_dirs,
+                     is_secret=self.pipeline.secrets.is_secret_facts),
             *self.pipeline.gates[1:],
         )
         self.limiter = IoLimiter(self.policy.max_concurrency)

@@ -170,3 +170,25 @@ def test_walks_do_not_enter_dot_git(tmp_path: Path) -> None:
     rt = Runtime(root, Policy(ignore_mode="discovery"))
     out = _call(rt, "read_files", {"paths": ["src/cfg"]}, "verbose")
     assert out["src/cfg"].startswith("[BLOCKED]") and MARK not in out["src/cfg"]
+
+
+@pytest.mark.parametrize("renderer", RENDERERS)
+def test_secret_names_into_git_stay_opaque(tmp_path: Path, renderer: str) -> None:
+    """A secret-named link into ``.git`` (or a secret name inside it) is a bare ``[BLOCKED]``,
+    neither explained nor counted: the git rule must not become a secret's oracle."""
+    root = tmp_path / "s"
+    (root / ".git").mkdir(parents=True)
+    (root / ".git" / "config").write_text(f"{MARK}\n")
+    (root / "src").mkdir()
+    (root / ".env").symlink_to(".git/config")
+    (root / "src" / "id_rsa").symlink_to("../.git/config")
+    rt = Runtime(root)
+    read = _call(rt, "read_files", {"paths": [".env", "src/id_rsa", ".git/x.pem"]}, renderer)
+    if renderer == "structured":
+        assert all(set(f) == {"path", "status"} for f in read["files"])
+    else:
+        assert set(read.values()) == {"[BLOCKED]"}
+    for tool, args in (("glob", {"pattern": "**"}), ("list_directory", {"path": "src"}),
+                       ("list_directory", {"path": "."})):
+        text = json.dumps(_call(rt, tool, args, renderer))
+        assert "id_rsa" not in text and ".env" not in text and "omitted" not in text and "hidden" not in text

@@ -10,7 +10,8 @@ Git internals are never served, whatever the policy, the ignore rules or the ign
 say: a path with a component named ``.git`` — as written, after lexical normalisation or
 after resolving symlinks — or inside the git directory a root ``.git`` *file* points to
 (``git_dirs``) is ``[BLOCKED]`` with ``detail="git_internals"`` (:data:`GIT_INTERNALS`). The
-block is not opaque (that a project uses git is no secret) and has no remedy. The name is
+block is not opaque (that a project uses git is no secret) and has no remedy — unless the
+path is also a secret (``.git/x.pem``, a ``.env`` symlink into ``.git``): then it is opaque. The name is
 compared the way git's own ``verify_path`` refuses it on every platform: case-folded
 (``.GIT``, ``.Git``), with NTFS's trailing dots and spaces stripped (``.git.``) and its 8.3
 short name (``git~1``). Decided from the spelling, so the answer never depends on what
@@ -19,6 +20,8 @@ tools must refuse these paths too).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from pathgate.runtime.gates._base import Fact, GateContext, PathFacts
 from pathgate.verdicts import Gate, Status, Verdict
@@ -59,10 +62,12 @@ class PathGate:
     needs = frozenset({Fact.REAL})
 
     def __init__(self, *, allow_outside_root: bool = False, root: str = "",
-                 git_dirs: tuple[str, ...] = ()) -> None:
+                 git_dirs: tuple[str, ...] = (),
+                 is_secret: Callable[[PathFacts], bool] | None = None) -> None:
         self.allow_outside_root = allow_outside_root
         self.root = root.rstrip("/")
         self.git_dirs = git_dirs
+        self.is_secret = is_secret
 
     def _written(self, request: str) -> str:
         """The spelling with the root's own components cut off (they are not the project's)."""
@@ -90,6 +95,9 @@ class PathGate:
 
     def check(self, facts: PathFacts, ctx: GateContext) -> Verdict | None:
         if self.is_git(facts):
+            if self.is_secret is not None and self.is_secret(facts):
+                # a secret name (or a secret-named link into .git) stays opaque
+                return Verdict(status=Status.BLOCKED, gate=Gate.PATH, opaque=True)
             return Verdict(status=Status.BLOCKED, gate=Gate.PATH, detail=GIT_INTERNALS)
         resolved = facts.resolved
         if resolved is None or resolved.outside is None:
