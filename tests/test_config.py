@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from pathgate import ConfigError, Policy, load_config
-from pathgate.config import DEFAULT_SECRET_PATTERNS, OTHER_AGENT_FILES, RendererRule, SizeRule
+from pathgate.config import DEFAULT_SECRET_PATTERNS, OTHER_AGENT_FILES, RendererRule, SizeRule, load_host_config
 from pathgate.runtime._ignore import DEFAULT_IGNORES
 
 
@@ -27,9 +27,10 @@ def test_no_config_file_gives_defaults(tmp_path: Path) -> None:
 
 
 def test_pathgate_toml(tmp_path: Path) -> None:
+    """A project's tightening keys apply (limits become caps; lists are unions)."""
     (tmp_path / "pathgate.toml").write_text(
         """
-ignore_mode = "discovery"
+ignore_mode = "block"
 size_limit = 2048
 extra_secret_patterns = ["*.tfstate"]
 other_agent_files = true
@@ -41,18 +42,26 @@ rules = [{ model = "gpt-4o-mini*", renderer = "structured" }]
 """
     )
     p = load_config(tmp_path)
-    assert p.ignore_mode == "discovery"
-    assert p.size_limit == 2048
+    assert p.ignore_mode == "block"
     assert p.secret_patterns[-1] == "*.tfstate"
     assert p.secret_patterns[: len(DEFAULT_SECRET_PATTERNS)] == DEFAULT_SECRET_PATTERNS
     assert p.renderers == (RendererRule(model="gpt-4o-mini*", renderer="structured"),)
     assert p.default_renderer == "sentinel"
-    assert p.model_size_limits == (SizeRule(model="tiny-*", limit=100),)
+    assert SizeRule(model="tiny-*", limit=100) in p.size_caps
     assert p.size_limit_for("tiny-7b") == 100
     assert p.size_limit_for("big") == 2048
     assert p.size_limit_for(None) == 2048
     assert p.all_agent_files == (".pathgateignore", *OTHER_AGENT_FILES)
     assert p.ignore_config().agent_files == p.all_agent_files
+
+
+def test_host_file_takes_every_key(tmp_path: Path) -> None:
+    cfg = tmp_path / "host.toml"
+    cfg.write_text('ignore_mode = "discovery"\nsize_limit = 2048\nmodel_size_limits = [{ model = "t*", limit = 9 }]\n')
+    p = load_host_config(cfg)
+    assert p.ignore_mode == "discovery" and p.size_limit == 2048
+    assert p.model_size_limits == (SizeRule(model="t*", limit=9),)
+    assert p.size_limit_for("tx") == 9 and p.size_limit_for(None) == 2048
 
 
 def test_pyproject_section(tmp_path: Path) -> None:

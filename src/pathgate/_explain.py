@@ -13,10 +13,12 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from pathgate._names import spell_names, unspell_path
 from pathgate.runtime._ignore import SourceInfo
 from pathgate.runtime.gates import lexical_name
+from pathgate.runtime.gates.path import GIT_INTERNALS
 from pathgate.runtime.gates.secrets import ENV_TEMPLATES, normalize_name
-from pathgate.verdicts import Remedy, Rule, Verdict
+from pathgate.verdicts import Gate, Remedy, Rule, Verdict
 
 if TYPE_CHECKING:
     from pathgate.runtime._runtime import Runtime
@@ -58,7 +60,7 @@ def _secret_rule(runtime: Runtime, relpath: str) -> str | None:
 
 async def explain_paths(runtime: Runtime, paths: list[str]) -> list[PathExplanation]:
     """Explain each path: the runtime's decision plus the details a person needs."""
-    results = await runtime.read_files(paths, budget=1)
+    results = await runtime.read_files([unspell_path(p) for p in paths], budget=1)
     out: list[PathExplanation] = []
     session = runtime.index.session()
     for res in results:
@@ -66,7 +68,8 @@ async def explain_paths(runtime: Runtime, paths: list[str]) -> list[PathExplanat
         relpath = res.relpath
         sources: tuple[SourceInfo, ...] = ()
         matching: tuple[Rule, ...] = ()
-        if relpath is not None and relpath not in ("", "."):
+        git = verdict is not None and verdict.gate is Gate.PATH and verdict.detail == GIT_INTERNALS
+        if relpath is not None and relpath not in ("", ".") and not git:
             exp = session.explain(relpath)
             sources, matching = exp.sources, exp.matching
         if verdict is None:
@@ -94,7 +97,7 @@ async def explain_paths(runtime: Runtime, paths: list[str]) -> list[PathExplanat
             remedy=verdict.remedy,
             detail=verdict.detail,
         ))
-    return out
+    return [spell_names(e) for e in out]  # names as a model would see them (JSON-safe)
 
 
 def _rule(rule: Rule) -> str:
@@ -121,6 +124,11 @@ def format_explanation(e: PathExplanation, *, color: bool = False) -> str:
         lines.append("  the model only ever sees a bare [BLOCKED] for it, whatever the renderer")
     if e.gate == "host_filter":
         lines.append("  the host's filter refused it; the model only sees a bare [BLOCKED]")
+    if e.gate == "path" and e.detail == GIT_INTERNALS:
+        lines.append("  git internals: paths inside .git/ (any case) or the git directory a .git file "
+                     "points to are never served to an agent, whatever the ignore rules or the ignore "
+                     "mode say; there is no unblock (.pathgateignore cannot re-include them)")
+        return "\n".join(lines)
     if e.fail_closed:
         lines.append(f"  fail-closed: the ignore file {e.unreadable} could not be read")
     if e.ancestor is not None and e.rule is not None:

@@ -77,7 +77,9 @@ def _common(p: argparse.ArgumentParser, *, decides: bool = True) -> None:
     sup = argparse.SUPPRESS
     p.add_argument("--root", default=sup, metavar="DIR", help="project root (default: .)")
     p.add_argument("--config", default=sup, metavar="FILE",
-                   help="a pathgate.toml to use instead of the root's")
+                   help="the host's config file (may loosen; default: the user-level file "
+                        "~/.config/pathgate/config.toml if present); the project's own "
+                        "pathgate.toml can only tighten it")
     if decides:
         p.add_argument("--git-only", action="store_true", default=sup,
                        help="git's own ignore sources only (no built-in defaults, no agent files)")
@@ -268,12 +270,13 @@ def _own_parser_command(args_list: list[str]) -> int | None:
 
 def _runtime(args: argparse.Namespace, **kw: Any) -> Any:
     from pathgate import Runtime
-    from pathgate.config import load_config
+    from pathgate.config import load_config, load_host_config
 
     root = args.root
     if not os.path.isdir(root):
         raise CliError(f"--root {root!r} is not a directory")
-    policy = load_config(root, getattr(args, "config", None))
+    host = load_host_config(getattr(args, "config", None))  # --config, else the user-level file
+    policy = load_config(root, host=host)  # the project's files only tighten it
     if getattr(args, "git_only", False):
         policy = policy.git_only()
     return Runtime(root, policy=policy, **kw)

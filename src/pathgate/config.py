@@ -1,15 +1,14 @@
 """The policy: every setting a :class:`~pathgate.Runtime` decides with, and its TOML form.
 
-A :class:`Policy` is a frozen ``msgspec.Struct``; build one in code or load it with
-:func:`load_config` from ``pathgate.toml`` (or ``[tool.pathgate]`` in ``pyproject.toml``) at
-the project root. The TOML form mirrors the struct, with two sections::
+A :class:`Policy` is a frozen ``msgspec.Struct``. Code and TOML use the same keys (the TOML
+``[renderers]`` table spells ``renderers``/``default_renderer`` as ``rules``/``default``)::
 
-    # pathgate.toml  (or [tool.pathgate] / [tool.pathgate.renderers] in pyproject.toml)
-    allow_outside_root = false
-    enforce_secrets = true
+    # a host config file (--config FILE, ~/.config/pathgate/config.toml) or pathgate.toml
+    allow_outside_root = false                # host only
+    enforce_secrets = true                    # host only to switch off
     extra_secret_patterns = ["*.tfstate"]     # appended to secret_patterns
-    ignore_mode = "block"                     # or "discovery"
-    size_limit = 10485760                     # bytes
+    ignore_mode = "block"                     # "discovery" is host only
+    size_limit = 10485760                     # bytes; a project may only lower it
     model_size_limits = [{ model = "gpt-4o-mini*", limit = 1048576 }]
     read_budget = 100000                      # characters per read_files call
     agent_files = [".pathgateignore"]
@@ -21,18 +20,29 @@ the project root. The TOML form mirrors the struct, with two sections::
     default = "verbose"
     rules = [{ model = "gpt-4o-mini*", renderer = "structured" }]
 
+**Trust model.** A repository is untrusted input: its own files (``pathgate.toml``,
+``[tool.pathgate]`` in ``pyproject.toml``) may only *tighten* the host's policy. A
+loosening key there (see :data:`HOST_ONLY_KEYS` and :func:`project_violation`) raises
+:class:`~pathgate.errors.ConfigError` naming the key, the file and where it belongs; it is
+never applied. Host settings come from code (``Policy(...)``), from a file the host names
+(:func:`load_host_config` / ``--config``) or from the user-level file
+(:func:`user_config_path`). :func:`merge_project` merges a project's settings into the host's:
+limits are the minimum, lists are unions, ``block`` beats ``discovery``.
+
 Unknown keys and bad values raise :class:`~pathgate.errors.ConfigError`; its ``key`` is the
 dotted path of the offending key (``size_limit``, ``renderers.rules[1].model``), and the
 message names it too. ``host_filter`` is code, so it exists only on the struct.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: ``pathgate.Policy.__module__`` is
+# ``"pathgate"``, and ``help()``/``inspect.signature`` must not have to resolve string
+# annotations such as ``HostFilter`` in that namespace (issue 16).
 
 import fnmatch
 import os
 import re
 import tomllib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -43,12 +53,18 @@ from pathgate.runtime._ignore import DEFAULT_IGNORES, IgnoreConfig
 
 __all__ = [
     "DEFAULT_SECRET_PATTERNS",
+    "HOST_ONLY_KEYS",
     "OTHER_AGENT_FILES",
+    "PROJECT_KEYS",
     "HostFilter",
     "Policy",
     "RendererRule",
     "SizeRule",
     "load_config",
+    "load_host_config",
+    "load_project_config",
+    "merge_project",
+    "user_config_path",
 ]
 
 #: A host's own filter: ``(relpath) -> bool`` (sync or async); ``False`` blocks, opaquely.
@@ -121,22 +137,28 @@ class SizeRule(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class Policy(msgspec.Struct, frozen=True, kw_only=True):
-    """What a runtime allows. Every field has a safe default.
+    """What a runtime allows. Every field has a safe default. A ``Policy`` built in code is
+    the host's: it may loosen (see the module docstring for what a project may set).
 
     Gates:
 
     * ``allow_outside_root``: let the path gate pass paths whose real target is outside the
-      project root (default off: ``[FILE_OUTSIDE_PROJECT]``).
+      project root (default off: ``[FILE_OUTSIDE_PROJECT]``). ``.git`` internals are never
+      served, whatever this says.
     * ``enforce_secrets``: run the secrets gate. Off is for an internal edit path only: a
       secret caught by any later gate still comes out as an opaque bare ``[BLOCKED]``.
     * ``secret_patterns``: credential names besides ``.env*`` (see
       :data:`DEFAULT_SECRET_PATTERNS`); replacing the tuple replaces the list.
+      ``extra_secret_patterns`` are appended to it (the field keeps what was given;
+      ``secret_patterns`` reads as the union).
     * ``host_filter``: the host's callable, ``(relpath) -> bool | Awaitable[bool]``; ``False``
       or an exception blocks opaquely. Both it and the ignore rules apply.
     * ``ignore_mode``: ``"block"`` explicit reads of ignored files are blocked and
       explained; ``"discovery"`` they are only hidden from glob/list/search.
     * ``size_limit`` (bytes, default 10 MiB) and ``model_size_limits``, ordered
-      :class:`SizeRule` globs on the model id (first match wins over ``size_limit``).
+      :class:`SizeRule` globs on the model id (first match wins over ``size_limit``);
+      ``size_caps``: :class:`SizeRule` upper bounds applied after those (every matching cap
+      lowers the limit; a project's size settings land here).
     * ``read_budget``: characters of content one ``read_files`` call may return.
 
     Ignore sources (see :meth:`ignore_config`): ``agent_files`` (per-directory agent ignore
@@ -170,10 +192,12 @@ class Policy(msgspec.Struct, frozen=True, kw_only=True):
     allow_outside_root: bool = False
     enforce_secrets: bool = True
     secret_patterns: tuple[str, ...] = DEFAULT_SECRET_PATTERNS
+    extra_secret_patterns: tuple[str, ...] = ()
     host_filter: HostFilter | None = None
     ignore_mode: IgnoreMode = "block"
     size_limit: int = 10 * _MIB
     model_size_limits: tuple[SizeRule, ...] = ()
+    size_caps: tuple[SizeRule, ...] = ()
     read_budget: int = 100_000
     agent_files: tuple[str, ...] = (".pathgateignore",)
     other_agent_files: bool = False
@@ -225,6 +249,14 @@ class Policy(msgspec.Struct, frozen=True, kw_only=True):
                     f"agent_files[{i}]: expected a plain file name, got {name!r}",
                     key=f"agent_files[{i}]",
                 )
+        for key in ("secret_patterns", "extra_secret_patterns"):
+            for i, pattern in enumerate(getattr(self, key)):
+                if not isinstance(pattern, str) or not pattern.strip("/"):
+                    raise ConfigError(f"{key}[{i}]: expected a file name pattern, got {pattern!r}",
+                                      key=f"{key}[{i}]")
+        if self.extra_secret_patterns:
+            union = tuple(dict.fromkeys(self.secret_patterns + self.extra_secret_patterns))
+            msgspec.structs.force_setattr(self, "secret_patterns", union)
 
     @property
     def all_agent_files(self) -> tuple[str, ...]:
@@ -242,7 +274,7 @@ class Policy(msgspec.Struct, frozen=True, kw_only=True):
             ignore_case=self.ignore_case,
         )
 
-    def git_only(self) -> Policy:
+    def git_only(self) -> "Policy":
         """This policy with git's own ignore sources only (no built-in defaults, no agent
         ignore files): what ``git check-ignore`` would decide."""
         return msgspec.structs.replace(
@@ -250,12 +282,18 @@ class Policy(msgspec.Struct, frozen=True, kw_only=True):
         )
 
     def size_limit_for(self, model: str | None) -> int:
-        """The size limit in bytes for ``model`` (first matching rule, else ``size_limit``)."""
+        """The size limit in bytes for ``model``: the first matching ``model_size_limits``
+        rule, else ``size_limit``; then lowered by every matching ``size_caps`` rule."""
+        limit = self.size_limit
         if model is not None:
             for rule in self.model_size_limits:
                 if fnmatch.fnmatchcase(model, rule.model):
-                    return rule.limit
-        return self.size_limit
+                    limit = rule.limit
+                    break
+        for cap in self.size_caps:
+            if fnmatch.fnmatchcase(model or "", cap.model) or cap.model == "*":
+                limit = min(limit, cap.limit)
+        return limit
 
     def write_limit_for(self, model: str | None) -> int:
         """Bytes one write may produce for ``model``: ``write_size_limit`` when set, capped
@@ -285,6 +323,7 @@ class _PolicyFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_on
     ignore_mode: IgnoreMode = "block"
     size_limit: _Positive = 10 * _MIB
     model_size_limits: tuple[SizeRule, ...] = ()
+    size_caps: tuple[SizeRule, ...] = ()
     read_budget: _Positive = 100_000
     agent_files: tuple[str, ...] = (".pathgateignore",)
     other_agent_files: bool = False
@@ -299,27 +338,8 @@ class _PolicyFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_on
     write_size_limit: _Positive | None = None  # writes: tightening only (issue 18)
 
     def to_policy(self) -> Policy:
-        return Policy(
-            allow_outside_root=self.allow_outside_root,
-            enforce_secrets=self.enforce_secrets,
-            secret_patterns=tuple(dict.fromkeys(self.secret_patterns + self.extra_secret_patterns)),
-            ignore_mode=self.ignore_mode,
-            size_limit=self.size_limit,
-            model_size_limits=self.model_size_limits,
-            read_budget=self.read_budget,
-            agent_files=self.agent_files,
-            other_agent_files=self.other_agent_files,
-            defaults=self.defaults,
-            git_sources=self.git_sources,
-            excludes_file=self.excludes_file,
-            ignore_case=self.ignore_case,
-            max_concurrency=self.max_concurrency,
-            fs_backend=self.fs_backend,
-            renderers=self.renderers.rules,
-            default_renderer=self.renderers.default,
-            strict_hard_links=self.strict_hard_links,
-            write_size_limit=self.write_size_limit,
-        )
+        fields = {f: getattr(self, f) for f in self.__struct_fields__ if f != "renderers"}
+        return Policy(**fields, renderers=self.renderers.rules, default_renderer=self.renderers.default)
 
 
 _AT = re.compile(r" - at `\$\.?([^`]*)`$")
@@ -354,21 +374,43 @@ def policy_from_mapping(data: Any, *, source: str = "<config>", prefix: str = ""
     raise ConfigError(f"{source}: `{shown}`: {text}", key=key)
 
 
-def load_config(root: str | os.PathLike[str], path: str | os.PathLike[str] | None = None) -> Policy:
-    """Load the policy of the project at ``root``.
+# --- files: host and project ------------------------------------------------------------
 
-    With ``path``, read that TOML file (a ``pyproject.toml`` is read at ``[tool.pathgate]``,
-    any other file at its top level). Without it, read ``<root>/pathgate.toml`` if present,
-    else ``[tool.pathgate]`` of ``<root>/pyproject.toml`` if present, else return the default
-    :class:`Policy`. Raises :class:`~pathgate.errors.ConfigError` naming the bad key.
-    """
-    if path is None:
-        candidates = [Path(root) / "pathgate.toml", Path(root) / "pyproject.toml"]
-        found = next((c for c in candidates if c.is_file()), None)
-        if found is None:
-            return Policy()
-    else:
-        found = Path(path)
+#: The project's own config files, in the order they are looked for (the first found wins).
+PROJECT_FILES: tuple[str, ...] = ("pathgate.toml", "pyproject.toml")
+
+_DEFAULT = Policy()
+
+#: Keys a project's own files may set: each can only tighten (see :func:`project_violation`
+#: for the values refused, and :func:`merge_project` for how they combine with the host's).
+PROJECT_KEYS: tuple[str, ...] = (
+    "extra_secret_patterns", "secret_patterns", "enforce_secrets", "allow_outside_root",
+    "ignore_mode", "size_limit", "model_size_limits", "size_caps", "read_budget",
+    "agent_files", "other_agent_files", "defaults", "git_sources", "renderers",
+    "strict_hard_links", "write_size_limit",
+)
+
+#: Keys only the host may set (to any value other than the default), with why.
+HOST_ONLY_KEYS: Mapping[str, str] = {
+    "excludes_file": "it makes pathgate read a file outside the project as ignore rules",
+    "ignore_case": "it changes how every ignore rule matches",
+    "max_concurrency": "it sizes the host's worker threads",
+    "fs_backend": "it picks the host's I/O backend",
+}
+
+
+def user_config_path() -> Path:
+    """The user-level host config: ``$XDG_CONFIG_HOME/pathgate/config.toml``, else
+    ``~/.config/pathgate/config.toml`` (a relative ``XDG_CONFIG_HOME`` is ignored, as the XDG
+    spec says)."""
+    base = os.environ.get("XDG_CONFIG_HOME", "")
+    home = Path(base) if base and os.path.isabs(base) else Path.home() / ".config"
+    return home / "pathgate" / "config.toml"
+
+
+def _read_toml(found: Path) -> tuple[Any, str] | None:
+    """The settings table of ``found`` and its key prefix; ``None`` for a ``pyproject.toml``
+    without ``[tool.pathgate]``."""
     try:
         raw = found.read_bytes()
     except OSError as exc:
@@ -377,16 +419,171 @@ def load_config(root: str | os.PathLike[str], path: str | os.PathLike[str] | Non
         doc = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{found}: invalid TOML: {exc}") from None
-    prefix = ""
-    if found.name == "pyproject.toml":
-        tool = doc.get("tool", {})
-        section = tool.get("pathgate") if isinstance(tool, dict) else None
-        if section is None:
-            return Policy()
-        doc, prefix = section, "tool.pathgate"
+    if found.name != "pyproject.toml":
+        return doc, ""
+    tool = doc.get("tool", {})
+    section = tool.get("pathgate") if isinstance(tool, dict) else None
+    return None if section is None else (section, "tool.pathgate")
+
+
+def _load_file(found: Path) -> tuple[Policy, Mapping[str, Any], str] | None:
+    """The policy a file sets, its settings table and the table's key prefix."""
+    table = _read_toml(found)
+    if table is None:
+        return None
+    doc, prefix = table
     policy = policy_from_mapping(doc, source=str(found), prefix=prefix)
     _check_renderer_names(policy, str(found), prefix)
-    return policy
+    return policy, doc, prefix
+
+
+def load_host_config(path: str | os.PathLike[str] | None = None, *, user: bool = True) -> Policy:
+    """The host's policy: the TOML file at ``path`` (a ``pyproject.toml`` is read at
+    ``[tool.pathgate]``), else the user-level file (:func:`user_config_path`) when ``user``
+    and it exists, else the default :class:`Policy`. Every key is allowed here."""
+    if path is None:
+        found = user_config_path() if user else None
+        if found is None or not found.is_file():
+            return Policy()
+    else:
+        found = Path(path)
+    loaded = _load_file(found)
+    return Policy() if loaded is None else loaded[0]
+
+
+def load_project_config(root: str | os.PathLike[str]) -> tuple[Policy, frozenset[str]] | None:
+    """The project's own settings (``<root>/pathgate.toml``, else ``[tool.pathgate]`` of
+    ``<root>/pyproject.toml``): the decoded policy and the keys the file set, or ``None``.
+
+    Raises :class:`~pathgate.errors.ConfigError` for a bad value and for any loosening key
+    (:func:`project_violation`), naming the key, the file and where the setting belongs."""
+    found = next((Path(root) / n for n in PROJECT_FILES if (Path(root) / n).is_file()), None)
+    loaded = None if found is None else _load_file(found)
+    if found is None or loaded is None:
+        return None
+    policy, raw, prefix = loaded
+    keys = frozenset(raw)
+    for key in sorted(keys):
+        problem = project_violation(key, policy, raw)
+        if problem is not None:
+            at, reason = problem
+            shown = f"{prefix}.{at}" if prefix else at
+            raise ConfigError(
+                f"{found}: `{shown}`: a project's own config may only tighten pathgate's guard, "
+                f"and this setting loosens it: {reason}. It is not applied. A repository is "
+                "untrusted input; if you, the host, want this setting, put it in a host config "
+                f"instead: a file passed with --config, the user-level file {user_config_path()}, "
+                "or Policy(...) in code (see README: Trust model).",
+                key=at,
+            )
+    return policy, keys
+
+
+def _dropped(given: Any, required: tuple[str, ...]) -> list[str]:
+    have = set(given) if isinstance(given, (list, tuple)) else set()
+    return [x for x in required if x not in have]
+
+
+def project_violation(key: str, p: Policy, raw: Mapping[str, Any]) -> tuple[str, str] | None:
+    """Why a project may not set ``key`` as its file does: ``(dotted key, reason)``, or
+    ``None`` when the value only tightens (or restates the default).
+
+    Loosening: ``allow_outside_root = true``; ``enforce_secrets = false``; a
+    ``secret_patterns``, ``defaults`` or ``agent_files`` list that drops a built-in entry;
+    ``ignore_mode = "discovery"`` (explicit reads of ignored files would succeed);
+    ``size_limit``, ``read_budget`` or a ``model_size_limits`` limit above the built-in
+    default; ``git_sources = false``; any non-default value of :data:`HOST_ONLY_KEYS`.
+    """
+    d = _DEFAULT
+    if key in HOST_ONLY_KEYS:
+        return None if getattr(p, key) == getattr(d, key) else (key, HOST_ONLY_KEYS[key])
+    if key == "allow_outside_root" and p.allow_outside_root:
+        return key, "allow_outside_root = true lets the agent read files outside the project"
+    if key == "enforce_secrets" and not p.enforce_secrets:
+        return key, "enforce_secrets = false switches the secrets gate off"
+    if key == "ignore_mode" and p.ignore_mode == "discovery":
+        return key, 'ignore_mode = "discovery" serves ignored files to explicit reads'
+    if key == "strict_hard_links" and not p.strict_hard_links:
+        return None  # restating the default
+    if key == "git_sources" and not p.git_sources:
+        return key, "git_sources = false drops .git/info/exclude and core.excludesFile"
+    for name, default in (("secret_patterns", DEFAULT_SECRET_PATTERNS), ("defaults", DEFAULT_IGNORES),
+                          ("agent_files", d.agent_files)):
+        gone = _dropped(raw.get(name), default) if key == name else []
+        if gone:
+            shown = ", ".join(gone[:3]) + (", ..." if len(gone) > 3 else "")
+            hint = "; add names with extra_secret_patterns" if name == "secret_patterns" else ""
+            return key, f"it drops built-in entries ({shown}); a project may only add to {name}{hint}"
+    if key in ("size_limit", "read_budget") and getattr(p, key) > getattr(d, key):
+        return key, f"{key} = {getattr(p, key)} is above the default {getattr(d, key)}; a project may only lower it"
+    if key == "model_size_limits":
+        for i, rule in enumerate(p.model_size_limits):
+            if rule.limit > d.size_limit:
+                return (f"{key}[{i}].limit",
+                        f"limit = {rule.limit} is above the default size limit {d.size_limit}")
+    return None
+
+
+def _min_limit(a: int | None, b: int | None) -> int | None:
+    """The tighter of two optional limits (``None``: no limit of its own)."""
+    if a is None or b is None:
+        return a if b is None else b
+    return min(a, b)
+
+
+def merge_project(host: Policy, project: Policy, keys: frozenset[str] = frozenset(PROJECT_KEYS)) -> Policy:
+    """``host`` tightened by the ``keys`` a project set (already checked by
+    :func:`load_project_config`): secret patterns, ignore defaults and agent files are
+    unions; ``size_limit`` and ``model_size_limits`` become ``size_caps`` (every matching cap
+    lowers the limit); ``read_budget`` is the minimum; ``ignore_mode = "block"``,
+    ``other_agent_files = true``, ``git_sources = true`` and ``strict_hard_links = true``
+    win; ``write_size_limit`` is the minimum; renderer rules come after the
+    host's, and the project's default renderer applies unless the host chose one."""
+    def union(a: tuple[Any, ...], b: tuple[Any, ...]) -> tuple[Any, ...]:
+        return tuple(dict.fromkeys(a + b))
+
+    caps = host.size_caps + project.size_caps
+    if "size_limit" in keys:
+        caps += (SizeRule(model="*", limit=project.size_limit),)
+    caps += project.model_size_limits
+    return msgspec.structs.replace(
+        host,
+        secret_patterns=union(host.secret_patterns, project.secret_patterns),
+        enforce_secrets=host.enforce_secrets or "enforce_secrets" in keys,
+        allow_outside_root=host.allow_outside_root and "allow_outside_root" not in keys,
+        ignore_mode="block" if "ignore_mode" in keys else host.ignore_mode,
+        size_caps=tuple(dict.fromkeys(caps)),
+        read_budget=min(host.read_budget, project.read_budget),
+        agent_files=union(host.agent_files, project.agent_files),
+        other_agent_files=host.other_agent_files or project.other_agent_files,
+        defaults=union(host.defaults, project.defaults),
+        git_sources=host.git_sources or "git_sources" in keys,
+        renderers=host.renderers + project.renderers,
+        strict_hard_links=host.strict_hard_links or project.strict_hard_links,
+        write_size_limit=_min_limit(host.write_size_limit, project.write_size_limit),
+        default_renderer=(host.default_renderer if host.default_renderer != _DEFAULT.default_renderer
+                          else project.default_renderer),
+    )
+
+
+def load_config(
+    root: str | os.PathLike[str],
+    path: str | os.PathLike[str] | None = None,
+    *,
+    host: Policy | None = None,
+) -> Policy:
+    """The policy for the project at ``root``: the host's policy tightened by the project's.
+
+    The host's policy is ``host`` if given, else the TOML file at ``path`` (the host names
+    it; every key allowed), else the default :class:`Policy` (this function never reads the
+    user-level file: the CLI and ``pathgate mcp`` do, via :func:`load_host_config`). Then
+    the project's own ``pathgate.toml`` / ``[tool.pathgate]`` is merged in, tightening only
+    (:func:`merge_project`); a loosening key there raises
+    :class:`~pathgate.errors.ConfigError` naming it (:func:`load_project_config`).
+    """
+    base = host if host is not None else load_host_config(path, user=False)
+    project = load_project_config(root)
+    return base if project is None else merge_project(base, *project)
 
 
 def _check_renderer_names(policy: Policy, source: str, prefix: str) -> None:

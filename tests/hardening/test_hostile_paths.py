@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from pathgate import Policy, Runtime
+from pathgate._names import spell_path
 from tests.hardening import _hostile as H
 
 pytestmark = pytest.mark.anyio
@@ -233,7 +234,7 @@ def runtime(root: Path, backend: str = "thread") -> Runtime:
 def _status_of_read(out: Any, row: str, renderer: str) -> str:
     if renderer == "structured":
         (entry,) = out["files"]
-        assert entry["path"] == row
+        assert entry["path"] == spell_path(row)  # names are spelled JSON-safe (pathgate._names)
         if entry["status"] == "blocked" and set(entry) == {"path", "status"}:
             return OPAQUE
         return "[" + entry["status"].upper() + "]"
@@ -354,10 +355,11 @@ async def test_all_rows_in_one_call(anyio_backend: str, tree: tuple[Path, Path])
     for renderer in RENDERERS:
         out = await rt.call("read_files", {"paths": rows + rows[:5]}, renderer=renderer)
         assert not H.leaks(out, rows)
+        spelled = [spell_path(r) for r in rows]
         if renderer == "structured":
-            assert [f["path"] for f in out["files"]] == rows + rows[:5]
+            assert [f["path"] for f in out["files"]] == spelled + spelled[:5]
         else:
-            assert list(out) == list(dict.fromkeys(rows))
+            assert list(out) == list(dict.fromkeys(spelled))
     raw = await rt.read_files(rows)
     assert [r.path for r in raw] == rows
     for r, (_, _, accepted) in zip(raw, ROWS, strict=True):

@@ -113,7 +113,8 @@ async def test_span_names_the_tool_and_the_blocking_gate(anyio_backend: str, tmp
     assert [s.name for s in tools] == ["execute_tool write_file", "execute_tool edit_file",
                                        "execute_tool write_file"]
     blocks = [s for s in spans if s.name.startswith("pathgate.block")]
-    assert [(b.attributes or {}).get("pathgate.gate") for b in blocks] == ["write", "write"]
+    assert [s.name for s in blocks] == ["pathgate.block path", "pathgate.block write"]
+    assert [(b.attributes or {}).get("pathgate.gate") for b in blocks] == ["path", "write"]
     assert [(b.attributes or {}).get("pathgate.status") for b in blocks] == ["[BLOCKED]", "[FILE_NOT_READ]"]
     assert (tools[0].attributes or {}).get("pathgate.decision") == "deny"
     assert (tools[2].attributes or {}).get("pathgate.decision") == "allow"

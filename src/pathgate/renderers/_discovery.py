@@ -26,7 +26,7 @@ __all__ = ["DiscoveryResult", "discovery_output_schema", "render_discovery"]
 DiscoveryResult = GlobResult | ListResult | SearchResult
 
 _REASONS: Mapping[Gate, str] = {
-    Gate.PATH: "the path check (it leads outside the project)",
+    Gate.PATH: "the path check (outside the project, or git internals)",
     Gate.IGNORE: "ignore rules",
     Gate.EXISTENCE: "the file-type check",
     Gate.SIZE: "the size limit",
@@ -139,8 +139,9 @@ def _plain(obj: Any) -> Any:
 def render_structured_discovery(renderer: Renderer, result: DiscoveryResult) -> dict[str, Any]:
     """The structured renderer's discovery output: the result as data, plus ``notes``.
 
-    Built with ``to_builtins``, not a JSON round trip: paths are surrogate-escaped ``str``
-    (undecodable file names), which a UTF-8 encoder refuses; the host's encoder decides."""
+    Built with ``to_builtins``, not a JSON round trip. Through ``Runtime.call`` every name is
+    already spelled JSON-safe (``pathgate._names``); a raw typed result may still hold
+    surrogate-escaped names (undecodable bytes), which the host's encoder then decides."""
     data: dict[str, Any] = _plain(msgspec.to_builtins(result))
     verdict = data.pop("verdict", None)
     if result.verdict is not None and verdict is not None:

@@ -22,6 +22,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from pathgate.renderers._base import STATUS_MEANINGS, is_opaque
+from pathgate.runtime.gates.path import GIT_INTERNALS
 from pathgate.verdicts import FileResult, Gate, Status, Verdict
 
 __all__ = [
@@ -84,9 +85,12 @@ class Blocked(_Entry, frozen=True, kw_only=True, tag="blocked"):
     ``ancestor``, the excluded directory's rule); ``exists`` is ``true`` only when a stat
     confirmed the file (``null``: unknown); ``fail_closed`` means an ignore file
     (``unreadable``) could not be read and no rule matched; ``remedy`` holds verified lines
-    to append to ``remedy.file`` that would re-include exactly this path."""
+    to append to ``remedy.file`` that would re-include exactly this path. ``gate = "path"``
+    with ``detail = "git_internals"``: the path is inside git's internal directory, which is
+    never served; nothing unblocks it."""
 
     gate: Gate | UnsetType = UNSET
+    detail: str | UnsetType = UNSET
     rule: RuleInfo | UnsetType | None = UNSET
     ancestor: str | UnsetType | None = UNSET
     exists: bool | UnsetType | None = UNSET
@@ -157,6 +161,8 @@ def verdict_entry(path: str, verdict: Verdict) -> FileEntry:
     if is_opaque(verdict):
         return Blocked(path=path)
     status = verdict.status
+    if status is Status.BLOCKED and verdict.gate is Gate.PATH and verdict.detail == GIT_INTERNALS:
+        return Blocked(path=path, gate=verdict.gate, detail=GIT_INTERNALS)
     if status is Status.BLOCKED:
         rule, remedy = verdict.rule, verdict.remedy
         if verdict.fail_closed:

@@ -18,6 +18,7 @@ from pathgate.renderers._base import (
     is_opaque,
     render_text_read,
 )
+from pathgate.runtime.gates.path import GIT_INTERNALS
 from pathgate.verdicts import FileResult, Gate, Rule, Status, Verdict
 
 __all__ = ["VerboseRenderer"]
@@ -42,6 +43,8 @@ _NOT_READ = ("You have not read this file, so nothing was written: overwriting i
 
 #: ``Verdict.detail`` of a discovery tool's ``[NOT_A_FILE]`` when its ``path`` is a file.
 NOT_A_DIRECTORY = "not a directory"
+_GIT_TEXT = ("It is inside git's internal directory (`.git`), which is never served, whatever the "
+             "ignore rules say. Nothing unblocks it.")
 
 
 def _rule_text(rule: Rule) -> str:
@@ -105,6 +108,8 @@ class VerboseRenderer:
     def _blocked(self, v: Verdict) -> str:
         if v.gate is Gate.WRITE and v.detail == "policy file":
             return _POLICY_FILE
+        if v.gate is Gate.PATH and v.detail == GIT_INTERNALS:
+            return _GIT_TEXT
         if v.gate is not Gate.IGNORE:
             return f"Blocked by the {v.gate.value} check."
         if v.fail_closed:

@@ -24,6 +24,7 @@ import os
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+from pathgate._names import spell_names, unspell_path
 from pathgate._types import CallNext, CallState, Middleware, ToolCall
 from pathgate.config import Policy, RendererRule, load_config
 from pathgate.errors import ConfigError, ToolArgumentError
@@ -47,6 +48,7 @@ from pathgate.runtime._fs import Backends, FileOps, IoLimiter, OsFS, SyncFS
 from pathgate.runtime._ignore import IgnoreIndex
 from pathgate.runtime._tracing import SpanMode, TracingMiddleware
 from pathgate.runtime.gates import Fact, Gate, GateContext, GatePipeline, PathFacts, lexical_name
+from pathgate.runtime.gates.path import PathGate
 from pathgate.runtime.tools._versions import FileLocks, VersionStore
 from pathgate.runtime.tools._write_gates import build_write_pipeline
 from pathgate.runtime.tools.read_files import ReadFacts
@@ -80,15 +82,38 @@ CODE_SEARCH_DESCRIPTION = (
     "`path-line-text`). Notes say what was omitted or skipped and why."
 )
 
-__all__ = ["Runtime"]
+__all__ = ["Runtime", "project_git_dirs"]
+
+
+def project_git_dirs(root: str) -> tuple[str, ...]:
+    """Project-relative git directories that a root ``.git`` *file* points to (``gitdir:``)
+    and that lie inside the project without a ``.git`` component of their own (those are
+    caught by name): the path gate never serves them. ``root`` is a real path."""
+    from pathgate.runtime._gitconfig import find_git_layout
+    from pathgate.runtime.gates.path import is_git_internal
+
+    layout = find_git_layout(root)
+    if layout is None:
+        return ()
+    out: list[str] = []
+    for d in (layout.git_dir, layout.common_dir):
+        real = os.path.realpath(d)
+        rel = os.path.relpath(real, root)
+        if rel == "." or rel == ".." or rel.startswith("../") or is_git_internal(rel):
+            continue
+        out.append(rel)
+    return tuple(dict.fromkeys(out))
 
 
 class Runtime:
     """pathgate for one project root.
 
     * ``root``: the project directory (resolved with ``realpath`` once).
-    * ``policy``: a :class:`~pathgate.Policy`; ``None`` loads ``pathgate.toml`` /
-      ``[tool.pathgate]`` from the root (:func:`~pathgate.load_config`).
+    * ``policy``: the host's :class:`~pathgate.Policy`, used as given (it may loosen); to
+      let the project's own files tighten it, pass ``load_config(root, host=policy)``.
+      ``None``: the defaults tightened by the project's ``pathgate.toml`` /
+      ``[tool.pathgate]`` (:func:`~pathgate.load_config`); a loosening key there raises
+      :class:`~pathgate.ConfigError` (README: Trust model).
     * ``fs``: the blocking filesystem seam (default the real one). It serves the ignore
       engine and, when it also implements the read operations (any ``OsFS`` subclass does),
       the reads: tests and hosts inject faults or a remote filesystem here.
@@ -126,6 +151,14 @@ class Runtime:
         self.ops: FileOps = self.fs if isinstance(self.fs, FileOps) else OsFS()
         self.index = IgnoreIndex(real, self.policy.ignore_config(), fs=self.fs)
         self.pipeline = GatePipeline.for_policy(self.policy, extra=gates)
+        self.git_dirs = project_git_dirs(real)
+        # the path gate learns the root and any in-project git directory (git internals
+        # are never served); it is the pipeline's first gate by construction
+        self.pipeline.gates = (
+            PathGate(allow_outside_root=self.policy.allow_outside_root, root=real, git_dirs=self.git_dirs,
+                     is_secret=self.pipeline.secrets.is_secret_facts),
+            *self.pipeline.gates[1:],
+        )
         # writes (off unless enabled): their gates, what each agent read, one lock per file
         self.allow_writes = self.policy.allow_writes if allow_writes is None else bool(allow_writes)
         self.write_pipeline = build_write_pipeline(self.policy, extra=gates)
@@ -411,22 +444,26 @@ class Runtime:
         for spec in specs:
             self._tools[spec.name] = spec
 
+    # -- tool calls: model spellings in, JSON-safe spellings out (pathgate._names) ----------
+
     async def _tool_write_file(self, args: WriteFileArgs, call: ToolCall) -> WriteResult:
-        result = await self.write_file(args.path, args.content, agent=call.agent, model=call.model)
+        result = await self.write_file(unspell_path(args.path), args.content, agent=call.agent,
+                                       model=call.model)
         call.state.verdicts = [result.verdict]
-        return result
+        return spell_names(result)
 
     async def _tool_edit_file(self, args: EditFileArgs, call: ToolCall) -> WriteResult:
-        result = await self.edit_file(args.path, args.old_string, args.new_string,
+        result = await self.edit_file(unspell_path(args.path), args.old_string, args.new_string,
                                       replace_all=args.replace_all, agent=call.agent, model=call.model)
         call.state.verdicts = [result.verdict]
-        return result
+        return spell_names(result)
 
     async def _tool_read_files(self, args: ReadFilesArgs, call: ToolCall) -> list[FileResult]:
-        results = await self.read_files(args.paths, offset=args.offset, limit=args.limit, model=call.model,
+        paths = [unspell_path(p) for p in args.paths]
+        results = await self.read_files(paths, offset=args.offset, limit=args.limit, model=call.model,
                                         agent=call.agent)
         call.state.verdicts = [None if r.truncated else r.verdict for r in results]
-        return results
+        return spell_names(results)
 
     @staticmethod
     def _record_discovery(call: ToolCall, result: GlobResult | ListResult | SearchResult) -> None:
@@ -437,19 +474,21 @@ class Runtime:
         call.state.verdicts = [result.verdict] if result.verdict is not None else []
 
     async def _tool_glob(self, args: GlobArgs, call: ToolCall) -> GlobResult:
-        result = await self.glob(args.pattern, args.path, limit=args.limit, model=call.model)
+        result = await self.glob(unspell_path(args.pattern), unspell_path(args.path), limit=args.limit,
+                                 model=call.model)
         self._record_discovery(call, result)
-        return result
+        return spell_names(result)
 
     async def _tool_list_directory(self, args: ListDirectoryArgs, call: ToolCall) -> ListResult:
-        result = await self.list_directory(args.path, model=call.model)
+        result = await self.list_directory(unspell_path(args.path), model=call.model)
         self._record_discovery(call, result)
-        return result
+        return spell_names(result)
 
     async def _tool_code_search(self, args: CodeSearchArgs, call: ToolCall) -> SearchResult:
         result = await self.code_search(
-            args.regex, args.path, glob=args.glob, max_results=args.max_results,
-            context=args.context, case_sensitive=args.case_sensitive, model=call.model,
+            args.regex, unspell_path(args.path), glob=None if args.glob is None else unspell_path(args.glob),
+            max_results=args.max_results, context=args.context, case_sensitive=args.case_sensitive,
+            model=call.model,
         )
         self._record_discovery(call, result)
-        return result
+        return spell_names(result)

@@ -32,6 +32,7 @@ from pathgate.results import Omission, Unsearched
 from pathgate.runtime._ignore import IgnoreSession, Match
 from pathgate.runtime._walk import DIR, SYMLINK, Entry, walk
 from pathgate.runtime.gates import Fact, GateContext, GatePipeline, PathFacts, lexical_name
+from pathgate.runtime.gates.path import GIT_INTERNALS, PathGate
 from pathgate.runtime.tools.read_files import ReadFacts
 from pathgate.verdicts import Gate, Status, Verdict
 
@@ -62,6 +63,7 @@ MAX_EXAMPLES = 3
 _INLINE_GATES = frozenset({"path", "secrets", "ignore"})
 _SECRET = Verdict(status=Status.BLOCKED, gate=Gate.SECRETS, opaque=True)
 _OPAQUE_IGNORE = Verdict(status=Status.BLOCKED, gate=Gate.IGNORE, opaque=True)
+_GIT = Verdict(status=Status.BLOCKED, gate=Gate.PATH, detail=GIT_INTERNALS)
 
 
 def _listing_verdict(exc: OSError) -> Verdict:
@@ -207,10 +209,14 @@ class Discovery:
         it; an ignored entry gets the ignore verdict."""
         is_secret = self.pipeline.secrets.is_secret
         enforce = any(g.name == "secrets" for g in self.pipeline.gates)
+        path_gate = self.pipeline.gates[0]
+        is_git = path_gate.is_git_path if isinstance(path_gate, PathGate) else None
         for i in plain:
             e = entries[i]
             m = e.match
-            if m is None:
+            if is_git is not None and is_git(e.relpath) and not is_secret(e.relpath):
+                out[i] = _GIT
+            elif m is None:
                 if enforce and is_secret(e.relpath):
                     out[i] = _SECRET
             elif is_secret(e.relpath):
