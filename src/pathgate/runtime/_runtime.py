@@ -69,8 +69,9 @@ LIST_DIRECTORY_DESCRIPTION = (
     "how many entries are hidden and why."
 )
 CODE_SEARCH_DESCRIPTION = (
-    "Search file contents with a Python regular expression, line by line, below `path`, "
-    "optionally only in files matching `glob`. Hits are `path:line:text` (context lines "
+    "Search file contents with a regular expression, line by line, below `path`, "
+    "optionally only in files matching `glob`. The dialect is ripgrep's (RE2): no "
+    "backreferences or look-around; a match never spans lines. Hits are `path:line:text` (context lines "
     "`path-line-text`). Notes say what was omitted or skipped and why."
 )
 

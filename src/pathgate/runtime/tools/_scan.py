@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat as stat_mod
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -61,6 +63,8 @@ KEEP_DEPTH = 32
 #: Longest line text returned in a hit (characters); longer lines are cut with "…".
 MAX_LINE = 500
 
+_TEXT_ANCHOR = re.compile(r"\\[Az]|\(\?[a-zA-Z]*-")
+
 #: Called with the ``fstat`` of a regular file that has ``st_nlink > 1``: True when it
 #: shares its inode with a secret (the file is then skipped silently, never counted).
 LinkedSecret = Callable[[os.stat_result], bool]
@@ -77,9 +81,19 @@ class DirChain:
         self._parts: list[str] = []
         self._fds: list[int] = []  # _fds[i]: descriptor of _parts[:i + 1] (None-free)
         self._deep: int | None = None  # the current directory below KEEP_DEPTH
+        self._cur: tuple[str, int] | None = None  # (reldir, descriptor) of the last enter()
 
     def enter(self, reldir: str) -> int:
         """The descriptor of ``reldir`` ('' is the root), opened without following links."""
+        cur = self._cur
+        if cur is not None and cur[0] == reldir:
+            return cur[1]
+        self._cur = None
+        fd = self._enter(reldir)
+        self._cur = (reldir, fd)
+        return fd
+
+    def _enter(self, reldir: str) -> int:
         if self._root_fd is None:
             self._root_fd = self.ops.open_dir(self.root)
         parts = reldir.split("/") if reldir else []
@@ -126,7 +140,7 @@ class DirChain:
 
     def close(self) -> None:
         fds = [*self._fds, *(x for x in (self._deep, self._root_fd) if x is not None)]
-        self._fds, self._parts, self._deep, self._root_fd = [], [], None, None
+        self._fds, self._parts, self._deep, self._root_fd, self._cur = [], [], None, None, None
         for fd in fds:
             self.ops.close(fd)
 
@@ -199,6 +213,8 @@ class Scanner:
         self.binary = self.too_large = self.unreadable = 0
         self.index = 0
         self._stream: _Stream | None = None
+        #: Texts can be searched joined (no text anchors such as ``\A``/``\z``/``(?-m)``).
+        self.rx_batches = _TEXT_ANCHOR.search(rx.pattern) is None
 
     @property
     def done(self) -> bool:
@@ -206,15 +222,27 @@ class Scanner:
         return full or (self._stream is None and self.index >= len(self.files))
 
     def step(self, budget: int = HOP_BYTES) -> None:
-        """One hop: scan files (or pieces of a streamed one) until ``budget`` is spent."""
+        """One hop: scan files (or pieces of a streamed one) until ``budget`` is spent.
+
+        Small files are read first and searched together (:meth:`_flush`): one RE2 call
+        per hop instead of one per file."""
         spent = 0
+        batch: list[tuple[str, bytes | str]] = []
         while spent < budget and not self.done:
             if self._stream is not None:
-                spent += self._stream_piece(self._stream)
+                self._flush(batch)
+                batch = []
+                if not self.done:
+                    spent += self._stream_piece(self._stream)
                 continue
             rel = self.files[self.index]
             self.index += 1
-            spent += FILE_COST + self._file(rel)
+            outcome = self._file(rel)
+            if outcome is not None:
+                batch.append((rel, outcome))
+                spent += len(outcome) if isinstance(outcome, bytes) else 0
+            spent += FILE_COST
+        self._flush(batch)
 
     def close(self) -> None:
         """Release every descriptor (idempotent)."""
@@ -225,62 +253,127 @@ class Scanner:
 
     # -- one file ------------------------------------------------------------------------
 
-    def _open(self, rel: str) -> int | None:
+    def _file(self, rel: str) -> bytes | str | None:
+        """Open and read a small file, or start streaming a large one. The outcome: its
+        text (bytes) to search, a skip reason to count (``"binary"``, ``"too_large"``,
+        ``"unreadable"``), or ``None`` (nothing to say: gone, not a regular file, a linked
+        secret, or streamed)."""
+        ops = self.ops
         parent, _, name = rel.rpartition("/")
         try:
-            return self.ops.open_fd(name, dir_fd=self.dirs.enter(parent))
+            fd = ops.open_fd(name, dir_fd=self.dirs.enter(parent))
         except OSError as exc:
-            if exc.errno != errno.ENOENT:  # gone since the walk: nothing to say
-                self.unreadable += 1
-            return None
-
-    def _file(self, rel: str) -> int:
-        """Scan a small file whole, or start streaming a large one; bytes read."""
-        fd = self._open(rel)
-        if fd is None:
-            return 0
-        ops = self.ops
+            return None if exc.errno == errno.ENOENT else "unreadable"  # ENOENT: gone since the walk
         try:
             st = ops.fstat(fd)
             if not stat_mod.S_ISREG(st.st_mode):
-                return 0
+                return None
             if st.st_nlink > 1 and self.linked_secret is not None and self.linked_secret(st):
-                return 0  # a secret under another name: never read, never counted
-            if st.st_size > self.search_limit:
-                self.too_large += 1
-                return 0
-            if st.st_size > WHOLE_FILE:
-                self._stream, fd = _Stream(rel, fd, st.st_size), -1
-                return 0
-            data = self._read_whole(fd, st.st_size)
+                return None  # a secret under another name: never read, never counted
+            size = st.st_size
+            if size > self.search_limit:
+                return "too_large"
+            if size > WHOLE_FILE:
+                self._stream, fd = _Stream(rel, fd, size), -1
+                return None
+            data = self._read_whole(fd, size)
         except OSError as exc:
-            if exc.errno != errno.ENOENT:
-                self.unreadable += 1
-            return 0
+            return None if exc.errno == errno.ENOENT else "unreadable"
         finally:
             if fd >= 0:
                 ops.close(fd)
         if data is None:
-            return 0
+            return "too_large"
         if b"\x00" in data[:BINARY_SNIFF] or not _is_utf8(data):
+            return "binary"
+        return data
+
+    def _count(self, outcome: str) -> None:
+        if outcome == "binary":
             self.binary += 1
+        elif outcome == "too_large":
+            self.too_large += 1
         else:
-            self._search(rel, data, 0, len(data), 1, [])
-        return len(data)
+            self.unreadable += 1
+
+    def _flush(self, batch: Sequence[tuple[str, bytes | str]]) -> None:
+        """Search the texts of ``batch`` and count its skips, in path order, stopping (and
+        counting nothing further) once ``stop_at`` hits are found."""
+        texts = [(rel, o) for rel, o in batch if isinstance(o, bytes)]
+        found = self._search_many(texts) if self.rx_batches else self._search_each(texts)
+        for rel, outcome in batch:
+            if isinstance(outcome, str):
+                self._count(outcome)
+                continue
+            got = found.pop(rel, None)
+            if got:
+                self.hits.extend(got)
+                if self.stop_at is not None and len(self.hits) >= self.stop_at:
+                    del self.hits[self.stop_at:]
+                    return
+
+    def _search_each(self, texts: Sequence[tuple[str, bytes]]) -> dict[str, list[SearchHit]]:
+        out: dict[str, list[SearchHit]] = {}
+        for rel, data in texts:
+            hits: list[SearchHit] = []
+            self._search(rel, data, 0, len(data), 1, [], into=hits)
+            if hits:
+                out[rel] = hits
+                if self.stop_at is not None and len(self.hits) + sum(map(len, out.values())) >= self.stop_at:
+                    break
+        return out
+
+    def _search_many(self, texts: Sequence[tuple[str, bytes]]) -> dict[str, list[SearchHit]]:
+        """One search over the texts joined by ``\n`` (a match never spans lines, so never
+        files); a match is mapped back to its file by offset."""
+        out: dict[str, list[SearchHit]] = {}
+        if not texts:
+            return out
+        buf = b"\n".join(data for _, data in texts)
+        starts: list[int] = []
+        pos = 0
+        for _, data in texts:
+            starts.append(pos)
+            pos += len(data) + 1
+        search = self.rx.search
+        total = len(self.hits)
+        pos, end = 0, len(buf)
+        while pos < end:
+            span = search(buf, pos, end)
+            if span is None:
+                break
+            i = bisect_right(starts, span[0]) - 1
+            rel, data = texts[i]
+            a, b = starts[i], starts[i] + len(data)
+            ls = max(buf.rfind(b"\n", a, span[0]) + 1, a) if span[0] > a else a
+            if ls >= b:  # the empty line joining two files, or an empty file
+                pos = b + 1
+                continue
+            le = buf.find(b"\n", span[0], b)
+            le = b if le < 0 else le
+            out.setdefault(rel, []).append(self._hit(rel, buf, a, b, ls, le, buf.count(b"\n", a, ls) + 1, []))
+            total += 1
+            if self.stop_at is not None and total >= self.stop_at:
+                break
+            pos = le + 1
+        return out
 
     def _read_whole(self, fd: int, size: int) -> bytes | None:
         """Read what fstat promised (+1 to see growth); ``None`` (counted) past the cap."""
         want = self.search_limit + 1
         step = min(want, size + 1)
-        chunks: list[bytes] = []
+        first = self.ops.read_fd(fd, step)
+        if len(first) == size < step:
+            return first  # all of it, as fstat said (one read(2))
+        chunks: list[bytes] = [first]
+        want -= len(first)
+        step = min(want, READ_STEP)
         while want > 0:
             chunk = self.ops.read_fd(fd, step)
             if not chunk:
                 break
             chunks.append(chunk)
             want -= len(chunk)
-            if len(chunk) == size < step:
-                break  # all of it, as fstat said (saves a read(2))
             step = min(want, READ_STEP)
         data = b"".join(chunks)
         if len(data) > self.search_limit:
@@ -338,13 +431,28 @@ class Scanner:
 
     # -- one buffer ----------------------------------------------------------------------
 
-    def _search(self, rel: str, buf: bytes, start: int, end: int, line: int,
-                tail: list[str], pending: list[tuple[int, int]] | None = None) -> int:
-        """Add the hits in ``buf[start:end]`` (whole lines; its first line is number
-        ``line``); ``tail``: the lines before it (context). Returns the lines counted."""
-        search = self.rx.search
-        hits = self.hits
+    def _hit(self, rel: str, buf: bytes, start: int, end: int, ls: int, le: int, line: int,
+             tail: list[str], pending: list[tuple[int, int]] | None = None) -> SearchHit:
+        """The hit on line ``buf[ls:le]`` of a text spanning ``buf[start:end]``."""
         ctx = self.context
+        if not ctx:
+            return SearchHit(path=rel, line=line, text=_text(buf[ls:le]))
+        got = _before(buf, start, ls, ctx)
+        if len(got) < ctx and tail:
+            got = (tail + got)[-ctx:]
+        after = _after(buf, le, end, ctx)
+        if pending is not None and len(after) < ctx:
+            pending.append((len(self.hits), ctx - len(after)))
+        return SearchHit(path=rel, line=line, text=_text(buf[ls:le]),
+                         context_before=tuple(got), context_after=tuple(after))
+
+    def _search(self, rel: str, buf: bytes, start: int, end: int, line: int, tail: list[str],
+                pending: list[tuple[int, int]] | None = None, *, into: list[SearchHit] | None = None) -> int:
+        """Add the hits in ``buf[start:end]`` (whole lines; its first line is number
+        ``line``; ``tail``: the lines before it, for context) to ``into`` (default: the
+        scanner's hits). Returns the number of lines in the region."""
+        search = self.rx.search
+        hits = self.hits if into is None else into
         pos = counted = start
         lines = 0
         while pos < end:
@@ -352,24 +460,12 @@ class Scanner:
             if span is None:
                 break
             s = span[0]
-            ls = buf.rfind(b"\n", start, s) + 1 if s > start else start
-            ls = max(ls, start)
+            ls = max(buf.rfind(b"\n", start, s) + 1, start) if s > start else start
             le = buf.find(b"\n", s, end)
             le = end if le < 0 else le
             lines += buf.count(b"\n", counted, ls)
             counted = ls
-            before: tuple[str, ...] = ()
-            after: tuple[str, ...] = ()
-            if ctx:
-                got = _before(buf, start, ls, ctx)
-                if len(got) < ctx and tail:
-                    got = (tail + got)[-ctx:]
-                before = tuple(got)
-                after = tuple(_after(buf, le, end, ctx))
-                if pending is not None and len(after) < ctx:
-                    pending.append((len(hits), ctx - len(after)))
-            hits.append(SearchHit(path=rel, line=line + lines, text=_text(buf[ls:le]),
-                                  context_before=before, context_after=after))
+            hits.append(self._hit(rel, buf, start, end, ls, le, line + lines, tail, pending))
             if self.stop_at is not None and len(hits) >= self.stop_at:
                 return lines
             pos = le + 1
