@@ -175,5 +175,5 @@ def _explain(error: bytes | str, regex: str) -> str:
         if text.startswith(prefix):
             return why
     if text.startswith("invalid repetition size"):
-        return f"{text} (counts go up to {MAX_REPEAT})"
+        return f"{text} (counts go up to {MAX_REPEAT}; nested counts multiply)"
     return f"invalid regular expression: {text}"
