@@ -29,6 +29,10 @@ import re2  # type: ignore[import-untyped]
 
 from pathgate.errors import ToolArgumentError
 
+if not hasattr(re2, "_re2"):  # pragma: no cover - another distribution's module named re2
+    raise ImportError("pathgate's code_search needs google-re2 (pip install google-re2); "
+                      f"the module `re2` found at {getattr(re2, '__file__', '?')} is another package")
+
 __all__ = ["MAX_MEM", "MAX_PATTERN", "MAX_REPEAT", "Regex", "compile_regex"]
 
 #: Longest pattern accepted (characters).
