@@ -154,8 +154,7 @@ async def test_timeout_returns_mid_file_and_frees_descriptors(
     root = tmp_path / "big"
     root.mkdir()
     (root / "huge.log").write_bytes((b"z" * 99 + b"\n") * (300_000))  # 30 MB, over the read limit
-    monkeypatch.setattr(_scan, "HOP_BYTES", 1 << 20)
-    monkeypatch.setattr(_scan, "STREAM_CHUNK", 1 << 20)
+    monkeypatch.setattr(_scan, "MAX_REGION", 1 << 20)
     rt = Runtime(root, policy=Policy(size_limit=1 << 20))
     hops = 0
     real_step = _scan.Scanner.step
@@ -163,7 +162,7 @@ async def test_timeout_returns_mid_file_and_frees_descriptors(
     def step(self: _scan.Scanner, budget: int = 1 << 20) -> None:
         nonlocal hops
         hops += 1
-        real_step(self, 1 << 20)
+        real_step(self, 1 << 20)  # at most 1 MiB a hop
         if hops == 3:
             anyio.from_thread.run_sync(scope.cancel)
 
@@ -183,8 +182,8 @@ async def test_big_file_is_searched_in_pieces(anyio_backend: str, tmp_path: Path
     root.mkdir()
     lines = [f"line {i}" + (" needle" if i % 50_000 == 7 else "") for i in range(200_000)]
     (root / "big.txt").write_text("\n".join(lines) + "\n")
-    monkeypatch.setattr(_scan, "STREAM_CHUNK", 100_000)
-    monkeypatch.setattr(_scan, "WHOLE_FILE", 100_000)
+    monkeypatch.setattr(_scan, "MAX_REGION", 100_000)
+    monkeypatch.setattr(_scan, "MIN_REGION", 100_000)
     rt = Runtime(root, policy=Policy(size_limit=1000))
     res = await rt.code_search("needle", context=2, max_results=0)
     assert [(h.line, h.text) for h in res.hits] == [(i + 1, lines[i]) for i in range(200_000) if i % 50_000 == 7]

@@ -9,8 +9,12 @@ with:
   do not match ``\\n``), so a whole buffer can be searched at once and every match lies on
   one line, like ripgrep's line-oriented search;
 * ``(?m)``: ``^`` and ``$`` match at line starts and ends;
-* ``max_mem`` bounded (:data:`MAX_MEM`): a pattern whose program does not fit is refused
-  with a clear error, and the DFA's cache is bounded too;
+* a bounded program: the pattern is first compiled with a small budget
+  (:data:`PROGRAM_MEM`); a pattern whose program does not fit is refused with a clear error.
+  RE2 holds the GIL while it compiles, for a time that grows with the program, so this
+  bounds how long a compile can hold up the event loop's thread (~0.1 s). It is then
+  compiled again with :data:`MAX_MEM`, which leaves the lazy DFA a larger cache (complex
+  patterns search 1.2-1.7× faster than in the small budget);
 * the pattern text bounded (:data:`MAX_PATTERN`) and repetition counts bounded
   (:data:`MAX_REPEAT`, checked here: RE2 silently reads an overflowing ``x{99999999999}``
   as literal text).
@@ -23,6 +27,7 @@ supported"). Compiling is pure CPU: the caller runs it in a worker thread.
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 
 import re2  # type: ignore[import-untyped]
@@ -33,12 +38,16 @@ if not hasattr(re2, "_re2"):  # pragma: no cover - another distribution's module
     raise ImportError("pathgate's code_search needs google-re2 (pip install google-re2); "
                       f"the module `re2` found at {getattr(re2, '__file__', '?')} is another package")
 
-__all__ = ["MAX_MEM", "MAX_PATTERN", "MAX_REPEAT", "Regex", "compile_regex"]
+__all__ = ["MAX_MEM", "MAX_PATTERN", "MAX_REPEAT", "PROGRAM_MEM", "Regex", "compile_regex"]
 
 #: Longest pattern accepted (characters).
 MAX_PATTERN = 32_768
-#: RE2's memory budget for one compiled pattern (program + DFA cache), bytes.
-MAX_MEM = 32 << 20
+#: RE2's memory budget that decides which programs are accepted (bytes): the largest
+#: program (~87,000 instructions) compiles in ~0.05-0.15 s; at 8 MiB (~350,000) it took
+#: 0.3-0.7 s, with the GIL held (benchmarks/RESULTS.md).
+PROGRAM_MEM = 2 << 20
+#: RE2's memory budget of an accepted pattern (program + DFA cache), bytes: RE2's default.
+MAX_MEM = 8 << 20
 #: Largest repetition count (``{n}``, ``{n,m}``), as RE2 and ripgrep's default.
 MAX_REPEAT = 1000
 
@@ -64,7 +73,8 @@ _CONSTRUCTS: tuple[tuple[str, str], ...] = (
     ("invalid escape sequence: \\Z", "`\\Z` is not supported (use `$`)"),
     ("invalid escape sequence: \\K", "`\\K` is not supported"),
     ("invalid escape sequence: \\G", "`\\G` is not supported"),
-    ("pattern too large", f"the pattern is too large (its compiled program exceeds {MAX_MEM >> 20} MiB)"),
+    ("pattern too large",
+     f"the pattern is too large (its compiled program exceeds RE2's {PROGRAM_MEM >> 20} MiB budget)"),
 )
 _DIALECT = "RE2/ripgrep syntax: no backreferences or look-around"
 
@@ -157,8 +167,9 @@ def compile_regex(regex: object, case_sensitive: bool = True) -> Regex:
         raise _fail(regex, why)
     options = re2.Options()
     options.never_nl = True
+    options.never_capture = True  # only the match's bounds are used: the DFA alone finds them
     options.log_errors = False
-    options.max_mem = MAX_MEM
+    options.max_mem = PROGRAM_MEM
     options.case_sensitive = case_sensitive
     try:
         encoded = ("(?m)" + regex).encode("utf-8")
@@ -167,6 +178,9 @@ def compile_regex(regex: object, case_sensitive: bool = True) -> Regex:
     compiled = re2._re2.RE2(encoded, options)
     if not compiled.ok():
         raise _fail(regex, _explain(compiled.error(), regex))
+    time.sleep(0)  # let the event loop's thread take the GIL between the two compiles
+    options.max_mem = MAX_MEM
+    compiled = re2._re2.RE2(encoded, options)
     return Regex(regex, compiled)
 
 

@@ -13,10 +13,16 @@ cancelled or times out).
 
 A :class:`Scanner` works in hops (:meth:`Scanner.step`, one worker-thread call each) of a
 bounded number of bytes, so cancellation and timeouts are honoured within one hop even in
-the middle of a huge file. A file up to :data:`WHOLE_FILE` bytes is read and searched as one
-buffer; a larger one is streamed in :data:`STREAM_CHUNK` pieces cut at line ends, up to the
-search size cap. Lines are ``\\n``-separated (like ``grep -n``); a line's trailing ``\\r``
-is not shown. Line numbers are counted only up to each hit.
+the middle of a huge file. Each RE2 call searches a region of about :data:`CALL_SECONDS` of
+work: the region's size follows the pattern's measured speed (:data:`MIN_REGION` to
+:data:`MAX_REGION`; RE2 is linear, but a pattern with a huge program runs at well under
+1 MB/s while a literal runs at hundreds), so a slow pattern gets small regions. Small files
+are read whole and searched joined by ``\n`` (one call for many files); a file larger than
+the current region is streamed in region-sized pieces cut at line ends, up to the search size
+cap. A hop ends after :data:`HOP_SECONDS` or :data:`HOP_BYTES`. One line is always searched
+whole (a multi-megabyte single line is one call). Lines are ``\\n``-separated (like
+``grep -n``); a line's trailing ``\\r`` is not shown. Line numbers are counted only up to
+each hit.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import errno
 import os
 import re
 import stat as stat_mod
+import time
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -34,11 +41,13 @@ from pathgate.runtime._fs import FileOps
 from pathgate.runtime.tools._regex import Regex
 
 __all__ = [
+    "CALL_SECONDS",
     "HOP_BYTES",
+    "HOP_SECONDS",
     "KEEP_DEPTH",
     "MAX_LINE",
-    "STREAM_CHUNK",
-    "WHOLE_FILE",
+    "MAX_REGION",
+    "MIN_REGION",
     "DirChain",
     "LinkedSecret",
     "Scanner",
@@ -49,10 +58,14 @@ HOP_BYTES = 4 << 20
 #: What opening one file counts against :data:`HOP_BYTES` (so a hop holds a bounded
 #: number of small files).
 FILE_COST = 16 << 10
-#: Files up to this size are read and searched as one buffer; larger ones are streamed.
-WHOLE_FILE = 1 << 20
-#: Bytes read per piece of a streamed file.
-STREAM_CHUNK = 1 << 20
+#: Seconds of work after which a hop ends (checked between files and pieces).
+HOP_SECONDS = 0.05
+#: Seconds of RE2 work one search call aims at (sets the region size from the pattern's speed).
+CALL_SECONDS = 0.02
+#: Bounds of the region searched per call (bytes): small files joined up to it, larger files
+#: streamed in pieces of it. The first region is 64 KiB (an unknown pattern may be slow).
+MIN_REGION = 16 << 10
+MAX_REGION = 256 << 10
 #: Bytes inspected for a NUL to call a file binary.
 BINARY_SNIFF = 8192
 #: ``read(2)`` size after the first read of a file (which asks for its fstat size + 1).
@@ -179,7 +192,7 @@ def _after(buf: bytes, le: int, end: int, n: int) -> list[str]:
 
 @dataclass(slots=True)
 class _Stream:
-    """A file larger than :data:`WHOLE_FILE`, scanned piece by piece across hops."""
+    """A file larger than the region, scanned piece by piece across hops."""
 
     rel: str
     fd: int
@@ -215,6 +228,17 @@ class Scanner:
         self._stream: _Stream | None = None
         #: Texts can be searched joined (no text anchors such as ``\A``/``\z``/``(?-m)``).
         self.rx_batches = _TEXT_ANCHOR.search(rx.pattern) is None
+        #: Measured search speed (bytes/second, smoothed): sets the region size.
+        self.rate = (64 << 10) / CALL_SECONDS
+
+    @property
+    def region(self) -> int:
+        """Bytes to search per RE2 call (about :data:`CALL_SECONDS` at the measured speed)."""
+        return max(MIN_REGION, min(MAX_REGION, int(self.rate * CALL_SECONDS)))
+
+    def _learn(self, nbytes: int, seconds: float) -> None:
+        if nbytes >= 1024:
+            self.rate = 0.5 * self.rate + 0.5 * nbytes / max(seconds, 1e-6)
 
     @property
     def done(self) -> bool:
@@ -222,16 +246,18 @@ class Scanner:
         return full or (self._stream is None and self.index >= len(self.files))
 
     def step(self, budget: int = HOP_BYTES) -> None:
-        """One hop: scan files (or pieces of a streamed one) until ``budget`` is spent.
+        """One hop: scan files (or pieces of a streamed one) until ``budget`` bytes or
+        :data:`HOP_SECONDS` are spent.
 
-        Small files are read first and searched together (:meth:`_flush`): one RE2 call
-        per hop instead of one per file."""
-        spent = 0
+        Small files are read first and searched together once they fill a region
+        (:meth:`_flush`): one RE2 call for many files."""
+        spent = pending = 0
+        deadline = time.monotonic() + HOP_SECONDS
         batch: list[tuple[str, bytes | str]] = []
-        while spent < budget and not self.done:
+        while spent < budget and not self.done and time.monotonic() < deadline:
             if self._stream is not None:
                 self._flush(batch)
-                batch = []
+                batch, pending = [], 0
                 if not self.done:
                     spent += self._stream_piece(self._stream)
                 continue
@@ -240,7 +266,12 @@ class Scanner:
             outcome = self._file(rel)
             if outcome is not None:
                 batch.append((rel, outcome))
-                spent += len(outcome) if isinstance(outcome, bytes) else 0
+                if isinstance(outcome, bytes):
+                    spent += len(outcome)
+                    pending += len(outcome)
+                    if pending >= self.region:
+                        self._flush(batch)
+                        batch, pending = [], 0
             spent += FILE_COST
         self._flush(batch)
 
@@ -273,7 +304,7 @@ class Scanner:
             size = st.st_size
             if size > self.search_limit:
                 return "too_large"
-            if size > WHOLE_FILE:
+            if size > self.region:
                 self._stream, fd = _Stream(rel, fd, size), -1
                 return None
             data = self._read_whole(fd, size)
@@ -338,6 +369,7 @@ class Scanner:
         search = self.rx.search
         total = len(self.hits)
         pos, end = 0, len(buf)
+        began = time.perf_counter()
         while pos < end:
             span = search(buf, pos, end)
             if span is None:
@@ -356,6 +388,7 @@ class Scanner:
             if self.stop_at is not None and total >= self.stop_at:
                 break
             pos = le + 1
+        self._learn(pos, time.perf_counter() - began)
         return out
 
     def _read_whole(self, fd: int, size: int) -> bytes | None:
@@ -384,7 +417,7 @@ class Scanner:
     def _stream_piece(self, s: _Stream) -> int:
         """Read and search the next piece of a streamed file; bytes read."""
         try:
-            chunk = self.ops.read_fd(s.fd, min(STREAM_CHUNK, self.search_limit + 1 - s.read))
+            chunk = self.ops.read_fd(s.fd, min(self.region, self.search_limit + 1 - s.read))
         except OSError:
             self.unreadable += 1
             chunk = b""
@@ -455,6 +488,7 @@ class Scanner:
         hits = self.hits if into is None else into
         pos = counted = start
         lines = 0
+        began = time.perf_counter()
         while pos < end:
             span = search(buf, pos, end)
             if span is None:
@@ -469,6 +503,7 @@ class Scanner:
             if self.stop_at is not None and len(hits) >= self.stop_at:
                 return lines
             pos = le + 1
+        self._learn(end - start, time.perf_counter() - began)
         return lines + buf.count(b"\n", counted, end)
 
 
