@@ -304,3 +304,25 @@ async def test_linked_secret_is_skipped_silently(anyio_backend: str, tmp_path: P
     assert (res.skipped_binary, res.skipped_too_large, res.skipped_unreadable) == (0, 0, 0)
     res = await cs_mod.code_search(rt, "needle", linked_secret=lambda st: False)
     assert [h.path for h in res.hits] == ["alias.txt", "ok.txt", "other.txt"]
+
+
+async def test_slow_pattern_honours_a_timeout(anyio_backend: str, tmp_path: Path) -> None:
+    """A pattern that makes RE2's DFA thrash runs at ~0.2 MB/s: regions shrink to its speed,
+    so a timeout lands within a hop, not after the file (the old per-file scan: ~10 s)."""
+    import random
+
+    rng = random.Random(1)
+    root = tmp_path / "slow"
+    root.mkdir()
+    data = bytearray(rng.choices(b"abcdefghijklmnopqrstuvwxyz ", k=2 << 20))
+    data[200::200] = b"\n" * len(data[200::200])
+    (root / "f.txt").write_bytes(bytes(data))
+    rt = Runtime(root)
+    async with heartbeat() as gaps:
+        began = anyio.current_time()
+        with anyio.move_on_after(0.3) as scope:
+            await rt.code_search(r"(a|b|c|d|e)*(f|g)*[a-z]{50}q", max_results=0)
+        took = anyio.current_time() - began
+    assert scope.cancelled_caught
+    assert took < 2.3  # bounded: the timeout plus at most a few hops, on a busy machine
+    assert gaps[0] < MAX_GAP
