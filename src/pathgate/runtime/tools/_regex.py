@@ -97,7 +97,8 @@ class Regex:
 
 def _fail(regex: str, why: str) -> ToolArgumentError:
     shown = regex if len(regex) <= 80 else regex[:77] + "..."
-    return ToolArgumentError(f"code_search: `regex` {shown!r}: {why} ({_DIALECT})", field="regex")
+    shown = f"`{shown}`" if shown.isprintable() and "`" not in shown else repr(shown)
+    return ToolArgumentError(f"code_search: `regex` {shown}: {why} ({_DIALECT})", field="regex")
 
 
 def _check_text(regex: str) -> str | None:
