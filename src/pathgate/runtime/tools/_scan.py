@@ -20,7 +20,9 @@ work: the region's size follows the pattern's measured speed (:data:`MIN_REGION`
 are read whole and searched joined by ``\n`` (one call for many files); a file larger than
 the current region is streamed in region-sized pieces cut at line ends, up to the search size
 cap. A hop ends after :data:`HOP_SECONDS` or :data:`HOP_BYTES`. One line is always searched
-whole (a multi-megabyte single line is one call). Lines are ``\\n``-separated (like
+whole (a multi-megabyte single line is one call). A file read whole is binary when it holds a
+NUL in its first 8 KiB or is not UTF-8; a streamed one only by the NUL test (a hit's line is
+decoded with replacement characters). Lines are ``\\n``-separated (like
 ``grep -n``); a line's trailing ``\\r`` is not shown. Line numbers are counted only up to
 each hit.
 """
