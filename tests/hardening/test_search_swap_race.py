@@ -48,6 +48,16 @@ def make_tree(tmp: Path, target: str) -> tuple[Path, Path, Path]:
 
 @pytest.mark.parametrize("target", ["outside", "ignored"])
 def test_swap_race_never_leaks(tmp_path: Path, target: str) -> None:
+    race(tmp_path, target, seconds=4, max_calls=400)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target", ["outside", "ignored"])
+def test_swap_race_never_leaks_long(tmp_path: Path, target: str) -> None:
+    race(tmp_path, target, seconds=60, max_calls=20_000)
+
+
+def race(tmp_path: Path, target: str, *, seconds: float, max_calls: int) -> None:
     exchange = _exchanger()
     root, d, link = make_tree(tmp_path, target)
     stop = threading.Event()
@@ -66,8 +76,8 @@ def test_swap_race_never_leaks(tmp_path: Path, target: str) -> None:
 
     async def search() -> None:
         nonlocal calls, leaks
-        with anyio.move_on_after(4):
-            while calls < 400:
+        with anyio.move_on_after(seconds):
+            while calls < max_calls:
                 res = await rt.code_search("needle", max_results=0)
                 calls += 1
                 leaks += sum("LEAK" in h.text for h in res.hits)
