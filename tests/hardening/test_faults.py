@@ -247,7 +247,11 @@ async def test_file_changes_between_stat_and_read(anyio_backend: str, tmp_path: 
     assert res.content is None and res.verdict is not None, res
 
 
-async def test_code_search_file_changes_between_walk_and_read(anyio_backend: str, tmp_path: Path) -> None:
+async def test_code_search_file_changes_between_walk_and_read(anyio_backend: str, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from pathgate.runtime.tools import code_search as code_search_mod
+
+    monkeypatch.setattr(code_search_mod, "SEARCH_SIZE_LIMIT", 0)  # the search cap is the read limit
     root = make_tree(tmp_path / "p")
     b, d = str(root / "sub" / "b.txt"), str(root / "sub" / "deeper" / "d.txt")
     fs = FaultFS()

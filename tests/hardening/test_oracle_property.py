@@ -143,8 +143,6 @@ def test_oracle_with_a_hardlink(scratch: Path, chosen: list[str]) -> None:
     check_tree(scratch / uuid.uuid4().hex, chosen, hardlink=True)
 
 
-@pytest.mark.xfail(strict=False, reason="code_search opens files itself; branch i14 wires "
-                   "GatePipeline.secret_inodes(root).linked_secret(fstat) into it")
 def test_oracle_search_with_a_hardlink(tmp_path: Path) -> None:
     check_tree(tmp_path, ["env"], hardlink=True, only_search=True)
 

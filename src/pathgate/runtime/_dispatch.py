@@ -56,7 +56,7 @@ class ListDirectoryArgs(msgspec.Struct, forbid_unknown_fields=True, kw_only=True
 
 
 class CodeSearchArgs(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    """Arguments of ``code_search``: a Python regular expression searched line by line in the
+    """Arguments of ``code_search``: a regular expression (RE2/ripgrep dialect) searched line by line in the
     files below ``path`` (optionally only those matching ``glob``)."""
 
     regex: str

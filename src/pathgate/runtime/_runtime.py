@@ -77,8 +77,9 @@ LIST_DIRECTORY_DESCRIPTION = (
     "how many entries are hidden and why."
 )
 CODE_SEARCH_DESCRIPTION = (
-    "Search file contents with a Python regular expression, line by line, below `path`, "
-    "optionally only in files matching `glob`. Hits are `path:line:text` (context lines "
+    "Search file contents with a regular expression, line by line, below `path`, "
+    "optionally only in files matching `glob`. The dialect is ripgrep's (RE2): no "
+    "backreferences or look-around; a match never spans lines. Hits are `path:line:text` (context lines "
     "`path-line-text`). Notes say what was omitted or skipped and why."
 )
 
@@ -308,8 +309,17 @@ class Runtime:
 
         return await _code_search(
             self, regex, path, glob=glob, max_results=max_results, context=context,
-            case_sensitive=case_sensitive, model=model,
+            case_sensitive=case_sensitive, model=model, linked_secret=self._linked_secret(),
         )
+
+    def _linked_secret(self) -> Callable[[os.stat_result], bool] | None:
+        """For tools that open files themselves (code_search): is this multi-linked regular
+        file (its ``fstat``) a secret? ``strict_hard_links`` refuses them all; otherwise the
+        secret-inode registry decides (sync: called in worker threads)."""
+        if self.pipeline.strict_hard_links:
+            return lambda st: True
+        reg = self.pipeline.secret_inodes(self.root)
+        return None if reg is None else reg.linked_secret
 
     # -- the middleware chain --------------------------------------------------------------
 

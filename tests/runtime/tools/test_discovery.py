@@ -11,6 +11,7 @@ import pytest
 
 from pathgate import Gate, Policy, Runtime
 from pathgate.runtime.tools import _discover
+from pathgate.runtime.tools import code_search as code_search_mod
 
 pytestmark = pytest.mark.anyio
 
@@ -128,13 +129,20 @@ async def test_search_hits_and_omissions(anyio_backend: str, rt: Runtime) -> Non
     assert ctx["hits"] == ["src/app.py-1-def main():", "src/app.py:2:    return 'needle'"]
 
 
-async def test_search_skips_binary_and_large(anyio_backend: str, tmp_path: Path) -> None:
+async def test_search_skips_binary_and_large(anyio_backend: str, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
     root = tmp_path / "q"
     root.mkdir()
     (root / "bin.dat").write_bytes(b"needle\x00\x01")
     (root / "big.txt").write_text("needle\n" * 100)
     (root / "ok.txt").write_text("needle\n")
     rt = Runtime(root, policy=Policy(size_limit=100))
+    # over the read limit, under the search cap: searched
+    result = await rt.code_search("needle")
+    assert [h.path for h in result.hits] == ["big.txt"] * 100 + ["ok.txt"]
+    assert (result.skipped_binary, result.skipped_too_large) == (1, 0)
+    # over the search cap (here: the read limit): skipped and counted
+    monkeypatch.setattr(code_search_mod, "SEARCH_SIZE_LIMIT", 0)
     result = await rt.code_search("needle")
     assert [h.path for h in result.hits] == ["ok.txt"]
     assert (result.skipped_binary, result.skipped_too_large) == (1, 1)

@@ -1,0 +1,519 @@
+"""``code_search``'s file scanner: descriptor-anchored opens, bounded hops, byte buffers.
+
+Every file is opened relative to its directory's descriptor, and every directory is opened
+from the root's descriptor one component at a time with ``O_DIRECTORY | O_NOFOLLOW``
+(:class:`DirChain`), so a directory swapped for a symlink between the walk and the open
+fails the open instead of leading out of the project or into an excluded directory. The
+file's type, size and link count come from ``fstat`` on its descriptor.
+
+Files are scanned in path order, so only the chain of the current directory's descriptors
+is open (at most :data:`KEEP_DEPTH` + 1 directories plus one file, whatever the tree), and
+:meth:`Scanner.close` releases them (the async side calls it when a search ends, is
+cancelled or times out).
+
+A :class:`Scanner` works in hops (:meth:`Scanner.step`, one worker-thread call each) of a
+bounded number of bytes, so cancellation and timeouts are honoured within one hop even in
+the middle of a huge file. Each RE2 call searches a region of about :data:`CALL_SECONDS` of
+work: the region's size follows the pattern's measured speed (:data:`MIN_REGION` to
+:data:`MAX_REGION`; RE2 is linear, but a pattern with a huge program runs at well under
+1 MB/s while a literal runs at hundreds), so a slow pattern gets small regions. Small files
+are read whole and searched joined by ``\n`` (one call for many files); a file larger than
+the current region is streamed in region-sized pieces cut at line ends, up to the search size
+cap. A hop ends after :data:`HOP_SECONDS` or :data:`HOP_BYTES`. One line is always searched
+whole (a multi-megabyte single line is one call). A file read whole is binary when it holds a
+NUL in its first 8 KiB or is not UTF-8; a streamed one only by the NUL test (a hit's line is
+decoded with replacement characters). Lines are ``\\n``-separated (like
+``grep -n``); a line's trailing ``\\r`` is not shown. Line numbers are counted only up to
+each hit.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat as stat_mod
+import time
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from pathgate.results import SearchHit
+from pathgate.runtime._fs import FileOps
+from pathgate.runtime.tools._regex import Regex
+
+__all__ = [
+    "CALL_SECONDS",
+    "HOP_BYTES",
+    "HOP_SECONDS",
+    "KEEP_DEPTH",
+    "MAX_LINE",
+    "MAX_REGION",
+    "MIN_REGION",
+    "DirChain",
+    "LinkedSecret",
+    "Scanner",
+]
+
+#: Bytes one worker-thread hop may read and search (plus :data:`FILE_COST` per file).
+HOP_BYTES = 4 << 20
+#: What opening one file counts against :data:`HOP_BYTES` (so a hop holds a bounded
+#: number of small files).
+FILE_COST = 16 << 10
+#: Seconds of work after which a hop ends (checked between files and pieces).
+HOP_SECONDS = 0.05
+#: Seconds of RE2 work one search call aims at (sets the region size from the pattern's speed).
+CALL_SECONDS = 0.02
+#: Bounds of the region searched per call (bytes): small files joined up to it, larger files
+#: streamed in pieces of it. The first region is 64 KiB (an unknown pattern may be slow).
+MIN_REGION = 16 << 10
+MAX_REGION = 256 << 10
+#: Bytes inspected for a NUL to call a file binary.
+BINARY_SNIFF = 8192
+#: ``read(2)`` size after the first read of a file (which asks for its fstat size + 1).
+READ_STEP = 1 << 16
+#: Directory levels kept open below the root; deeper ones are opened on the way down and
+#: closed at once (only the current directory is kept), so descriptors stay bounded.
+KEEP_DEPTH = 32
+#: Longest line text returned in a hit (characters); longer lines are cut with "…".
+MAX_LINE = 500
+
+_TEXT_ANCHOR = re.compile(r"\\[Az]|\(\?[a-zA-Z]*-")
+
+#: Called with the ``fstat`` of a regular file that has ``st_nlink > 1``: True when it
+#: shares its inode with a secret (the file is then skipped silently, never counted).
+LinkedSecret = Callable[[os.stat_result], bool]
+
+
+class DirChain:
+    """The descriptors of the current directory's chain from the root (path order: moving
+    to the next directory closes what is no longer on its path)."""
+
+    def __init__(self, ops: FileOps, root: str) -> None:
+        self.ops = ops
+        self.root = root
+        self._root_fd: int | None = None
+        self._parts: list[str] = []
+        self._fds: list[int] = []  # _fds[i]: descriptor of _parts[:i + 1] (None-free)
+        self._deep: int | None = None  # the current directory below KEEP_DEPTH
+        self._cur: tuple[str, int] | None = None  # (reldir, descriptor) of the last enter()
+
+    def enter(self, reldir: str) -> int:
+        """The descriptor of ``reldir`` ('' is the root), opened without following links."""
+        cur = self._cur
+        if cur is not None and cur[0] == reldir:
+            return cur[1]
+        self._cur = None
+        fd = self._enter(reldir)
+        self._cur = (reldir, fd)
+        return fd
+
+    def _enter(self, reldir: str) -> int:
+        if self._root_fd is None:
+            self._root_fd = self.ops.open_dir(self.root)
+        parts = reldir.split("/") if reldir else []
+        if self._deep is not None:
+            if parts == self._parts:
+                return self._deep
+            self.ops.close(self._deep)
+            self._deep = None
+        keep = min(len(parts), KEEP_DEPTH)
+        common = 0
+        limit = min(keep, len(self._fds))
+        while common < limit and self._parts[common] == parts[common]:
+            common += 1
+        while len(self._fds) > common:
+            self.ops.close(self._fds.pop())
+        self._parts = parts
+        cur = self._fds[-1] if self._fds else self._root_fd
+        for i in range(common, keep):
+            cur = self.ops.open_dir(parts[i], dir_fd=cur)
+            self._fds.append(cur)
+        if len(parts) > keep:
+            self._deep = self._open_below(cur, parts[keep:])
+            return self._deep
+        return cur
+
+    def _open_below(self, fd: int, names: Sequence[str]) -> int:
+        transient: int | None = None
+        try:
+            for name in names:
+                nxt = self.ops.open_dir(name, dir_fd=fd)
+                if transient is not None:
+                    self.ops.close(transient)
+                transient = fd = nxt
+        except BaseException:
+            if transient is not None:
+                self.ops.close(transient)
+            raise
+        return fd
+
+    @property
+    def open_count(self) -> int:
+        """Descriptors held (for tests)."""
+        return (self._root_fd is not None) + len(self._fds) + (self._deep is not None)
+
+    def close(self) -> None:
+        fds = [*self._fds, *(x for x in (self._deep, self._root_fd) if x is not None)]
+        self._fds, self._parts, self._deep, self._root_fd, self._cur = [], [], None, None, None
+        for fd in fds:
+            self.ops.close(fd)
+
+
+def _text(line: bytes) -> str:
+    if line.endswith(b"\r"):
+        line = line[:-1]
+    s = line[: MAX_LINE * 4 + 4].decode("utf-8", "replace")
+    return s if len(s) <= MAX_LINE else s[:MAX_LINE] + "…"
+
+
+def _before(buf: bytes, start: int, ls: int, n: int) -> list[str]:
+    """Up to ``n`` lines of ``buf[start:ls]`` (``ls`` is a line start), last ones."""
+    out: list[str] = []
+    end = ls - 1
+    while len(out) < n and end >= start:
+        b = buf.rfind(b"\n", start, end) + 1
+        b = max(b, start)
+        out.append(_text(buf[b:end]))
+        end = b - 1
+    out.reverse()
+    return out
+
+
+def _after(buf: bytes, le: int, end: int, n: int) -> list[str]:
+    """Up to ``n`` lines after the line ending at ``le`` within ``buf[:end]``."""
+    out: list[str] = []
+    pos = le + 1
+    while len(out) < n and pos < end:
+        e = buf.find(b"\n", pos, end)
+        e = end if e < 0 else e
+        out.append(_text(buf[pos:e]))
+        pos = e + 1
+    return out
+
+
+@dataclass(slots=True)
+class _Stream:
+    """A file larger than the region, scanned piece by piece across hops."""
+
+    rel: str
+    fd: int
+    size: int
+    carry: bytes = b""
+    line: int = 1  # number of the first line of ``carry``
+    read: int = 0
+    tail: list[str] = field(default_factory=list)  # last context lines before ``carry``
+    pending: list[tuple[int, int]] = field(default_factory=list)  # (hit index, lines wanted)
+
+
+class Scanner:
+    """Search ``files`` (project-relative, in path order) for ``rx``, a hop at a time.
+
+    ``step()`` runs in a worker thread; ``close()`` after the last hop (or on cancellation,
+    once no hop runs). Results accumulate in ``hits`` and the skip counters; the scan stops
+    after ``cap + 1`` hits (``cap`` None: no limit)."""
+
+    def __init__(self, ops: FileOps, root: str, files: Sequence[str], rx: Regex, *,
+                 search_limit: int, context: int = 0, cap: int | None = None,
+                 linked_secret: LinkedSecret | None = None) -> None:
+        self.ops = ops
+        self.files = files
+        self.rx = rx
+        self.search_limit = search_limit
+        self.context = context
+        self.stop_at = None if cap is None else cap + 1
+        self.linked_secret = linked_secret
+        self.dirs = DirChain(ops, root)
+        self.hits: list[SearchHit] = []
+        self.binary = self.too_large = self.unreadable = 0
+        self.index = 0
+        self._stream: _Stream | None = None
+        #: Texts can be searched joined (no text anchors such as ``\A``/``\z``/``(?-m)``).
+        self.rx_batches = _TEXT_ANCHOR.search(rx.pattern) is None
+        #: Measured search speed (bytes/second, smoothed): sets the region size.
+        self.rate = (64 << 10) / CALL_SECONDS
+
+    @property
+    def region(self) -> int:
+        """Bytes to search per RE2 call (about :data:`CALL_SECONDS` at the measured speed)."""
+        return max(MIN_REGION, min(MAX_REGION, int(self.rate * CALL_SECONDS)))
+
+    def _learn(self, nbytes: int, seconds: float) -> None:
+        if nbytes >= 1024:
+            self.rate = 0.5 * self.rate + 0.5 * nbytes / max(seconds, 1e-6)
+
+    @property
+    def done(self) -> bool:
+        full = self.stop_at is not None and len(self.hits) >= self.stop_at
+        return full or (self._stream is None and self.index >= len(self.files))
+
+    def step(self, budget: int = HOP_BYTES) -> None:
+        """One hop: scan files (or pieces of a streamed one) until ``budget`` bytes or
+        :data:`HOP_SECONDS` are spent.
+
+        Small files are read first and searched together once they fill a region
+        (:meth:`_flush`): one RE2 call for many files."""
+        spent = pending = 0
+        deadline = time.monotonic() + HOP_SECONDS
+        batch: list[tuple[str, bytes | str]] = []
+        while spent < budget and not self.done and time.monotonic() < deadline:
+            if self._stream is not None:
+                self._flush(batch)
+                batch, pending = [], 0
+                if not self.done:
+                    spent += self._stream_piece(self._stream)
+                continue
+            rel = self.files[self.index]
+            self.index += 1
+            outcome = self._file(rel)
+            if outcome is not None:
+                batch.append((rel, outcome))
+                if isinstance(outcome, bytes):
+                    spent += len(outcome)
+                    pending += len(outcome)
+                    if pending >= self.region:
+                        self._flush(batch)
+                        batch, pending = [], 0
+            spent += FILE_COST
+        self._flush(batch)
+
+    def close(self) -> None:
+        """Release every descriptor (idempotent)."""
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            self.ops.close(stream.fd)
+        self.dirs.close()
+
+    # -- one file ------------------------------------------------------------------------
+
+    def _file(self, rel: str) -> bytes | str | None:
+        """Open and read a small file, or start streaming a large one. The outcome: its
+        text (bytes) to search, a skip reason to count (``"binary"``, ``"too_large"``,
+        ``"unreadable"``), or ``None`` (nothing to say: gone, not a regular file, a linked
+        secret, or streamed)."""
+        ops = self.ops
+        parent, _, name = rel.rpartition("/")
+        try:
+            fd = ops.open_fd(name, dir_fd=self.dirs.enter(parent))
+        except OSError as exc:
+            return None if exc.errno == errno.ENOENT else "unreadable"  # ENOENT: gone since the walk
+        try:
+            st = ops.fstat(fd)
+            if not stat_mod.S_ISREG(st.st_mode):
+                return None
+            if st.st_nlink > 1 and self.linked_secret is not None and self.linked_secret(st):
+                return None  # a secret under another name: never read, never counted
+            size = st.st_size
+            if size > self.search_limit:
+                return "too_large"
+            if size > self.region:
+                self._stream, fd = _Stream(rel, fd, size), -1
+                return None
+            data = self._read_whole(fd, size)
+        except OSError as exc:
+            return None if exc.errno == errno.ENOENT else "unreadable"
+        finally:
+            if fd >= 0:
+                ops.close(fd)
+        if data is None:
+            return "too_large"
+        if b"\x00" in data[:BINARY_SNIFF] or not _is_utf8(data):
+            return "binary"
+        return data
+
+    def _count(self, outcome: str) -> None:
+        if outcome == "binary":
+            self.binary += 1
+        elif outcome == "too_large":
+            self.too_large += 1
+        else:
+            self.unreadable += 1
+
+    def _flush(self, batch: Sequence[tuple[str, bytes | str]]) -> None:
+        """Search the texts of ``batch`` and count its skips, in path order, stopping (and
+        counting nothing further) once ``stop_at`` hits are found."""
+        texts = [(rel, o) for rel, o in batch if isinstance(o, bytes)]
+        found = self._search_many(texts) if self.rx_batches else self._search_each(texts)
+        for rel, outcome in batch:
+            if isinstance(outcome, str):
+                self._count(outcome)
+                continue
+            got = found.pop(rel, None)
+            if got:
+                self.hits.extend(got)
+                if self.stop_at is not None and len(self.hits) >= self.stop_at:
+                    del self.hits[self.stop_at:]
+                    return
+
+    def _search_each(self, texts: Sequence[tuple[str, bytes]]) -> dict[str, list[SearchHit]]:
+        out: dict[str, list[SearchHit]] = {}
+        for rel, data in texts:
+            hits: list[SearchHit] = []
+            self._search(rel, data, 0, len(data), 1, [], into=hits)
+            if hits:
+                out[rel] = hits
+                if self.stop_at is not None and len(self.hits) + sum(map(len, out.values())) >= self.stop_at:
+                    break
+        return out
+
+    def _search_many(self, texts: Sequence[tuple[str, bytes]]) -> dict[str, list[SearchHit]]:
+        """One search over the texts joined by ``\n`` (a match never spans lines, so never
+        files); a match is mapped back to its file by offset."""
+        out: dict[str, list[SearchHit]] = {}
+        if not texts:
+            return out
+        buf = b"\n".join(data for _, data in texts)
+        starts: list[int] = []
+        pos = 0
+        for _, data in texts:
+            starts.append(pos)
+            pos += len(data) + 1
+        search = self.rx.search
+        total = len(self.hits)
+        pos, end = 0, len(buf)
+        began = time.perf_counter()
+        while pos < end:
+            span = search(buf, pos, end)
+            if span is None:
+                break
+            i = bisect_right(starts, span[0]) - 1
+            rel, data = texts[i]
+            a, b = starts[i], starts[i] + len(data)
+            ls = max(buf.rfind(b"\n", a, span[0]) + 1, a) if span[0] > a else a
+            if ls >= b:  # the empty line joining two files, or an empty file
+                pos = b + 1
+                continue
+            le = buf.find(b"\n", span[0], b)
+            le = b if le < 0 else le
+            out.setdefault(rel, []).append(self._hit(rel, buf, a, b, ls, le, buf.count(b"\n", a, ls) + 1, []))
+            total += 1
+            if self.stop_at is not None and total >= self.stop_at:
+                break
+            pos = le + 1
+        self._learn(pos, time.perf_counter() - began)
+        return out
+
+    def _read_whole(self, fd: int, size: int) -> bytes | None:
+        """Read what fstat promised (+1 to see growth); ``None`` (counted) past the cap."""
+        want = self.search_limit + 1
+        step = min(want, size + 1)
+        first = self.ops.read_fd(fd, step)
+        if len(first) == size < step:
+            return first  # all of it, as fstat said (one read(2))
+        chunks: list[bytes] = [first]
+        want -= len(first)
+        step = min(want, READ_STEP)
+        while want > 0:
+            chunk = self.ops.read_fd(fd, step)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            want -= len(chunk)
+            step = min(want, READ_STEP)
+        data = b"".join(chunks)
+        if len(data) > self.search_limit:
+            self.too_large += 1
+            return None
+        return data
+
+    def _stream_piece(self, s: _Stream) -> int:
+        """Read and search the next piece of a streamed file; bytes read."""
+        try:
+            chunk = self.ops.read_fd(s.fd, min(self.region, self.search_limit + 1 - s.read))
+        except OSError:
+            self.unreadable += 1
+            chunk = b""
+            s.carry = b""
+        first = s.read == 0
+        s.read += len(chunk)
+        if first and b"\x00" in chunk[:BINARY_SNIFF]:
+            self.binary += 1
+            self._end_stream()
+            return len(chunk)
+        if s.read > self.search_limit:  # grew past the cap while read: stop there
+            self.too_large += 1
+            self._end_stream()
+            return len(chunk)
+        buf = s.carry + chunk if s.carry else chunk
+        end = len(buf) if not chunk else buf.rfind(b"\n") + 1
+        if end > 0:
+            self._fill_pending(s, buf, end)
+            s.line += self._search(s.rel, buf, 0, end, s.line, s.tail, s.pending)
+            if self.context:
+                s.tail = (s.tail + _before(buf, 0, end, self.context))[-self.context:]
+        s.carry = buf[end:]
+        if not chunk:
+            self._end_stream()
+        return len(chunk)
+
+    def _end_stream(self) -> None:
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            self.ops.close(stream.fd)
+
+    def _fill_pending(self, s: _Stream, buf: bytes, end: int) -> None:
+        """Give hits of the previous piece the context lines this piece starts with."""
+        if not s.pending:
+            return
+        first = _after(buf, -1, end, self.context)
+        for i, want in s.pending:
+            h = self.hits[i]
+            extra = tuple(first[:want])
+            self.hits[i] = SearchHit(path=h.path, line=h.line, text=h.text,
+                                     context_before=h.context_before,
+                                     context_after=h.context_after + extra)
+        s.pending = [(i, w - len(first)) for i, w in s.pending if w > len(first)]
+
+    # -- one buffer ----------------------------------------------------------------------
+
+    def _hit(self, rel: str, buf: bytes, start: int, end: int, ls: int, le: int, line: int,
+             tail: list[str], pending: list[tuple[int, int]] | None = None) -> SearchHit:
+        """The hit on line ``buf[ls:le]`` of a text spanning ``buf[start:end]``."""
+        ctx = self.context
+        if not ctx:
+            return SearchHit(path=rel, line=line, text=_text(buf[ls:le]))
+        got = _before(buf, start, ls, ctx)
+        if len(got) < ctx and tail:
+            got = (tail + got)[-ctx:]
+        after = _after(buf, le, end, ctx)
+        if pending is not None and len(after) < ctx:
+            pending.append((len(self.hits), ctx - len(after)))
+        return SearchHit(path=rel, line=line, text=_text(buf[ls:le]),
+                         context_before=tuple(got), context_after=tuple(after))
+
+    def _search(self, rel: str, buf: bytes, start: int, end: int, line: int, tail: list[str],
+                pending: list[tuple[int, int]] | None = None, *, into: list[SearchHit] | None = None) -> int:
+        """Add the hits in ``buf[start:end]`` (whole lines; its first line is number
+        ``line``; ``tail``: the lines before it, for context) to ``into`` (default: the
+        scanner's hits). Returns the number of lines in the region."""
+        search = self.rx.search
+        hits = self.hits if into is None else into
+        pos = counted = start
+        lines = 0
+        began = time.perf_counter()
+        while pos < end:
+            span = search(buf, pos, end)
+            if span is None:
+                break
+            s = span[0]
+            ls = max(buf.rfind(b"\n", start, s) + 1, start) if s > start else start
+            le = buf.find(b"\n", s, end)
+            le = end if le < 0 else le
+            lines += buf.count(b"\n", counted, ls)
+            counted = ls
+            hits.append(self._hit(rel, buf, start, end, ls, le, line + lines, tail, pending))
+            if self.stop_at is not None and len(hits) >= self.stop_at:
+                return lines
+            pos = le + 1
+        self._learn(end - start, time.perf_counter() - began)
+        return lines + buf.count(b"\n", counted, end)
+
+
+def _is_utf8(data: bytes) -> bool:
+    if data.isascii():
+        return True
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
