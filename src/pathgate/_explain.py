@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from pathgate.runtime._ignore import SourceInfo
 from pathgate.runtime.gates import lexical_name
 from pathgate.runtime.gates.secrets import ENV_TEMPLATES, normalize_name
+from pathgate.runtime.ignore import SourceInfo
 from pathgate.verdicts import Remedy, Rule, Verdict
 
 if TYPE_CHECKING:

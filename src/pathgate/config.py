@@ -39,7 +39,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from pathgate.errors import ConfigError
-from pathgate.runtime._ignore import DEFAULT_IGNORES, IgnoreConfig
+from pathgate.runtime.ignore import DEFAULT_IGNORES, IgnoreConfig
 
 __all__ = [
     "DEFAULT_SECRET_PATTERNS",

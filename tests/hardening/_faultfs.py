@@ -17,7 +17,7 @@ import os
 import time
 from collections.abc import Callable, Iterator
 
-from pathgate.runtime._fs import DirEntryLike
+from pathgate.runtime.fs import DirEntryLike
 from tests.runtime.gates._tree import SeamFS
 
 OPS = ("lstat", "stat", "read_bytes", "scandir", "readlink", "open_fd", "open_dir", "fstat", "read_fd")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pathgate.runtime._fs import OsFS
-from pathgate.runtime._ignore import IgnoreConfig, IgnoreIndex
 from pathgate.runtime._walk import DIR, FILE, SYMLINK, count_below, walk
+from pathgate.runtime.fs import OsFS
+from pathgate.runtime.ignore import IgnoreConfig, IgnoreIndex
 
 
 class SpyFS(OsFS):

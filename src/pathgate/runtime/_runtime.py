@@ -40,10 +40,10 @@ from pathgate.runtime._dispatch import (
     unknown_tool,
     validate_args,
 )
-from pathgate.runtime._fs import Backends, FileOps, IoLimiter, OsFS, SyncFS
-from pathgate.runtime._ignore import IgnoreIndex
 from pathgate.runtime._tracing import SpanMode, TracingMiddleware
+from pathgate.runtime.fs import Backends, FileOps, IoLimiter, OsFS, SyncFS
 from pathgate.runtime.gates import Gate, GatePipeline
+from pathgate.runtime.ignore import IgnoreIndex
 from pathgate.runtime.tools.code_search import code_search as _code_search
 from pathgate.runtime.tools.glob import glob as _glob
 from pathgate.runtime.tools.list_directory import list_directory as _list_directory

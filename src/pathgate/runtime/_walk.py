@@ -1,8 +1,8 @@
 """The pruning walker shared by glob, list_directory and code_search.
 
-:func:`walk` lists a directory tree through the :class:`~pathgate.runtime._fs.SyncFS`
+:func:`walk` lists a directory tree through the :class:`~pathgate.runtime.fs.SyncFS`
 seam (``os.scandir``), deciding every entry with an
-:class:`~pathgate.runtime._ignore.IgnoreSession` as it goes:
+:class:`~pathgate.runtime.ignore.IgnoreSession` as it goes:
 
 * kept entries are yielded with ``match=None`` (files, symlinks, other special files, and
   the directories it enters);
@@ -28,8 +28,8 @@ import os
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-from pathgate.runtime._fs import DirEntryLike
-from pathgate.runtime._ignore import IgnoreSession, Match, _Dir
+from pathgate.runtime.fs import DirEntryLike
+from pathgate.runtime.ignore import DirNode, IgnoreSession, Match
 
 __all__ = ["DIR", "FILE", "OTHER", "SYMLINK", "Entry", "count_below", "walk"]
 
@@ -92,18 +92,18 @@ def walk(session: IgnoreSession, start: str = "", *,
     fs = index.fs
     root = index.root
     fold = session.ignore_case
-    ignore_names = frozenset(index._names())
+    ignore_names = session.ignore_names
     root_slash = root if root.endswith("/") else root + "/"
     start = start.strip("/")
-    node = session._dir(start)
+    node = session.dir_node(start)
     if node.stop is not None:
         yield Entry(start, DIR, node.stop)
         return
     first = True
     # stack of (relpath, node-or-None, parent node, name, parent's decision)
-    stack: list[tuple[str, _Dir | None, _Dir | None, str, Match | None]] = [
+    stack: list[tuple[str, DirNode | None, DirNode | None, str, Match | None]] = [
         (start, node, None, "", None)]
-    match_in = session._match_in
+    match_in = session.decide_entry
     while stack:
         rel, dnode, parent, dname, decided = stack.pop()
         path = f"{root_slash}{rel}" if rel else root
@@ -118,7 +118,7 @@ def walk(session: IgnoreSession, start: str = "", *,
         if dnode is None:
             assert parent is not None and decided is not None
             present = frozenset(e.name for e in listing if e.name in ignore_names)
-            dnode = session._enter(rel, parent, dname, decided, present)
+            dnode = session.enter_child(parent, rel, dname, decided, present)
         if dnode.stop is not None:
             # fail-closed directory: every entry is blocked, nothing below is entered
             for e in listing:
@@ -131,7 +131,7 @@ def walk(session: IgnoreSession, start: str = "", *,
                     continue
                 yield Entry(crel, kind, dnode.stop)
             continue
-        subdirs: list[tuple[str, _Dir | None, _Dir | None, str, Match | None]] = []
+        subdirs: list[tuple[str, DirNode | None, DirNode | None, str, Match | None]] = []
         prefix = rel + "/" if rel else ""
         for e in listing:
             name = e.name

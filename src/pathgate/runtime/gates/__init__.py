@@ -25,8 +25,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import anyio
 
-from pathgate.runtime._fs import Resolved
-from pathgate.runtime._ignore import Match
+from pathgate.runtime.fs import Resolved
 from pathgate.runtime.gates._base import Fact, Gate, GateContext, GateResult, PathFacts, lexical_name
 from pathgate.runtime.gates.existence import ExistenceGate
 from pathgate.runtime.gates.host_filter import HostFilterGate
@@ -35,6 +34,7 @@ from pathgate.runtime.gates.path import PathGate
 from pathgate.runtime.gates.read import ReadGate
 from pathgate.runtime.gates.secrets import SecretMatcher, SecretsGate
 from pathgate.runtime.gates.size import SizeGate
+from pathgate.runtime.ignore import Match
 from pathgate.verdicts import Gate as GateName
 from pathgate.verdicts import Status, Verdict
 

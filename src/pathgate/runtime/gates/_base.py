@@ -26,8 +26,8 @@ from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from pathgate.runtime._fs import Opened, Resolved
-from pathgate.runtime._ignore import Match
+from pathgate.runtime.fs import Opened, Resolved
+from pathgate.runtime.ignore import Match
 from pathgate.verdicts import Remedy, Verdict
 
 if TYPE_CHECKING:

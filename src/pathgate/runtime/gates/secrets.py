@@ -22,7 +22,7 @@ import fnmatch
 import re
 from collections.abc import Iterable
 
-from pathgate.runtime._fs import PATH_MAX
+from pathgate.runtime.fs import PATH_MAX
 from pathgate.runtime.gates._base import Fact, GateContext, PathFacts
 from pathgate.verdicts import Gate, Status, Verdict
 

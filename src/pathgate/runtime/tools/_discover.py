@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING
 import anyio
 
 from pathgate.results import Omission, Unsearched
-from pathgate.runtime._ignore import IgnoreSession, Match
 from pathgate.runtime._walk import DIR, SYMLINK, Entry, walk
 from pathgate.runtime.gates import Fact, GateContext, GatePipeline, PathFacts, lexical_name
+from pathgate.runtime.ignore import IgnoreSession, Match
 from pathgate.runtime.tools.read_files import ReadFacts
 from pathgate.verdicts import Gate, Status, Verdict
 

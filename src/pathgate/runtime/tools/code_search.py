@@ -22,8 +22,8 @@ import anyio
 
 from pathgate.errors import ToolArgumentError
 from pathgate.results import SearchHit, SearchResult
-from pathgate.runtime._fs import FileOps, decode
 from pathgate.runtime._walk import DIR, Entry
+from pathgate.runtime.fs import FileOps, decode
 from pathgate.runtime.tools._discover import Discovery
 from pathgate.runtime.tools._pattern import GlobPattern, compile_glob
 

@@ -1,0 +1,109 @@
+"""The blocking filesystem seam: protocols and the real implementation.
+
+:class:`SyncFS` is what the ignore engine and the walker call (inside worker threads);
+:class:`FileOps` what descriptor-anchored reads call. :class:`OsFS` implements both, so one
+fault-injecting subclass (tests) serves the engine, the walk and the reads.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Protocol, runtime_checkable
+
+__all__ = ["DIR_FLAGS", "OPEN_FLAGS", "DirEntryLike", "FileOps", "OsFS", "SyncFS"]
+
+
+class DirEntryLike(Protocol):
+    """The part of :class:`os.DirEntry` the walker uses."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def path(self) -> str: ...
+    def is_dir(self, *, follow_symlinks: bool = True) -> bool: ...
+    def is_file(self, *, follow_symlinks: bool = True) -> bool: ...
+    def is_symlink(self) -> bool: ...
+
+
+class SyncFS(Protocol):
+    """Blocking filesystem calls. Paths are absolute ``str`` (surrogate-escaped bytes)."""
+
+    def lstat(self, path: str) -> os.stat_result: ...
+    def stat(self, path: str) -> os.stat_result: ...
+    def read_bytes(self, path: str) -> bytes:
+        """Read a whole small file (an ignore file, a git config). Must not follow a
+        symlink at the last component (raise ``OSError(ELOOP)`` instead)."""
+        ...
+    def scandir(self, path: str) -> Iterator[DirEntryLike]: ...
+
+
+@runtime_checkable
+class FileOps(Protocol):
+    """Blocking calls of ``read_files`` (run in worker threads, or wrapped by aiofiles)."""
+
+    def lstat(self, path: str) -> os.stat_result: ...
+    def readlink(self, path: str) -> str: ...
+    def open_fd(self, path: str, dir_fd: int | None = None) -> int:
+        """Open a file for reading with ``O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC`` (relative to
+        ``dir_fd`` when given); return the fd."""
+        ...
+    def open_dir(self, path: str, dir_fd: int | None = None) -> int:
+        """Open a directory with ``O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC`` (relative to
+        ``dir_fd`` when given): a symlink in its place fails."""
+        ...
+    def fstat(self, fd: int) -> os.stat_result: ...
+    def read_fd(self, fd: int, n: int) -> bytes:
+        """One ``read(2)`` of at most ``n`` bytes (may be short; ``b""`` at end of file)."""
+        ...
+    def close(self, fd: int) -> None: ...
+
+
+OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class OsFS:
+    """The real filesystem (both :class:`SyncFS` and :class:`FileOps`)."""
+
+    def lstat(self, path: str) -> os.stat_result:
+        return os.lstat(path)
+
+    def stat(self, path: str) -> os.stat_result:
+        return os.stat(path)
+
+    def read_bytes(self, path: str) -> bytes:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            chunks: list[bytes] = []
+            while True:
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+            return b"".join(chunks)
+        finally:
+            os.close(fd)
+
+    def scandir(self, path: str) -> Iterator[DirEntryLike]:
+        with os.scandir(path) as it:
+            yield from it
+
+    def readlink(self, path: str) -> str:
+        return os.readlink(path)
+
+    def open_fd(self, path: str, dir_fd: int | None = None) -> int:
+        return os.open(path, OPEN_FLAGS, dir_fd=dir_fd)
+
+    def open_dir(self, path: str, dir_fd: int | None = None) -> int:
+        return os.open(path, DIR_FLAGS, dir_fd=dir_fd)
+
+    def fstat(self, fd: int) -> os.stat_result:
+        return os.fstat(fd)
+
+    def read_fd(self, fd: int, n: int) -> bytes:
+        return os.read(fd, n)
+
+    def close(self, fd: int) -> None:
+        os.close(fd)
+
