@@ -14,9 +14,9 @@ class SpyFS(OsFS):
     def __init__(self) -> None:
         self.listed: list[str] = []
 
-    def scandir(self, path: str):  # type: ignore[no-untyped-def]
+    def scandir_fd(self, fd: int, path: str):  # type: ignore[no-untyped-def]
         self.listed.append(path)
-        return super().scandir(path)
+        return super().scandir_fd(fd, path)
 
 
 def _tree(root: Path) -> None:

@@ -58,7 +58,19 @@ def omission_text(om: Omission, noun: tuple[str, str] = ("match", "matches"),
     return text
 
 
+_UNSEARCHED_ERRORS: Mapping[str, str] = {
+    "EACCES": "permission denied",
+    "EPERM": "permission denied",
+    "ENAMETOOLONG": "its path is too long to open",
+    "ELOOP": "it changed into a symlink during the walk",
+    "ENOTDIR": "it changed into a non-directory during the walk",
+    "ENOENT": "it disappeared during the walk",
+}
+
+
 def unsearched_text(u: Unsearched) -> str:
+    if u.error is not None:
+        return f"{u.path}/ not searched: {_UNSEARCHED_ERRORS.get(u.error, 'could not be listed (' + u.error + ')')}"
     if u.fail_closed:
         return f"{u.path}/ not searched: blocked by ignore-rule checking (an ignore file could not be read)"
     return f"{u.path}/ not searched: ignored by {_rule_text(u.rule)}"

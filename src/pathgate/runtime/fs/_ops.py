@@ -36,6 +36,16 @@ class SyncFS(Protocol):
         symlink at the last component (raise ``OSError(ELOOP)`` instead)."""
         ...
     def scandir(self, path: str) -> Iterator[DirEntryLike]: ...
+    def open_dir(self, path: str, dir_fd: int | None = None) -> int:
+        """Open a directory with ``O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC`` (relative to
+        ``dir_fd`` when given): a symlink in its place fails (``ELOOP``/``ENOTDIR``)."""
+        ...
+    def scandir_fd(self, fd: int, path: str) -> Iterator[DirEntryLike]:
+        """List the directory open on ``fd`` (``path`` is its absolute spelling, for
+        messages and fault injection only: it is never opened)."""
+        ...
+    def fstat(self, fd: int) -> os.stat_result: ...
+    def close(self, fd: int) -> None: ...
 
 
 @runtime_checkable
@@ -87,6 +97,10 @@ class OsFS:
 
     def scandir(self, path: str) -> Iterator[DirEntryLike]:
         with os.scandir(path) as it:
+            yield from it
+
+    def scandir_fd(self, fd: int, path: str) -> Iterator[DirEntryLike]:
+        with os.scandir(fd) as it:
             yield from it
 
     def readlink(self, path: str) -> str:
