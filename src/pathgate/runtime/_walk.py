@@ -39,7 +39,6 @@ import operator
 import os
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from pathgate.runtime.fs import PATH_MAX, DirEntryLike, SyncFS
@@ -101,8 +100,9 @@ def _is_git(name: str, fold: bool) -> bool:
     return name == ".git" or (fold and name.lower() == ".git")
 
 
-def _too_long(root: str, rel: str) -> bool:
-    return len(os.fsencode(root)) + 1 + len(os.fsencode(rel)) > PATH_MAX
+def _too_long(root_len: int, rel: str) -> bool:
+    """Would ``root/rel`` (``root_len``: bytes of the root) exceed ``PATH_MAX``?"""
+    return root_len + 1 + (len(rel) if rel.isascii() else len(os.fsencode(rel))) > PATH_MAX
 
 
 def open_below(fs: SyncFS, root: str, rel: str) -> int:
@@ -120,17 +120,19 @@ def open_below(fs: SyncFS, root: str, rel: str) -> int:
     return fd
 
 
-@dataclass(slots=True)
 class _Frame:
-    """A directory the walk is inside: its descriptor (``None`` once released), identity
-    and the subdirectories still to enter."""
+    """A listed directory whose subdirectories are still to be entered: its descriptor
+    (``None`` once released over :data:`MAX_OPEN_DIRS`; then ``ident`` is checked when it
+    is re-opened from the root) and how many of them are pending."""
 
-    rel: str
-    fd: int | None
-    ident: tuple[int, int]
-    node: DirNode
-    subdirs: list[tuple[str, str, Match]] = field(default_factory=list)
-    next: int = 0
+    __slots__ = ("fd", "ident", "node", "pending", "rel")
+
+    def __init__(self, rel: str, fd: int, node: DirNode, pending: int) -> None:
+        self.rel = rel
+        self.fd: int | None = fd
+        self.ident: tuple[int, int] | None = None
+        self.node = node
+        self.pending = pending
 
 
 class Walker:
@@ -141,6 +143,11 @@ class Walker:
     non-directory entries before anything is decided about them. ``start`` itself is not
     yielded unless it is excluded (then it is the only entry). An error opening or listing
     ``start`` propagates from the first :meth:`step`; deeper ones become error entries.
+
+    A directory's descriptor is held only while some of its subdirectories are still to be
+    entered (a chain of single subdirectories costs one or two descriptors at any depth);
+    past ``max_open`` the oldest held one is released and later re-opened from the root,
+    component by component with ``O_NOFOLLOW``, its ``(st_dev, st_ino)`` checked.
 
     One thread advances it at a time; :meth:`close` may come from another thread: if a step
     is running, that step releases the descriptors when it returns.
@@ -156,10 +163,14 @@ class Walker:
         self.start = start.strip("/")
         self.descend = descend
         self.want = want
-        self.max_open = max(2, max_open)
+        self.max_open = max(1, max_open)
         self._fold = session.ignore_case
         self._names = session.ignore_names
-        self._stack: list[_Frame] = []
+        # pending subdirectories, the next one last: (relpath, name, parent frame, decision)
+        self._stack: list[tuple[str, str, _Frame, Match]] = []
+        self._held = 0  # frames holding a descriptor
+        self._root_len = len(os.fsencode(self.root))
+        self._root_slash = self.root.rstrip("/") + "/"
         self._started = False
         self._closed = False
         self._lock = threading.Lock()
@@ -168,7 +179,7 @@ class Walker:
     @property
     def open_fds(self) -> int:
         """Descriptors held now (tests: none after :meth:`close`)."""
-        return sum(1 for f in self._stack if f.fd is not None)
+        return self._held
 
     def step(self, n: int = STEP) -> list[Entry]:
         """At least ``n`` more entries (a directory's entries come together), or ``[]`` when
@@ -182,14 +193,10 @@ class Walker:
             if not self._started:
                 self._started = True
                 self._begin(out)
-            while len(out) < n and self._stack:
-                top = self._stack[-1]
-                if top.next < len(top.subdirs):
-                    name, crel, decided = top.subdirs[top.next]
-                    top.next += 1
-                    self._enter(top, name, crel, decided, out)
-                else:
-                    self._pop()
+            stack = self._stack
+            while stack and len(out) < n:
+                rel, name, parent, decided = stack.pop()
+                self._enter(parent, name, rel, decided, out)
             return out
         except BaseException:
             self._release()
@@ -211,7 +218,8 @@ class Walker:
 
     def _release(self) -> None:
         stack, self._stack = self._stack, []
-        for f in stack:
+        self._held = 0
+        for _, _, f, _ in stack:  # every held frame has a pending subdirectory here
             if f.fd is not None:
                 self.fs.close(f.fd)
                 f.fd = None
@@ -225,93 +233,99 @@ class Walker:
             return
         fd = open_below(self.fs, self.root, self.start)
         try:
-            listing = self._list(fd, self.start)
-            self._push(self.start, fd, node, listing, out)
+            path = self._root_slash + self.start if self.start else self.root
+            listing = sorted(self.fs.scandir_fd(fd, path), key=_by_name)
         except BaseException:
-            if not (self._stack and self._stack[-1].fd == fd):
-                self.fs.close(fd)
+            self.fs.close(fd)
             raise
-
-    def _list(self, fd: int, rel: str) -> list[DirEntryLike]:
-        path = f"{self.root}/{rel}" if rel else self.root
-        return sorted(self.fs.scandir_fd(fd, path), key=_by_name)
+        self._keep(self.start, fd, node, listing, out)
 
     def _enter(self, parent: _Frame, name: str, rel: str, decided: Match, out: list[Entry]) -> None:
-        if _too_long(self.root, rel):
-            out.append(Entry(rel, DIR, None, _err(errno.ENAMETOOLONG)))
-            return
+        """Open, list and decide one subdirectory of ``parent``."""
         fs = self.fs
+        fd = -1
         try:
-            pfd = self._parent_fd(parent)
-            fd = fs.open_dir(name, dir_fd=pfd)
+            if self._root_len + 1 + (len(rel) if rel.isascii() else len(os.fsencode(rel))) > PATH_MAX:
+                raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG))
+            pfd = parent.fd
+            fd = fs.open_dir(name, pfd if pfd is not None else self._reopen(parent))
         except OSError as exc:
             out.append(Entry(rel, DIR, None, _err(exc.errno)))
+        parent.pending -= 1
+        if parent.pending <= 0 and parent.fd is not None:  # its last subdirectory: let go
+            fs.close(parent.fd)
+            parent.fd = None
+            self._held -= 1
+        if fd < 0:
             return
         try:
-            listing = self._list(fd, rel)
-        except OSError as exc:
-            fs.close(fd)
-            out.append(Entry(rel, DIR, None, _err(exc.errno)))
-            return
-        except BaseException:
-            fs.close(fd)
-            raise
-        present = frozenset(e.name for e in listing if e.name in self._names)
-        try:
+            listing = sorted(fs.scandir_fd(fd, self._root_slash + rel), key=_by_name)
+            names = self._names
+            present = frozenset(e.name for e in listing if e.name in names)
             node = self.session.enter_child(parent.node, rel, name, decided, present)
+        except OSError as exc:
+            fs.close(fd)
+            out.append(Entry(rel, DIR, None, _err(exc.errno)))
+            return
         except BaseException:
             fs.close(fd)
             raise
-        self._push(rel, fd, node, listing, out)
+        self._keep(rel, fd, node, listing, out)
 
-    def _push(self, rel: str, fd: int, node: DirNode, listing: list[DirEntryLike],
+    def _keep(self, rel: str, fd: int, node: DirNode, listing: list[DirEntryLike],
               out: list[Entry]) -> None:
-        """Yield one listed directory's entries; keep its descriptor while it has
-        subdirectories to enter."""
-        subdirs = self._entries(rel, node, listing, out)
+        """Emit one listed directory's entries; hold its descriptor while subdirectories
+        of it are pending."""
+        try:
+            subdirs = self._entries(rel, node, listing, out)
+        except BaseException:
+            self.fs.close(fd)
+            raise
         if not subdirs:
             self.fs.close(fd)
             return
+        frame = _Frame(rel, fd, node, len(subdirs))
+        stack = self._stack
+        for name, crel, m in reversed(subdirs):
+            stack.append((crel, name, frame, m))
+        self._held += 1
+        if self._held > self.max_open:
+            self._evict(frame)
+
+    def _evict(self, keep: _Frame) -> None:
+        """Release the outermost held descriptor but ``keep``'s, remembering its identity
+        (rare: only a walk inside more than ``max_open`` branching levels gets here)."""
+        frame = next(f for _, _, f, _ in self._stack if f.fd is not None and f is not keep)
+        fd, frame.fd = frame.fd, None
+        self._held -= 1
+        assert fd is not None
+        try:
+            st = self.fs.fstat(fd)
+            frame.ident = (st.st_dev, st.st_ino)
+        except OSError:
+            frame.ident = None  # re-opening it will fail (reported on its subdirectories)
+        finally:
+            self.fs.close(fd)
+
+    def _reopen(self, frame: _Frame) -> int:
+        """Re-open a released directory from the root (``O_NOFOLLOW`` per component) and
+        confirm it is the same directory; hold it again."""
+        if frame.ident is None:
+            raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+        fd = open_below(self.fs, self.root, frame.rel)
         try:
             st = self.fs.fstat(fd)
         except BaseException:
             self.fs.close(fd)
             raise
-        self._stack.append(_Frame(rel, fd, (st.st_dev, st.st_ino), node, subdirs))
-        held = [f for f in self._stack if f.fd is not None]
-        if len(held) > self.max_open:  # release the outermost held ancestor
-            victim = held[0]
-            assert victim.fd is not None
-            self.fs.close(victim.fd)
-            victim.fd = None
-
-    def _parent_fd(self, frame: _Frame) -> int:
-        """``frame``'s descriptor, re-opened through its child's ``..`` when released."""
-        if frame.fd is not None:
-            return frame.fd
-        raise OSError(errno.EBADF, "released ancestor re-opened only from a child")
-
-    def _pop(self) -> None:
-        frame = self._stack.pop()
-        fd = frame.fd
-        if fd is None:
-            return
-        try:
-            if self._stack and self._stack[-1].fd is None:
-                parent = self._stack[-1]
-                try:
-                    pfd = self.fs.open_dir("..", dir_fd=fd)
-                except OSError:
-                    parent.next = len(parent.subdirs)  # cannot go back safely: stop there
-                    return
-                st = self.fs.fstat(pfd)
-                if (st.st_dev, st.st_ino) != parent.ident:
-                    self.fs.close(pfd)
-                    parent.next = len(parent.subdirs)  # moved during the walk: stop there
-                    return
-                parent.fd = pfd
-        finally:
+        if (st.st_dev, st.st_ino) != frame.ident:
             self.fs.close(fd)
+            raise OSError(errno.ENOENT, "directory moved during the walk")
+        frame.fd = fd
+        self._held += 1
+        if self._held > self.max_open:
+            self._evict(frame)
+        return fd
 
     def _entries(self, rel: str, node: DirNode, listing: list[DirEntryLike],
                  out: list[Entry]) -> list[tuple[str, str, Match]]:
@@ -335,7 +349,7 @@ class Walker:
         subdirs: list[tuple[str, str, Match]] = []
         for e in listing:
             name = e.name
-            if _is_git(name, fold):
+            if name == ".git" or (fold and name.lower() == ".git"):
                 continue
             crel = prefix + name
             try:
@@ -387,6 +401,7 @@ def list_files_below(fs: SyncFS, root: str, start: str, budget: int,
     sees it, so counts are what they would be without it."""
     out: list[tuple[str, str]] = []
     seen = 0
+    root_len = len(os.fsencode(root))
     try:
         fd = open_below(fs, root, start)
     except OSError as exc:
@@ -441,7 +456,7 @@ def list_files_below(fs: SyncFS, root: str, start: str, budget: int,
                 continue
             name = names.pop()
             crel = f"{prel}/{name}" if prel else name
-            if _too_long(root, crel):
+            if _too_long(root_len, crel):
                 if on_error is not None:
                     on_error(crel, _err(errno.ENAMETOOLONG))
                 continue

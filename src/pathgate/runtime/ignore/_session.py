@@ -180,10 +180,6 @@ class IgnoreSession:
             self._dirs[rel] = node
         return node
 
-    def decide_entry(self, node: DirNode, relpath: str, name: str, is_dir: bool | None) -> Match:
-        """Decide an entry (``relpath``, basename ``name``) of allowed directory ``node``."""
-        return self._match_in(node, relpath, name, is_dir)
-
     # -- internals -------------------------------------------------------------------------
 
     def _views(self, path: str, name: str) -> tuple[str, str]:
@@ -205,8 +201,9 @@ class IgnoreSession:
             return False
         return _stat.S_ISDIR(st.st_mode)
 
-    def _match_in(self, node: DirNode, relpath: str, name: str, is_dir: bool | None) -> Match:
-        """Decide an entry of allowed directory ``node``."""
+    def decide_entry(self, node: DirNode, relpath: str, name: str, is_dir: bool | None) -> Match:
+        """Decide an entry (``relpath``, basename ``name``) of allowed directory ``node``
+        (the walker's per-entry call)."""
         chain = node.chain
         if not chain:
             return NO_MATCH
@@ -283,3 +280,5 @@ class IgnoreSession:
         if extra is None:
             index._store(node)
         return node
+
+    _match_in = decide_entry
