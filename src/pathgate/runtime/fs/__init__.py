@@ -41,7 +41,18 @@ from pathgate.runtime.fs._backends import (
     running_asyncio,
 )
 from pathgate.runtime.fs._ops import DIR_FLAGS, OPEN_FLAGS, DirEntryLike, FileOps, OsFS, SyncFS
-from pathgate.runtime.fs._read import BINARY_SNIFF, DirFds, Opened, ReadRequest, decode, open_at, open_read
+from pathgate.runtime.fs._read import (
+    BINARY_SNIFF,
+    MAX_CONFIG_BYTES,
+    MAX_IGNORE_BYTES,
+    DirFds,
+    Opened,
+    ReadRequest,
+    decode,
+    open_at,
+    open_read,
+    read_regular,
+)
 from pathgate.runtime.fs._resolve import (
     MAX_SYMLINKS,
     MISSING_ERRNOS,
@@ -56,6 +67,8 @@ __all__ = [
     "AUTO_BACKEND",
     "BINARY_SNIFF",
     "DIR_FLAGS",
+    "MAX_CONFIG_BYTES",
+    "MAX_IGNORE_BYTES",
     "MAX_SYMLINKS",
     "MISSING_ERRNOS",
     "OPEN_FLAGS",
@@ -78,6 +91,7 @@ __all__ = [
     "drive_sync",
     "open_at",
     "open_read",
+    "read_regular",
     "resolve_flow",
     "run_chunked",
     "running_asyncio",

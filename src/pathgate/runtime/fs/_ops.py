@@ -32,8 +32,10 @@ class SyncFS(Protocol):
     def lstat(self, path: str) -> os.stat_result: ...
     def stat(self, path: str) -> os.stat_result: ...
     def read_bytes(self, path: str) -> bytes:
-        """Read a whole small file (an ignore file, a git config). Must not follow a
-        symlink at the last component (raise ``OSError(ELOOP)`` instead)."""
+        """Read a whole small regular file (an ignore file), bounded. Must not follow a
+        symlink at the last component (raise ``OSError(ELOOP)`` instead), never block on
+        a FIFO and never read a special file (``EINVAL``; ``EISDIR`` for a directory) nor
+        more than the cap (``EFBIG``): see :func:`~pathgate.runtime.fs.read_regular`."""
         ...
     def scandir(self, path: str) -> Iterator[DirEntryLike]: ...
     def open_dir(self, path: str, dir_fd: int | None = None) -> int:
@@ -83,17 +85,9 @@ class OsFS:
         return os.stat(path)
 
     def read_bytes(self, path: str) -> bytes:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-        try:
-            chunks: list[bytes] = []
-            while True:
-                chunk = os.read(fd, 1 << 20)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-            return b"".join(chunks)
-        finally:
-            os.close(fd)
+        from pathgate.runtime.fs import _read
+
+        return _read.read_regular(path, _read.MAX_IGNORE_BYTES)
 
     def scandir(self, path: str) -> Iterator[DirEntryLike]:
         with os.scandir(path) as it:

@@ -19,7 +19,58 @@ from dataclasses import dataclass
 from pathgate.runtime.fs._ops import FileOps
 from pathgate.runtime.fs._resolve import _rel, _within
 
-__all__ = ["BINARY_SNIFF", "DirFds", "Opened", "ReadRequest", "decode", "open_at", "open_read"]
+__all__ = [
+    "BINARY_SNIFF",
+    "MAX_CONFIG_BYTES",
+    "MAX_IGNORE_BYTES",
+    "DirFds",
+    "Opened",
+    "ReadRequest",
+    "decode",
+    "open_at",
+    "open_read",
+    "read_regular",
+]
+
+#: Largest ignore file (per-directory, ``info/exclude``, ``core.excludesFile``) pathgate
+#: reads; a larger one is unreadable (``EFBIG``) and fails closed.
+MAX_IGNORE_BYTES = 64 << 20
+#: Largest git config file (``.git/config``, global, system) or ``.git``/``commondir``
+#: pointer file read; larger ones are unreadable (``EFBIG``).
+MAX_CONFIG_BYTES = 4 << 20
+
+
+def read_regular(path: str, cap: int, *, follow: bool = False, dir_fd: int | None = None) -> bytes:
+    """Read a whole small regular file, bounded: opened with ``O_NONBLOCK`` (a FIFO never
+    hangs) and ``O_NOFOLLOW`` unless ``follow``; the type is checked on the descriptor.
+
+    Raises ``OSError``: ``EISDIR`` for a directory, ``EINVAL`` for any other non-regular
+    file (FIFO, device, socket: never read), ``EFBIG`` when it holds more than ``cap``
+    bytes (checked on ``fstat`` and again while reading, so a growing file or a lying
+    size cannot make it read more than ``cap + 1`` bytes)."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
+    fd = os.open(path, flags, dir_fd=dir_fd)
+    try:
+        st = os.fstat(fd)
+        if stat_mod.S_ISDIR(st.st_mode):
+            raise OSError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+        if not stat_mod.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", path)
+        if st.st_size > cap:
+            raise OSError(errno.EFBIG, f"larger than {cap} bytes", path)
+        chunks: list[bytes] = []
+        left = cap + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        if left <= 0:
+            raise OSError(errno.EFBIG, f"larger than {cap} bytes", path)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 #: Bytes inspected for a NUL to call content binary.
 BINARY_SNIFF = 8192

@@ -107,7 +107,9 @@ class SourceInfo(msgspec.Struct, frozen=True, kw_only=True):
     """One ignore source consulted for a path (see :meth:`IgnoreSession.explain`).
 
     ``state``: ``"read"`` (``rules`` lines compiled), ``"unreadable"`` (``error`` names the
-    errno), ``"symlink"`` (a symlinked per-directory file: not followed, like git),
+    errno; ``EFBIG``: larger than :data:`~pathgate.runtime.fs.MAX_IGNORE_BYTES`),
+    ``"symlink"`` (a symlinked per-directory file: not followed, like git), ``"special"``
+    (a repository-wide source that is a FIFO or device: never read, no rules),
     ``"builtin"``.
     """
 
@@ -266,8 +268,9 @@ class IgnoreIndex:
         layout = _gitconfig.find_git_layout(self.root) if (cfg.git_sources or cfg.ignore_case is None) \
             else None
         conf: dict[str, str | None] = {}
+        conf_errors: list[tuple[str, int]] = []
         if layout is not None or cfg.git_sources or cfg.ignore_case is None:
-            conf = _gitconfig.read_config(_gitconfig.config_files(layout))
+            conf = _gitconfig.read_config(_gitconfig.config_files(layout), conf_errors)
         fold = cfg.ignore_case
         if fold is None:
             fold = bool(_gitconfig.parse_bool(conf.get("core.ignorecase", "false")))
@@ -286,6 +289,14 @@ class IgnoreIndex:
                 builtin = self._builtin_folded
             lists.append(builtin)
             sources.append(SourceInfo(source=BUILTIN_SOURCE, state="builtin", rules=len(builtin)))
+        for cpath, code in conf_errors:
+            # a config that exists but cannot be read bounded: core.excludesFile and
+            # core.ignoreCase are unknown, so every path fails closed
+            shown = os.path.relpath(cpath, self.root) if cpath.startswith(self.root + "/") else cpath
+            warnings.append(f"unable to read git config '{cpath}': {os.strerror(code)}")
+            sources.append(SourceInfo(source=shown, state="unreadable", error=_err_name(code)))
+            if cfg.fail_closed and stop is None:
+                stop = Match(ignored=True, fail_closed=True, unreadable=shown)
         if cfg.git_sources:
             excl = cfg.excludes_file
             if excl is None:
@@ -308,6 +319,11 @@ class IgnoreIndex:
                     data = self.fs.read_bytes(os.path.realpath(path))
                 except OSError as e:
                     if e.errno == errno.EISDIR:
+                        continue
+                    if e.errno == errno.EINVAL:
+                        # a special file (``/dev/null``, a FIFO, ``/dev/zero``): never read,
+                        # no rules (git reads a device's zero ``st_size`` as empty)
+                        sources.append(SourceInfo(source=shown, state="special"))
                         continue
                     sigs[-1] = _stale(e.errno)  # read again by the next session
                     if e.errno in (errno.ENOENT, errno.ENOTDIR):
