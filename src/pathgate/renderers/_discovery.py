@@ -17,6 +17,7 @@ from typing import Any
 
 import msgspec
 
+from pathgate._schema import inline_schema
 from pathgate.renderers._base import Renderer, is_opaque
 from pathgate.results import GlobResult, ListResult, Omission, SearchResult, Unsearched
 from pathgate.verdicts import Gate, Rule
@@ -176,7 +177,6 @@ def render_discovery(renderer: Renderer, result: DiscoveryResult) -> dict[str, A
 
 def discovery_output_schema(tp: type[DiscoveryResult]) -> dict[str, Any]:
     """JSON Schema (object root) of the structured form of ``tp``."""
-    from pathgate.runtime._dispatch import inline_schema
 
     schema = inline_schema(tp)
     props = dict(schema.get("properties", {}))

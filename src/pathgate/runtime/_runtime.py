@@ -42,7 +42,7 @@ from pathgate.runtime._dispatch import (
 )
 from pathgate.runtime._tracing import SpanMode, TracingMiddleware
 from pathgate.runtime.fs import Backends, FileOps, IoLimiter, OsFS, SyncFS
-from pathgate.runtime.gates import Gate, GatePipeline
+from pathgate.runtime.gates import GateCheck, GatePipeline
 from pathgate.runtime.ignore import IgnoreIndex
 from pathgate.runtime.tools.code_search import code_search as _code_search
 from pathgate.runtime.tools.glob import glob as _glob
@@ -106,7 +106,7 @@ class Runtime:
         meter_provider: MeterProvider | None = None,
         span_mode: SpanMode = "create",
         fs: SyncFS | None = None,
-        gates: Sequence[Gate] = (),
+        gates: Sequence[GateCheck] = (),
     ) -> None:
         real = os.path.realpath(root)
         if not os.path.isdir(real):

@@ -33,7 +33,7 @@ from pathgate.verdicts import Remedy, Verdict
 if TYPE_CHECKING:
     from pathgate.config import Policy
 
-__all__ = ["Fact", "Gate", "GateContext", "GateResult", "PathFacts", "lexical_name"]
+__all__ = ["Fact", "GateCheck", "GateContext", "GateResult", "PathFacts", "lexical_name"]
 
 
 class Fact(enum.IntEnum):
@@ -97,7 +97,7 @@ class GateContext:
     size_limit: int = 0
 
 
-class Gate(Protocol):
+class GateCheck(Protocol):
     """One check on one path. Hosts add their own gates with the same shape.
 
     A host gate's verdicts use an existing ``pathgate.Gate`` value (``HOST_FILTER`` for a

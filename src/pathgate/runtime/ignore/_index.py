@@ -377,6 +377,14 @@ class IgnoreIndex:
         """The per-directory ignore file names, as a set."""
         return self._ignore_set
 
+    def _unsearchable(self, base: str) -> bool:
+        """Is the directory ``base`` (ending in ``/``) itself closed to path lookups?"""
+        try:
+            self.fs.lstat(base + ".")
+        except OSError as e:
+            return e.errno == errno.EACCES
+        return False
+
     def _own_sigs(self, rel: str, present: frozenset[str] | None) -> tuple[_Sig, ...]:
         """The stat signature of each candidate ignore file of directory ``rel``."""
         base = self.root + "/" + rel + "/" if rel else self.root + "/"
@@ -389,8 +397,14 @@ class IgnoreIndex:
             try:
                 st = lstat(base + name)
             except OSError as e:
-                out.append(None if e.errno in (errno.ENOENT, errno.ENOTDIR)
-                           else f"error:{_err_name(e.errno)}")
+                if e.errno in (errno.ENOENT, errno.ENOTDIR) or (
+                        e.errno == errno.EACCES and self._unsearchable(base)):
+                    # an unsearchable directory: nothing below it can be opened or listed
+                    # at all, so its ignore files decide nothing; reads and walks report
+                    # the real cause (permission denied), not "an ignore file failed"
+                    out.append(None)
+                else:
+                    out.append(f"error:{_err_name(e.errno)}")
                 continue
             out.append((st.st_mode, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
         return tuple(out)
