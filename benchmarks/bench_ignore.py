@@ -43,8 +43,8 @@ REPO = HERE.parent
 SHARED = REPO.parent / "shared"
 sys.path.insert(0, str(REPO / "src"))
 
-from pathgate.runtime._ignore import IgnoreConfig, IgnoreIndex  # noqa: E402
 from pathgate.runtime._walk import walk  # noqa: E402
+from pathgate.runtime.ignore import IgnoreConfig, IgnoreIndex  # noqa: E402
 
 GIT_ENV = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1",
            "LC_ALL": "C"}

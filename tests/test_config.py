@@ -6,7 +6,7 @@ import pytest
 
 from pathgate import ConfigError, Policy, load_config
 from pathgate.config import DEFAULT_SECRET_PATTERNS, OTHER_AGENT_FILES, RendererRule, SizeRule, load_host_config
-from pathgate.runtime._ignore import DEFAULT_IGNORES
+from pathgate.runtime.ignore import DEFAULT_IGNORES
 
 
 def test_defaults() -> None:

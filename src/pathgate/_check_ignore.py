@@ -31,7 +31,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import BinaryIO
 
-from pathgate.runtime._ignore import IgnoreConfig, IgnoreIndex, Match
+from pathgate.runtime.ignore import IgnoreConfig, IgnoreIndex, Match
 
 __all__ = ["main", "quote_c_style", "unquote_c_style"]
 

@@ -12,7 +12,7 @@ import errno
 import os
 from pathlib import Path
 
-from pathgate.runtime._fs import OsFS
+from pathgate.runtime.fs import OsFS
 
 __all__ = ["DEMO_PATHS", "DEMO_SIZE_LIMIT", "DemoFS", "build_demo"]
 

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from pathgate._names import spell_names, unspell_path
-from pathgate.runtime._ignore import SourceInfo
 from pathgate.runtime.gates import lexical_name
 from pathgate.runtime.gates.path import GIT_INTERNALS
 from pathgate.runtime.gates.secrets import ENV_TEMPLATES, normalize_name
+from pathgate.runtime.ignore import SourceInfo
 from pathgate.verdicts import Gate, Remedy, Rule, Verdict
 
 if TYPE_CHECKING:

@@ -40,7 +40,6 @@ message names it too. ``host_filter`` is code, so it exists only on the struct.
 
 import fnmatch
 import os
-import re
 import tomllib
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
@@ -48,8 +47,9 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from pathgate._schema import validation_key as _key_of
 from pathgate.errors import ConfigError
-from pathgate.runtime._ignore import DEFAULT_IGNORES, IgnoreConfig
+from pathgate.runtime.ignore import DEFAULT_IGNORES, IgnoreConfig
 
 __all__ = [
     "DEFAULT_SECRET_PATTERNS",
@@ -342,21 +342,6 @@ class _PolicyFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_on
         return Policy(**fields, renderers=self.renderers.rules, default_renderer=self.renderers.default)
 
 
-_AT = re.compile(r" - at `\$\.?([^`]*)`$")
-_UNKNOWN = re.compile(r"(?:unknown|missing required) field `([^`]*)`")
-
-
-def _key_of(message: str) -> tuple[str | None, str]:
-    """Split a msgspec validation message into (dotted key, text)."""
-    m = _AT.search(message)
-    key = m.group(1) if m else None
-    text = _AT.sub("", message)
-    named = _UNKNOWN.search(text)
-    if named:
-        key = f"{key}.{named.group(1)}" if key else named.group(1)
-    return key, text
-
-
 def policy_from_mapping(data: Any, *, source: str = "<config>", prefix: str = "") -> Policy:
     """Decode a TOML-shaped mapping into a :class:`Policy` (strict types, no unknown keys).
 
@@ -433,7 +418,7 @@ def _load_file(found: Path) -> tuple[Policy, Mapping[str, Any], str] | None:
         return None
     doc, prefix = table
     policy = policy_from_mapping(doc, source=str(found), prefix=prefix)
-    _check_renderer_names(policy, str(found), prefix)
+    _check_policy(policy, str(found), prefix)
     return policy, doc, prefix
 
 
@@ -586,16 +571,12 @@ def load_config(
     return base if project is None else merge_project(base, *project)
 
 
-def _check_renderer_names(policy: Policy, source: str, prefix: str) -> None:
-    """An unknown renderer name fails at load, naming the key (hosts register their own
-    renderers with ``pathgate.renderers.register_renderer`` before loading)."""
-    from pathgate.renderers._base import default_registry
+#: Checks run on every policy :func:`load_config` loads, as ``check(policy, source,
+#: prefix)``. The renderers package registers the renderer-name check here when it is
+#: imported (``import pathgate`` does), so this module needs no import of a higher layer.
+POLICY_CHECKS: list[Callable[[Policy, str, str], None]] = []
 
-    registry = default_registry()
-    named = [("renderers.default", policy.default_renderer)]
-    named += [(f"renderers.rules[{i}].renderer", r.renderer) for i, r in enumerate(policy.renderers)]
-    for key, name in named:
-        if name not in registry:
-            shown = f"{prefix}.{key}" if prefix else key
-            known = ", ".join(registry.names())
-            raise ConfigError(f"{source}: `{shown}`: unknown renderer {name!r}; known renderers: {known}", key=key)
+
+def _check_policy(policy: Policy, source: str, prefix: str) -> None:
+    for check in POLICY_CHECKS:
+        check(policy, source, prefix)

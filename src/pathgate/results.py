@@ -44,11 +44,14 @@ class Omission(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Unsearched(msgspec.Struct, frozen=True, kw_only=True):
-    """An excluded directory the walk did not enter although it could hold matches."""
+    """A directory the walk did not enter although it could hold matches: excluded by
+    ignore rules (``rule``, ``fail_closed``), or not enterable (``error``: the errno name,
+    e.g. ``EACCES``, ``ENAMETOOLONG``)."""
 
     path: str
     rule: Rule | None = None
     fail_closed: bool = False
+    error: str | None = None
 
 
 class DirEntry(msgspec.Struct, frozen=True):

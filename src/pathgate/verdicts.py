@@ -102,6 +102,9 @@ class Rule(msgspec.Struct, frozen=True):
 
 BUILTIN_SOURCE = "<built-in>"
 
+#: ``Verdict.detail`` of the path gate's block on git internals (``.git/``: never served).
+GIT_INTERNALS = "git_internals"
+
 
 class Remedy(msgspec.Struct, frozen=True):
     """Verified lines that would unblock an ignore block.

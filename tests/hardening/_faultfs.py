@@ -6,7 +6,9 @@ files, hooks before open and after fstat) with:
 * ``fail[(op, path)] = errno`` — raise ``OSError(errno)`` from ``op`` on ``path`` (absolute;
   ``"*"`` for any path); ``times[(op, path)] = n`` limits it to the next ``n`` calls;
 * ``on_scandir[path] = hook`` — run ``hook()`` once right before ``path`` is listed (an
-  ignore file rewritten or deleted during a walk);
+  ignore file rewritten or deleted during a walk); the ``"scandir"`` faults and hooks apply
+  to path listings and to descriptor listings (``scandir_fd``, keyed by the directory's
+  absolute path) alike;
 * ``delay`` — seconds each blocking call sleeps (cancellation points inside worker threads).
 """
 
@@ -17,7 +19,7 @@ import os
 import time
 from collections.abc import Callable, Iterator
 
-from pathgate.runtime._fs import DirEntryLike
+from pathgate.runtime.fs import DirEntryLike
 from tests.runtime.gates._tree import SeamFS
 
 OPS = ("lstat", "stat", "read_bytes", "scandir", "readlink", "open_fd", "open_dir", "fstat", "read_fd")
@@ -71,6 +73,13 @@ class FaultFS(SeamFS):
             hook()
         self._check("scandir", path)
         return super().scandir(path)
+
+    def scandir_fd(self, fd: int, path: str) -> Iterator[DirEntryLike]:
+        hook = self.on_scandir.pop(path, None)
+        if hook is not None:
+            hook()
+        self._check("scandir", path)
+        return super().scandir_fd(fd, path)
 
     def readlink(self, path: str) -> str:
         self._check("readlink", path)

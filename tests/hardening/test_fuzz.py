@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pathgate import Policy, Runtime
-from pathgate.runtime._ignore import IgnoreList
+from pathgate.runtime.ignore import IgnoreList
 from tests.oracle.test_differential import _compare, trees
 
 pytestmark = pytest.mark.slow

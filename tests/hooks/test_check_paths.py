@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from pathgate import Gate, Policy, Runtime, Status, ToolArgumentError
-from pathgate.runtime._fs import OsFS
+from pathgate.runtime.fs import OsFS
 
 
 class CountingFS(OsFS):

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from pathgate.runtime._ignore import IgnoreConfig, IgnoreIndex
 from pathgate.runtime._walk import DIR, walk
+from pathgate.runtime.ignore import IgnoreConfig, IgnoreIndex
 from tests.oracle._git import git_check_ignore, pathgate_check_ignore, stdin_payload
 
 

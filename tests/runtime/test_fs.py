@@ -8,7 +8,7 @@ import aiofiles.os
 import anyio
 import pytest
 
-from pathgate.runtime._fs import (
+from pathgate.runtime.fs import (
     PATH_MAX,
     AiofilesFS,
     Backends,

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pathgate.runtime._fs import OsFS
-from pathgate.runtime._ignore import IgnoreConfig, IgnoreIndex
+from pathgate.runtime.fs import OsFS
+from pathgate.runtime.ignore import IgnoreConfig, IgnoreIndex
 
 
 def _bump(path: Path, data: bytes) -> None:

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pathgate.runtime._fs import OsFS
-from pathgate.runtime._ignore import IgnoreConfig, IgnoreIndex
+from pathgate.runtime.fs import OsFS
+from pathgate.runtime.ignore import IgnoreConfig, IgnoreIndex
 
 GIT_ONLY = IgnoreConfig.git_only(excludes_file="/dev/null")
 
@@ -227,7 +227,7 @@ CHAIN = "**/" + "a/**/" * 8 + "b"
 _BOUNDED = """
 import sys
 from pathlib import Path
-from pathgate.runtime._ignore import IgnoreConfig, IgnoreIndex
+from pathgate.runtime.ignore import IgnoreConfig, IgnoreIndex
 root = Path(sys.argv[1])
 (root / ".gitignore").write_text(sys.argv[2] + "\\n")
 index = IgnoreIndex(root, IgnoreConfig.git_only(excludes_file="/dev/null"))
@@ -260,7 +260,7 @@ def test_pathological_line_is_decided_in_bounded_time(tmp_path: Path, line: str,
 
 
 def test_star_runs_and_collapsing() -> None:
-    from pathgate.runtime._ignore import star_runs, translate_wildmatch
+    from pathgate.runtime.ignore import star_runs, translate_wildmatch
 
     assert translate_wildmatch(REPEATED, True) == "(?:.*/)?\\x71"
     assert translate_wildmatch("a/**/**/**", True) == "\\x61\\x2f.*"
@@ -301,7 +301,7 @@ def wild_cases(draw: st.DrawFn) -> tuple[str, str, bool, bool]:
 def test_wildmatch_port_equals_the_regex(case: tuple[str, str, bool, bool]) -> None:
     import re
 
-    from pathgate.runtime._ignore import Wildmatch, _fold, translate_wildmatch
+    from pathgate.runtime.ignore._wildmatch import Wildmatch, _fold, translate_wildmatch
 
     p, t, pathname, fold = case
     body = translate_wildmatch(p, pathname, fold)
@@ -331,7 +331,7 @@ WILD_PATHS = [
 def test_wildmatch_lines_equal_git(tmp_path: Path, git_bin: str, fold: bool) -> None:
     """Lines matched by the port (3 or more runs of ``*``) and collapsed ``**/`` runs, in
     a root and a nested ignore file: ``pathgate check-ignore`` == git, byte for byte."""
-    from pathgate.runtime._ignore import WILD_STAR_RUNS, compile_pattern, star_runs
+    from pathgate.runtime.ignore import WILD_STAR_RUNS, compile_pattern, star_runs
     from pathgate.verdicts import Rule
     from tests.oracle._git import (
         git_check_ignore,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pathgate.runtime._ignore import IgnoreConfig, IgnoreIndex, translate_wildmatch
+from pathgate.runtime.ignore import IgnoreConfig, IgnoreIndex, translate_wildmatch
 from tests.oracle._git import (
     git_check_ignore,
     git_init,

@@ -15,7 +15,6 @@ from typing import Any, cast
 
 import pytest
 
-from pathgate.runtime._ignore import IgnoreSession, Match
 from pathgate.runtime._remedy import (
     PROBE_NAME,
     candidate_lines,
@@ -23,6 +22,7 @@ from pathgate.runtime._remedy import (
     remedy_bases,
     suggest_remedy,
 )
+from pathgate.runtime.ignore import IgnoreSession, Match
 from pathgate.verdicts import Remedy, Rule
 
 

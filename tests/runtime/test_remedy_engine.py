@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from pathgate.runtime._ignore import IgnoreConfig, IgnoreIndex
 from pathgate.runtime._remedy import suggest_remedy
+from pathgate.runtime.ignore import IgnoreConfig, IgnoreIndex
 from pathgate.verdicts import Remedy
 
 # git_sources off and no defaults unless a test asks: the tree's own files are the whole story.

@@ -5,18 +5,18 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pathgate.runtime._fs import OsFS
-from pathgate.runtime._ignore import IgnoreConfig, IgnoreIndex
 from pathgate.runtime._walk import DIR, FILE, SYMLINK, count_below, walk
+from pathgate.runtime.fs import OsFS
+from pathgate.runtime.ignore import IgnoreConfig, IgnoreIndex
 
 
 class SpyFS(OsFS):
     def __init__(self) -> None:
         self.listed: list[str] = []
 
-    def scandir(self, path: str):  # type: ignore[no-untyped-def]
+    def scandir_fd(self, fd: int, path: str):  # type: ignore[no-untyped-def]
         self.listed.append(path)
-        return super().scandir(path)
+        return super().scandir_fd(fd, path)
 
 
 def _tree(root: Path) -> None:

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from pathgate.renderers import _config_check  # noqa: F401  (registers the renderer-name check)
 from pathgate.renderers._base import DEFAULT_RENDERER as DEFAULT_RENDERER
 from pathgate.renderers._base import READ_FILES_DESCRIPTION as READ_FILES_DESCRIPTION
 from pathgate.renderers._base import Renderer as Renderer

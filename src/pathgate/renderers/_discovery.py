@@ -17,6 +17,7 @@ from typing import Any
 
 import msgspec
 
+from pathgate._schema import inline_schema
 from pathgate.renderers._base import Renderer, is_opaque
 from pathgate.results import GlobResult, ListResult, Omission, SearchResult, Unsearched
 from pathgate.verdicts import Gate, Rule
@@ -58,7 +59,19 @@ def omission_text(om: Omission, noun: tuple[str, str] = ("match", "matches"),
     return text
 
 
+_UNSEARCHED_ERRORS: Mapping[str, str] = {
+    "EACCES": "permission denied",
+    "EPERM": "permission denied",
+    "ENAMETOOLONG": "its path is too long to open",
+    "ELOOP": "it changed into a symlink during the walk",
+    "ENOTDIR": "it changed into a non-directory during the walk",
+    "ENOENT": "it disappeared during the walk",
+}
+
+
 def unsearched_text(u: Unsearched) -> str:
+    if u.error is not None:
+        return f"{u.path}/ not searched: {_UNSEARCHED_ERRORS.get(u.error, 'could not be listed (' + u.error + ')')}"
     if u.fail_closed:
         return f"{u.path}/ not searched: blocked by ignore-rule checking (an ignore file could not be read)"
     return f"{u.path}/ not searched: ignored by {_rule_text(u.rule)}"
@@ -165,7 +178,6 @@ def render_discovery(renderer: Renderer, result: DiscoveryResult) -> dict[str, A
 
 def discovery_output_schema(tp: type[DiscoveryResult]) -> dict[str, Any]:
     """JSON Schema (object root) of the structured form of ``tp``."""
-    from pathgate.runtime._dispatch import inline_schema
 
     schema = inline_schema(tp)
     props = dict(schema.get("properties", {}))

@@ -22,8 +22,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from pathgate.renderers._base import STATUS_MEANINGS, is_opaque
-from pathgate.runtime.gates.path import GIT_INTERNALS
-from pathgate.verdicts import FileResult, Gate, Status, Verdict
+from pathgate.verdicts import GIT_INTERNALS, FileResult, Gate, Status, Verdict
 
 __all__ = [
     "STRUCTURED_READ_FILES_DESCRIPTION",

@@ -18,8 +18,7 @@ from pathgate.renderers._base import (
     is_opaque,
     render_text_read,
 )
-from pathgate.runtime.gates.path import GIT_INTERNALS
-from pathgate.verdicts import FileResult, Gate, Rule, Status, Verdict
+from pathgate.verdicts import GIT_INTERNALS, FileResult, Gate, Rule, Status, Verdict
 
 __all__ = ["VerboseRenderer"]
 

@@ -15,8 +15,9 @@ from typing import Annotated, Any
 
 import msgspec
 
+from pathgate._schema import inline_schema
+from pathgate._schema import validation_key as _key_of
 from pathgate._types import ToolCall
-from pathgate.config import _key_of
 from pathgate.errors import ToolArgumentError, UnknownToolError
 
 __all__ = [
@@ -129,13 +130,3 @@ def unknown_tool(name: str, known: list[str]) -> UnknownToolError:
     return UnknownToolError(f"no tool named {name!r}; known tools: {', '.join(sorted(known))}")
 
 
-def inline_schema(tp: Any) -> dict[str, Any]:
-    """A JSON Schema for ``tp`` whose root is the object itself (never a bare ``$ref``):
-    MCP clients up to protocol 2025-11-25 reject a ``$ref`` root."""
-    (root,), components = msgspec.json.schema_components([tp], ref_template="#/$defs/{name}")
-    if "$ref" in root:
-        name = root["$ref"].rsplit("/", 1)[-1]
-        root = dict(components.pop(name))
-    if components:
-        root["$defs"] = components
-    return dict(root)

@@ -36,7 +36,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Sequence
 
-from pathgate.runtime._ignore import IgnoreSession, Match
+from pathgate.runtime.ignore import IgnoreSession, Match
 from pathgate.verdicts import BUILTIN_SOURCE, Remedy, Rule
 
 __all__ = ["candidate_lines", "escape_component", "remedy_bases", "suggest_remedy"]

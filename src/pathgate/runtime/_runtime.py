@@ -44,11 +44,11 @@ from pathgate.runtime._dispatch import (
     unknown_tool,
     validate_args,
 )
-from pathgate.runtime._fs import Backends, FileOps, IoLimiter, OsFS, SyncFS
-from pathgate.runtime._ignore import IgnoreIndex
 from pathgate.runtime._tracing import SpanMode, TracingMiddleware
-from pathgate.runtime.gates import Fact, Gate, GateContext, GatePipeline, PathFacts, lexical_name
+from pathgate.runtime.fs import Backends, FileOps, IoLimiter, OsFS, SyncFS
+from pathgate.runtime.gates import Fact, GateCheck, GateContext, GatePipeline, PathFacts, lexical_name
 from pathgate.runtime.gates.path import PathGate
+from pathgate.runtime.ignore import IgnoreIndex
 from pathgate.runtime.tools._versions import FileLocks, VersionStore
 from pathgate.runtime.tools._write_gates import build_write_pipeline
 from pathgate.runtime.tools.read_files import ReadFacts
@@ -90,8 +90,8 @@ def project_git_dirs(root: str) -> tuple[str, ...]:
     """Project-relative git directories that a root ``.git`` *file* points to (``gitdir:``)
     and that lie inside the project without a ``.git`` component of their own (those are
     caught by name): the path gate never serves them. ``root`` is a real path."""
-    from pathgate.runtime._gitconfig import find_git_layout
     from pathgate.runtime.gates.path import is_git_internal
+    from pathgate.runtime.ignore._gitconfig import find_git_layout
 
     layout = find_git_layout(root)
     if layout is None:
@@ -140,7 +140,7 @@ class Runtime:
         meter_provider: MeterProvider | None = None,
         span_mode: SpanMode = "create",
         fs: SyncFS | None = None,
-        gates: Sequence[Gate] = (),
+        gates: Sequence[GateCheck] = (),
         allow_writes: bool | None = None,
     ) -> None:
         real = os.path.realpath(root)

@@ -1,8 +1,7 @@
-"""The pruning walker shared by glob, list_directory and code_search.
+"""The pruning walker shared by glob, list_directory and code_search, on directory descriptors.
 
-:func:`walk` lists a directory tree through the :class:`~pathgate.runtime._fs.SyncFS`
-seam (``os.scandir``), deciding every entry with an
-:class:`~pathgate.runtime._ignore.IgnoreSession` as it goes:
+:class:`Walker` lists a directory tree through the :class:`~pathgate.runtime.fs.SyncFS`
+seam, deciding every entry with an :class:`~pathgate.runtime.ignore.IgnoreSession`:
 
 * kept entries are yielded with ``match=None`` (files, symlinks, other special files, and
   the directories it enters);
@@ -10,14 +9,27 @@ seam (``os.scandir``), deciding every entry with an
 * excluded directories are yielded once with their :class:`Match` and **never entered**
   (git cannot re-include anything below them, and their ignore files are never read).
 
-Entries named ``.git`` are skipped everywhere (like git's own walk); directory symlinks
-are reported as ``"symlink"`` entries and never followed. Each directory's listing also
-tells the ignore engine which of its ignore files exist, so absent ones cost no ``lstat``.
-The walk is depth first, a directory's entries sorted by name and yielded together before
-its subdirectories are entered. It is synchronous: tools run it in a worker thread.
+Every directory is entered with ``openat(parent_fd, name, O_DIRECTORY | O_NOFOLLOW)`` and
+listed from that descriptor, never by a path string: a directory swapped for a symlink
+between its listing and its entry fails to open (``ELOOP``/``ENOTDIR``) instead of being
+followed out of the project. The start directory is opened from the root the same way,
+one component at a time. The walk is depth first and keeps open only the chain of
+directories it is inside (at most :data:`MAX_OPEN_DIRS`; deeper ancestors are released and
+re-opened through ``..`` with their identity checked), and :meth:`Walker.close` releases
+them (cancellation, early stop).
 
-:func:`count_below` counts the files inside an excluded directory within an entry budget,
-for "N matches omitted by ignore rules" notes.
+A directory that cannot be entered or listed is reported by an entry with ``error`` (the
+errno name), after its own entry: it never disappears silently. A directory whose path
+would exceed ``PATH_MAX`` is not entered (``ENAMETOOLONG``): no other tool could name what
+is inside it.
+
+Entries named ``.git`` are skipped everywhere (like git's own walk); directory symlinks are
+reported as ``"symlink"`` entries and never followed. A directory's entries are sorted by
+name and yielded together before its subdirectories are entered.
+
+:class:`Walker` is a resumable object: :meth:`Walker.step` advances it by a bounded number
+of entries (one worker-thread hop each), so no generator is shared between threads.
+:func:`count_below` counts the files inside an excluded directory within an entry budget.
 """
 
 from __future__ import annotations
@@ -25,18 +37,24 @@ from __future__ import annotations
 import errno
 import operator
 import os
+import threading
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-from pathgate.runtime._fs import DirEntryLike
-from pathgate.runtime._ignore import IgnoreSession, Match, _Dir
+from pathgate.runtime.fs import PATH_MAX, DirEntryLike, SyncFS
+from pathgate.runtime.ignore import DirNode, IgnoreSession, Match
 
-__all__ = ["DIR", "FILE", "OTHER", "SYMLINK", "Entry", "count_below", "walk"]
+__all__ = ["DIR", "FILE", "MAX_OPEN_DIRS", "OTHER", "SYMLINK", "Entry", "Walker", "count_below", "walk"]
 
 FILE = "file"
 DIR = "dir"
 SYMLINK = "symlink"
 OTHER = "other"
+
+#: Directory descriptors one walk keeps open at most (the chain it is inside).
+MAX_OPEN_DIRS = 64
+#: Entries :func:`walk` asks for per step.
+STEP = 4096
 
 
 class Entry(NamedTuple):
@@ -44,8 +62,8 @@ class Entry(NamedTuple):
 
     ``relpath`` is project-relative; ``kind`` one of ``file``/``dir``/``symlink``/``other``;
     ``match`` is ``None`` for a kept entry and the deciding :class:`Match` for an excluded
-    one; ``error`` names the errno when a kept directory could not be listed (it was
-    yielded but not entered).
+    one; ``error`` names the errno when a kept directory could not be entered or listed
+    (a second entry for it, after the first; nothing below it was walked).
     """
 
     relpath: str
@@ -61,6 +79,10 @@ class Entry(NamedTuple):
 _by_name = operator.attrgetter("name")
 
 
+def _err(code: int | None) -> str:
+    return errno.errorcode.get(code or 0, str(code))
+
+
 def _kind(e: DirEntryLike) -> tuple[str, bool]:
     try:
         if e.is_dir(follow_symlinks=False):
@@ -74,65 +96,257 @@ def _kind(e: DirEntryLike) -> tuple[str, bool]:
     return OTHER, False
 
 
-def walk(session: IgnoreSession, start: str = "", *,
-         descend: Callable[[str], bool] | None = None,
-         want: Callable[[str], bool] | None = None) -> Iterator[Entry]:
-    """Walk the tree below directory ``start`` (project-relative, ``""`` = root).
+def _is_git(name: str, fold: bool) -> bool:
+    return name == ".git" or (fold and name.lower() == ".git")
 
-    ``descend(relpath)`` is consulted for every kept directory before entering it
-    (a glob's directory pre-filter); the directory itself is still yielded.
-    ``want(relpath)`` filters non-directory entries before anything is decided about them:
-    an unwanted file is neither decided nor yielded (a glob's file filter: cheap checks
-    before costly ones). Directories are always decided and yielded.
-    ``start`` itself is not yielded unless it is excluded (then it is the only entry).
-    Listing errors below ``start`` are reported on the directory's entry, not raised;
-    an error listing ``start`` itself propagates.
+
+def _too_long(root_len: int, rel: str) -> bool:
+    """Would ``root/rel`` (``root_len``: bytes of the root) exceed ``PATH_MAX``?"""
+    return root_len + 1 + (len(rel) if rel.isascii() else len(os.fsencode(rel))) > PATH_MAX
+
+
+def open_below(fs: SyncFS, root: str, rel: str) -> int:
+    """A descriptor of directory ``rel`` opened from ``root`` one component at a time with
+    ``O_NOFOLLOW``: a symlink anywhere on the way fails instead of being followed."""
+    fd = fs.open_dir(root)
+    try:
+        for part in rel.split("/") if rel else ():
+            nxt = fs.open_dir(part, dir_fd=fd)
+            fs.close(fd)
+            fd = nxt
+    except BaseException:
+        fs.close(fd)
+        raise
+    return fd
+
+
+class _Frame:
+    """A listed directory whose subdirectories are still to be entered: its descriptor
+    (``None`` once released over :data:`MAX_OPEN_DIRS`; then ``ident`` is checked when it
+    is re-opened from the root) and how many of them are pending."""
+
+    __slots__ = ("fd", "ident", "node", "pending", "rel")
+
+    def __init__(self, rel: str, fd: int, node: DirNode, pending: int) -> None:
+        self.rel = rel
+        self.fd: int | None = fd
+        self.ident: tuple[int, int] | None = None
+        self.node = node
+        self.pending = pending
+
+
+class Walker:
+    """A resumable, descriptor-anchored walk below directory ``start`` (``""``: the root).
+
+    ``descend(relpath)`` is consulted for every kept directory before entering it (a glob's
+    directory pre-filter); the directory itself is still yielded. ``want(relpath)`` filters
+    non-directory entries before anything is decided about them. ``start`` itself is not
+    yielded unless it is excluded (then it is the only entry). An error opening or listing
+    ``start`` propagates from the first :meth:`step`; deeper ones become error entries.
+
+    A directory's descriptor is held only while some of its subdirectories are still to be
+    entered (a chain of single subdirectories costs one or two descriptors at any depth);
+    past ``max_open`` the oldest held one is released and later re-opened from the root,
+    component by component with ``O_NOFOLLOW``, its ``(st_dev, st_ino)`` checked.
+
+    One thread advances it at a time; :meth:`close` may come from another thread: if a step
+    is running, that step releases the descriptors when it returns.
     """
-    index = session.index
-    fs = index.fs
-    root = index.root
-    fold = session.ignore_case
-    ignore_names = frozenset(index._names())
-    root_slash = root if root.endswith("/") else root + "/"
-    start = start.strip("/")
-    node = session._dir(start)
-    if node.stop is not None:
-        yield Entry(start, DIR, node.stop)
-        return
-    first = True
-    # stack of (relpath, node-or-None, parent node, name, parent's decision)
-    stack: list[tuple[str, _Dir | None, _Dir | None, str, Match | None]] = [
-        (start, node, None, "", None)]
-    match_in = session._match_in
-    while stack:
-        rel, dnode, parent, dname, decided = stack.pop()
-        path = f"{root_slash}{rel}" if rel else root
+
+    def __init__(self, session: IgnoreSession, start: str = "", *,
+                 descend: Callable[[str], bool] | None = None,
+                 want: Callable[[str], bool] | None = None,
+                 max_open: int = MAX_OPEN_DIRS) -> None:
+        self.session = session
+        self.fs: SyncFS = session.index.fs
+        self.root = session.index.root
+        self.start = start.strip("/")
+        self.descend = descend
+        self.want = want
+        self.max_open = max(1, max_open)
+        self._fold = session.ignore_case
+        self._names = session.ignore_names
+        # pending subdirectories, the next one last: (relpath, name, parent frame, decision)
+        self._stack: list[tuple[str, str, _Frame, Match]] = []
+        self._held = 0  # frames holding a descriptor
+        self._root_len = len(os.fsencode(self.root))
+        self._root_slash = self.root.rstrip("/") + "/"
+        self._started = False
+        self._closed = False
+        self._lock = threading.Lock()
+        self._running = False
+
+    @property
+    def open_fds(self) -> int:
+        """Descriptors held now (tests: none after :meth:`close`)."""
+        return self._held
+
+    def step(self, n: int = STEP) -> list[Entry]:
+        """At least ``n`` more entries (a directory's entries come together), or ``[]`` when
+        the walk is done or closed."""
+        with self._lock:
+            if self._closed:
+                return []
+            self._running = True
         try:
-            listing = sorted(fs.scandir(path), key=_by_name)
+            out: list[Entry] = []
+            if not self._started:
+                self._started = True
+                self._begin(out)
+            stack = self._stack
+            while stack and len(out) < n:
+                rel, name, parent, decided = stack.pop()
+                self._enter(parent, name, rel, decided, out)
+            return out
+        except BaseException:
+            self._release()
+            raise
+        finally:
+            with self._lock:
+                self._running = False
+                closed = self._closed
+            if closed:
+                self._release()
+
+    def close(self) -> None:
+        """Release every descriptor (now, or when the running step returns)."""
+        with self._lock:
+            self._closed = True
+            if self._running:
+                return
+        self._release()
+
+    def _release(self) -> None:
+        stack, self._stack = self._stack, []
+        self._held = 0
+        for _, _, f, _ in stack:  # every held frame has a pending subdirectory here
+            if f.fd is not None:
+                self.fs.close(f.fd)
+                f.fd = None
+
+    # -- one directory -------------------------------------------------------------------
+
+    def _begin(self, out: list[Entry]) -> None:
+        node = self.session.dir_node(self.start)
+        if node.stop is not None:
+            out.append(Entry(self.start, DIR, node.stop))
+            return
+        fd = open_below(self.fs, self.root, self.start)
+        try:
+            path = self._root_slash + self.start if self.start else self.root
+            listing = sorted(self.fs.scandir_fd(fd, path), key=_by_name)
+        except BaseException:
+            self.fs.close(fd)
+            raise
+        self._keep(self.start, fd, node, listing, out)
+
+    def _enter(self, parent: _Frame, name: str, rel: str, decided: Match, out: list[Entry]) -> None:
+        """Open, list and decide one subdirectory of ``parent``."""
+        fs = self.fs
+        fd = -1
+        try:
+            if self._root_len + 1 + (len(rel) if rel.isascii() else len(os.fsencode(rel))) > PATH_MAX:
+                raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG))
+            pfd = parent.fd
+            fd = fs.open_dir(name, pfd if pfd is not None else self._reopen(parent))
         except OSError as exc:
-            if first:
-                raise
-            yield Entry(rel, DIR, None, errno.errorcode.get(exc.errno or 0, str(exc.errno)))
-            continue
-        first = False
-        if dnode is None:
-            assert parent is not None and decided is not None
-            present = frozenset(e.name for e in listing if e.name in ignore_names)
-            dnode = session._enter(rel, parent, dname, decided, present)
-        if dnode.stop is not None:
+            out.append(Entry(rel, DIR, None, _err(exc.errno)))
+        parent.pending -= 1
+        if parent.pending <= 0 and parent.fd is not None:  # its last subdirectory: let go
+            fs.close(parent.fd)
+            parent.fd = None
+            self._held -= 1
+        if fd < 0:
+            return
+        try:
+            listing = sorted(fs.scandir_fd(fd, self._root_slash + rel), key=_by_name)
+            names = self._names
+            present = frozenset(e.name for e in listing if e.name in names)
+            node = self.session.enter_child(parent.node, rel, name, decided, present)
+        except OSError as exc:
+            fs.close(fd)
+            out.append(Entry(rel, DIR, None, _err(exc.errno)))
+            return
+        except BaseException:
+            fs.close(fd)
+            raise
+        self._keep(rel, fd, node, listing, out)
+
+    def _keep(self, rel: str, fd: int, node: DirNode, listing: list[DirEntryLike],
+              out: list[Entry]) -> None:
+        """Emit one listed directory's entries; hold its descriptor while subdirectories
+        of it are pending."""
+        try:
+            subdirs = self._entries(rel, node, listing, out)
+        except BaseException:
+            self.fs.close(fd)
+            raise
+        if not subdirs:
+            self.fs.close(fd)
+            return
+        frame = _Frame(rel, fd, node, len(subdirs))
+        stack = self._stack
+        for name, crel, m in reversed(subdirs):
+            stack.append((crel, name, frame, m))
+        self._held += 1
+        if self._held > self.max_open:
+            self._evict(frame)
+
+    def _evict(self, keep: _Frame) -> None:
+        """Release the outermost held descriptor but ``keep``'s, remembering its identity
+        (rare: only a walk inside more than ``max_open`` branching levels gets here)."""
+        frame = next(f for _, _, f, _ in self._stack if f.fd is not None and f is not keep)
+        fd, frame.fd = frame.fd, None
+        self._held -= 1
+        assert fd is not None
+        try:
+            st = self.fs.fstat(fd)
+            frame.ident = (st.st_dev, st.st_ino)
+        except OSError:
+            frame.ident = None  # re-opening it will fail (reported on its subdirectories)
+        finally:
+            self.fs.close(fd)
+
+    def _reopen(self, frame: _Frame) -> int:
+        """Re-open a released directory from the root (``O_NOFOLLOW`` per component) and
+        confirm it is the same directory; hold it again."""
+        if frame.ident is None:
+            raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+        fd = open_below(self.fs, self.root, frame.rel)
+        try:
+            st = self.fs.fstat(fd)
+        except BaseException:
+            self.fs.close(fd)
+            raise
+        if (st.st_dev, st.st_ino) != frame.ident:
+            self.fs.close(fd)
+            raise OSError(errno.ENOENT, "directory moved during the walk")
+        frame.fd = fd
+        self._held += 1
+        if self._held > self.max_open:
+            self._evict(frame)
+        return fd
+
+    def _entries(self, rel: str, node: DirNode, listing: list[DirEntryLike],
+                 out: list[Entry]) -> list[tuple[str, str, Match]]:
+        """Decide and emit one directory's entries; return the subdirectories to enter."""
+        fold = self._fold
+        want = self.want
+        prefix = rel + "/" if rel else ""
+        if node.stop is not None:
             # fail-closed directory: every entry is blocked, nothing below is entered
             for e in listing:
-                name = e.name
-                if name == ".git" or (fold and name.lower() == ".git"):
+                if _is_git(e.name, fold):
                     continue
                 kind, is_dir = _kind(e)
-                crel = f"{rel}/{name}" if rel else name
+                crel = prefix + e.name
                 if want is not None and not is_dir and not want(crel):
                     continue
-                yield Entry(crel, kind, dnode.stop)
-            continue
-        subdirs: list[tuple[str, _Dir | None, _Dir | None, str, Match | None]] = []
-        prefix = rel + "/" if rel else ""
+                out.append(Entry(crel, kind, node.stop))
+            return []
+        decide = self.session.decide_entry
+        descend = self.descend
+        subdirs: list[tuple[str, str, Match]] = []
         for e in listing:
             name = e.name
             if name == ".git" or (fold and name.lower() == ".git"):
@@ -148,15 +362,112 @@ def walk(session: IgnoreSession, start: str = "", *,
                 continue  # cheap filter first: an unwanted file is never decided
             else:
                 kind = _kind(e)[0]
-            m = match_in(dnode, crel, name, is_dir)
+            m = decide(node, crel, name, is_dir)
             if m.ignored:
-                yield Entry(crel, kind, m)
+                out.append(Entry(crel, kind, m))
                 continue
-            yield Entry(crel, kind, None)
+            out.append(Entry(crel, kind, None))
             if is_dir and (descend is None or descend(crel)):
-                subdirs.append((crel, None, dnode, name, m))
-        subdirs.reverse()
-        stack.extend(subdirs)
+                subdirs.append((name, crel, m))
+        return subdirs
+
+
+def walk(session: IgnoreSession, start: str = "", *,
+         descend: Callable[[str], bool] | None = None,
+         want: Callable[[str], bool] | None = None) -> Iterator[Entry]:
+    """:class:`Walker` as an iterator (single-threaded callers); closing it releases the
+    walk's descriptors."""
+    w = Walker(session, start, descend=descend, want=want)
+    try:
+        while True:
+            chunk = w.step()
+            if not chunk:
+                return
+            yield from chunk
+    finally:
+        w.close()
+
+
+def list_files_below(fs: SyncFS, root: str, start: str, budget: int,
+                     on_error: Callable[[str, str], None] | None = None,
+                     opaque: Callable[[str], bool] | None = None,
+                     ) -> tuple[list[tuple[str, str]], int, bool]:
+    """Files (non-directories) below directory ``start`` as ``(relpath, kind)``, without any
+    ignore decision, visiting at most ``budget`` entries, on descriptors like the walk
+    (depth first, only the open chain held). Returns ``(files, seen, short)``: ``short``
+    when the budget ran out. ``.git`` is skipped, symlinks are never followed; a directory
+    that cannot be entered is passed to ``on_error(relpath, errno name)`` and skipped.
+    ``opaque(relpath)`` true: the entry (and all below it) is skipped before the budget
+    sees it, so counts are what they would be without it."""
+    out: list[tuple[str, str]] = []
+    seen = 0
+    root_len = len(os.fsencode(root))
+    try:
+        fd = open_below(fs, root, start)
+    except OSError as exc:
+        if on_error is not None:
+            on_error(start, _err(exc.errno))
+        return out, 0, False
+    # stack of (descriptor, relpath, sorted subdirectory names still to enter)
+    stack: list[tuple[int, str, list[str]]] = []
+    deep = False
+    try:
+        cur: tuple[int, str] | None = (fd, start)
+        while True:
+            if cur is not None:
+                cfd, rel = cur
+                cur = None
+                try:
+                    listing = sorted(fs.scandir_fd(cfd, f"{root}/{rel}" if rel else root), key=_by_name)
+                except OSError as exc:
+                    fs.close(cfd)
+                    if on_error is not None:
+                        on_error(rel, _err(exc.errno))
+                    listing = None
+                if listing is not None:
+                    subdirs: list[str] = []
+                    for e in listing:
+                        if e.name == ".git":
+                            continue
+                        crel = f"{rel}/{e.name}" if rel else e.name
+                        if opaque is not None and opaque(crel):
+                            continue
+                        if seen >= budget:
+                            fs.close(cfd)
+                            return out, seen, True
+                        seen += 1
+                        kind, is_dir = _kind(e)
+                        if is_dir:
+                            subdirs.append(e.name)
+                        else:
+                            out.append((crel, FILE if kind == FILE else kind))
+                    subdirs.reverse()
+                    if subdirs and len(stack) < MAX_OPEN_DIRS:
+                        stack.append((cfd, rel, subdirs))
+                    else:
+                        fs.close(cfd)
+                        deep = deep or bool(subdirs)  # too deep to count: a lower bound
+            if not stack:
+                return out, seen, deep
+            pfd, prel, names = stack[-1]
+            if not names:
+                stack.pop()
+                fs.close(pfd)
+                continue
+            name = names.pop()
+            crel = f"{prel}/{name}" if prel else name
+            if _too_long(root_len, crel):
+                if on_error is not None:
+                    on_error(crel, _err(errno.ENAMETOOLONG))
+                continue
+            try:
+                cur = (fs.open_dir(name, dir_fd=pfd), crel)
+            except OSError as exc:
+                if on_error is not None:
+                    on_error(crel, _err(exc.errno))
+    finally:
+        for sfd, _, _ in stack:
+            fs.close(sfd)
 
 
 def count_below(session: IgnoreSession, excluded_dir: str, budget: int = 10000,
@@ -168,33 +479,5 @@ def count_below(session: IgnoreSession, excluded_dir: str, budget: int = 10000,
     order, and whether the budget ran out (then ``count`` is a lower bound). ``.git`` is
     skipped and symlinks are not followed; unlistable directories are skipped.
     """
-    fs = session.index.fs
-    root = session.index.root
-    count = 0
-    seen = 0
-    examples: list[str] = []
-    stack = [excluded_dir.strip("/")]
-    while stack:
-        rel = stack.pop()
-        try:
-            listing = sorted(fs.scandir(os.path.join(root, rel) if rel else root),
-                             key=lambda e: e.name)
-        except OSError:
-            continue
-        subdirs: list[str] = []
-        for e in listing:
-            if seen >= budget:
-                return count, examples, True
-            seen += 1
-            if e.name == ".git":
-                continue
-            crel = f"{rel}/{e.name}" if rel else e.name
-            if _kind(e)[1]:
-                subdirs.append(crel)
-            else:
-                count += 1
-                if len(examples) < max_examples:
-                    examples.append(crel)
-        subdirs.reverse()
-        stack.extend(subdirs)
-    return count, examples, False
+    files, _, short = list_files_below(session.index.fs, session.index.root, excluded_dir.strip("/"), budget)
+    return len(files), [rel for rel, _ in files[:max_examples]], short

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from pathgate import FileResult, Policy, Runtime
-from pathgate.runtime._fs import OsFS
+from pathgate.runtime.fs import OsFS
 
 
 def write_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from pathgate import Gate, Policy, Rule, Runtime, Status
-from pathgate.runtime._fs import OsFS
+from pathgate.runtime.fs import OsFS
 from tests.runtime.gates._tree import BACKENDS, SeamFS, read_one, write_tree
 
 

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from pathgate import Gate, Policy, Rule, Runtime, Status, Verdict
-from pathgate.runtime._ignore import Match
 from pathgate.runtime.gates import (
     Fact,
     GateContext,
@@ -19,6 +18,7 @@ from pathgate.runtime.gates import (
     SecretMatcher,
     default_gates,
 )
+from pathgate.runtime.ignore import Match
 from tests.runtime.gates._tree import SeamFS, write_tree
 
 

@@ -253,7 +253,7 @@ async def test_hits_over_many_files_keep_order_and_cap(anyio_backend: str, tmp_p
 
 
 def test_dir_chain_holds_only_the_current_chain(tmp_path: Path) -> None:
-    from pathgate.runtime._fs import OsFS
+    from pathgate.runtime.fs import OsFS
 
     root = tmp_path / "deep"
     deep = root
@@ -276,7 +276,7 @@ def test_dir_chain_holds_only_the_current_chain(tmp_path: Path) -> None:
 
 
 def test_dir_chain_never_follows_a_swapped_directory(tmp_path: Path) -> None:
-    from pathgate.runtime._fs import OsFS
+    from pathgate.runtime.fs import OsFS
 
     root = tmp_path / "r"
     (root / "d").mkdir(parents=True)

@@ -219,7 +219,7 @@ async def test_inline_judging_equals_the_gate_pipeline(
 
 
 async def test_fail_closed_omissions_are_hedged(anyio_backend: str, tmp_path: Path) -> None:
-    from pathgate.runtime._fs import OsFS
+    from pathgate.runtime.fs import OsFS
 
     root = make_tree(tmp_path / "p")
     (root / "src" / ".gitignore").write_text("*.tmp\n")

@@ -29,10 +29,9 @@ from typing import TYPE_CHECKING, Protocol
 
 import anyio
 
-from pathgate.runtime._fs import Resolved
-from pathgate.runtime._ignore import Match
 from pathgate.runtime._links import SecretInodes
-from pathgate.runtime.gates._base import Fact, Gate, GateContext, GateResult, PathFacts, lexical_name
+from pathgate.runtime.fs import Resolved
+from pathgate.runtime.gates._base import Fact, GateCheck, GateContext, GateResult, PathFacts, lexical_name
 from pathgate.runtime.gates.existence import ExistenceGate
 from pathgate.runtime.gates.host_filter import HostFilterGate
 from pathgate.runtime.gates.ignore import IgnoreGate
@@ -40,6 +39,7 @@ from pathgate.runtime.gates.path import PathGate
 from pathgate.runtime.gates.read import ReadGate
 from pathgate.runtime.gates.secrets import LinkedSecretGate, SecretMatcher, SecretsGate
 from pathgate.runtime.gates.size import SizeGate
+from pathgate.runtime.ignore import Match
 from pathgate.verdicts import Gate as GateName
 from pathgate.verdicts import Status, Verdict
 
@@ -50,7 +50,7 @@ __all__ = [
     "ExistenceGate",
     "Fact",
     "FactSource",
-    "Gate",
+    "GateCheck",
     "GateContext",
     "GatePipeline",
     "GateResult",
@@ -86,9 +86,9 @@ class WalkedEntry(Protocol):
     def match(self) -> Match | None: ...
 
 
-def default_gates(policy: Policy) -> list[Gate]:
+def default_gates(policy: Policy) -> list[GateCheck]:
     """The built-in gates for ``policy``, in SPEC order; switched-off gates are left out."""
-    gates: list[Gate] = [PathGate(allow_outside_root=policy.allow_outside_root)]
+    gates: list[GateCheck] = [PathGate(allow_outside_root=policy.allow_outside_root)]
     if policy.enforce_secrets:
         gates.append(SecretsGate(SecretMatcher(policy.secret_patterns)))
     if policy.host_filter is not None:
@@ -108,15 +108,15 @@ def _opaque(verdict: Verdict) -> Verdict:
 class GatePipeline:
     """An ordered, immutable list of gates plus the secret matcher. Built once per runtime."""
 
-    def __init__(self, gates: Sequence[Gate], secrets: SecretMatcher) -> None:
+    def __init__(self, gates: Sequence[GateCheck], secrets: SecretMatcher) -> None:
         if not gates or gates[0].name != GateName.PATH.value:
             raise ValueError("the path gate must come first")
-        self.gates: tuple[Gate, ...] = tuple(gates)
+        self.gates: tuple[GateCheck, ...] = tuple(gates)
         self.secrets = secrets
 
     @classmethod
     def for_policy(
-        cls, policy: Policy, *, extra: Sequence[Gate] = (), before: str = "ignore"
+        cls, policy: Policy, *, extra: Sequence[GateCheck] = (), before: str = "ignore"
     ) -> GatePipeline:
         """The default gates for ``policy``, with host gates ``extra`` inserted before the
         gate named ``before`` (default: ahead of ``ignore``, after the opaque gates)."""

@@ -26,8 +26,8 @@ from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from pathgate.runtime._fs import Opened, Resolved
-from pathgate.runtime._ignore import Match
+from pathgate.runtime.fs import Opened, Resolved
+from pathgate.runtime.ignore import Match
 from pathgate.verdicts import Remedy, Verdict
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Fact",
-    "Gate",
+    "GateCheck",
     "GateContext",
     "GateResult",
     "PathFacts",
@@ -111,7 +111,7 @@ class GateContext:
     root: str | None = None
 
 
-class Gate(Protocol):
+class GateCheck(Protocol):
     """One check on one path. Hosts add their own gates with the same shape.
 
     A host gate's verdicts use an existing ``pathgate.Gate`` value (``HOST_FILTER`` for a
@@ -134,7 +134,7 @@ class Gate(Protocol):
         ...
 
 
-class WrittenGate(Gate, Protocol):
+class WrittenGate(GateCheck, Protocol):
     """A gate that also judges the spelling *as written*, before any I/O (ahead of the path
     gate): the opaque gates, so that ``..`` after a secret or filtered name answers the same
     whatever exists behind it."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import errno
 import stat
 
-from pathgate.runtime._fs import MISSING_ERRNOS
+from pathgate.runtime.fs import MISSING_ERRNOS
 from pathgate.runtime.gates._base import Fact, GateContext, PathFacts
 from pathgate.verdicts import Gate, Status, Verdict
 

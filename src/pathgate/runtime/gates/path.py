@@ -24,14 +24,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pathgate.runtime.gates._base import Fact, GateContext, PathFacts
-from pathgate.verdicts import Gate, Status, Verdict
+from pathgate.verdicts import GIT_INTERNALS, Gate, Status, Verdict
 
 __all__ = ["GIT_INTERNALS", "PathGate", "is_git_internal", "is_git_name"]
 
 _ALWAYS = frozenset({"empty", "nul"})
-
-#: The ``detail`` of a verdict on git internals (``Verdict.gate`` is ``path``).
-GIT_INTERNALS = "git_internals"
 
 
 def is_git_name(name: str) -> bool:

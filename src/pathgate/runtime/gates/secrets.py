@@ -33,8 +33,8 @@ from collections.abc import Iterable
 
 import anyio
 
-from pathgate.runtime._fs import PATH_MAX
 from pathgate.runtime._links import SecretInodes
+from pathgate.runtime.fs import PATH_MAX
 from pathgate.runtime.gates._base import Fact, GateContext, GateResult, PathFacts
 from pathgate.verdicts import Gate, Status, Verdict
 

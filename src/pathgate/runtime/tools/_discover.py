@@ -20,19 +20,17 @@ A discovery call:
 from __future__ import annotations
 
 import errno
-import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from itertools import islice
 from typing import TYPE_CHECKING
 
 import anyio
 
 from pathgate.results import Omission, Unsearched
-from pathgate.runtime._ignore import IgnoreSession, Match
-from pathgate.runtime._walk import DIR, SYMLINK, Entry, walk
+from pathgate.runtime._walk import DIR, SYMLINK, Entry, Walker, list_files_below
 from pathgate.runtime.gates import Fact, GateContext, GatePipeline, PathFacts, lexical_name
 from pathgate.runtime.gates.path import GIT_INTERNALS, PathGate
+from pathgate.runtime.ignore import IgnoreSession, Match
 from pathgate.runtime.tools.read_files import ReadFacts
 from pathgate.verdicts import Gate, Status, Verdict
 
@@ -141,6 +139,8 @@ class Discovery:
         self.walked = 0
         self.stopped_early = False
         self.start_error: Verdict | None = None
+        #: error entries of directories the walk could not enter (see :meth:`unsearched_unlisted`)
+        self.unlisted: list[Entry] = []
         self.count_left = COUNT_BUDGET
         self._source = ReadFacts(runtime, runtime.backends.pick("thread"), self.read_ctx)
 
@@ -170,38 +170,61 @@ class Discovery:
 
     async def walk(self, start: str, descend: Callable[[str], bool] | None = None,
                    want: Callable[[str], bool] | None = None) -> list[list[Entry]]:
-        """Walk below ``start`` in worker-thread chunks; return the chunks (bounded)."""
-        session = self.session
+        """Walk below ``start`` in worker-thread steps; return the chunks (bounded).
+
+        The walk is a :class:`Walker` advanced by one step per hop; the thread that runs a
+        step owns it until the step returns, and closing it (here, also on cancellation)
+        never touches a running step: the step releases the descriptors itself. The budget
+        counts entries as if secrets did not exist (their number must not show). Entries
+        that report a directory that could not be entered are collected in
+        :attr:`unlisted`, not returned."""
+        walker = Walker(self.session, start, descend=descend, want=want)
         limiter = self.runtime.limiter.get()
-        it: Iterator[Entry] | None = None
         chunks: list[list[Entry]] = []
-
-        def step() -> list[Entry]:
-            nonlocal it
-            if it is None:
-                it = walk(session, start, descend=descend, want=want)
-            return list(islice(it, CHUNK))
-
+        is_secret = self.pipeline.secrets.is_secret
         try:
             while True:
                 try:
-                    chunk = await anyio.to_thread.run_sync(step, limiter=limiter)
+                    chunk = await anyio.to_thread.run_sync(walker.step, CHUNK, limiter=limiter)
                 except OSError as exc:
-                    # only listing the start directory itself raises (deeper listing errors
-                    # are reported on their entries): the call's answer is a verdict
+                    # only entering the start directory itself raises (deeper errors are
+                    # reported on their entries): the call's answer is a verdict
                     self.start_error = _listing_verdict(exc)
                     break
                 if not chunk:
                     break
-                chunks.append(chunk)
-                self.walked += len(chunk)
-                if self.walked >= WALK_BUDGET:
-                    self.stopped_early = True
+                kept: list[Entry] = []
+                for e in chunk:
+                    if e.error is not None:
+                        self.unlisted.append(e)
+                        continue
+                    if is_secret(e.relpath):
+                        kept.append(e)  # dropped later by the gates; never counted
+                        continue
+                    if self.walked >= WALK_BUDGET:
+                        self.stopped_early = True
+                        break
+                    self.walked += 1
+                    kept.append(e)
+                chunks.append(kept)
+                if self.stopped_early:
                     break
         finally:
-            if it is not None:
-                it.close()  # type: ignore[attr-defined]
+            walker.close()
         return chunks
+
+    async def unsearched_unlisted(self) -> list[Unsearched]:
+        """The directories the walk could not enter (permission denied, path too long...),
+        as "not searched" notes; opaque ones (secrets, host-filtered) are never named."""
+        if not self.unlisted:
+            return []
+        seen: dict[str, Entry] = {}
+        for e in self.unlisted:
+            seen.setdefault(e.relpath, e)
+        dirs = [Entry(rel, DIR) for rel in seen]
+        verdicts = await self.judge(dirs)
+        return [Unsearched(path=d.relpath, error=seen[d.relpath].error)
+                for d, v in zip(dirs, verdicts, strict=True) if v is None][:MAX_UNSEARCHED]
 
     def _judge_inline(self, entries: Sequence[Entry], plain: Sequence[int], out: list[Verdict | None]) -> None:
         """``check_entries`` for the default gates (path, secrets, ignore), inline: a walked
@@ -261,7 +284,12 @@ class Discovery:
         wanted: Callable[[str], bool],
     ) -> list[Unsearched]:
         """Name the excluded directories that could hold matches and count, within the
-        budget, the matching files inside them (omitted by the ignore gate)."""
+        budget, the matching files inside them (omitted by the ignore gate); then name the
+        directories the walk could not enter (:meth:`unsearched_unlisted`)."""
+        unlisted = await self.unsearched_unlisted()
+        return await self._count_excluded(dirs, wanted) + unlisted
+
+    async def _count_excluded(self, dirs: Sequence[Entry], wanted: Callable[[str], bool]) -> list[Unsearched]:
         if not dirs:
             return []
         verdicts = await self.judge(dirs)
@@ -299,33 +327,10 @@ class Discovery:
         return out
 
     def _list_below(self, excluded_dir: str, budget: int) -> tuple[list[tuple[str, str]], bool]:
-        """Files below ``excluded_dir`` (relpath, kind), visiting at most ``budget`` entries."""
-        fs = self.runtime.index.fs
-        root = self.runtime.root
-        out: list[tuple[str, str]] = []
-        stack = [excluded_dir]
-        seen = 0
-        while stack:
-            rel = stack.pop()
-            try:
-                listing = sorted(fs.scandir(os.path.join(root, rel)), key=lambda e: e.name)
-            except OSError:
-                continue
-            for e in listing:
-                if seen >= budget:
-                    self.count_left = 0
-                    return out, True
-                seen += 1
-                if e.name == ".git":
-                    continue
-                crel = f"{rel}/{e.name}"
-                try:
-                    if e.is_dir(follow_symlinks=False):
-                        stack.append(crel)
-                        continue
-                    kind = SYMLINK if e.is_symlink() else "file"
-                except OSError:
-                    continue
-                out.append((crel, kind))
-        self.count_left -= seen
-        return out, False
+        """Files below ``excluded_dir`` (relpath, kind), visiting at most ``budget`` entries
+        on descriptors; secrets are neither listed nor counted against the budget."""
+        files, seen, short = list_files_below(
+            self.runtime.index.fs, self.runtime.root, excluded_dir, budget,
+            opaque=self.pipeline.secrets.is_secret)
+        self.count_left = 0 if short else self.count_left - seen
+        return files, short

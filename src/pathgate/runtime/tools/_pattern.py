@@ -62,9 +62,13 @@ def _class(seg: str, i: int, j: int, field: str) -> re.Pattern[str]:
 
 def _tokens(seg: str, field: str = "pattern") -> list[object]:
     """A segment as tokens: ``_STAR``, ``_ANY``, a literal ``str`` or a class ``re.Pattern``
-    (the one parser of segment syntax; the regex and the linear matcher both use it)."""
+    (the one parser of segment syntax; the regex and the linear matcher both use it).
+
+    Linear time: a ``[`` after the last ``]`` is a literal without scanning (thousands of
+    unclosed ``[`` would otherwise cost a scan each), and a closed class is skipped whole."""
     out: list[object] = []
     i, n = 0, len(seg)
+    last_close = seg.rfind("]")
     while i < n:
         c = seg[i]
         if c == "*":
@@ -76,7 +80,7 @@ def _tokens(seg: str, field: str = "pattern") -> list[object]:
         elif c == "\\":
             i += 1
             out.append(seg[i] if i < n else "\\")
-        elif c == "[" and (j := _bracket_end(seg, i)) >= 0:
+        elif c == "[" and i < last_close and (j := _bracket_end(seg, i)) >= 0:
             out.append(_class(seg, i, j, field))
             i = j
         else:

@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from pathgate.results import SearchHit
-from pathgate.runtime._fs import FileOps
+from pathgate.runtime.fs import FileOps
 from pathgate.runtime.tools._regex import Regex
 
 __all__ = [

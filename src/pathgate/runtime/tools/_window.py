@@ -20,7 +20,7 @@ import errno
 import stat
 from dataclasses import dataclass
 
-from pathgate.runtime._fs import BINARY_SNIFF, FileOps, ReadRequest, open_at
+from pathgate.runtime.fs import BINARY_SNIFF, FileOps, ReadRequest, open_at
 
 __all__ = ["MAX_SCAN", "Window", "read_window"]
 

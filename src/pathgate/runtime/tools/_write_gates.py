@@ -32,7 +32,7 @@ import anyio.to_thread
 
 from pathgate.runtime.gates import (
     Fact,
-    Gate,
+    GateCheck,
     GateContext,
     GatePipeline,
     HostFilterGate,
@@ -135,11 +135,11 @@ def _with_purpose(fn: Callable[..., bool | Awaitable[bool]], relpath: str) -> bo
     return fn(relpath, "write")
 
 
-def build_write_pipeline(policy: Policy, extra: Sequence[Gate] = ()) -> GatePipeline:
+def build_write_pipeline(policy: Policy, extra: Sequence[GateCheck] = ()) -> GatePipeline:
     """The write gates for ``policy`` (built once per runtime)."""
     matcher = SecretMatcher(policy.secret_patterns)
     never = NeverWritableGate((CONFIG_FILE, *policy.all_agent_files))
-    gates: list[Gate] = [PathGate(allow_outside_root=False), never, SecretsGate(matcher)]
+    gates: list[GateCheck] = [PathGate(allow_outside_root=False), never, SecretsGate(matcher)]
     if policy.host_filter is not None:
         gates.append(WriteHostFilterGate(policy.host_filter))
     gates.extend(extra)

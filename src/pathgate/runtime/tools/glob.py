@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import anyio
+import anyio.to_thread
+
 from pathgate.errors import ToolArgumentError
 from pathgate.results import GlobResult
 from pathgate.runtime._walk import DIR, Entry
@@ -43,7 +46,8 @@ async def glob(
         raise ToolArgumentError("glob: `path` must be a string", field="path")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
         raise ToolArgumentError("glob: `limit` must be an integer >= 0", field="limit")
-    pat = compile_glob(pattern)
+    # never on the event loop: a model-supplied pattern may be long (linear, but not free)
+    pat = await anyio.to_thread.run_sync(compile_glob, pattern, limiter=runtime.limiter.get())
     cap = DEFAULT_GLOB_LIMIT if limit is None else (limit or None)
     d = Discovery(runtime, model=model)
     start, verdict = await d.start_dir(path)

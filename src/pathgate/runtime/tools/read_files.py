@@ -30,15 +30,15 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from pathgate.errors import ToolArgumentError
-from pathgate.runtime._fs import (
+from pathgate.runtime._remedy import suggest_remedy
+from pathgate.runtime.fs import (
     AsyncFS,
     Opened,
     ReadRequest,
     run_chunked,
 )
-from pathgate.runtime._ignore import IgnoreSession, Match
-from pathgate.runtime._remedy import suggest_remedy
 from pathgate.runtime.gates import Fact, GateContext, PathFacts, lexical_name
+from pathgate.runtime.ignore import IgnoreSession, Match
 from pathgate.runtime.tools._window import MAX_SCAN, Window, read_window
 from pathgate.verdicts import FileResult, Gate, Remedy, Status, Verdict
 

@@ -21,8 +21,11 @@ Not supported (documented gaps): ``[include]``/``[includeIf]``, ``GIT_CONFIG_PAR
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterable, Mapping
+
+from pathgate.runtime.fs import MAX_CONFIG_BYTES, read_regular
 
 __all__ = ["GitLayout", "config_files", "find_git_layout", "parse_bool", "read_config"]
 
@@ -58,8 +61,7 @@ def find_git_layout(root: str) -> GitLayout | None:
     if not _stat.S_ISREG(st.st_mode):
         return None
     try:
-        with open(dotgit, "rb") as fh:
-            text = fh.read(4096).decode("utf-8", "surrogateescape")
+        text = read_regular(dotgit, MAX_CONFIG_BYTES).decode("utf-8", "surrogateescape")
     except OSError:
         return None
     first = text.splitlines()[0] if text else ""
@@ -69,8 +71,8 @@ def find_git_layout(root: str) -> GitLayout | None:
     git_dir = target if os.path.isabs(target) else os.path.normpath(os.path.join(root, target))
     common = git_dir
     try:
-        with open(os.path.join(git_dir, "commondir"), "rb") as fh:
-            c = fh.read().decode("utf-8", "surrogateescape").strip()
+        c = read_regular(os.path.join(git_dir, "commondir"), MAX_CONFIG_BYTES,
+                         follow=True).decode("utf-8", "surrogateescape").strip()
         if c:
             common = c if os.path.isabs(c) else os.path.normpath(os.path.join(git_dir, c))
     except OSError:
@@ -168,15 +170,26 @@ def _parse_value(raw: str) -> str:
     return "".join(out)
 
 
-def read_config(paths: Iterable[str]) -> dict[str, str | None]:
+def read_config(paths: Iterable[str], errors: list[tuple[str, int]] | None = None
+                ) -> dict[str, str | None]:
     """Merge ``section.key`` (lower-cased; subsections kept as ``section.sub.key``) from
-    the files, later files winning. Unreadable files are skipped."""
+    the files, later files winning. Missing files are skipped; each file is read as a
+    bounded regular file (symlinks followed, like git; at most
+    :data:`~pathgate.runtime.fs.MAX_CONFIG_BYTES`); a special file (``/dev/null``, a FIFO,
+    ``/dev/zero``) is never read and counts as empty. A file that exists but cannot be read
+    (too large: ``EFBIG``; ``EACCES`` …) is skipped and appended to ``errors`` as
+    ``(path, errno)``: its settings are unknown (callers fail closed)."""
     values: dict[str, str | None] = {}
     for path in paths:
         try:
-            with open(os.path.expanduser(path), "rb") as fh:
-                text = fh.read().decode("utf-8", "surrogateescape")
-        except OSError:
+            text = read_regular(os.path.expanduser(path), MAX_CONFIG_BYTES, follow=True
+                                ).decode("utf-8", "surrogateescape")
+        except OSError as exc:
+            # missing, a directory, or a special file (``/dev/null``; a FIFO is never
+            # opened for blocking reads): no settings, like an empty file
+            if errors is not None and exc.errno not in (errno.ENOENT, errno.ENOTDIR, errno.EISDIR,
+                                                        errno.EINVAL):
+                errors.append((path, exc.errno or errno.EIO))
             continue
         section = ""
         lines = text.splitlines()

@@ -1,0 +1,246 @@
+"""Concurrency and the async backends of ``read_files``.
+
+:class:`ThreadFS` (one ``anyio.to_thread.run_sync`` hop per chunk of paths, under a
+pathgate-owned :class:`anyio.CapacityLimiter`; runs under asyncio and trio) and
+:class:`AiofilesFS` (aiofiles, one executor hop per operation; asyncio only).
+:meth:`Backends.pick` chooses one per call (aiofiles is never used under trio).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import math
+from collections.abc import Callable, Sequence
+from typing import Protocol, TypeVar
+
+import anyio
+import anyio.to_thread
+
+from pathgate.runtime.fs._ops import FileOps
+from pathgate.runtime.fs._read import (
+    _READ_CHUNK,
+    DirFds,
+    Opened,
+    ReadRequest,
+    _checked,
+    _with_st,
+    decode,
+    open_at,
+    open_read,
+)
+from pathgate.runtime.fs._resolve import Resolved, drive_async, drive_sync, resolve_flow
+
+__all__ = [
+    "AUTO_BACKEND",
+    "AiofilesFS",
+    "AsyncFS",
+    "Backends",
+    "IoLimiter",
+    "ThreadFS",
+    "run_chunked",
+    "running_asyncio",
+]
+
+# --- concurrency ---------------------------------------------------------------------------
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def running_asyncio() -> bool:
+    """True inside an asyncio event loop (aiofiles can run), False under trio."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+class IoLimiter:
+    """A pathgate-owned :class:`anyio.CapacityLimiter`, one per event-loop library."""
+
+    def __init__(self, tokens: int) -> None:
+        self.tokens = tokens
+        self._limiters: dict[bool, anyio.CapacityLimiter] = {}
+
+    def get(self) -> anyio.CapacityLimiter:
+        key = running_asyncio()
+        limiter = self._limiters.get(key)
+        if limiter is None:
+            limiter = self._limiters[key] = anyio.CapacityLimiter(self.tokens)
+        return limiter
+
+
+#: Smallest chunk of paths handed to one worker-thread hop.
+MIN_CHUNK = 128
+
+
+async def run_chunked(
+    fn: Callable[[Sequence[T]], list[R]],
+    items: Sequence[T],
+    limiter: anyio.CapacityLimiter,
+    *,
+    min_chunk: int = MIN_CHUNK,
+) -> list[R]:
+    """Run ``fn`` over chunks of ``items`` in worker threads, concurrently under ``limiter``;
+    return the concatenated results in order. One thread hop per chunk."""
+    if not items:
+        return []
+    size = max(min_chunk, math.ceil(len(items) / max(1, int(limiter.total_tokens))))
+    if len(items) <= size:
+        return await anyio.to_thread.run_sync(fn, items, limiter=limiter)
+    chunks = [items[i : i + size] for i in range(0, len(items), size)]
+    out: list[list[R]] = [[] for _ in chunks]
+
+    async def one(i: int) -> None:
+        out[i] = await anyio.to_thread.run_sync(fn, chunks[i], limiter=limiter)
+
+    async with anyio.create_task_group() as tg:
+        for i in range(len(chunks)):
+            tg.start_soon(one, i)
+    return [r for part in out for r in part]
+
+
+# --- async backends ------------------------------------------------------------------------
+
+
+class AsyncFS(Protocol):
+    """The async filesystem of ``read_files``: batched, so a backend can amortise hops."""
+
+    @property
+    def name(self) -> str: ...
+    async def resolve(
+        self, root: str, requests: Sequence[str], *, allow_outside: bool = False
+    ) -> list[Resolved]: ...
+    async def open_read(self, requests: Sequence[ReadRequest]) -> list[Opened]: ...
+
+
+class ThreadFS:
+    """Blocking :class:`FileOps` in worker threads: one ``anyio.to_thread`` hop per chunk.
+
+    Runs under asyncio and trio. Cancellation waits for the running hops to finish, so no
+    descriptor is left open."""
+
+    name = "thread"
+
+    def __init__(self, ops: FileOps, limiter: IoLimiter, *, min_chunk: int = MIN_CHUNK) -> None:
+        self.ops = ops
+        self.limiter = limiter
+        self.min_chunk = min_chunk
+
+    async def resolve(
+        self, root: str, requests: Sequence[str], *, allow_outside: bool = False
+    ) -> list[Resolved]:
+        ops = self.ops
+
+        def chunk(reqs: Sequence[str]) -> list[Resolved]:
+            return [drive_sync(resolve_flow(root, r, allow_outside=allow_outside), ops) for r in reqs]
+
+        return await run_chunked(chunk, requests, self.limiter.get(), min_chunk=self.min_chunk)
+
+    async def open_read(self, requests: Sequence[ReadRequest]) -> list[Opened]:
+        ops = self.ops
+
+        def chunk(reqs: Sequence[ReadRequest]) -> list[Opened]:
+            root = next((r.root for r in reqs if r.root is not None), None)
+            if root is None:
+                return [open_read(ops, r) for r in reqs]
+            with DirFds(ops, root) as dirs:
+                return [open_read(ops, r, dirs) for r in reqs]
+
+        return await run_chunked(chunk, requests, self.limiter.get(), min_chunk=self.min_chunk)
+
+
+class AiofilesFS:
+    """aiofiles: every ``lstat``/``readlink``/``open``/``fstat``/``read`` is its own executor
+    hop, all paths at once through ``asyncio.gather``, each path under the limiter.
+    asyncio only (aiofiles needs an asyncio loop)."""
+
+    name = "aiofiles"
+
+    def __init__(self, ops: FileOps, limiter: IoLimiter) -> None:
+        import aiofiles.os
+
+        self.ops = ops
+        self.limiter = limiter
+        self._lstat = aiofiles.os.wrap(ops.lstat)
+        self._readlink = aiofiles.os.wrap(ops.readlink)
+        self._fstat = aiofiles.os.wrap(ops.fstat)
+
+    async def resolve(
+        self, root: str, requests: Sequence[str], *, allow_outside: bool = False
+    ) -> list[Resolved]:
+        limiter = self.limiter.get()
+
+        async def one(request: str) -> Resolved:
+            flow = resolve_flow(root, request, allow_outside=allow_outside)
+            async with limiter:
+                return await drive_async(flow, self._lstat, self._readlink)
+
+        return list(await asyncio.gather(*(one(r) for r in requests)))
+
+    async def open_read(self, requests: Sequence[ReadRequest]) -> list[Opened]:
+        limiter = self.limiter.get()
+
+        async def one(req: ReadRequest) -> Opened:
+            async with limiter:
+                return await self._open_read(req)
+
+        return list(await asyncio.gather(*(one(r) for r in requests)))
+
+    async def _open_read(self, req: ReadRequest) -> Opened:
+        import aiofiles
+
+        ops = self.ops
+
+        def opener(path: str, flags: int) -> int:
+            return open_at(ops, req)
+
+        try:
+            f = await aiofiles.open(req.path, "rb", buffering=0, opener=opener)
+        except OSError as exc:
+            return Opened(error=exc.errno or errno.EIO)
+        try:
+            st = await self._fstat(f.fileno())
+            early = _checked(st, req)
+            if early is not None:
+                return early
+            remaining = req.max_bytes + 1
+            chunks: list[bytes] = []
+            while remaining > 0:
+                chunk = await f.read(min(remaining, _READ_CHUNK))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                remaining -= len(chunk)
+            return _with_st(decode(b"".join(chunks), req.max_bytes), st)
+        except OSError as exc:
+            return Opened(error=exc.errno or errno.EIO)
+        finally:
+            await f.close()
+
+
+#: The backend ``fs_backend="auto"`` uses (the faster one in benchmarks/bench_fs_backends.py).
+AUTO_BACKEND = "thread"
+
+
+class Backends:
+    """Both backends of one runtime, built once; :meth:`pick` chooses per call."""
+
+    def __init__(self, ops: FileOps, limiter: IoLimiter) -> None:
+        self.ops = ops
+        self.limiter = limiter
+        self.thread = ThreadFS(ops, limiter)
+        self._aiofiles: AiofilesFS | None = None
+
+    def pick(self, choice: str) -> AsyncFS:
+        """``"auto"`` → :data:`AUTO_BACKEND`; ``"aiofiles"`` only under asyncio (threads
+        under trio, where aiofiles cannot run)."""
+        if choice == "auto":
+            choice = AUTO_BACKEND
+        if choice == "aiofiles" and running_asyncio():
+            if self._aiofiles is None:
+                self._aiofiles = AiofilesFS(self.ops, self.limiter)
+            return self._aiofiles
+        return self.thread

@@ -1,0 +1,241 @@
+"""Reading through one descriptor, anchored at the root.
+
+Reading (:func:`open_read`) is the check that decides: walk from the root to the file one
+component at a time (``openat`` with ``O_NOFOLLOW``, directories with ``O_DIRECTORY``), so a
+directory swapped for a symlink after resolution fails instead of being followed out of the
+root; open the file with ``O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC``, ``fstat`` the descriptor,
+compare ``(st_dev, st_ino)`` with what resolution approved, and read at most
+``max_bytes + 1`` bytes — a file swapped, grown or deleted between check and read never
+yields unapproved content.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat as stat_mod
+from dataclasses import dataclass
+
+from pathgate.runtime.fs._ops import FileOps
+from pathgate.runtime.fs._resolve import _rel, _within
+
+__all__ = [
+    "BINARY_SNIFF",
+    "MAX_CONFIG_BYTES",
+    "MAX_IGNORE_BYTES",
+    "DirFds",
+    "Opened",
+    "ReadRequest",
+    "decode",
+    "open_at",
+    "open_read",
+    "read_regular",
+]
+
+#: Largest ignore file (per-directory, ``info/exclude``, ``core.excludesFile``) pathgate
+#: reads; a larger one is unreadable (``EFBIG``) and fails closed.
+MAX_IGNORE_BYTES = 64 << 20
+#: Largest git config file (``.git/config``, global, system) or ``.git``/``commondir``
+#: pointer file read; larger ones are unreadable (``EFBIG``).
+MAX_CONFIG_BYTES = 4 << 20
+
+
+def read_regular(path: str, cap: int, *, follow: bool = False, dir_fd: int | None = None) -> bytes:
+    """Read a whole small regular file, bounded: opened with ``O_NONBLOCK`` (a FIFO never
+    hangs) and ``O_NOFOLLOW`` unless ``follow``; the type is checked on the descriptor.
+
+    Raises ``OSError``: ``EISDIR`` for a directory, ``EINVAL`` for any other non-regular
+    file (FIFO, device, socket: never read), ``EFBIG`` when it holds more than ``cap``
+    bytes (checked on ``fstat`` and again while reading, so a growing file or a lying
+    size cannot make it read more than ``cap + 1`` bytes)."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
+    fd = os.open(path, flags, dir_fd=dir_fd)
+    try:
+        st = os.fstat(fd)
+        if stat_mod.S_ISDIR(st.st_mode):
+            raise OSError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+        if not stat_mod.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", path)
+        if st.st_size > cap:
+            raise OSError(errno.EFBIG, f"larger than {cap} bytes", path)
+        chunks: list[bytes] = []
+        left = cap + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        if left <= 0:
+            raise OSError(errno.EFBIG, f"larger than {cap} bytes", path)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+#: Bytes inspected for a NUL to call content binary.
+BINARY_SNIFF = 8192
+_READ_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class ReadRequest:
+    """Open ``path`` (a real path the gates approved), expecting ``identity``; read at most
+    ``max_bytes + 1`` bytes, and nothing when ``fstat`` shows more than ``max_bytes``.
+
+    With ``root`` (``path`` inside it), the open walks from ``root`` component by component
+    without following any symlink."""
+
+    path: str
+    max_bytes: int
+    identity: tuple[int, int] | None
+    root: str | None = None
+
+
+class DirFds:
+    """Directory descriptors opened from the root without following symlinks, shared by the
+    reads of one chunk (one thread) and closed with it."""
+
+    def __init__(self, ops: FileOps, root: str) -> None:
+        self.ops = ops
+        self.root = root
+        self._fds: dict[str, int] = {}
+
+    #: Directories deeper than this are opened on the way down and closed at once (only the
+    #: target is kept), so a path thousands of levels deep costs two descriptors, not one per
+    #: level.
+    CACHE_DEPTH = 32
+
+    def get(self, reldir: str) -> int:
+        """The descriptor of ``reldir``, opened level by level from the deepest cached
+        ancestor (iteratively: any depth)."""
+        fd = self._fds.get(reldir)
+        if fd is not None:
+            return fd
+        parts = reldir.split("/") if reldir else []
+        k = len(parts)
+        while k > 0 and "/".join(parts[:k]) not in self._fds:
+            k -= 1
+        cur = self._fds.get("/".join(parts[:k]))
+        if cur is None:
+            cur = self._fds[""] = self.ops.open_dir(self.root)
+        transient: int | None = None
+        try:
+            for i in range(k, len(parts)):
+                nxt = self.ops.open_dir(parts[i], dir_fd=cur)
+                if transient is not None:
+                    self.ops.close(transient)
+                    transient = None
+                if i < self.CACHE_DEPTH or i == len(parts) - 1:
+                    self._fds["/".join(parts[: i + 1])] = nxt
+                else:
+                    transient = nxt
+                cur = nxt
+        except BaseException:
+            if transient is not None:
+                self.ops.close(transient)
+            raise
+        return cur
+
+    def close(self) -> None:
+        fds, self._fds = self._fds, {}
+        for fd in fds.values():
+            self.ops.close(fd)
+
+    def __enter__(self) -> DirFds:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_at(ops: FileOps, req: ReadRequest, dirs: DirFds | None = None) -> int:
+    """Open the file of ``req``: by path, or walked from ``req.root`` (through ``dirs``)."""
+    root = req.root
+    if root is None or not _within(req.path, root) or req.path == root:
+        return ops.open_fd(req.path)
+    parent, _, name = _rel(req.path, root).rpartition("/")
+    if dirs is not None and dirs.root == root:
+        return ops.open_fd(name, dir_fd=dirs.get(parent))
+    with DirFds(ops, root) as own:
+        return ops.open_fd(name, dir_fd=own.get(parent))
+
+
+@dataclass(frozen=True, slots=True)
+class Opened:
+    """What the descriptor said. Facts only; the existence/size/read gates decide.
+
+    * ``error``: errno of ``open``/``fstat``/``read`` (``ELOOP``: the last component became a
+      symlink after the check).
+    * ``st``: ``fstat`` of the descriptor.
+    * ``changed``: the descriptor is not the file resolution approved (nothing was read).
+    * ``data``: the bytes read (at most ``max_bytes + 1``), ``None`` when not read.
+    * ``text``: ``data`` decoded as UTF-8 when it is text; ``binary``: NUL in the first
+      8 KiB or invalid UTF-8.
+    """
+
+    error: int | None = None
+    st: os.stat_result | None = None
+    changed: bool = False
+    data: bytes | None = None
+    text: str | None = None
+    binary: bool = False
+
+    @property
+    def size(self) -> int | None:
+        if self.data is not None:
+            return max(len(self.data), self.st.st_size if self.st else 0)
+        return None if self.st is None else self.st.st_size
+
+
+def decode(data: bytes, max_bytes: int) -> Opened:
+    """Classify bytes read within the limit (helper of :func:`open_read` and backends)."""
+    if len(data) > max_bytes:
+        return Opened(data=data)
+    if b"\x00" in data[:BINARY_SNIFF]:
+        return Opened(data=data, binary=True)
+    try:
+        return Opened(data=data, text=data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return Opened(data=data, binary=True)
+
+
+def _checked(st: os.stat_result, req: ReadRequest) -> Opened | None:
+    """The decision-free part of the descriptor check: ``None`` means go on and read."""
+    if not stat_mod.S_ISREG(st.st_mode):
+        return Opened(st=st)
+    if req.identity is not None and (st.st_dev, st.st_ino) != req.identity:
+        return Opened(st=st, changed=True)
+    if st.st_size > req.max_bytes:
+        return Opened(st=st)
+    return None
+
+
+def _with_st(opened: Opened, st: os.stat_result) -> Opened:
+    return Opened(st=st, data=opened.data, text=opened.text, binary=opened.binary)
+
+
+def open_read(ops: FileOps, req: ReadRequest, dirs: DirFds | None = None) -> Opened:
+    """Open, fstat, confirm and read one file with blocking calls."""
+    try:
+        fd = open_at(ops, req, dirs)
+    except OSError as exc:
+        return Opened(error=exc.errno or errno.EIO)
+    try:
+        st = ops.fstat(fd)
+        early = _checked(st, req)
+        if early is not None:
+            return early
+        remaining = req.max_bytes + 1
+        chunks: list[bytes] = []
+        while remaining > 0:
+            chunk = ops.read_fd(fd, min(remaining, _READ_CHUNK))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        return _with_st(decode(b"".join(chunks), req.max_bytes), st)
+    except OSError as exc:
+        return Opened(error=exc.errno or errno.EIO)
+    finally:
+        ops.close(fd)
+

@@ -1,0 +1,474 @@
+"""The per-directory cached index: ignore files found, stat-validated, read, compiled.
+
+Like ripgrep's ``ignore`` crate (``dir.rs``), every directory gets an immutable :class:`DirNode`
+linked to its parent; adding a child never mutates a parent, so concurrent sessions share
+them. :class:`IgnoreIndex` holds them in a bounded LRU behind a lock and does all the
+engine's I/O (through the :class:`~pathgate.runtime.fs.SyncFS` seam): stat signatures of
+candidate ignore files, reading them, git's repository-wide sources and config.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat as _stat
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from pathgate.runtime.fs import OsFS, SyncFS
+from pathgate.runtime.ignore import _gitconfig
+from pathgate.runtime.ignore._rules import IgnoreList, Match
+from pathgate.verdicts import BUILTIN_SOURCE
+
+if TYPE_CHECKING:
+    from pathgate.runtime.ignore._session import IgnoreSession
+
+__all__ = ["DEFAULT_IGNORES", "IgnoreConfig", "IgnoreIndex", "SourceInfo"]
+
+# The documented built-in default ignore list (lowest precedence; "<built-in>" source).
+# Each entry is a gitignore line; ``Rule.line`` is its 1-based position here.
+DEFAULT_IGNORES: tuple[str, ...] = (
+    # version control metadata
+    ".git",
+    ".hg/",
+    ".svn/",
+    # dependency trees and virtual environments
+    "node_modules/",
+    "bower_components/",
+    ".venv/",
+    "venv/",
+    ".pnpm-store/",
+    # Python byte code and tool caches
+    "__pycache__/",
+    "*.pyc",
+    "*.pyo",
+    ".mypy_cache/",
+    ".pytest_cache/",
+    ".ruff_cache/",
+    ".hypothesis/",
+    ".tox/",
+    ".nox/",
+    ".cache/",
+    # OS litter
+    ".DS_Store",
+    "Thumbs.db",
+    # minified bundles
+    "*.min.*",
+    # lockfiles (large, generated, rarely useful to read)
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+    "bun.lockb",
+    "poetry.lock",
+    "Pipfile.lock",
+    "uv.lock",
+    "Cargo.lock",
+    "composer.lock",
+    "Gemfile.lock",
+    "go.sum",
+)
+
+
+class IgnoreConfig(msgspec.Struct, frozen=True, kw_only=True):
+    """Which ignore sources apply.
+
+    * ``defaults``: built-in patterns (lowest precedence).
+    * ``agent_files``: per-directory agent ignore file names, read right after ``.gitignore``
+      in the same directory (so they win over it), in this order.
+    * ``git_sources``: read ``.git/info/exclude`` and ``core.excludesFile``.
+    * ``excludes_file``: explicit ``core.excludesFile`` (``None``: found as git finds it).
+    * ``ignore_case``: ASCII case folding (``None``: the repository's ``core.ignoreCase``).
+    * ``cache_dirs``: LRU bound on cached directories.
+    * ``fail_closed``: an ignore file that exists but cannot be read (``EACCES``, ``EIO``)
+      blocks every path it governs (``Match.fail_closed``). ``False`` behaves like git:
+      the file counts as empty (``check-ignore`` uses this to mirror git).
+    """
+
+    defaults: tuple[str, ...] = DEFAULT_IGNORES
+    agent_files: tuple[str, ...] = (".pathgateignore",)
+    git_sources: bool = True
+    excludes_file: str | None = None
+    ignore_case: bool | None = None
+    cache_dirs: int = 65536
+    fail_closed: bool = True
+
+    @classmethod
+    def git_only(cls, **overrides: object) -> IgnoreConfig:
+        """git's own sources only: no built-in defaults, no agent ignore files."""
+        base = cls(defaults=(), agent_files=(), git_sources=True)
+        return msgspec.structs.replace(base, **overrides) if overrides else base
+
+class SourceInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """One ignore source consulted for a path (see :meth:`IgnoreSession.explain`).
+
+    ``state``: ``"read"`` (``rules`` lines compiled), ``"unreadable"`` (``error`` names the
+    errno; ``EFBIG``: larger than :data:`~pathgate.runtime.fs.MAX_IGNORE_BYTES`),
+    ``"symlink"`` (a symlinked per-directory file: not followed, like git), ``"special"``
+    (a repository-wide source that is a FIFO or device: never read, no rules),
+    ``"builtin"``.
+    """
+
+    source: str
+    state: str
+    rules: int = 0
+    error: str | None = None
+
+
+# ---------------------------------------------------------------------------------------
+# directories
+# ---------------------------------------------------------------------------------------
+
+_Sig = tuple[int, int, int, int, int] | str | None
+
+
+def _sig_of(st: os.stat_result) -> tuple[int, int, int, int, int]:
+    return (st.st_mode, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+class DirNode:
+    """An immutable per-directory node.
+
+    ``stop`` is set when nothing below needs evaluating: the directory is excluded
+    (``stop.ancestor`` names it) or fail-closed. ``chain`` lists the non-empty lists that
+    apply to entries of this directory, deepest (highest precedence) first.
+    """
+
+    __slots__ = ("chain", "lists", "parent", "rel", "sigs", "sources", "stop", "view")
+
+    def __init__(self, rel: str, parent: DirNode | None, stop: Match | None,
+                 lists: tuple[IgnoreList, ...], sigs: tuple[_Sig, ...],
+                 sources: tuple[SourceInfo, ...]) -> None:
+        self.rel = rel
+        self.parent = parent
+        self.stop = stop
+        self.lists = lists
+        self.sigs = sigs
+        self.sources = sources
+        self.view = _view(rel)
+        own = tuple(lst for lst in reversed(lists) if len(lst))
+        parent_chain = parent.chain if parent is not None else ()
+        self.chain: tuple[IgnoreList, ...] = own + parent_chain if own else parent_chain
+
+
+def _view(path: str) -> str:
+    """The latin-1 view of a path's bytes (identity for ASCII)."""
+    if path.isascii():
+        return path
+    return os.fsencode(path).decode("latin-1")
+
+
+def _err_name(code: int | None) -> str:
+    return errno.errorcode.get(code or 0, str(code))
+
+
+def _stale(code: int | None) -> str:
+    """A signature no stat ever produces: the source failed to read after its ``lstat``
+    (maybe transiently), so a node cached under it is rebuilt by the next session."""
+    return f"stale:{_err_name(code)}"
+
+
+class _Globals:
+    """Repository-wide state resolved once per change: git layout, config, global lists."""
+
+    __slots__ = ("fold", "key", "node", "paths", "warnings")
+
+    def __init__(self, key: object, fold: bool, node: DirNode, warnings: tuple[str, ...],
+                 paths: tuple[str, ...]) -> None:
+        self.key = key
+        self.paths = paths
+        self.fold = fold
+        self.node = node
+        self.warnings = warnings
+
+
+class IgnoreIndex:
+    """Per-root cache of compiled per-directory matchers, shared by all callers.
+
+    Thread-safe: the LRU is mutated under a lock; the nodes themselves are immutable.
+    """
+
+    def __init__(self, root: str | os.PathLike[str], config: IgnoreConfig | None = None,
+                 *, fs: SyncFS | None = None) -> None:
+        self.root = os.path.realpath(root)
+        self.config = config or IgnoreConfig()
+        self.fs: SyncFS = fs or OsFS()
+        self._lock = threading.Lock()
+        self._nodes: OrderedDict[str, DirNode] = OrderedDict()
+        self._globals: _Globals | None = None
+        self._builtin = (IgnoreList.from_strings(BUILTIN_SOURCE, "", self.config.defaults, False)
+                         if self.config.defaults else None)
+        self._builtin_folded: IgnoreList | None = None
+        self._warned: set[str] = set()
+        self._ignore_names = (".gitignore", *self.config.agent_files)
+        self._ignore_set = frozenset(self._ignore_names)
+        self.on_warning: Callable[[str], None] | None = None
+
+    # -- public ------------------------------------------------------------------------
+
+    def session(self) -> IgnoreSession:
+        """A per-call view: each ignore file's stat signature is checked at most once."""
+        from pathgate.runtime.ignore._session import IgnoreSession
+
+        return IgnoreSession(self)
+
+    def match(self, relpath: str, is_dir: bool | None = None) -> Match:
+        """One decision in a fresh session."""
+        return self.session().match(relpath, is_dir)
+
+    def cached_dirs(self) -> int:
+        """How many directories the LRU holds now."""
+        return len(self._nodes)
+
+    def clear(self) -> None:
+        """Drop every cached directory (the next session re-reads everything)."""
+        with self._lock:
+            self._nodes.clear()
+            self._globals = None
+
+    # -- internals -----------------------------------------------------------------------
+
+    def _abs(self, rel: str) -> str:
+        return os.path.join(self.root, rel) if rel else self.root
+
+    def _warn(self, message: str) -> None:
+        if message in self._warned:
+            return
+        self._warned.add(message)
+        if self.on_warning is not None:
+            self.on_warning(message)
+
+    def _stat_sig(self, path: str, follow: bool = False) -> _Sig:
+        try:
+            st = self.fs.stat(path) if follow else self.fs.lstat(path)
+        except OSError as e:
+            if e.errno in (errno.ENOENT, errno.ENOTDIR):
+                return None
+            return f"error:{_err_name(e.errno)}"
+        return _sig_of(st)
+
+    def _config_key(self) -> tuple[object, ...]:
+        cfg = self.config
+        if not cfg.git_sources and cfg.ignore_case is not None:
+            return ()
+        layout = _gitconfig.find_git_layout(self.root)
+        files = _gitconfig.config_files(layout)
+        key: list[object] = [layout.common_dir if layout else None]
+        key.extend((f, self._stat_sig(f, follow=True)) for f in files)
+        return tuple(key)
+
+    def _load_globals(self, key: tuple[object, ...]) -> _Globals:
+        """Resolve the git layout and config, then read ``core.excludesFile`` and
+        ``info/exclude`` (both followed through symlinks, like git)."""
+        cfg = self.config
+        layout = _gitconfig.find_git_layout(self.root) if (cfg.git_sources or cfg.ignore_case is None) \
+            else None
+        conf: dict[str, str | None] = {}
+        conf_errors: list[tuple[str, int]] = []
+        if layout is not None or cfg.git_sources or cfg.ignore_case is None:
+            conf = _gitconfig.read_config(_gitconfig.config_files(layout), conf_errors)
+        fold = cfg.ignore_case
+        if fold is None:
+            fold = bool(_gitconfig.parse_bool(conf.get("core.ignorecase", "false")))
+        lists: list[IgnoreList] = []
+        sources: list[SourceInfo] = []
+        sigs: list[_Sig] = []
+        stop: Match | None = None
+        warnings: list[str] = []
+        paths: list[str] = []
+        if self._builtin is not None:
+            builtin = self._builtin
+            if fold:
+                if self._builtin_folded is None:
+                    self._builtin_folded = IgnoreList.from_strings(
+                        BUILTIN_SOURCE, "", cfg.defaults, True)
+                builtin = self._builtin_folded
+            lists.append(builtin)
+            sources.append(SourceInfo(source=BUILTIN_SOURCE, state="builtin", rules=len(builtin)))
+        for cpath, code in conf_errors:
+            # a config that exists but cannot be read bounded: core.excludesFile and
+            # core.ignoreCase are unknown, so every path fails closed
+            shown = os.path.relpath(cpath, self.root) if cpath.startswith(self.root + "/") else cpath
+            warnings.append(f"unable to read git config '{cpath}': {os.strerror(code)}")
+            sources.append(SourceInfo(source=shown, state="unreadable", error=_err_name(code)))
+            if cfg.fail_closed and stop is None:
+                stop = Match(ignored=True, fail_closed=True, unreadable=shown)
+        if cfg.git_sources:
+            excl = cfg.excludes_file
+            if excl is None:
+                raw = conf.get("core.excludesfile")
+                excl = _gitconfig.expand_path(raw) if raw else _gitconfig.default_excludes_file()
+            else:
+                excl = _gitconfig.expand_path(excl)
+            cands: list[tuple[str, str]] = []
+            if excl:
+                cands.append((excl, excl if os.path.isabs(excl) else os.path.join(self.root, excl)))
+            if layout is not None:
+                cands.append((layout.info_exclude_display, layout.info_exclude))
+            for shown, path in cands:
+                sig = self._stat_sig(path, follow=True)
+                sigs.append(sig)
+                paths.append(path)
+                if sig is None:
+                    continue
+                try:
+                    data = self.fs.read_bytes(os.path.realpath(path))
+                except OSError as e:
+                    if e.errno == errno.EISDIR:
+                        continue
+                    if e.errno == errno.EINVAL:
+                        # a special file (``/dev/null``, a FIFO, ``/dev/zero``): never read,
+                        # no rules (git reads a device's zero ``st_size`` as empty)
+                        sources.append(SourceInfo(source=shown, state="special"))
+                        continue
+                    sigs[-1] = _stale(e.errno)  # read again by the next session
+                    if e.errno in (errno.ENOENT, errno.ENOTDIR):
+                        continue
+                    warnings.append(f"unable to access '{shown}': {os.strerror(e.errno or 0)}")
+                    sources.append(SourceInfo(source=shown, state="unreadable",
+                                              error=_err_name(e.errno)))
+                    if cfg.fail_closed and stop is None:
+                        stop = Match(ignored=True, fail_closed=True, unreadable=shown)
+                    continue
+                lst = IgnoreList.from_bytes(shown, "", data, fold, sig)
+                lists.append(lst)
+                sources.append(SourceInfo(source=shown, state="read", rules=len(lst)))
+        node = DirNode("\0globals", None, stop, tuple(lists), tuple(sigs), tuple(sources))
+        for w in warnings:
+            self._warn(w)
+        return _Globals(key, fold, node, tuple(warnings), tuple(paths))
+
+    def _current_globals(self) -> _Globals:
+        key = self._config_key()
+        g = self._globals
+        if (g is not None and g.key == key
+                and all(self._stat_sig(p, follow=True) == s
+                        for p, s in zip(g.paths, g.node.sigs, strict=True))):
+            return g
+        g = self._load_globals(key)
+        with self._lock:
+            self._globals = g
+        return g
+
+    def _lookup(self, rel: str) -> DirNode | None:
+        with self._lock:
+            node = self._nodes.get(rel)
+            if node is not None:
+                self._nodes.move_to_end(rel)
+            return node
+
+    def _store(self, node: DirNode) -> None:
+        with self._lock:
+            self._nodes[node.rel] = node
+            self._nodes.move_to_end(node.rel)
+            cap = max(1, self.config.cache_dirs)
+            while len(self._nodes) > cap:
+                self._nodes.popitem(last=False)
+
+    def _names(self) -> tuple[str, ...]:
+        return self._ignore_names
+
+    @property
+    def ignore_names(self) -> frozenset[str]:
+        """The per-directory ignore file names, as a set."""
+        return self._ignore_set
+
+    def _unsearchable(self, base: str) -> bool:
+        """Is the directory ``base`` (ending in ``/``) itself closed to path lookups?"""
+        try:
+            self.fs.lstat(base + ".")
+        except OSError as e:
+            return e.errno == errno.EACCES
+        return False
+
+    def _own_sigs(self, rel: str, present: frozenset[str] | None) -> tuple[_Sig, ...]:
+        """The stat signature of each candidate ignore file of directory ``rel``."""
+        base = self.root + "/" + rel + "/" if rel else self.root + "/"
+        lstat = self.fs.lstat
+        out: list[_Sig] = []
+        for name in self._names():
+            if present is not None and name not in present:
+                out.append(None)
+                continue
+            try:
+                st = lstat(base + name)
+            except OSError as e:
+                if e.errno in (errno.ENOENT, errno.ENOTDIR) or (
+                        e.errno == errno.EACCES and self._unsearchable(base)):
+                    # an unsearchable directory: nothing below it can be opened or listed
+                    # at all, so its ignore files decide nothing; reads and walks report
+                    # the real cause (permission denied), not "an ignore file failed"
+                    out.append(None)
+                else:
+                    out.append(f"error:{_err_name(e.errno)}")
+                continue
+            out.append((st.st_mode, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+        return tuple(out)
+
+    def _read_own(self, rel: str, parent: DirNode, sigs: tuple[_Sig, ...], fold: bool,
+                  old: DirNode | None, extra: Sequence[str] | None = None) -> DirNode:
+        """Build an allowed directory node by reading its ignore files."""
+        base_view = (_view(rel) + "/") if rel else ""
+        lists: list[IgnoreList] = []
+        sources: list[SourceInfo] = []
+        stop: Match | None = None
+        reuse: dict[str, IgnoreList] = {}
+        if old is not None and extra is None:
+            reuse = {lst.source: lst for lst in old.lists}
+        names = self._names()
+        last_agent_idx = len(names) - 1
+        kept = list(sigs)  # the signatures the node is cached under
+        for k, (name, sig) in enumerate(zip(names, sigs, strict=True)):
+            source = f"{rel}/{name}" if rel else name
+            lst: IgnoreList | None = None
+            if isinstance(sig, tuple):
+                mode = sig[0]
+                if _stat.S_ISLNK(mode):
+                    # git opens per-directory files with O_NOFOLLOW: not followed, warned.
+                    self._warn(f"unable to access '{source}': {os.strerror(errno.ELOOP)}")
+                    sources.append(SourceInfo(source=source, state="symlink",
+                                              error=_err_name(errno.ELOOP)))
+                elif _stat.S_ISREG(mode):
+                    prev = reuse.get(source)
+                    if prev is not None and prev.sig == sig and prev.fold == fold:
+                        lst = prev
+                    else:
+                        try:
+                            data = self.fs.read_bytes(os.path.join(self._abs(rel), name))
+                        except OSError as e:
+                            # A failed read may be transient (EMFILE, EIO, a race): never
+                            # cache its outcome as valid, so the next session reads again.
+                            kept[k] = _stale(e.errno)
+                            if e.errno in (errno.ENOENT, errno.ENOTDIR):
+                                data = None
+                            elif e.errno == errno.ELOOP:
+                                self._warn(f"unable to access '{source}': {os.strerror(e.errno)}")
+                                data = None
+                            else:
+                                self._warn(f"unable to access '{source}': {os.strerror(e.errno or 0)}")
+                                sources.append(SourceInfo(source=source, state="unreadable",
+                                                          error=_err_name(e.errno)))
+                                if self.config.fail_closed and stop is None:
+                                    stop = Match(ignored=True, fail_closed=True, unreadable=source)
+                                data = None
+                        if data is not None:
+                            lst = IgnoreList.from_bytes(source, base_view, data, fold, sig)
+            elif isinstance(sig, str):
+                # lstat failed with something other than ENOENT: cannot tell; fail closed.
+                self._warn(f"unable to access '{source}': {sig}")
+                sources.append(SourceInfo(source=source, state="unreadable", error=sig[6:]))
+                if self.config.fail_closed and stop is None:
+                    stop = Match(ignored=True, fail_closed=True, unreadable=source)
+            if lst is not None:
+                lists.append(lst)
+                sources.append(SourceInfo(source=source, state="read", rules=len(lst)))
+            if extra is not None and k == last_agent_idx:
+                # appended lines: a list right after the file, numbered after its last line
+                first = (lst.nlines + 1) if lst is not None else 1
+                lists.append(IgnoreList.from_strings(source, base_view, list(extra), fold, first))
+        return DirNode(rel, parent, stop, tuple(lists), tuple(kept), tuple(sources))
+

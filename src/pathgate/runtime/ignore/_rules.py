@@ -1,0 +1,353 @@
+"""One ignore file's pattern list and git's last-match-wins decision, pure.
+
+Compare with git's ``dir.c``: :func:`parse_lines` is ``add_patterns_from_buffer``,
+:func:`compile_pattern` is ``add_pattern`` (plus the choice of matcher per line),
+:meth:`IgnoreList.best`-style tables answer ``last_matching_pattern_from_list`` and
+:func:`decide` is ``last_matching_pattern_from_lists`` over a chain of lists. No I/O: build
+a list from bytes (:meth:`IgnoreList.from_bytes`) or from lines
+(:meth:`IgnoreList.from_lines`, the filesystem-free test seam).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable, Sequence
+
+import msgspec
+
+from pathgate.runtime.ignore._wildmatch import (
+    WILD_STAR_RUNS,
+    Wildmatch,
+    _esc,
+    _fold,
+    _simple_length,
+    star_runs,
+    translate_wildmatch,
+)
+from pathgate.verdicts import Rule
+
+__all__ = ["NO_MATCH", "IgnoreList", "Match", "Pattern", "compile_pattern", "decide", "parse_lines"]
+
+class Match(msgspec.Struct, frozen=True, kw_only=True):
+    """A decision and its provenance.
+
+    * ``ignored``: excluded by ignore rules (or fail-closed).
+    * ``rule``: the rule that decided — possibly a negated rule, with ``ignored=False``;
+      ``None`` when no rule matched (or fail-closed).
+    * ``ancestor``: when an excluded ancestor directory decided, its relpath; ``rule`` is that
+      directory's rule.
+    * ``fail_closed`` / ``unreadable``: an ignore file governing the path could not be read;
+      ``ignored`` is ``True`` and ``rule`` is ``None``; ``unreadable`` is that file's relpath.
+    """
+
+    ignored: bool
+    rule: Rule | None = None
+    ancestor: str | None = None
+    fail_closed: bool = False
+    unreadable: str | None = None
+
+
+NO_MATCH = Match(ignored=False)
+
+# ---------------------------------------------------------------------------------------
+# patterns and lists
+# ---------------------------------------------------------------------------------------
+
+_LIT, _SUFFIX, _BGLOB, _PLIT, _PGLOB, _NOTHING, _WILD = range(7)
+
+
+class Pattern:
+    """One compiled ignore line. ``text`` is the matching view (latin-1 of the bytes)."""
+
+    __slots__ = ("dir_only", "kind", "match", "negated", "regex", "rule", "text", "wild")
+
+    def __init__(self, rule: Rule, kind: int, text: str, regex: re.Pattern[str] | None,
+                 negated: bool, dir_only: bool, wild: Wildmatch | None = None) -> None:
+        self.rule = rule
+        self.kind = kind
+        self.text = text
+        self.regex = regex
+        self.negated = negated
+        self.dir_only = dir_only
+        self.wild = wild  # _WILD: git's wildmatch, on the basename or the path
+        self.match = Match(ignored=not negated, rule=rule)
+
+    def matches(self, name: str, rel: str) -> bool:
+        """Test one (already folded, latin-1 view) basename / base-relative path."""
+        k = self.kind
+        if k == _LIT:
+            return name == self.text
+        if k == _SUFFIX:
+            return name.endswith(self.text)
+        if k == _BGLOB:
+            assert self.regex is not None
+            return self.regex.fullmatch(name) is not None
+        if k == _PLIT:
+            return rel == self.text
+        if k == _PGLOB:
+            assert self.regex is not None
+            return self.regex.fullmatch(rel) is not None
+        if k == _WILD:
+            assert self.wild is not None
+            return self.wild(rel if self.wild.pathname else name)
+        return False
+
+
+
+def compile_pattern(line: str, rule: Rule, fold: bool = False) -> Pattern:
+    """Compile one trimmed ignore line (latin-1 view of its bytes), as ``add_pattern``."""
+    p = line
+    negated = p.startswith("!")
+    if negated:
+        p = p[1:]
+    length = len(p)
+    dir_only = False
+    if length and p[-1] == "/":
+        length -= 1
+        dir_only = True
+    nodir = "/" not in p[:length]
+    nowild = min(_simple_length(p), length)
+    endswith = p.startswith("*") and _simple_length(p[1:]) == len(p) - 1
+    pat = p[:length]
+    if nodir:
+        if nowild == length:
+            kind, text, rx = _LIT, (_fold(pat) if fold else pat), None
+        elif endswith:
+            kind, text, rx = _SUFFIX, (_fold(pat[1:]) if fold else pat[1:]), None
+        else:
+            body = translate_wildmatch(pat, False, fold)
+            if body is None:
+                kind, text, rx = _NOTHING, pat, None
+            elif star_runs(pat) >= WILD_STAR_RUNS:
+                wild = Wildmatch(pat, False, fold)
+                return Pattern(rule, _WILD, pat, None, negated, dir_only, wild)
+            else:
+                kind, text, rx = _BGLOB, pat, re.compile(body, re.DOTALL)
+    else:
+        prefix = nowild
+        if pat.startswith("/"):
+            pat = pat[1:]
+            prefix -= 1
+        lit = _fold(pat[:prefix]) if fold else pat[:prefix]
+        if prefix == len(pat):
+            kind, text, rx = _PLIT, lit, None
+        else:
+            body = translate_wildmatch(pat[prefix:], True, fold)
+            if body is None:
+                kind, text, rx = _NOTHING, pat, None
+            elif star_runs(pat[prefix:]) >= WILD_STAR_RUNS:
+                wild = Wildmatch(pat[prefix:], True, fold, lit)
+                return Pattern(rule, _WILD, pat, None, negated, dir_only, wild)
+            else:
+                kind, text, rx = _PGLOB, pat, re.compile(
+                    "".join(_esc(c) for c in lit) + body, re.DOTALL)
+    return Pattern(rule, kind, text, rx, negated, dir_only)
+
+
+def _trim_trailing_spaces(s: bytes) -> bytes:
+    if not s.endswith(b" "):
+        return s
+    last_space = -1
+    i = 0
+    n = len(s)
+    while i < n:
+        c = s[i]
+        if c == 0x20:
+            if last_space < 0:
+                last_space = i
+        elif c == 0x5C:
+            i += 1
+            if i >= n:
+                return s
+            last_space = -1
+        else:
+            last_space = -1
+        i += 1
+    return s[:last_space] if last_space >= 0 else s
+
+
+def parse_lines(data: bytes) -> list[tuple[int, bytes]]:
+    """``add_patterns_from_buffer``: (1-based line number, trimmed pattern bytes)."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    out: list[tuple[int, bytes]] = []
+    for lineno, raw in enumerate(data.split(b"\n"), 1):
+        if not raw or raw[0] == 0x23:  # empty or '#'
+            continue
+        if raw.endswith(b"\r"):
+            raw = raw[:-1]
+        nul = raw.find(b"\0")
+        if nul >= 0:
+            raw = raw[:nul]
+        out.append((lineno, _trim_trailing_spaces(raw)))
+    return out
+
+
+class _Table:
+    """The rules of one list usable for one kind of path (files: no dir-only rules)."""
+
+    __slots__ = ("bre", "brules", "lit", "plit", "pre", "prules", "sfx", "sfx_rules", "wild")
+
+    def __init__(self, pats: Sequence[tuple[int, Pattern]]) -> None:
+        self.lit: dict[str, int] = {}
+        self.plit: dict[str, int] = {}
+        sfx: list[tuple[int, str]] = []
+        bglob: list[tuple[int, Pattern]] = []
+        pglob: list[tuple[int, Pattern]] = []
+        wild: list[tuple[int, Pattern]] = []
+        for idx, pt in pats:
+            if pt.kind == _LIT:
+                self.lit[pt.text] = idx
+            elif pt.kind == _PLIT:
+                self.plit[pt.text] = idx
+            elif pt.kind == _SUFFIX:
+                sfx.append((idx, pt.text))
+            elif pt.kind == _BGLOB:
+                bglob.append((idx, pt))
+            elif pt.kind == _PGLOB:
+                pglob.append((idx, pt))
+            elif pt.kind == _WILD:
+                wild.append((idx, pt))
+        sfx.reverse()
+        wild.reverse()
+        self.wild = wild
+        bglob.reverse()
+        pglob.reverse()
+        self.sfx = tuple(s for _, s in sfx) or None
+        self.sfx_rules = sfx
+        self.brules = [(i, pt.regex) for i, pt in bglob if pt.regex is not None]
+        self.prules = [(i, pt.regex) for i, pt in pglob if pt.regex is not None]
+        self.bre = _combine(pt for _, pt in bglob)
+        self.pre = _combine(pt for _, pt in pglob)
+
+    def best(self, name: str, rel: str) -> int:
+        """Index of the last matching rule, or -1."""
+        best = self.lit.get(name, -1)
+        if self.sfx is not None and name.endswith(self.sfx):
+            for idx, s in self.sfx_rules:
+                if idx <= best:
+                    break
+                if name.endswith(s):
+                    best = idx
+                    break
+        if self.bre is not None and self.bre.fullmatch(name) is not None:
+            for idx, rx in self.brules:
+                if idx <= best:
+                    break
+                if rx.fullmatch(name) is not None:
+                    best = idx
+                    break
+        if self.plit:
+            v = self.plit.get(rel, -1)
+            if v > best:
+                best = v
+        if self.pre is not None and self.pre.fullmatch(rel) is not None:
+            for idx, rx in self.prules:
+                if idx <= best:
+                    break
+                if rx.fullmatch(rel) is not None:
+                    best = idx
+                    break
+        for idx, pt in self.wild:  # no combined pre-test: each runs git's wildmatch
+            if idx <= best:
+                break
+            if pt.matches(name, rel):
+                best = idx
+                break
+        return best
+
+
+def _combine(pats: Iterable[Pattern]) -> re.Pattern[str] | None:
+    parts = [pt.regex.pattern for pt in pats if pt.regex is not None]
+    if not parts:
+        return None
+    if len(parts) == 1:
+        return re.compile(parts[0], re.DOTALL)
+    return re.compile("|".join(f"(?:{x})" for x in parts), re.DOTALL)
+
+
+class IgnoreList:
+    """The compiled lines of one source (an ignore file, or the built-in list).
+
+    ``base`` is the directory it applies to, as a latin-1 view ending in ``/`` (``""`` for
+    the root and the repository-wide lists).
+    """
+
+    __slots__ = ("base", "dtab", "fold", "ftab", "has_dir_rules", "nlines", "patterns", "sig",
+                 "source")
+
+    def __init__(self, source: str, base: str, lines: Sequence[tuple[int, str, str]],
+                 fold: bool, sig: object = None, nlines: int = 0) -> None:
+        self.source = source
+        self.nlines = nlines
+        self.base = base
+        self.fold = fold
+        self.sig = sig
+        self.patterns = [
+            compile_pattern(view, Rule(source, lineno, shown, shown.startswith("!")), fold)
+            for lineno, view, shown in lines
+        ]
+        self.has_dir_rules = any(p.dir_only for p in self.patterns)
+        self.ftab = _Table([(i, p) for i, p in enumerate(self.patterns) if not p.dir_only])
+        self.dtab = _Table(list(enumerate(self.patterns))) if self.has_dir_rules else self.ftab
+
+    @classmethod
+    def from_bytes(cls, source: str, base: str, data: bytes, fold: bool,
+                   sig: object = None) -> IgnoreList:
+        lines = [(n, b.decode("latin-1"), b.decode("utf-8", "surrogateescape"))
+                 for n, b in parse_lines(data)]
+        nlines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+        return cls(source, base, lines, fold, sig, nlines)
+
+    @classmethod
+    def from_strings(cls, source: str, base: str, lines: Sequence[str], fold: bool,
+                     first_line: int = 1) -> IgnoreList:
+        data = "\n".join(lines).encode("utf-8", "surrogateescape")
+        parsed = [(n + first_line - 1, b.decode("latin-1"), b.decode("utf-8", "surrogateescape"))
+                  for n, b in parse_lines(data)]
+        return cls(source, base, parsed, fold, None, len(lines))
+
+    @classmethod
+    def from_lines(cls, lines: Sequence[str], *, source: str = "<lines>", base: str = "",
+                   fold: bool = False) -> IgnoreList:
+        """The filesystem-free test seam: a list from ignore-file lines, applying to the
+        directory ``base`` (``""``: the root; else a relpath, with or without a trailing
+        ``/``). Decide with :meth:`decide`."""
+        if base and not base.endswith("/"):
+            base += "/"
+        return cls.from_strings(source, base, list(lines), fold)
+
+    def decide(self, relpath: str, is_dir: bool = False) -> Match:
+        """Last-match-wins over this list alone for ``relpath`` (relative to the project
+        root, below :attr:`base`); :data:`NO_MATCH` when no line matches."""
+        name = relpath.rpartition("/")[2]
+        path_v = _fold(os.fsencode(relpath).decode("latin-1")) if self.fold else \
+            os.fsencode(relpath).decode("latin-1")
+        name_v = path_v.rpartition("/")[2] if name else ""
+        pt = decide((self,), path_v, name_v, is_dir, lambda: is_dir)
+        return NO_MATCH if pt is None else pt.match
+
+    def __len__(self) -> int:
+        return len(self.patterns)
+
+
+def decide(chain: tuple[IgnoreList, ...], path: str, name: str, is_dir: bool | None,
+            lstat_isdir: Callable[[], bool]) -> Pattern | None:
+    """``last_matching_pattern_from_lists`` over a chain (views already folded)."""
+    for lst in chain:
+        base = lst.base
+        rel = path[len(base):] if base else path
+        if is_dir is False:
+            r = lst.ftab.best(name, rel)
+        else:
+            # the dir table is a superset: its best rule decides unless it is dir-only
+            r = lst.dtab.best(name, rel)
+            if r >= 0 and is_dir is None and lst.patterns[r].dir_only:
+                is_dir = lstat_isdir()
+                if not is_dir:
+                    r = lst.ftab.best(name, rel)
+        if r >= 0:
+            return lst.patterns[r]
+    return None
+

@@ -1,0 +1,284 @@
+"""One call's view of the index, and the walker's named interface to it.
+
+:class:`IgnoreSession` validates each directory at most once per call and answers
+decisions; the walker uses :meth:`IgnoreSession.enter_child`, :meth:`IgnoreSession.decide_entry`
+and :attr:`IgnoreSession.ignore_names` instead of reaching into the index's nodes.
+"""
+
+from __future__ import annotations
+
+import os
+import stat as _stat
+from collections.abc import Mapping, Sequence
+
+import msgspec
+
+from pathgate.runtime.ignore._index import DirNode, IgnoreIndex, SourceInfo
+from pathgate.runtime.ignore._rules import NO_MATCH, Match, decide
+from pathgate.verdicts import Rule
+
+__all__ = ["Explanation", "IgnoreSession"]
+
+class Explanation(msgspec.Struct, frozen=True, kw_only=True):
+    """Everything the CLI's ``explain`` shows for one path.
+
+    ``match`` is the decision; ``sources`` every ignore source consulted, lowest precedence
+    first; ``matching`` every rule of those sources that matches the path itself, in
+    precedence order (the first one decided unless an ancestor did); ``ancestors`` the
+    decision made for each ancestor directory, top down, until one was excluded.
+    """
+
+    relpath: str
+    match: Match
+    sources: tuple[SourceInfo, ...]
+    matching: tuple[Rule, ...]
+    ancestors: tuple[tuple[str, Match], ...]
+
+
+class IgnoreSession:
+    """One call's view of an :class:`IgnoreIndex` (not shared between threads)."""
+
+    def __init__(self, index: IgnoreIndex, *, extra: Mapping[str, Sequence[str]] | None = None
+                 ) -> None:
+        self._index = index
+        self._extra = extra
+        g = index._current_globals()
+        self._globals = g
+        self._fold = g.fold
+        self._dirs: dict[str, DirNode] = {}
+        self._fs = index.fs
+        self._root = index.root
+        self._root_node = self._make_root()
+
+    # -- public ------------------------------------------------------------------------
+
+    @property
+    def index(self) -> IgnoreIndex:
+        return self._index
+
+    @property
+    def ignore_case(self) -> bool:
+        return self._fold
+
+    def match(self, relpath: str, is_dir: bool | None = None) -> Match:
+        """Decide one path. ``is_dir=None``: lstat it (a symlink is not a directory)."""
+        if not relpath:
+            return NO_MATCH
+        parent_rel, _, name = relpath.rpartition("/")
+        node = self._dirs.get(parent_rel)
+        if node is None:
+            node = self._dir(parent_rel)
+        if node.stop is not None:
+            return node.stop
+        return self._match_in(node, relpath, name, is_dir)
+
+    def match_pathspec(self, path: str) -> Match:
+        """``git check-ignore``'s decision for a normalized path that may be ``""`` or end
+        with ``/`` (then every component is tested as a directory and the final test runs
+        with an empty basename, exactly as git's ``last_matching_pattern``)."""
+        if not path.endswith("/"):
+            return self.match(path)
+        dirpart = path[:-1]
+        node = self._dir(dirpart)
+        if node.stop is not None:
+            return node.stop
+        if not node.chain:
+            return NO_MATCH
+        path_v, _ = self._views(path, "")
+        pt = decide(node.chain, path_v, "", None, lambda: self._lstat_isdir(path))
+        return NO_MATCH if pt is None else pt.match
+
+    def match_with_extra(self, relpath: str, extra: Mapping[str, Sequence[str]],
+                         is_dir: bool | None = None) -> Match:
+        """Decide as if ``extra[d]`` lines were appended to directory ``d``'s last agent
+        ignore file (in memory; nothing written). Used to verify remedies."""
+        return IgnoreSession(self._index, extra=dict(extra)).match(relpath, is_dir)
+
+    def sources(self, relpath: str) -> list[str]:
+        """The ignore sources consulted for ``relpath``, lowest precedence first."""
+        return [s.source for s in self.source_infos(relpath)]
+
+    def source_infos(self, relpath: str) -> list[SourceInfo]:
+        """Like :meth:`sources`, with each source's state (read, unreadable, symlink)."""
+        parent_rel = relpath.rpartition("/")[0] if relpath else ""
+        nodes: list[DirNode] = []
+        node: DirNode | None = self._dir(parent_rel)
+        if node is not None and node.stop is not None and node.stop.ancestor is not None:
+            node = self._dir(node.stop.ancestor).parent
+        while node is not None:
+            nodes.append(node)
+            node = node.parent
+        out: list[SourceInfo] = []
+        for n in reversed(nodes):
+            out.extend(n.sources)
+        return out
+
+    def is_dir_excluded(self, reldir: str) -> Match | None:
+        """The excluded-directory match covering ``reldir`` (itself or an ancestor), or
+        ``None`` when walking into it is allowed."""
+        node = self._dir(reldir)
+        if node.stop is not None:
+            return node.stop
+        return None
+
+    def explain(self, relpath: str, is_dir: bool | None = None) -> Explanation:
+        """The decision plus every source consulted and every rule that matches."""
+        m = self.match(relpath, is_dir)
+        ancestors: list[tuple[str, Match]] = []
+        parts = relpath.split("/")[:-1] if relpath else []
+        cur = ""
+        for part in parts:
+            cur = f"{cur}/{part}" if cur else part
+            am = self._dir(cur).stop
+            if am is not None and am.ancestor == cur:
+                ancestors.append((cur, am))
+                break
+            if am is not None:
+                break
+            parent_rel = cur.rpartition("/")[0]
+            pm = self._match_in(self._dir(parent_rel), cur, part, True)
+            ancestors.append((cur, pm))
+        matching: list[Rule] = []
+        parent_rel, _, name = relpath.rpartition("/")
+        node = self._dir(parent_rel)
+        if node.stop is None:
+            path_v, name_v = self._views(relpath, name)
+            isd = is_dir
+            if isd is None:
+                isd = self._lstat_isdir(relpath)
+            for lst in node.chain:
+                rel = path_v[len(lst.base):] if lst.base else path_v
+                for pt in reversed(lst.patterns):
+                    if pt.dir_only and not isd:
+                        continue
+                    if pt.matches(name_v, rel):
+                        matching.append(pt.rule)
+        return Explanation(relpath=relpath, match=m,
+                           sources=tuple(self.source_infos(relpath)),
+                           matching=tuple(matching), ancestors=tuple(ancestors))
+
+    # -- the walker's interface -----------------------------------------------------------
+
+    @property
+    def ignore_names(self) -> frozenset[str]:
+        """The per-directory ignore file names (``.gitignore`` and the agent files)."""
+        return self._index.ignore_names
+
+    def dir_node(self, reldir: str) -> DirNode:
+        """The validated node of directory ``reldir`` (or the node that stops above it):
+        where a walk starts. ``node.stop`` is set when nothing below may be entered."""
+        return self._dir(reldir)
+
+    def enter_child(self, parent: DirNode, rel: str, name: str, decided: Match,
+                    present: frozenset[str] | None) -> DirNode:
+        """The node of an allowed child directory ``rel`` of ``parent`` whose own decision
+        (``decided``) the walker already made; ``present`` names the ignore files its
+        listing showed (absent ones then cost no ``lstat``)."""
+        node = self._dirs.get(rel)
+        if node is None:
+            node = self._child(parent, rel, name, decided, present)
+            self._dirs[rel] = node
+        return node
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _views(self, path: str, name: str) -> tuple[str, str]:
+        if path.isascii():
+            if self._fold:
+                return path.lower(), name.lower()
+            return path, name
+        pv = os.fsencode(path)
+        nv = os.fsencode(name)
+        if self._fold:
+            pv = pv.lower()
+            nv = nv.lower()
+        return pv.decode("latin-1"), nv.decode("latin-1")
+
+    def _lstat_isdir(self, relpath: str) -> bool:
+        try:
+            st = self._fs.lstat(os.path.join(self._root, relpath))
+        except OSError:
+            return False
+        return _stat.S_ISDIR(st.st_mode)
+
+    def decide_entry(self, node: DirNode, relpath: str, name: str, is_dir: bool | None) -> Match:
+        """Decide an entry (``relpath``, basename ``name``) of allowed directory ``node``
+        (the walker's per-entry call)."""
+        chain = node.chain
+        if not chain:
+            return NO_MATCH
+        if relpath.isascii() and not self._fold:
+            path_v, name_v = relpath, name
+        else:
+            path_v, name_v = self._views(relpath, name)
+        pt = decide(chain, path_v, name_v, is_dir, lambda: self._lstat_isdir(relpath))
+        return NO_MATCH if pt is None else pt.match
+
+    def _make_root(self) -> DirNode:
+        g = self._globals.node
+        if g.stop is not None:
+            node = DirNode("", g, g.stop, (), (), ())
+            self._dirs[""] = node
+            return node
+        return self._dir("")
+
+    def _dir(self, rel: str, present: frozenset[str] | None = None) -> DirNode:
+        """The validated node of directory ``rel`` (or the node that stops above it).
+
+        Iterative, so any depth works: find the deepest ancestor this session already
+        validated, then validate or build the missing directories top down. ``present``
+        (which ignore files exist) describes ``rel`` itself only.
+        """
+        dirs = self._dirs
+        node = dirs.get(rel)
+        if node is not None:
+            return node
+        missing = [rel]
+        cur = rel
+        parent: DirNode | None = None
+        while cur:
+            cur = cur.rpartition("/")[0]
+            parent = dirs.get(cur)
+            if parent is not None:
+                break
+            missing.append(cur)
+        if parent is None:  # not even the root yet (only while the session starts)
+            parent = self._globals.node
+        for r in reversed(missing):
+            if r and parent.stop is not None:
+                dirs[r] = parent  # excluded or fail-closed above: it decides everything below
+                continue
+            parent = self._child(parent, r, r.rpartition("/")[2], None,
+                                 present if r == rel else None)
+            dirs[r] = parent
+        return parent
+
+    def _child(self, parent: DirNode, rel: str, name: str, decided: Match | None,
+               present: frozenset[str] | None) -> DirNode:
+        """Validate or build the node of ``rel`` (an entry of allowed ``parent``)."""
+        index = self._index
+        extra = self._extra
+        cached = index._lookup(rel) if extra is None else None
+        if cached is not None and cached.parent is parent:
+            if cached.stop is not None and cached.stop.ancestor == rel:
+                return cached
+            if cached.stop is None or cached.stop.fail_closed:
+                sigs = index._own_sigs(rel, present)
+                if sigs == cached.sigs:
+                    return cached
+        # decide the directory itself against its parent's chain
+        if rel:
+            m = decided if decided is not None else self._match_in(parent, rel, name, True)
+            if m.ignored:
+                node = DirNode(rel, parent, Match(ignored=True, rule=m.rule, ancestor=rel), (), (), ())
+                if extra is None:
+                    index._store(node)
+                return node
+        sigs = index._own_sigs(rel, present)
+        node = index._read_own(rel, parent, sigs, self._fold, cached,
+                               extra.get(rel) if extra is not None else None)
+        if extra is None:
+            index._store(node)
+        return node
+
+    _match_in = decide_entry
