@@ -8,7 +8,7 @@ secret or a host-filtered path is never listed, never counted and never given as
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -19,6 +19,7 @@ __all__ = [
     "GlobResult",
     "ListResult",
     "Omission",
+    "OmissionUnit",
     "SearchHit",
     "SearchResult",
     "Unsearched",
@@ -28,12 +29,21 @@ __all__ = [
 EntryKind = Literal["file", "dir", "symlink", "other"]
 
 
-class Omission(msgspec.Struct, frozen=True, kw_only=True):
-    """``count`` matches left out by ``gate`` (never an opaque gate), with up to 3 examples.
+#: What an :class:`Omission` counts: ``"matches"`` (glob: paths that match the pattern),
+#: ``"entries"`` (list_directory: names in the directory), ``"files"`` (code_search: files
+#: that were not searched, whether or not they hold a hit).
+OmissionUnit = Literal["matches", "entries", "files"]
 
-    ``lower_bound`` is true when counting stopped at the work budget (the real number is at
-    least ``count``). ``fail_closed``: these were withheld because an ignore file that governs
-    them could not be read (no rule is claimed to match them).
+
+class Omission(msgspec.Struct, frozen=True, kw_only=True):
+    """``count`` items left out by ``gate`` (never an opaque gate), with up to 3 examples.
+
+    ``unit`` says what was counted: glob counts ``matches`` (paths that match the pattern),
+    list_directory ``entries``, code_search ``files`` not searched (nothing is claimed about
+    their content: they are not "matches"). ``lower_bound`` is true when counting stopped at
+    the work budget (the real number is at least ``count``). ``fail_closed``: these were
+    withheld because an ignore file that governs them could not be read (no rule is claimed
+    to match them).
     """
 
     gate: Gate
@@ -41,6 +51,9 @@ class Omission(msgspec.Struct, frozen=True, kw_only=True):
     examples: tuple[str, ...] = ()
     lower_bound: bool = False
     fail_closed: bool = False
+    unit: Annotated[OmissionUnit, msgspec.Meta(
+        description="what count counts: matches (glob), entries (list_directory), "
+                    "files not searched (code_search)")] = "matches"
 
 
 class Unsearched(msgspec.Struct, frozen=True, kw_only=True):

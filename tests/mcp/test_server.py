@@ -129,7 +129,7 @@ async def test_glob_says_what_it_omitted(way: str, project: Path) -> None:
     data = result.structured_content
     assert data["matches"] == [".gitignore", "src/app.py"]
     assert data["omitted"] == [{"gate": "ignore", "count": 1, "examples": ["build/out.js"],
-                                "lower_bound": False, "fail_closed": False}]
+                                "lower_bound": False, "fail_closed": False, "unit": "matches"}]
     assert ".env" not in result.model_dump_json()
 
 

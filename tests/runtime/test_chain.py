@@ -57,14 +57,18 @@ async def test_context_set_above_is_seen_below_and_in_threads(anyio_backend: str
 
 
 @pytest.mark.parametrize(
-    ("exc", "error_type", "field"),
+    ("exc", "error_type", "field", "text"),
     [
-        (ToolArgumentError("paths: expected an array", field="paths"), "invalid_arguments", "paths"),
-        (UnknownToolError("no tool named 'x'"), "unknown_tool", None),
+        # a shared helper's message gets the tool's prefix, like every other argument error
+        (ToolArgumentError("paths: expected an array", field="paths"), "invalid_arguments", "paths",
+         "t: argument `paths`: expected an array"),
+        (ToolArgumentError("t: `paths` must be a list", field="paths"), "invalid_arguments", "paths",
+         "t: `paths` must be a list"),
+        (UnknownToolError("no tool named 'x'"), "unknown_tool", None, "no tool named 'x'"),
     ],
 )
 async def test_boundary_turns_known_errors_into_results(
-    anyio_backend: str, exc: Exception, error_type: str, field: str | None
+    anyio_backend: str, exc: Exception, error_type: str, field: str | None, text: str
 ) -> None:
     async def endpoint(call: ToolCall) -> Any:
         raise exc
@@ -72,7 +76,7 @@ async def test_boundary_turns_known_errors_into_results(
     call = ToolCall("t", {})
     result = await build_chain(endpoint, [ErrorBoundaryMiddleware()])(call)
     assert result["error_type"] == error_type
-    assert result["error"] == str(exc)
+    assert result["error"] == text
     assert result.get("field") == field
     assert call.state.error_type == error_type
 

@@ -43,17 +43,31 @@ def _rule_text(rule: Rule | None) -> str:
     return rule.location()
 
 
-def omission_text(om: Omission, noun: tuple[str, str] = ("match", "matches"),
-                  verb: str = "omitted") -> str | None:
-    """``"2 matches omitted by ignore rules, e.g. build/out.js"`` (never for opaque gates)."""
+#: Per unit: (singular, plural, verb phrase) of an omission note.
+_UNIT_WORDS: Mapping[str, tuple[str, str, str]] = {
+    "matches": ("match", "matches", "omitted by"),
+    "entries": ("entry", "entries", "hidden by"),
+    "files": ("file", "files", "not searched: excluded by"),
+}
+
+
+def omission_text(om: Omission) -> str | None:
+    """One note for one omission, worded by its ``unit`` (never for opaque gates):
+
+    * glob: ``"2 matches omitted by ignore rules, e.g. build/out.js"``;
+    * list_directory: ``"1 entry hidden by ignore rules, e.g. build/"``;
+    * code_search: ``"3 files not searched: excluded by ignore rules, e.g. build/out.js"``
+      — files, not matches: nothing is claimed about what they contain.
+    """
     if om.gate in (Gate.SECRETS, Gate.HOST_FILTER) or om.count <= 0:
         return None
-    word = noun[0] if om.count == 1 else noun[1]
+    one, many, verb = _UNIT_WORDS.get(om.unit, _UNIT_WORDS["matches"])
+    word = one if om.count == 1 else many
     head = f"at least {om.count}" if om.lower_bound else str(om.count)
     reason = _REASONS.get(om.gate, om.gate.value)
     if om.fail_closed:
         reason = "ignore-rule checking (an ignore file that governs them could not be read)"
-    text = f"{head} {word} {verb} by {reason}"
+    text = f"{head} {word} {verb} {reason}"
     if om.examples:
         text += ", e.g. " + ", ".join(om.examples)
     return text
@@ -79,16 +93,12 @@ def unsearched_text(u: Unsearched) -> str:
 
 def _notes(result: DiscoveryResult) -> list[str]:
     notes: list[str] = []
-    if isinstance(result, ListResult):
-        for om in result.omitted:
-            text = omission_text(om, ("entry", "entries"), "hidden")
-            if text:
-                notes.append(text)
-        return notes
     for om in result.omitted:
         text = omission_text(om)
         if text:
             notes.append(text)
+    if isinstance(result, ListResult):
+        return notes
     for u in result.unsearched:
         notes.append(unsearched_text(u))
     if isinstance(result, GlobResult):

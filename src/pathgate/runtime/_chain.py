@@ -24,7 +24,7 @@ import anyio
 from pathgate._types import CallNext, Middleware, ToolCall
 from pathgate.errors import ToolArgumentError, UnknownToolError
 
-__all__ = ["ERROR_TYPES", "ErrorBoundaryMiddleware", "build_chain", "error_result"]
+__all__ = ["ERROR_TYPES", "ErrorBoundaryMiddleware", "build_chain", "error_result", "tool_error_text"]
 
 log = logging.getLogger("pathgate")
 
@@ -42,6 +42,18 @@ def error_result(message: str, *, error_type: str, field: str | None = None) -> 
     if field is not None:
         out["field"] = field
     return out
+
+
+def tool_error_text(tool: str, exc: ToolArgumentError) -> str:
+    """``exc``'s message with the tool's prefix every argument error carries
+    (``"glob: argument `pattern`: must be a non-empty glob pattern"``), added when a helper
+    shared by several tools (a glob compiler, say) raised it without one."""
+    text = str(exc)
+    if text.startswith(f"{tool}: "):
+        return text
+    if exc.field and text.startswith(f"{exc.field}: "):
+        return f"{tool}: argument `{exc.field}`: {text[len(exc.field) + 2:]}"
+    return f"{tool}: {text}"
 
 
 def classify_error(exc: BaseException) -> str:
@@ -68,7 +80,8 @@ class ErrorBoundaryMiddleware:
             raise
         except ToolArgumentError as exc:
             call.state.error_type = "invalid_arguments"
-            return error_result(str(exc), error_type="invalid_arguments", field=exc.field)
+            return error_result(tool_error_text(call.tool, exc), error_type="invalid_arguments",
+                                field=exc.field)
         except UnknownToolError as exc:
             call.state.error_type = "unknown_tool"
             return error_result(str(exc), error_type="unknown_tool")

@@ -19,6 +19,8 @@ from pathgate._schema import inline_schema
 from pathgate._schema import validation_key as _key_of
 from pathgate._types import ToolCall
 from pathgate.errors import ToolArgumentError, UnknownToolError
+from pathgate.runtime.tools.code_search import DEFAULT_MAX_RESULTS
+from pathgate.runtime.tools.glob import DEFAULT_GLOB_LIMIT
 
 __all__ = [
     "CodeSearchArgs",
@@ -47,7 +49,9 @@ class GlobArgs(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
     pattern: str
     path: str = "."
-    limit: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    limit: Annotated[Annotated[int, msgspec.Meta(ge=0)] | None, msgspec.Meta(
+        description=f"at most this many matches (default {DEFAULT_GLOB_LIMIT}; 0: no limit; "
+                    "null: the default)")] = DEFAULT_GLOB_LIMIT
 
 
 class ListDirectoryArgs(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -63,7 +67,9 @@ class CodeSearchArgs(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     regex: str
     path: str = "."
     glob: str | None = None
-    max_results: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    max_results: Annotated[Annotated[int, msgspec.Meta(ge=0)] | None, msgspec.Meta(
+        description=f"at most this many hits (default {DEFAULT_MAX_RESULTS}; 0: no limit; "
+                    "null: the default)")] = DEFAULT_MAX_RESULTS
     context: Annotated[int, msgspec.Meta(ge=0, le=50)] = 0
     case_sensitive: bool = True
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import anyio
+import msgspec
 
 from pathgate.errors import ToolArgumentError
 from pathgate.results import SearchResult, Unsearched
@@ -109,7 +110,8 @@ async def code_search(
         skipped_binary=scanner.binary,
         skipped_too_large=scanner.too_large,
         skipped_unreadable=scanner.unreadable,
-        omitted=d.omissions.freeze(),
+        # files left out were not searched: counted as files, never as matches
+        omitted=tuple(msgspec.structs.replace(om, unit="files") for om in d.omissions.freeze()),
         unsearched=tuple(unsearched),
         walk_stopped_early=d.stopped_early,
     )

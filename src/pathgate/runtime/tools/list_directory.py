@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from pathgate.errors import ToolArgumentError
 from pathgate.results import DirEntry, EntryKind, ListResult
 from pathgate.runtime.tools._discover import Discovery
@@ -48,4 +50,5 @@ async def list_directory(runtime: Runtime, path: str = ".", *, model: str | None
         else:
             d.omissions.add(v, e.relpath[cut:] + ("/" if e.kind == "dir" else ""))
     visible.sort(key=lambda de: de.name)
-    return ListResult(path=path, entries=tuple(visible), omitted=d.omissions.freeze())
+    omitted = tuple(msgspec.structs.replace(om, unit="entries") for om in d.omissions.freeze())
+    return ListResult(path=path, entries=tuple(visible), omitted=omitted)
