@@ -33,6 +33,16 @@ from pathgate.runtime.tools._pattern import compile_glob
         ("./docs/*.md", "docs/a.md", True),
         ("a*b", "a/b", False),
         ("[.txt", "[.txt", True),
+        ("a[b", "a[b", True),
+        ("*[b", "xx[b", True),
+        ("a\\", "a\\", True),  # a lone trailing backslash is literal
+        ("a***b", "axxb", True),
+        ("a/***/b", "a/x/y/b", False),  # only a whole "**" segment crosses directories
+        ("[z-a]x", "zx", True),  # git's wildmatch: a reversed range matches its first end
+        ("[z-a]x", "mx", False),
+        ("[[:digit:]]*.log", "7a.log", True),  # the POSIX classes of git's wildmatch
+        ("[[:digit:]]*.log", "a7.log", False),
+        ("[\\]]x", "]x", True),  # a backslash escapes inside a class, as in git
     ],
 )
 def test_match(pattern: str, path: str, expected: bool) -> None:
@@ -62,7 +72,7 @@ def test_literal_prefix() -> None:
     assert compile_glob("*.ts").literal_prefix == ""
 
 
-@pytest.mark.parametrize("bad", ["", "/etc/*", "../*", "a/../../b", "x\x00y", "[z-a]"])
+@pytest.mark.parametrize("bad", ["", "/etc/*", "../*", "a/../../b", "x\x00y"])
 def test_bad_patterns_name_the_field(bad: str) -> None:
     with pytest.raises(ToolArgumentError) as info:
         compile_glob(bad)
