@@ -171,6 +171,13 @@ def compile_glob(pattern: str, *, field: str = "pattern") -> GlobPattern:
     """Compile ``pattern``; raise :class:`ToolArgumentError` naming ``field`` when invalid."""
     segments = [s if s == "**" else _normalise(s) for s in _segments(pattern, field)]
     wild = "/".join(segments)
+    matchers: dict[str, Callable[[str], bool]] = {}  # each distinct pattern compiled once
+
+    def matcher(p: str) -> Callable[[str], bool]:
+        if p not in matchers:
+            matchers[p] = _matcher(p)
+        return matchers[p]
+
     prefix: list[str] = []
     for seg in segments[:-1]:
         if seg == "**" or _MAGIC.search(seg):
@@ -182,6 +189,6 @@ def compile_glob(pattern: str, *, field: str = "pattern") -> GlobPattern:
         segments=tuple(segments),
         literal_prefix=_shown("/".join(prefix)),
         has_globstar="**" in segments,
-        _whole=_matcher(wild),
-        _parts=tuple(None if s == "**" else _matcher(s) for s in segments),
+        _whole=matcher(wild),
+        _parts=tuple(None if s == "**" else matcher(s) for s in segments),
     )
