@@ -72,7 +72,7 @@ def test_literal_prefix() -> None:
     assert compile_glob("*.ts").literal_prefix == ""
 
 
-@pytest.mark.parametrize("bad", ["", "/etc/*", "../*", "a/../../b", "x\x00y"])
+@pytest.mark.parametrize("bad", ["", "/etc/*", "../*", "a/../../b", "x\x00y", "a\ud800"])
 def test_bad_patterns_name_the_field(bad: str) -> None:
     with pytest.raises(ToolArgumentError) as info:
         compile_glob(bad)
