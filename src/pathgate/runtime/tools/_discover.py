@@ -15,20 +15,30 @@ A discovery call:
    never counted); a non-opaque one adds to :class:`Omissions` for its gate, with up to three
    examples. Matches inside excluded directories the walk did not enter are counted within
    an entry budget (and marked as a lower bound when the budget runs out).
+
+Budgets (the walk budget, the count budget) are charged as if opaque paths did not exist:
+secrets are recognised by name in the walk's thread; with gates beyond the built-in ones (a
+host filter, host gates) each walked chunk is judged on the event loop *before* it is
+charged (the verdicts are kept for the tools), and the count inside excluded directories
+asks the host filter from the worker thread (a sync filter directly, an async one on the
+event loop through ``anyio.from_thread``), skipping a filtered directory whole.
 """
 
 from __future__ import annotations
 
 import errno
-from collections.abc import Callable, Sequence
+import inspect
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import anyio
+import anyio.from_thread
 
 from pathgate.results import Omission, Unsearched
 from pathgate.runtime._walk import DIR, SYMLINK, Entry, Walker, list_files_below
-from pathgate.runtime.gates import Fact, GateContext, GatePipeline, PathFacts, lexical_name
+from pathgate.runtime.fs import Resolved
+from pathgate.runtime.gates import Fact, GateContext, GatePipeline, HostFilterGate, PathFacts, lexical_name
 from pathgate.runtime.gates.path import GIT_INTERNALS, PathGate
 from pathgate.runtime.ignore import IgnoreSession, Match
 from pathgate.runtime.tools.read_files import ReadFacts
@@ -142,6 +152,9 @@ class Discovery:
         #: error entries of directories the walk could not enter (see :meth:`unsearched_unlisted`)
         self.unlisted: list[Entry] = []
         self.count_left = COUNT_BUDGET
+        #: verdicts of walked entries judged before charging the walk budget (relpath keyed)
+        self._verdicts: dict[str, Verdict | None] = {}
+        self._host = next((g for g in self.pipeline.gates if isinstance(g, HostFilterGate)), None)
         self._source = ReadFacts(runtime, runtime.backends.pick("thread"), self.read_ctx)
 
     # -- the start directory ---------------------------------------------------------------
@@ -193,12 +206,16 @@ class Discovery:
                     break
                 if not chunk:
                     break
+                if not self._inline:  # judge before charging: opaque entries cost nothing
+                    await self._prejudge([e for e in chunk if e.error is None])
+                verdicts = self._verdicts
                 kept: list[Entry] = []
                 for e in chunk:
                     if e.error is not None:
                         self.unlisted.append(e)
                         continue
-                    if is_secret(e.relpath):
+                    v = verdicts.get(e.relpath)
+                    if is_secret(e.relpath) or (v is not None and v.opaque):
                         kept.append(e)  # dropped later by the gates; never counted
                         continue
                     if self.walked >= WALK_BUDGET:
@@ -248,8 +265,23 @@ class Discovery:
                 out[i] = Verdict(status=Status.BLOCKED, gate=Gate.IGNORE, rule=m.rule, ancestor=m.ancestor,
                                  fail_closed=m.fail_closed, unreadable=m.unreadable)
 
+    async def _prejudge(self, entries: Sequence[Entry]) -> None:
+        """Judge one walked chunk now and keep the verdicts for :meth:`judge` (a host filter
+        is asked once per entry)."""
+        for e, v in zip(entries, await self._judge(entries), strict=True):
+            self._verdicts[e.relpath] = v
+
     async def judge(self, entries: Sequence[Entry]) -> list[Verdict | None]:
-        """Path-only gates for walked entries; symlinks are resolved and judged by target."""
+        """Path-only gates for walked entries; symlinks are resolved and judged by target.
+        Entries the walk already judged (see :meth:`walk`) keep their verdict."""
+        known = self._verdicts
+        if not known:
+            return await self._judge(entries)
+        missing = [e for e in entries if e.relpath not in known]
+        fresh = dict(zip((e.relpath for e in missing), await self._judge(missing), strict=True))
+        return [known[e.relpath] if e.relpath in known else fresh[e.relpath] for e in entries]
+
+    async def _judge(self, entries: Sequence[Entry]) -> list[Verdict | None]:
         if not entries:
             return []
         plain = [i for i, e in enumerate(entries) if e.kind != SYMLINK]
@@ -331,6 +363,32 @@ class Discovery:
         on descriptors; secrets are neither listed nor counted against the budget."""
         files, seen, short = list_files_below(
             self.runtime.index.fs, self.runtime.root, excluded_dir, budget,
-            opaque=self.pipeline.secrets.is_secret)
+            opaque=self._opaque_in_thread())
         self.count_left = 0 if short else self.count_left - seen
         return files, short
+
+    def _opaque_in_thread(self) -> Callable[[str], bool]:
+        """Is a path opaque by name (secret) or by the host filter? For the count inside
+        excluded directories, which runs in a worker thread: a sync filter is called there,
+        an async one is awaited on the event loop (``anyio.from_thread``). Fail-closed
+        filter answers count as opaque, like the gate's."""
+        is_secret = self.pipeline.secrets.is_secret
+        gate = self._host
+        if gate is None:
+            return is_secret
+        ctx = self.ctx
+
+        def opaque(rel: str) -> bool:
+            if is_secret(rel):
+                return True
+            facts = PathFacts(request=rel, name=rel, resolved=Resolved(rel, None, rel))
+            verdict = gate.check(facts, ctx)
+            if inspect.isawaitable(verdict):
+                verdict = anyio.from_thread.run(_wait, verdict)
+            return verdict is not None and verdict.opaque
+
+        return opaque
+
+
+async def _wait(answer: Awaitable[Verdict | None]) -> Verdict | None:
+    return await answer

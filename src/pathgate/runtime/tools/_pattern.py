@@ -1,254 +1,226 @@
 """Glob patterns for the ``glob`` and ``code_search`` tools (not ignore rules).
 
-Semantics (the ones agents expect from a ``glob`` tool): the pattern is matched against
-paths relative to the search directory, segment by segment.
+Semantics (the ones agents expect from a ``glob`` tool, and git's ``:(glob)`` pathspec):
+the pattern is matched against paths relative to the search directory.
 
 * ``*`` matches any run of characters within one path segment, ``?`` one character;
-* ``[...]`` a character class (``[!...]`` / ``[^...]`` negate; ranges work);
+* ``[...]`` a character class (``[!...]`` / ``[^...]`` negate; ranges and the POSIX classes
+  such as ``[[:digit:]]`` work; ``\\`` escapes inside it);
 * ``**`` as a whole segment matches zero or more directories (``**/*.py``, ``src/**``);
+  elsewhere it is ``*``;
 * a pattern without ``/`` matches at the top level only (``*.py``); use ``**/*.py`` for
   any depth;
-* ``\\`` escapes the next character.
+* ``\\`` escapes the next character; a ``[`` that opens no class (``foo[1.txt``) and a
+  lone trailing ``\\`` are literal.
 
-A pattern is compiled once into one regular expression, plus what the walker needs to
-prune: the literal leading directories and whether a directory could hold a match.
+There is one glob engine in pathgate: the ignore engine's port of git's ``wildmatch``
+(:mod:`pathgate.runtime.ignore._wildmatch`) with ``WM_PATHNAME``. A tool pattern is
+normalised into wildmatch segments once (the forgiving cases above made literal, empty and
+``.`` segments dropped, ``**`` runs collapsed); each segment is compiled exactly as an
+ignore line: a regex when it cannot backtrack badly, git's ``dowild`` (memoized, no
+recursion) when it holds :data:`~pathgate.runtime.ignore.WILD_STAR_RUNS` or more runs of
+``*``. A pattern with fewer runs of ``*`` than that is matched as one regex over the whole
+path (exactly the ignore engine's choice for a line). Beyond, a path is matched segment by
+segment (never by ``dowild`` over the whole path: its per-path cost in Python is ten
+times a regex's): the segments between ``**`` are fixed-length
+blocks, the first anchored at the start, the last at the end, the others placed leftmost
+(the classic wildcard algorithm over segments: O(path segments × pattern segments) segment
+tests, so no backtracking across ``/`` and the same answers as wildmatch on the whole).
+Like git, it matches bytes: paths and patterns are compared as the latin-1 view of their
+file-system bytes, so ``?`` and a class match one byte of a non-ASCII name.
+
+Compilation is linear in the pattern's length (a class is parsed within
+:data:`MAX_CLASS` bytes; a ``[`` after the last ``]`` is literal without a parse), and the
+tools always run it in a worker thread.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from pathgate.errors import ToolArgumentError
+from pathgate.runtime.ignore import WILD_STAR_RUNS, Wildmatch, star_runs, translate_wildmatch
+from pathgate.runtime.ignore._wildmatch import _bracket_members
 
-__all__ = ["GlobPattern", "compile_glob"]
+__all__ = ["MAX_CLASS", "GlobPattern", "compile_glob"]
 
+#: Bytes a character class may span (``[`` to ``]``); a longer one is a literal ``[``.
+MAX_CLASS = 256
 
-def _bracket_end(seg: str, i: int) -> int:
-    """Index of the ``]`` closing the class opened at ``seg[i] == "["``, or -1 (a literal ``[``)."""
-    n = len(seg)
-    j = i + 1
-    if j < n and seg[j] in "!^":
-        j += 1
-    if j < n and seg[j] == "]":
-        j += 1
-    while j < n and seg[j] != "]":
-        j += 1
-    return j if j < n else -1
+_MAGIC = re.compile(r"[*?\[\\]")
 
 
-_STAR = object()
-_ANY = object()
+def _view(s: str) -> str:
+    """The latin-1 view of ``s``'s file-system bytes (what wildmatch compares)."""
+    return s if s.isascii() else os.fsencode(s).decode("latin-1")
 
 
-def _class(seg: str, i: int, j: int, field: str) -> re.Pattern[str]:
-    """The character class ``seg[i : j + 1]`` (``[...]``) as a one-character regex."""
-    body = seg[i + 1 : j]
-    negate = body[:1] in ("!", "^")
-    if negate:
-        body = body[1:]
-    body = body.replace("\\", "\\\\").replace("[", "\\[")
-    if body.startswith("]"):
-        body = "\\" + body
-    cls = ("[^/" if negate else "[") + body + "]"
-    try:
-        return re.compile(cls, re.DOTALL)
-    except re.error as exc:
-        raise ToolArgumentError(
-            f"{field}: invalid character class {seg[i : j + 1]!r}: {exc}", field=field
-        ) from None
+def _shown(view: str) -> str:
+    return os.fsdecode(view.encode("latin-1"))
 
 
-def _tokens(seg: str, field: str = "pattern") -> list[object]:
-    """A segment as tokens: ``_STAR``, ``_ANY``, a literal ``str`` or a class ``re.Pattern``
-    (the one parser of segment syntax; the regex and the linear matcher both use it).
+def _class_end(seg: str, i: int, last_close: int) -> int:
+    """The index after the class opened at ``seg[i] == "["``, or -1 (a literal ``[``): the
+    ignore engine's own bracket parser decides, within :data:`MAX_CLASS` bytes."""
+    if i > last_close:
+        return -1
+    res = _bracket_members(seg[i:i + MAX_CLASS], 0, True, False)
+    return -1 if res is None else i + res[1]
 
-    Linear time: a ``[`` after the last ``]`` is a literal without scanning (thousands of
-    unclosed ``[`` would otherwise cost a scan each), and a closed class is skipped whole."""
-    out: list[object] = []
+
+def _normalise(seg: str) -> str:
+    """One pattern segment (latin-1 view, not ``**``) as a wildmatch pattern of the same
+    meaning: runs of ``*`` made one, a ``[`` that opens no class and a lone trailing
+    backslash escaped."""
+    out: list[str] = []
     i, n = 0, len(seg)
     last_close = seg.rfind("]")
     while i < n:
         c = seg[i]
-        if c == "*":
-            while i + 1 < n and seg[i + 1] == "*":
+        if c == "\\":
+            out.append(seg[i:i + 2] if i + 1 < n else "\\\\")
+            i += 2
+        elif c == "*":
+            while i < n and seg[i] == "*":
                 i += 1
-            out.append(_STAR)
-        elif c == "?":
-            out.append(_ANY)
-        elif c == "\\":
-            i += 1
-            out.append(seg[i] if i < n else "\\")
-        elif c == "[" and i < last_close and (j := _bracket_end(seg, i)) >= 0:
-            out.append(_class(seg, i, j, field))
-            i = j
+            out.append("*")
+        elif c == "[":
+            end = _class_end(seg, i, last_close)
+            out.append(seg[i:end] if end > 0 else "\\[")
+            i = end if end > 0 else i + 1
         else:
             out.append(c)
-        i += 1
-    return out
-
-
-def _translate_segment(seg: str, field: str) -> str:
-    """The regex for one segment (``*`` and ``?`` never match ``/``)."""
-    parts: list[str] = []
-    for tok in _tokens(seg, field):
-        if tok is _STAR:
-            parts.append("[^/]*")
-        elif tok is _ANY:
-            parts.append("[^/]")
-        elif isinstance(tok, str):
-            parts.append(re.escape(tok))
-        else:
-            assert isinstance(tok, re.Pattern)
-            parts.append(tok.pattern)
-    return "".join(parts)
-
-
-_MAGIC = re.compile(r"[*?\[\\]")
-
-#: Wildcards in one segment, or ``**`` segments in a pattern, above which the pattern is
-#: matched by the linear-time matcher below instead of a backtracking regex: a
-#: model-supplied ``*a*a*a…*b`` must not pin a worker thread.
-MAX_REGEX_STARS = 3
-MAX_REGEX_GLOBSTARS = 4
-
-
-def _greedy(tokens: list[object], items: list[str] | str, one: Callable[[object, str], bool]) -> bool:
-    """Wildcard matching in O(len(tokens) × len(items)): ``_STAR`` matches any run of items,
-    every other token exactly one item (the classic single-backtrack-point algorithm)."""
-    t = i = 0
-    star = -1
-    mark = 0
-    nt, ni = len(tokens), len(items)
-    while i < ni:
-        if t < nt and tokens[t] is not _STAR and one(tokens[t], items[i]):
-            t += 1
             i += 1
-        elif t < nt and tokens[t] is _STAR:
-            star, mark = t, i
-            t += 1
-        elif star >= 0:
-            t = star + 1
-            mark += 1
-            i = mark
-        else:
-            return False
-    while t < nt and tokens[t] is _STAR:
-        t += 1
-    return t == nt
+    return "".join(out)
 
 
-def _one_char(token: object, ch: str) -> bool:
-    if token is _ANY:
-        return ch != "/"
-    if isinstance(token, str):
-        return token == ch
-    assert isinstance(token, re.Pattern)
-    return token.fullmatch(ch) is not None
+#: A fullmatch test over a latin-1 view (truthy when it matches).
+Matcher = Callable[[str], object]
 
 
-def _segment_pred(seg: str) -> Callable[[str], bool]:
-    """A predicate for one segment: a regex when cheap, else the linear matcher."""
-    if seg.count("*") <= MAX_REGEX_STARS:
-        rx = re.compile(_translate_segment(seg, "pattern"), re.DOTALL)
-        return lambda name: rx.fullmatch(name) is not None
-    toks = _tokens(seg)
-    return lambda name: _greedy(toks, name, _one_char)
-
-
-def _ANY_SEGMENT(name: str) -> bool:
-    return True
-
-
-def _one_segment(token: object, name: str) -> bool:
-    return bool(token(name))  # type: ignore[operator]
+def _matcher(p: str) -> Matcher:
+    """The fullmatch test over latin-1 views for the wildmatch pattern ``p`` (valid)."""
+    if star_runs(p) >= WILD_STAR_RUNS:
+        return Wildmatch(p, True)
+    body = translate_wildmatch(p, True)
+    assert body is not None, p  # normalised: every class closed, every escape complete
+    return re.compile(body, re.DOTALL).fullmatch
 
 
 @dataclass(frozen=True, slots=True)
 class GlobPattern:
-    """A compiled glob: ``match(relpath)`` for files, ``could_match_below(dir)`` for pruning."""
+    """A compiled glob: ``match(relpath)`` for files, ``could_match_below(dir)`` for pruning.
+
+    ``segments`` are the normalised wildmatch segments (latin-1 views); ``wildmatch`` is
+    their join (what git's wildmatch would run on the whole path)."""
 
     pattern: str
-    regex: re.Pattern[str]
+    wildmatch: str
     segments: tuple[str, ...]
-    segment_regexes: tuple[re.Pattern[str] | None, ...]  # None for "**"
     literal_prefix: str  # leading directories without glob characters ("" if none)
     has_globstar: bool
-    linear: tuple[object, ...] | None = None  # segment tokens when the regex would backtrack
+    _parts: tuple[Matcher | None, ...]  # None for "**"
+    _blocks: tuple[tuple[Matcher, ...], ...]  # the segments between "**"
+    _whole: Matcher | None  # one regex over the whole path, when safe
 
     def match(self, relpath: str) -> bool:
-        if self.linear is not None:
-            return _greedy(list(self.linear), relpath.split("/"), _one_segment)
-        return self.regex.fullmatch(relpath) is not None
+        """Does the path (relative to the search directory) match?"""
+        if self._whole is not None:
+            return bool(self._whole(_view(relpath)))
+        names = _view(relpath).split("/")
+        blocks = self._blocks
+        n = len(names)
+        first = blocks[0]
+        if len(blocks) == 1:
+            return len(first) == n and all(map(_call, first, names))
+        last = blocks[-1]
+        lo, hi = len(first), n - len(last)
+        if hi < lo or not all(map(_call, first, names)) or not all(map(_call, last, names[hi:])):
+            return False
+        end = hi - 1 if not last else hi  # a trailing "**" keeps at least one segment
+        pos = lo
+        for block in blocks[1:-1]:
+            k = len(block)
+            while pos + k <= end and not all(map(_call, block, names[pos:pos + k])):
+                pos += 1
+            if pos + k > end:
+                return False
+            pos += k
+        return pos <= end
 
     @property
     def prunes(self) -> bool:
         """Can :meth:`could_match_below` ever say no? Not when the pattern starts with
         ``**``: then every directory may hold a match, and walks need no pre-filter."""
-        return self.segment_regexes[0] is not None
+        return self._parts[0] is not None
 
     def could_match_below(self, dirpath: str) -> bool:
         """Could a path strictly below directory ``dirpath`` (relative, no slash) match?"""
         if not dirpath:
             return True
-        parts = dirpath.split("/")
-        for i, part in enumerate(parts):
-            if i >= len(self.segments):
+        parts = self._parts
+        last = len(parts) - 1
+        for i, name in enumerate(_view(dirpath).split("/")):
+            if i > last:
                 return False
-            rx = self.segment_regexes[i]
-            if rx is None:  # "**": anything below may match
+            part = parts[i]
+            if part is None:  # "**": anything below may match
                 return True
-            if i == len(self.segments) - 1:
+            if i == last or not part(name):
                 return False  # the last segment names files, not a directory to enter
-            if not _segment_pred(self.segments[i])(part) if self.linear is not None else (
-                    rx.fullmatch(part) is None):
-                return False
         return True
 
 
-def compile_glob(pattern: str, *, field: str = "pattern") -> GlobPattern:
-    """Compile ``pattern``; raise :class:`ToolArgumentError` naming ``field`` when invalid."""
+def _call(pred: Matcher, name: str) -> bool:
+    return bool(pred(name))
+
+
+def _segments(pattern: str, field: str) -> list[str]:
+    """The pattern's segments (latin-1 views), checked: relative, no ``..``, not empty."""
     if not isinstance(pattern, str) or not pattern:
         raise ToolArgumentError(f"{field}: must be a non-empty glob pattern", field=field)
     if "\x00" in pattern:
         raise ToolArgumentError(f"{field}: must not contain a NUL character", field=field)
-    pat = pattern
+    try:
+        pat = _view(pattern)
+    except UnicodeEncodeError:
+        raise ToolArgumentError(f"{field}: is not encodable as a file name", field=field) from None
     while pat.startswith("./"):
         pat = pat[2:]
     if pat.startswith("/"):
         raise ToolArgumentError(
-            f"{field}: must be relative to the search directory (no leading '/')", field=field
-        )
+            f"{field}: must be relative to the search directory (no leading '/')", field=field)
     parts = [s for s in pat.split("/") if s not in ("", ".")]
-    # consecutive "**" segments mean what one does (and would nest backtracking groups)
-    segments = tuple(s for k, s in enumerate(parts) if not (s == "**" and k and parts[k - 1] == "**"))
+    # consecutive "**" segments mean what one does
+    segments = [s for k, s in enumerate(parts) if not (s == "**" and k and parts[k - 1] == "**")]
     if not segments:
         raise ToolArgumentError(f"{field}: must name something to match", field=field)
-    if any(s == ".." for s in segments):
+    if ".." in segments:
         raise ToolArgumentError(f"{field}: must not contain '..'", field=field)
-    regex_parts: list[str] = []
-    seg_rx: list[re.Pattern[str] | None] = []
-    for i, seg in enumerate(segments):
-        last = i == len(segments) - 1
-        if seg == "**":
-            seg_rx.append(None)
-            regex_parts.append(".*" if last else "(?:[^/]+/)*")
-            continue
-        body = _translate_segment(seg, field)
-        seg_rx.append(re.compile(body, re.DOTALL))
-        regex_parts.append(body if last else body + "/")
-    regex = re.compile("".join(regex_parts), re.DOTALL)
-    linear: tuple[object, ...] | None = None
-    if (max(s.count("*") if s != "**" else 0 for s in segments) > MAX_REGEX_STARS
-            or segments.count("**") > MAX_REGEX_GLOBSTARS):
-        toks: list[object] = []
-        for i, seg in enumerate(segments):
-            if seg == "**":
-                toks += [_ANY_SEGMENT, _STAR] if i == len(segments) - 1 else [_STAR]
-            else:
-                toks.append(_segment_pred(seg))
-        linear = tuple(toks)
+    return segments
+
+
+def compile_glob(pattern: str, *, field: str = "pattern") -> GlobPattern:
+    """Compile ``pattern``; raise :class:`ToolArgumentError` naming ``field`` when invalid."""
+    segments = [s if s == "**" else _normalise(s) for s in _segments(pattern, field)]
+    wild = "/".join(segments)
+    matchers: dict[str, Matcher] = {}  # each distinct pattern compiled once
+
+    def matcher(p: str) -> Matcher:
+        if p not in matchers:
+            matchers[p] = _matcher(p)
+        return matchers[p]
+
+    parts = tuple(None if s == "**" else matcher(s) for s in segments)
+    blocks: list[tuple[Matcher, ...]] = [()]
+    for part in parts:
+        if part is None:
+            blocks.append(())
+        else:
+            blocks[-1] += (part,)
     prefix: list[str] = []
     for seg in segments[:-1]:
         if seg == "**" or _MAGIC.search(seg):
@@ -256,10 +228,11 @@ def compile_glob(pattern: str, *, field: str = "pattern") -> GlobPattern:
         prefix.append(seg)
     return GlobPattern(
         pattern=pattern,
-        regex=regex,
-        segments=segments,
-        segment_regexes=tuple(seg_rx),
-        literal_prefix="/".join(prefix),
-        has_globstar=any(r is None for r in seg_rx),
-        linear=linear,
+        wildmatch=wild,
+        segments=tuple(segments),
+        literal_prefix=_shown("/".join(prefix)),
+        has_globstar="**" in segments,
+        _parts=parts,
+        _blocks=tuple(blocks),
+        _whole=matcher(wild) if star_runs(wild) < WILD_STAR_RUNS else None,
     )
