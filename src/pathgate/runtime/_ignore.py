@@ -1033,6 +1033,7 @@ class IgnoreIndex:
         self._warned: set[str] = set()
         self._ignore_names = (".gitignore", *self.config.agent_files)
         self.on_warning: Callable[[str], None] | None = None
+        self._git_watch: tuple[str, ...] = ()  # i17: files the git config resolution read
 
     # -- public ------------------------------------------------------------------------
 
@@ -1079,24 +1080,30 @@ class IgnoreIndex:
         cfg = self.config
         if not cfg.git_sources and cfg.ignore_case is not None:
             return ()
-        layout = _gitconfig.find_git_layout(self.root)
-        files = _gitconfig.config_files(layout)
-        key: list[object] = [layout.common_dir if layout else None]
-        key.extend((f, self._stat_sig(f, follow=True)) for f in files)
-        return tuple(key)
+        # i17: the files git's layout/config resolution looked at, and the environment
+        return (_gitconfig.env_key(),
+                *((p, self._stat_sig(p, follow=True)) for p in self._git_watch))
 
     def _load_globals(self, key: tuple[object, ...]) -> _Globals:
         """Resolve the git layout and config, then read ``core.excludesFile`` and
         ``info/exclude`` (both followed through symlinks, like git)."""
         cfg = self.config
-        layout = _gitconfig.find_git_layout(self.root) if (cfg.git_sources or cfg.ignore_case is None) \
-            else None
-        conf: dict[str, str | None] = {}
-        if layout is not None or cfg.git_sources or cfg.ignore_case is None:
-            conf = _gitconfig.read_config(_gitconfig.config_files(layout))
-        fold = cfg.ignore_case
-        if fold is None:
-            fold = bool(_gitconfig.parse_bool(conf.get("core.ignorecase", "false")))
+        # i17 begin: layout + configuration resolved by _gitconfig; where git would exit 128
+        # (GitFatal) the runtime fails closed: every path is blocked, the reason warned.
+        settings: _gitconfig.GitSettings | None = None
+        fatal: _gitconfig.GitFatal | None = None
+        watched: list[str] = []
+        if cfg.git_sources or cfg.ignore_case is None:
+            try:
+                settings = _gitconfig.resolve(self.root, excludes_file=cfg.excludes_file,
+                                              ignore_case=cfg.ignore_case, watched=watched)
+            except _gitconfig.GitFatal as e:
+                fatal = e
+        self._git_watch = tuple(watched)
+        key = self._config_key()
+        fold = cfg.ignore_case if cfg.ignore_case is not None else \
+            bool(settings is not None and settings.ignore_case)
+        # i17 end
         lists: list[IgnoreList] = []
         sources: list[SourceInfo] = []
         sigs: list[_Sig] = []
@@ -1113,17 +1120,17 @@ class IgnoreIndex:
             lists.append(builtin)
             sources.append(SourceInfo(source=BUILTIN_SOURCE, state="builtin", rules=len(builtin)))
         if cfg.git_sources:
-            excl = cfg.excludes_file
-            if excl is None:
-                raw = conf.get("core.excludesfile")
-                excl = _gitconfig.expand_path(raw) if raw else _gitconfig.default_excludes_file()
-            else:
-                excl = _gitconfig.expand_path(excl)
+            # i17 begin: the excludes file and info/exclude as _gitconfig resolved them
             cands: list[tuple[str, str]] = []
-            if excl:
-                cands.append((excl, excl if os.path.isabs(excl) else os.path.join(self.root, excl)))
-            if layout is not None:
-                cands.append((layout.info_exclude_display, layout.info_exclude))
+            if settings is not None and settings.excludes_file:
+                cands.append((settings.excludes_display, settings.excludes_file))
+            if settings is not None and settings.info_exclude:
+                cands.append((settings.info_exclude_display, settings.info_exclude))
+            if fatal is not None:
+                warnings.append(str(fatal).splitlines()[-1])
+                stop = Match(ignored=True, fail_closed=True,
+                             unreadable=fatal.source or "<git config>")
+            # i17 end
             for shown, path in cands:
                 sig = self._stat_sig(path, follow=True)
                 sigs.append(sig)
