@@ -314,12 +314,12 @@ class _Loader:
             return []
         except NotADirectoryError:
             return []
-        except OSError as e:
-            if e.errno == 21:
+        except OSError as exc:
+            if exc.errno == 21:
                 raise GitFatal(f"warning: unable to access '{shown}': {os.strerror(21)}\n"
                                "fatal: unknown error occurred while reading the configuration "
                                "files", shown) from None
-            raise GitFatal(f"fatal: unable to access '{shown}': {os.strerror(e.errno or 5)}",
+            raise GitFatal(f"fatal: unable to access '{shown}': {os.strerror(exc.errno or 5)}",
                            shown) from None
         text = data.decode("utf-8", "surrogateescape")
         out: list[ConfigEntry] = []

@@ -269,14 +269,14 @@ def parse_env_parameters(env: Mapping[str, str]) -> list[ConfigEntry]:
             raise ValueError
     except ValueError:
         raise _params_error("bogus count in GIT_CONFIG_COUNT") from None
-    for k in range(n):
-        key = env.get(f"GIT_CONFIG_KEY_{k}")
-        if not key:
-            raise _params_error(f"missing config key GIT_CONFIG_KEY_{k}")
-        val = env.get(f"GIT_CONFIG_VALUE_{k}")
+    for idx in range(n):
+        ckey = env.get(f"GIT_CONFIG_KEY_{idx}")
+        if not ckey:
+            raise _params_error(f"missing config key GIT_CONFIG_KEY_{idx}")
+        val = env.get(f"GIT_CONFIG_VALUE_{idx}")
         if val is None:
-            raise _params_error(f"missing config value GIT_CONFIG_VALUE_{k}")
-        entries.append(ConfigEntry(_canon_key(key), val, None, 0))
+            raise _params_error(f"missing config value GIT_CONFIG_VALUE_{idx}")
+        entries.append(ConfigEntry(_canon_key(ckey), val, None, 0))
     return entries
 
 

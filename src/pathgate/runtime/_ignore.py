@@ -1034,6 +1034,7 @@ class IgnoreIndex:
         self._ignore_names = (".gitignore", *self.config.agent_files)
         self.on_warning: Callable[[str], None] | None = None
         self._git_watch: tuple[str, ...] = ()  # i17: files the git config resolution read
+        self.git_layout: _gitconfig.GitLayout | None = None  # i17: GIT_DIR (check-ignore)
 
     # -- public ------------------------------------------------------------------------
 
@@ -1096,7 +1097,8 @@ class IgnoreIndex:
         if cfg.git_sources or cfg.ignore_case is None:
             try:
                 settings = _gitconfig.resolve(self.root, excludes_file=cfg.excludes_file,
-                                              ignore_case=cfg.ignore_case, watched=watched)
+                                              ignore_case=cfg.ignore_case, watched=watched,
+                                              layout=self.git_layout)
             except _gitconfig.GitFatal as e:
                 fatal = e
         self._git_watch = tuple(watched)
@@ -1257,7 +1259,8 @@ class IgnoreIndex:
                             lst = IgnoreList.from_bytes(source, base_view, data, fold, sig)
             elif isinstance(sig, str):
                 # lstat failed with something other than ENOENT: cannot tell; fail closed.
-                self._warn(f"unable to access '{source}': {sig}")
+                self._warn(f"unable to access '{source}': "  # i17: strerror, as git
+                           f"{os.strerror(getattr(errno, sig[6:], 0))}")
                 sources.append(SourceInfo(source=source, state="unreadable", error=sig[6:]))
                 if self.config.fail_closed and stop is None:
                     stop = Match(ignored=True, fail_closed=True, unreadable=source)
