@@ -31,7 +31,7 @@ from collections.abc import Iterator, Sequence
 from typing import BinaryIO
 
 from pathgate._pathspec import PathspecError, Resolver
-from pathgate.runtime._gitconfig import GitFatal, discover, resolve
+from pathgate.runtime._gitconfig import GitFatal, GitSettings, discover, resolve
 from pathgate.runtime._ignore import IgnoreConfig, IgnoreIndex, Match
 
 __all__ = ["main", "quote_c_style", "unquote_c_style"]
@@ -134,11 +134,12 @@ def unquote_c_style(quoted: bytes) -> bytes | None:
 # ---------------------------------------------------------------------------------------
 
 # (long name, short letter, kind): kind "bool" | "count" | "string" | "help"
+# pathgate's own options come first, so an ambiguous abbreviation names git's like git.
 _OPTIONS: tuple[tuple[str | None, str | None, str], ...] = (
+    ("help", "h", "help"), ("root", None, "string"), ("git-only", None, "bool"),
+    ("excludes-file", None, "string"), ("ignore-case", None, "bool"),
     ("quiet", "q", "count"), ("verbose", "v", "bool"), ("stdin", None, "bool"),
     (None, "z", "bool"), ("non-matching", "n", "bool"), ("no-index", None, "bool"),
-    ("root", None, "string"), ("git-only", None, "bool"), ("excludes-file", None, "string"),
-    ("ignore-case", None, "bool"), ("help", "h", "help"),
 )
 
 
@@ -191,7 +192,7 @@ def _lookup_long(arg: str) -> tuple[tuple[str | None, str | None, str], bool, st
     if ambiguous is not None and abbrev is not None:
         a, b = ambiguous, abbrev
         raise _Fatal(f"error: ambiguous option: {arg} (could be --{'no-' if a[1] else ''}"
-                     f"{a[0][0]} or --{'no-' if b[1] else ''}{b[0][0]})", 129)
+                     f"{a[0][0]} or --{'no-' if b[1] else ''}{b[0][0]})", 130)
     if abbrev is None:
         raise _Fatal(f"error: unknown option `{arg}'", 129)
     return abbrev[0], abbrev[1], arg_value if eq else None
@@ -342,6 +343,10 @@ def main(argv: Sequence[str]) -> int:
         _err(str(e))
         if e.code == 129:
             sys.stderr.write(USAGE)
+        elif e.code == 130:  # git shows the usage on stdout after an ambiguous option
+            sys.stdout.write(USAGE)
+            sys.stdout.flush()
+            return 129
         return e.code
     except (GitFatal, PathspecError) as e:
         out.flush()
@@ -351,9 +356,9 @@ def main(argv: Sequence[str]) -> int:
         return 0
 
 
-def _setup(opts: dict[str, object]) -> tuple[IgnoreIndex, str, bool]:
+def _setup(opts: dict[str, object]) -> tuple[IgnoreIndex, str, GitSettings]:
     """Find the work tree (``--root`` or git's discovery) and check its configuration
-    as git does at start-up; ``(index, cwd, core.quotePath)``."""
+    as git does at start-up; ``(index, cwd, settings)``."""
     cwd = os.getcwd()
     root_opt = opts.get("root")
     layout = None
@@ -381,7 +386,7 @@ def _setup(opts: dict[str, object]) -> tuple[IgnoreIndex, str, bool]:
     index = IgnoreIndex(root_given, config)
     index.git_layout = layout
     index.on_warning = lambda msg: _err(f"warning: {msg}")
-    return index, cwd, settings.quote_path
+    return index, cwd, settings
 
 
 def _run(argv: Sequence[str], out: BinaryIO) -> int:
@@ -392,7 +397,10 @@ def _run(argv: Sequence[str], out: BinaryIO) -> int:
         if e.code == -1:
             raise
         opts, paths, deferred = {}, [], e
-    index, cwd, quote_path = _setup(opts)
+    index, cwd, settings = _setup(opts)
+    quote_path = settings.quote_path
+    for line in settings.errors:
+        _err(line)
     if deferred is not None:
         raise deferred
     quiet = bool(opts.get("q"))

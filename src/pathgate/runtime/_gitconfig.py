@@ -76,8 +76,17 @@ class GitSettings:
     git labels it, ``info/exclude`` (``None`` outside a repository), case folding and
     ``core.quotePath``. ``watched`` lists every file whose change can change these."""
 
-    __slots__ = ("excludes_display", "excludes_file", "ignore_case", "info_exclude",
-                 "info_exclude_display", "layout", "quote_path", "watched")
+    __slots__ = (
+        "errors",
+        "excludes_display",
+        "excludes_file",
+        "ignore_case",
+        "info_exclude",
+        "info_exclude_display",
+        "layout",
+        "quote_path",
+        "watched",
+    )
 
     def __init__(self) -> None:
         self.layout: GitLayout | None = None
@@ -88,6 +97,7 @@ class GitSettings:
         self.ignore_case = False
         self.quote_path = True
         self.watched: list[str] = []
+        self.errors: list[str] = []  # git's non-fatal ``error:`` lines
 
 
 # ---------------------------------------------------------------------------------------
@@ -98,14 +108,15 @@ _HEX40 = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?\n?\Z")
 
 
 def _read_small(path: str, limit: int = _MAX_CONFIG) -> bytes:
-    """A bounded read of a regular file (``EISDIR`` for a directory, ``EINVAL`` for
-    anything else that is not a regular file, so a FIFO never blocks)."""
+    """A bounded read of a regular file or a character device such as ``/dev/null``
+    (``EISDIR`` for a directory, ``EINVAL`` for a FIFO or a socket: where git would block
+    on a FIFO, pathgate refuses it, so the runtime never hangs)."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
         st = os.fstat(fd)
         if _stat.S_ISDIR(st.st_mode):
             raise IsADirectoryError(21, os.strerror(21), path)
-        if not _stat.S_ISREG(st.st_mode):
+        if not (_stat.S_ISREG(st.st_mode) or _stat.S_ISCHR(st.st_mode)):
             raise OSError(22, os.strerror(22), path)
         return os.read(fd, limit)
     finally:
@@ -113,11 +124,21 @@ def _read_small(path: str, limit: int = _MAX_CONFIG) -> bytes:
 
 
 def is_git_directory(path: str) -> bool:
-    """git's ``is_git_directory``: ``objects/``, ``refs/`` and a valid ``HEAD``."""
-    if not (os.access(os.path.join(path, "objects"), os.X_OK)
-            and os.access(os.path.join(path, "refs"), os.X_OK)):
-        return False
+    """git's ``is_git_directory``: a valid ``HEAD``, and ``objects/`` and ``refs/`` in the
+    common directory (a worktree's git directory keeps them there)."""
     head = os.path.join(path, "HEAD")
+    if not _valid_head(head):
+        return False
+    try:
+        common = _common_dir(path)
+    except GitFatal:
+        return False
+    return (os.access(os.path.join(common, "objects"), os.X_OK)
+            and os.access(os.path.join(common, "refs"), os.X_OK))
+
+
+def _valid_head(head: str) -> bool:
+    """git's ``validate_headref``."""
     try:
         if os.path.islink(head):
             return os.readlink(head).startswith("refs/")
@@ -319,8 +340,12 @@ class _Loader:
                 raise GitFatal(f"warning: unable to access '{shown}': {os.strerror(21)}\n"
                                "fatal: unknown error occurred while reading the configuration "
                                "files", shown) from None
-            raise GitFatal(f"fatal: unable to access '{shown}': {os.strerror(exc.errno or 5)}",
-                           shown) from None
+            msg = f"unable to access '{shown}': {os.strerror(exc.errno or 5)}"
+            if self.layout is not None and path == os.path.join(self.layout.common_dir, "config"):
+                msg = f"warning: {msg}\nfatal: {msg}"  # git's repository-format check warned
+            else:
+                msg = f"fatal: {msg}"
+            raise GitFatal(msg, shown) from None
         text = data.decode("utf-8", "surrogateescape")
         out: list[ConfigEntry] = []
         for e in parse_config(text, shown, path, self.errors):
@@ -462,7 +487,7 @@ def resolve(root: str, *, excludes_file: str | None = None, ignore_case: bool | 
     s.layout = layout
     if layout is not None:
         s.watched += [layout.git_dir, os.path.join(layout.git_dir, "commondir")]
-    entries, _errors = load_config(layout, env, s.watched)
+    entries, s.errors = load_config(layout, env, s.watched)
     last: dict[str, str | None] = {}
     for e in entries:
         _validate(e)
