@@ -278,7 +278,117 @@ def c_git_dir_work_tree(git: str, tmp: Path) -> Case:
                 env={"GIT_DIR": "../.git", "GIT_WORK_TREE": ".."})
 
 
+def c_in_git_dir(git: str, tmp: Path) -> Case:
+    _repo(git, tmp)
+    return Case(["a"], cwd="r/.git")
+
+
+def c_in_git_dir_sub(git: str, tmp: Path) -> Case:
+    _repo(git, tmp)
+    return Case(["a"], cwd="r/.git/info")
+
+
+def c_invalid_dotgit_dir(git: str, tmp: Path) -> Case:
+    r = _repo(git, tmp)
+    (r / "sub" / ".git").mkdir(parents=True)
+    return Case(["-v", "-n", "a", "b", "../a"], cwd="r/sub")
+
+
+def c_nested_repo(git: str, tmp: Path) -> Case:
+    r = _repo(git, tmp)
+    _git(git, "init", "-q", str(r / "n"), cwd=tmp, env=_env(tmp, {}))
+    return Case(["-v", "-n", "a", "b", "x.x"], cwd="r/n")
+
+
+def c_excl_relative(git: str, tmp: Path) -> Case:
+    r = _repo(git, tmp)
+    (r / "s").mkdir()
+    (r / "ex").write_text("c\n")
+    _append_config(r, "[core]\n\texcludesFile = ex\n")
+    return Case(["-v", "-n", "c", "../c"], cwd="r/s")
+
+
+def c_excl_tilde(git: str, tmp: Path) -> Case:
+    r = _repo(git, tmp)
+    (tmp / "home" / "ex").write_text("c\n")
+    _append_config(r, "[core]\n\texcludesFile = ~/ex\n")
+    return Case(["-v", "-n", "a", "c"])
+
+
+def c_include_tilde(git: str, tmp: Path) -> Case:
+    r = _repo(git, tmp)
+    (tmp / "ex").write_text("c\n")
+    (tmp / "home" / "inc.cfg").write_text(f"[core]\n\texcludesFile = {tmp / 'ex'}\n")
+    _append_config(r, "[include]\n\tpath = ~/inc.cfg\n")
+    return Case(["-v", "-n", "a", "c"])
+
+
+def c_include_missing(git: str, tmp: Path) -> Case:
+    _append_config(_repo(git, tmp), "[include]\n\tpath = nope.cfg\n")
+    return Case(["-v", "-n", "a", "c"])
+
+
+def c_include_bad_file(git: str, tmp: Path) -> Case:
+    r = _repo(git, tmp)
+    (r / ".git" / "inc.cfg").write_text("[core\n")
+    _append_config(r, "[include]\n\tpath = inc.cfg\n")
+    return Case(["a"])
+
+
+def c_global_config(git: str, tmp: Path) -> Case:
+    _repo(git, tmp)
+    (tmp / "ex").write_text("c\n")
+    (tmp / "g.cfg").write_text(f"[core]\n\texcludesFile = {tmp / 'ex'}\n")
+    return Case(["-v", "-n", "a", "c"], env={"GIT_CONFIG_GLOBAL": str(tmp / "g.cfg")})
+
+
+def c_global_bad(git: str, tmp: Path) -> Case:
+    _repo(git, tmp)
+    (tmp / "g.cfg").write_text("[core]\n\tignoreCase = perhaps\n")
+    return Case(["a"], env={"GIT_CONFIG_GLOBAL": str(tmp / "g.cfg")})
+
+
+def c_xdg_ignore(git: str, tmp: Path) -> Case:
+    _repo(git, tmp)
+    (tmp / "xdg" / "git").mkdir(parents=True)
+    (tmp / "xdg" / "git" / "ignore").write_text("c\n")
+    return Case(["-v", "-n", "a", "c"], env={"XDG_CONFIG_HOME": str(tmp / "xdg")})
+
+
+def c_xdg_ignore_dir(git: str, tmp: Path) -> Case:
+    _repo(git, tmp)
+    (tmp / "xdg" / "git" / "ignore").mkdir(parents=True)
+    return Case(["a"], env={"XDG_CONFIG_HOME": str(tmp / "xdg")})
+
+
+def c_config_crlf_bom(git: str, tmp: Path) -> Case:
+    r = _repo(git, tmp)
+    (tmp / "ex").write_text("c\n")
+    data = (r / ".git" / "config").read_text().replace("\n", "\r\n")
+    (r / ".git" / "config").write_text("\ufeff" + data + f"[core]\r\n\texcludesFile = \"{tmp}/e\\\n"
+                                       f"x\" ; comment\r\n")
+    return Case(["-v", "-n", "a", "c"])
+
+
 LAYOUT: dict[str, Builder] = {
+    "cwd-in-git-dir": c_in_git_dir,
+    "cwd-in-git-dir-sub": c_in_git_dir_sub,
+    "invalid-dotgit-dir": c_invalid_dotgit_dir,
+    "nested-repo": c_nested_repo,
+    "excludesfile-relative": c_excl_relative,
+    "excludesfile-tilde": c_excl_tilde,
+    "include-tilde": c_include_tilde,
+    "include-missing": c_include_missing,
+    "include-bad-file": c_include_bad_file,
+    "includeif-gitdir-dot": _include_if("gitdir:./"),
+    "includeif-gitdir-dot-star": _include_if("gitdir:./**"),
+    "includeif-gitdir-tilde": _include_if("gitdir:~/"),
+    "includeif-onbranch-glob": _include_if("onbranch:ma*"),
+    "global-config": c_global_config,
+    "global-config-bad": c_global_bad,
+    "xdg-ignore": c_xdg_ignore,
+    "xdg-ignore-dir": c_xdg_ignore_dir,
+    "config-crlf-bom-continuation": c_config_crlf_bom,
     "excludesfile-empty": c_excl_empty,
     "excludesfile-default": c_excl_default,
     "excludesfile-bare": c_excl_bare,
@@ -414,6 +524,10 @@ PATHS: dict[str, Case] = {
     "long-name": Case(["-v", "-n", f"u/{LONG}/x", f"{LONG}.x"]),
     "control-chars-in-error": Case(["\x01\udcff/../../x"]),
     "outside-from-sub-prefix": Case([":(top)../x", "../../x"], cwd="r/s"),
+    "up-info-exclude": Case(["-v", "-n", "../b", "b"], cwd="r/s"),
+    "dots": Case(["-v", "-n", ".", "./", "s/..", ":/", "d/x/../"]),
+    "dots-sub": Case(["-v", "-n", "..", ".", "../d/"], cwd="r/s"),
+    "file-trailing-slash": Case(["-v", "-n", "s/a/", "a/"]),
 }
 
 

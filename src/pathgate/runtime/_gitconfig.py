@@ -225,7 +225,7 @@ def discover(cwd: str, env: Mapping[str, str] | None = None) -> tuple[str, GitLa
         if os.path.isfile(dotgit):
             read_gitfile(dotgit)
             break
-        if is_git_directory(d) and d == cwd:
+        if is_git_directory(d):  # a bare repository, or inside a git directory
             raise GitFatal("fatal: this operation must be run in a work tree")
         up = os.path.dirname(d)
         if up == d:
@@ -354,12 +354,14 @@ class _Loader:
             if inc is not None:
                 if depth >= _MAX_INCLUDE_DEPTH:
                     raise GitFatal(f"fatal: exceeded maximum include depth "
-                                   f"({_MAX_INCLUDE_DEPTH}) while including\n\t{inc}\n"
+                                   f"({_MAX_INCLUDE_DEPTH}) while including\n\t{inc[1]}\n"
                                    f"from\n\t{shown}", shown)
-                out.extend(self.file(inc, inc, False, depth + 1))
+                out.extend(self.file(inc[0], inc[1], False, depth + 1))
         return out
 
-    def _include_target(self, e: ConfigEntry) -> str | None:
+    def _include_target(self, e: ConfigEntry) -> tuple[str, str] | None:
+        """The file an ``include.path``/``includeIf.*.path`` entry names, if it applies:
+        ``(path, how git names it)``."""
         if e.value is None or not e.key.endswith(".path"):
             return None
         if e.key == "include.path":
@@ -371,11 +373,13 @@ class _Loader:
         else:
             return None
         target = expand_path(e.value)
-        if not target.startswith("/"):
-            if e.path is None:
-                raise GitFatal("fatal: relative config includes must come from files")
-            target = os.path.join(os.path.dirname(e.path), target)
-        return target
+        if target.startswith("/"):
+            return target, target
+        if e.path is None or e.origin is None:
+            raise GitFatal("fatal: relative config includes must come from files")
+        shown_dir = os.path.dirname(e.origin)
+        return (os.path.join(os.path.dirname(e.path), target),
+                shown_dir + "/" + target if shown_dir else target)
 
     def _condition(self, cond: str, e: ConfigEntry) -> bool:
         if self.layout is None:
@@ -450,7 +454,7 @@ def load_config(layout: GitLayout | None, env: Mapping[str, str], watched: list[
         entries.append(e)
         inc = loader._include_target(e)
         if inc is not None:
-            entries.extend(loader.file(inc, inc, False, 1))
+            entries.extend(loader.file(inc[0], inc[1], False, 1))
     return entries, loader.errors
 
 
