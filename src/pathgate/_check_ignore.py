@@ -12,15 +12,18 @@ Options, output formats and exit codes are git's (``builtin/check-ignore.c``):
 * exit 0 when some path matched, 1 when none, 128 on a fatal error (git's messages),
   129 on an unknown option.
 
-pathgate's own options: ``--root DIR`` (the project top; default: the nearest ancestor of
-the current directory holding ``.git``, else the current directory), ``--git-only`` (git's
-sources only: no built-in defaults, no agent ignore files — comparable with git),
-``--excludes-file F`` (``core.excludesFile``), ``--ignore-case`` (``core.ignoreCase``).
+pathgate's own options: ``--root DIR`` (the project top; default: the work tree git would
+find from the current directory, ``GIT_DIR``/``GIT_WORK_TREE`` honoured; outside any
+repository: exit 128 like git), ``--git-only`` (git's sources only: no built-in defaults, no
+agent ignore files — comparable with git), ``--excludes-file F`` (``core.excludesFile``),
+``--ignore-case`` (``core.ignoreCase``).
 
-Like git, an ignore file that cannot be read only warns (on stderr) and counts as empty:
-this command mirrors git; the gates fail closed instead. The index is never consulted
-(``--no-index`` is implied and accepted). Pathspec magic (``:(top)``, ``:/``) is not
-interpreted.
+Paths are taken as git's ``parse_pathspec`` takes them (:mod:`pathgate._pathspec`): every
+argument is checked before any output; ``:/``/``:(top)`` resolve, other magic is fatal.
+Configuration and layout errors git dies on (:class:`GitFatal`) exit 128 with git's message;
+messages go to stderr as git's ``vreportf`` writes them. Like git, an ignore file that cannot
+be read only warns and counts as empty: this command mirrors git; the gates fail closed
+instead. The index is never consulted (``--no-index`` is implied; ``--index`` is accepted).
 """
 
 from __future__ import annotations
@@ -47,8 +50,9 @@ usage: pathgate check-ignore [<options>] <pathname>...
     -z                    terminate input and output records by a NUL character
     -n, --non-matching    show non-matching input paths
     --no-index            ignore index when checking (always on)
+    --end-of-options      the rest are paths
 
-    --root <dir>          project root (default: the enclosing git work tree, else .)
+    --root <dir>          project root (default: the work tree git finds from .)
     --git-only            git's ignore sources only (no built-in defaults, no agent files)
     --excludes-file <f>   use <f> as core.excludesFile
     --ignore-case         ASCII case-insensitive matching (core.ignoreCase)
