@@ -29,6 +29,8 @@ instead. The index is never consulted (``--no-index`` is implied; ``--index`` is
 from __future__ import annotations
 
 import os
+import re
+import stat as _stat
 import sys
 from collections.abc import Iterator, Sequence
 from typing import BinaryIO
@@ -78,10 +80,14 @@ def _must_quote(c: int, full: bool = True) -> bool:
     return c < 0x20 or c == 0x22 or c == 0x5C or c == 0x7F or (full and c > 0x7F)
 
 
+_NEEDS_QUOTE = re.compile(rb'[\x00-\x1f"\\\x7f-\xff]')
+_NEEDS_QUOTE_ASCII = re.compile(rb'[\x00-\x1f"\\\x7f]')
+
+
 def quote_c_style(name: bytes, full: bool = True) -> bytes:
     """git's ``quote_c_style``; ``full`` is ``core.quotePath`` (bytes >= 0x80 as octal
     escapes; control characters, ``"`` and ``\\`` are always escaped)."""
-    if not any(_must_quote(c, full) for c in name):
+    if (_NEEDS_QUOTE if full else _NEEDS_QUOTE_ASCII).search(name) is None:
         return name
     out = bytearray(b'"')
     for c in name:
@@ -445,12 +451,14 @@ def _run(argv: Sequence[str], out: BinaryIO) -> int:
             num += 1
 
     if use_stdin:
+        flush = _flush_each_answer(out)
         for rec in _stdin_records(sys.stdin.buffer, nul):
             arg = rec.decode("utf-8", "surrogateescape")
             if arg == "":
                 raise _Fatal(_EMPTY)
             answer(arg, specs.resolve(arg))
-            out.flush()
+            if flush:
+                out.flush()
     else:
         if "" in paths:
             raise _Fatal(_EMPTY)
@@ -459,6 +467,21 @@ def _run(argv: Sequence[str], out: BinaryIO) -> int:
             answer(arg, rel)
     out.flush()
     return 0 if num else 1
+
+
+def _flush_each_answer(out: BinaryIO) -> bool:
+    """git's ``maybe_flush_or_die``: flush after each answer (a coprocess reads them)
+    unless ``GIT_FLUSH=0`` or stdout is a regular file."""
+    env = os.environ.get("GIT_FLUSH")
+    if env is not None:
+        try:
+            return int(env.strip() or "0") != 0
+        except ValueError:
+            return False
+    try:
+        return not _stat.S_ISREG(os.fstat(out.fileno()).st_mode)
+    except (OSError, ValueError, AttributeError):
+        return True
 
 
 _EMPTY = ("fatal: empty string is not a valid pathspec. please use . instead if you meant "

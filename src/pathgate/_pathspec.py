@@ -18,6 +18,7 @@ them (``pathspec.c``, ``path.c``, ``setup.c``).
 from __future__ import annotations
 
 import os
+import re
 import stat as _stat
 from collections.abc import Mapping
 
@@ -33,9 +34,14 @@ class PathspecError(Exception):
     """git dies (exit 128) with this message."""
 
 
+_UNNORMAL = re.compile(r"(?:^|/)\.\.?(?:/|$)|//")
+
+
 def normalize_path(path: str) -> str | None:
     """git's ``normalize_path_copy_len``: collapse ``//``, drop ``.``, apply ``..``;
     ``None`` when a ``..`` climbs above the start. A trailing ``/`` is kept."""
+    if _UNNORMAL.search(path) is None:
+        return path
     out: list[str] = []
     i, n = 0, len(path)
     if path.startswith("/"):
@@ -142,6 +148,7 @@ class Resolver:
         self.noglob = _env_bool(env, "GIT_NOGLOB_PATHSPECS")
         self.icase = _env_bool(env, "GIT_ICASE_PATHSPECS")
         self._kinds: dict[str, int] = {}  # leading-dir prefix -> 0 dir, 1 symlink, 2 other
+        self._leading: dict[str, bool] = {}  # whole leading directory -> beyond a symlink?
 
     def _global_magic(self, element: int) -> int:
         g = 0
@@ -215,14 +222,23 @@ class Resolver:
 
     def _symlink_leading(self, match: str) -> bool:
         """git's ``has_symlink_leading_path``: is a leading directory a symlink? An
-        ``lstat`` error or a non-directory ends the check (git's answer: no)."""
+        ``lstat`` error or a non-directory ends the check (git's answer: no). Cached for
+        the run per leading directory and per prefix, so each directory is ``lstat``-ed
+        once (git keeps the last one)."""
         end = match.rfind("/")
         if end <= 0:
             return False
+        lead = match[:end]
+        known = self._leading.get(lead)
+        if known is None:
+            known = self._leading[lead] = self._walk_leading(lead)
+        return known
+
+    def _walk_leading(self, lead: str) -> bool:
         kinds = self._kinds
-        i = match.find("/")
-        while 0 <= i <= end:
-            key = match[:i]
+        i = lead.find("/")
+        while True:
+            key = lead if i < 0 else lead[:i]
             kind = kinds.get(key)
             if kind is None:
                 try:
@@ -231,7 +247,6 @@ class Resolver:
                 except OSError:
                     kind = 2
                 kinds[key] = kind
-            if kind:
+            if kind or i < 0:
                 return kind == 1
-            i = match.find("/", i + 1)
-        return False
+            i = lead.find("/", i + 1)
