@@ -147,8 +147,9 @@ class Resolver:
         self.glob = _env_bool(env, "GIT_GLOB_PATHSPECS")
         self.noglob = _env_bool(env, "GIT_NOGLOB_PATHSPECS")
         self.icase = _env_bool(env, "GIT_ICASE_PATHSPECS")
-        self._kinds: dict[str, int] = {}  # leading-dir prefix -> 0 dir, 1 symlink, 2 other
-        self._leading: dict[str, bool] = {}  # whole leading directory -> beyond a symlink?
+        # directory prefix -> 0: a directory all the way; 1: a symlink at or above it;
+        # 2: something else (missing, not a directory) at or above it
+        self._states: dict[str, int] = {}
 
     def _global_magic(self, element: int) -> int:
         g = 0
@@ -222,31 +223,42 @@ class Resolver:
 
     def _symlink_leading(self, match: str) -> bool:
         """git's ``has_symlink_leading_path``: is a leading directory a symlink? An
-        ``lstat`` error or a non-directory ends the check (git's answer: no). Cached for
-        the run per leading directory and per prefix, so each directory is ``lstat``-ed
-        once (git keeps the last one)."""
+        ``lstat`` error or a non-directory ends the check (git's answer: no).
+
+        Cached for the run per directory prefix (git keeps only the last directory): the
+        state of a prefix is its first non-directory component's kind, so each directory
+        is ``lstat``-ed once and a hit costs one dictionary lookup."""
         end = match.rfind("/")
         if end <= 0:
             return False
         lead = match[:end]
-        known = self._leading.get(lead)
-        if known is None:
-            known = self._leading[lead] = self._walk_leading(lead)
-        return known
+        states = self._states
+        state = states.get(lead)
+        if state is None:
+            state = self._fill(lead)
+        return state == 1
 
-    def _walk_leading(self, lead: str) -> bool:
-        kinds = self._kinds
-        i = lead.find("/")
-        while True:
-            key = lead if i < 0 else lead[:i]
-            kind = kinds.get(key)
-            if kind is None:
+    def _fill(self, lead: str) -> int:
+        """Compute and cache the states of ``lead`` and its uncached ancestors
+        (iteratively: any depth)."""
+        states = self._states
+        missing = [lead]
+        cut = lead.rfind("/")
+        state = 0
+        while cut > 0:
+            parent = lead[:cut]
+            known = states.get(parent)
+            if known is not None:
+                state = known
+                break
+            missing.append(parent)
+            cut = lead.rfind("/", 0, cut)
+        for prefix in reversed(missing):
+            if state == 0:
                 try:
-                    mode = os.lstat(self.top + "/" + key).st_mode
-                    kind = 1 if _stat.S_ISLNK(mode) else 0 if _stat.S_ISDIR(mode) else 2
+                    mode = os.lstat(self.top + "/" + prefix).st_mode
+                    state = 1 if _stat.S_ISLNK(mode) else 0 if _stat.S_ISDIR(mode) else 2
                 except OSError:
-                    kind = 2
-                kinds[key] = kind
-            if kind or i < 0:
-                return kind == 1
-            i = lead.find("/", i + 1)
+                    state = 2
+            states[prefix] = state
+        return state
