@@ -36,7 +36,8 @@ def _index(tmp: Path, root: Path, warnings: list[str]) -> IgnoreIndex:
 
 
 @pytest.mark.parametrize("name", sorted(BROKEN))
-def test_runtime_fails_closed_where_git_exits_128(name: str, git_bin: str, tmp_path: Path) -> None:
+def test_runtime_fails_closed_where_git_exits_128(name: str, git_bin: str, tmp_path: Path,
+                                                  caplog: pytest.LogCaptureFixture) -> None:
     LAYOUT[name](git_bin, tmp_path)
     root = tmp_path / "r"
     warnings: list[str] = []
@@ -49,6 +50,8 @@ def test_runtime_fails_closed_where_git_exits_128(name: str, git_bin: str, tmp_p
             assert m.unreadable is not None and m.unreadable.endswith(source)
         assert len(warnings) == 1 and warnings[0].startswith("fatal: ")
         assert index.match("a").fail_closed  # every path, not only unmatched ones
+    logged = [r for r in caplog.records if r.name == "pathgate.git"]
+    assert len(logged) == 1 and "fail closed" in logged[0].getMessage()
 
 
 def test_runtime_recovers_when_the_config_is_fixed(git_bin: str, tmp_path: Path) -> None:

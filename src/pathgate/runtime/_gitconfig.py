@@ -25,6 +25,7 @@ config line, a bare ``core.excludesFile``, a non-boolean ``core.ignoreCase`` or
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import stat as _stat
@@ -42,6 +43,7 @@ __all__ = ["ConfigEntry", "GitFatal", "GitLayout", "GitSettings", "discover", "f
 
 _MAX_CONFIG = 16 << 20
 _MAX_INCLUDE_DEPTH = 10
+LOG = logging.getLogger("pathgate.git")  # the runtime logs a configuration it fails closed on
 _access = os.access  # a seam: as root, access() grants everything
 _BOOL_KEYS = frozenset({"core.ignorecase", "core.quotepath", "core.filemode", "core.trustctime",
                         "core.symlinks"})

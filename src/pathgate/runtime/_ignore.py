@@ -1101,7 +1101,9 @@ class IgnoreIndex:
                                               layout=self.git_layout)
             except _gitconfig.GitFatal as e:
                 fatal = e
-        self._git_watch = tuple(watched)
+                _gitconfig.LOG.warning("%s: every path is blocked (fail closed): %s", self.root,
+                                       str(e).replace("\n", " / "))
+        self._git_watch = tuple(dict.fromkeys(watched))
         key = self._config_key()
         fold = cfg.ignore_case if cfg.ignore_case is not None else \
             bool(settings is not None and settings.ignore_case)
