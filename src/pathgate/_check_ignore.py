@@ -399,20 +399,9 @@ def _setup(opts: dict[str, object]) -> tuple[IgnoreIndex, str, GitSettings]:
     return index, cwd, settings
 
 
-def _run(argv: Sequence[str], out: BinaryIO) -> int:
-    try:
-        opts, paths = _parse(argv)
-        deferred: _Fatal | None = None
-    except _Fatal as e:  # git reads its configuration before it parses the options
-        if e.code == -1:
-            raise
-        opts, paths, deferred = {}, [], e
-    index, cwd, settings = _setup(opts)
-    quote_path = settings.quote_path
-    for line in settings.errors:
-        _err(line)
-    if deferred is not None:
-        raise deferred
+def _check_options(opts: dict[str, object], paths: list[str]
+                   ) -> tuple[bool, bool, bool, bool, bool]:
+    """git's option combination checks: ``(quiet, verbose, nul, stdin, non_matching)``."""
     quiet = bool(opts.get("q"))
     verbose = bool(opts.get("v"))
     nul = bool(opts.get("z"))
@@ -433,7 +422,24 @@ def _run(argv: Sequence[str], out: BinaryIO) -> int:
             raise _Fatal("fatal: cannot have both --quiet and --verbose")
     if non_matching and not verbose:
         raise _Fatal("fatal: --non-matching is only valid with --verbose")
+    return quiet, verbose, nul, use_stdin, non_matching
 
+
+def _run(argv: Sequence[str], out: BinaryIO) -> int:
+    try:
+        opts, paths = _parse(argv)
+        deferred: _Fatal | None = None
+    except _Fatal as e:  # git reads its configuration before it parses the options
+        if e.code == -1:
+            raise
+        opts, paths, deferred = {}, [], e
+    index, cwd, settings = _setup(opts)
+    quote_path = settings.quote_path
+    for line in settings.errors:
+        _err(line)
+    if deferred is not None:
+        raise deferred
+    quiet, verbose, nul, use_stdin, non_matching = _check_options(opts, paths)
     session = index.session()
     specs = Resolver(index.root, cwd)
     num = 0
