@@ -158,8 +158,10 @@ def _valid_head(head: str) -> bool:
     return bool(_HEX40.match(data))
 
 
-def read_gitfile(path: str) -> str:
-    """The real path of the git directory a gitfile names; :class:`GitFatal` like git."""
+def read_gitfile(path: str, watched: list[str] | None = None) -> str:
+    """The real path of the git directory a gitfile names; :class:`GitFatal` like git.
+    ``watched`` collects the target and its ``HEAD``/``commondir`` (so repairing the target
+    is noticed even while it is not a git directory)."""
     try:
         data = _read_small(path).decode("utf-8", "surrogateescape")
     except OSError:
@@ -171,6 +173,8 @@ def read_gitfile(path: str) -> str:
         raise GitFatal(f"fatal: no path in gitfile: {path}", path)
     if not target.startswith("/"):
         target = os.path.dirname(path) + "/" + target
+    if watched is not None:
+        watched += [target, os.path.join(target, "HEAD"), os.path.join(target, "commondir")]
     if not is_git_directory(target):
         raise GitFatal(f"fatal: not a git repository: {target}", path)
     return os.path.realpath(target)
@@ -190,9 +194,10 @@ def _common_dir(git_dir: str) -> str:
     return os.path.realpath(data if data.startswith("/") else git_dir + "/" + data)
 
 
-def find_git_layout(root: str) -> GitLayout | None:
+def find_git_layout(root: str, watched: list[str] | None = None) -> GitLayout | None:
     """The git directory of the work tree at ``root`` (``None``: there is none).
-    ``.git`` may be a directory, a symlink to one, or a gitfile (malformed: GitFatal)."""
+    ``.git`` may be a directory, a symlink to one, or a gitfile (malformed: GitFatal);
+    ``watched`` collects a gitfile's target (:func:`read_gitfile`)."""
     dotgit = os.path.join(root, ".git")
     try:
         st = os.stat(dotgit)
@@ -203,7 +208,7 @@ def find_git_layout(root: str) -> GitLayout | None:
         return GitLayout(dotgit, common, ".git", ".git" if common == dotgit else common)
     if not _stat.S_ISREG(st.st_mode):
         return None
-    git_dir = read_gitfile(dotgit)
+    git_dir = read_gitfile(dotgit, watched)
     common = _common_dir(git_dir)
     return GitLayout(git_dir, common, git_dir, common)
 
@@ -491,7 +496,7 @@ def resolve(root: str, *, excludes_file: str | None = None, ignore_case: bool | 
         s.watched = watched
     s.watched.append(os.path.join(root, ".git"))
     if layout is None:
-        layout = find_git_layout(root)
+        layout = find_git_layout(root, s.watched)
     s.layout = layout
     if layout is not None:
         s.watched += [layout.git_dir, os.path.join(layout.git_dir, "commondir")]
