@@ -107,7 +107,8 @@ class SourceInfo(msgspec.Struct, frozen=True, kw_only=True):
     """One ignore source consulted for a path (see :meth:`IgnoreSession.explain`).
 
     ``state``: ``"read"`` (``rules`` lines compiled), ``"unreadable"`` (``error`` names the
-    errno; ``EFBIG``: larger than :data:`~pathgate.runtime.fs.MAX_IGNORE_BYTES`),
+    errno; ``EFBIG``: larger than :data:`~pathgate.runtime.fs.MAX_IGNORE_BYTES`;
+    ``GitFatal``: a layout or configuration git exits 128 on, every path fails closed),
     ``"symlink"`` (a symlinked per-directory file: not followed, like git), ``"special"``
     (a repository-wide source that is a FIFO or device: never read, no rules),
     ``"builtin"``.
