@@ -118,7 +118,7 @@ def test_unreadable_config_is_an_error(project: Path, capsys: pytest.CaptureFixt
 
 def test_explain_names_the_same_rule_as_check_ignore(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     os.chdir(project)
-    code, out, _ = run(capsys, "check-ignore", "-v", "debug.log", "build/out.js")
+    code, out, _ = run(capsys, "check-ignore", "--root", ".", "-v", "debug.log", "build/out.js")
     assert code == 0
     rules = [line.split("\t")[0] for line in out.splitlines()]
     assert rules == [".gitignore:3:*.log", ".gitignore:2:build/"]

@@ -12,26 +12,32 @@ Options, output formats and exit codes are git's (``builtin/check-ignore.c``):
 * exit 0 when some path matched, 1 when none, 128 on a fatal error (git's messages),
   129 on an unknown option.
 
-pathgate's own options: ``--root DIR`` (the project top; default: the nearest ancestor of
-the current directory holding ``.git``, else the current directory), ``--git-only`` (git's
-sources only: no built-in defaults, no agent ignore files — comparable with git),
-``--excludes-file F`` (``core.excludesFile``), ``--ignore-case`` (``core.ignoreCase``).
+pathgate's own options: ``--root DIR`` (the project top; default: the work tree git would
+find from the current directory, ``GIT_DIR``/``GIT_WORK_TREE`` honoured; outside any
+repository: exit 128 like git), ``--git-only`` (git's sources only: no built-in defaults, no
+agent ignore files — comparable with git), ``--excludes-file F`` (``core.excludesFile``),
+``--ignore-case`` (``core.ignoreCase``).
 
-Like git, an ignore file that cannot be read only warns (on stderr) and counts as empty:
-this command mirrors git; the gates fail closed instead. The index is never consulted
-(``--no-index`` is implied and accepted). Pathspec magic (``:(top)``, ``:/``) is not
-interpreted.
+Paths are taken as git's ``parse_pathspec`` takes them (:mod:`pathgate._pathspec`): every
+argument is checked before any output; ``:/``/``:(top)`` resolve, other magic is fatal.
+Configuration and layout errors git dies on (:class:`GitFatal`) exit 128 with git's message;
+messages go to stderr as git's ``vreportf`` writes them. Like git, an ignore file that cannot
+be read only warns and counts as empty: this command mirrors git; the gates fail closed
+instead. The index is never consulted (``--no-index`` is implied; ``--index`` is accepted).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat as _stat
 import sys
 from collections.abc import Iterator, Sequence
 from typing import BinaryIO
 
+from pathgate._pathspec import PathspecError, Resolver
 from pathgate.runtime.ignore import IgnoreConfig, IgnoreIndex, Match
+from pathgate.runtime.ignore._gitconfig import GitFatal, GitSettings, discover, resolve
 
 __all__ = ["main", "quote_c_style", "unquote_c_style"]
 
@@ -46,18 +52,14 @@ usage: pathgate check-ignore [<options>] <pathname>...
     -z                    terminate input and output records by a NUL character
     -n, --non-matching    show non-matching input paths
     --no-index            ignore index when checking (always on)
+    --end-of-options      the rest are paths
 
-    --root <dir>          project root (default: the enclosing git work tree, else .)
+    --root <dir>          project root (default: the work tree git finds from .)
     --git-only            git's ignore sources only (no built-in defaults, no agent files)
     --excludes-file <f>   use <f> as core.excludesFile
     --ignore-case         ASCII case-insensitive matching (core.ignoreCase)
 """
 
-_FLAGS = {"quiet": "q", "verbose": "v", "stdin": "stdin", "non-matching": "n",
-          "no-index": "no-index", "git-only": "git-only", "ignore-case": "ignore-case",
-          "help": "h"}
-_VALUED = ("root", "excludes-file")
-_SHORT = {"q": "q", "v": "v", "z": "z", "n": "n", "h": "h"}
 
 
 class _Fatal(Exception):
@@ -74,17 +76,22 @@ _CQ_NAMED = {7: b"a", 8: b"b", 9: b"t", 10: b"n", 11: b"v", 12: b"f", 13: b"r",
              0x22: b'"', 0x5C: b"\\"}
 
 
-def _must_quote(c: int) -> bool:
-    return c < 0x20 or c == 0x22 or c == 0x5C or c >= 0x7F
+def _must_quote(c: int, full: bool = True) -> bool:
+    return c < 0x20 or c == 0x22 or c == 0x5C or c == 0x7F or (full and c > 0x7F)
 
 
-def quote_c_style(name: bytes) -> bytes:
-    """git's ``quote_c_style`` with ``core.quotePath=true``."""
-    if not any(_must_quote(c) for c in name):
+_NEEDS_QUOTE = re.compile(rb'[\x00-\x1f"\\\x7f-\xff]')
+_NEEDS_QUOTE_ASCII = re.compile(rb'[\x00-\x1f"\\\x7f]')
+
+
+def quote_c_style(name: bytes, full: bool = True) -> bytes:
+    """git's ``quote_c_style``; ``full`` is ``core.quotePath`` (bytes >= 0x80 as octal
+    escapes; control characters, ``"`` and ``\\`` are always escaped)."""
+    if (_NEEDS_QUOTE if full else _NEEDS_QUOTE_ASCII).search(name) is None:
         return name
     out = bytearray(b'"')
     for c in name:
-        if not _must_quote(c):
+        if not _must_quote(c, full):
             out.append(c)
             continue
         out.append(0x5C)
@@ -132,119 +139,161 @@ def unquote_c_style(quoted: bytes) -> bytes | None:
 
 
 # ---------------------------------------------------------------------------------------
-# option parsing (parse-options: bundled short flags, unique long prefixes, permuted args)
+# option parsing (parse-options.c: bundled short flags, abbreviated and negated long
+# options, permuted arguments, ``--`` and ``--end-of-options``)
 # ---------------------------------------------------------------------------------------
 
+# (long name, short letter, kind): kind "bool" | "count" | "string" | "help"
+# pathgate's own options come first, so an ambiguous abbreviation names git's like git.
+_OPTIONS: tuple[tuple[str | None, str | None, str], ...] = (
+    ("help", "h", "help"), ("root", None, "string"), ("git-only", None, "bool"),
+    ("excludes-file", None, "string"), ("ignore-case", None, "bool"),
+    ("quiet", "q", "count"), ("verbose", "v", "bool"), ("stdin", None, "bool"),
+    (None, "z", "bool"), ("non-matching", "n", "bool"), ("no-index", None, "bool"),
+)
 
-def _parse(argv: Sequence[str]) -> tuple[dict[str, str | bool], list[str]]:
-    opts: dict[str, str | bool] = {}
+
+def _key(opt: tuple[str | None, str | None, str]) -> str:
+    return opt[1] or str(opt[0])
+
+
+def _lookup_long(arg: str) -> tuple[tuple[str | None, str | None, str], bool, str | None]:
+    """git's ``parse_long_opt`` (``arg`` without the ``--``): ``(option, negated, value
+    after '=')``; unique prefixes and ``--no-`` negations as git accepts them."""
+    arg_name, eq, arg_value = arg.partition("=")
+    Opt = tuple[str | None, str | None, str]
+    abbrev: tuple[Opt, bool] | None = None
+    ambiguous: tuple[Opt, bool] | None = None
+    for opt in _OPTIONS:
+        ln = opt[0]
+        if ln is None:
+            continue
+        unset = opt_unset = False
+        while True:  # git's "again:"
+            rest = arg[len(ln):] if arg.startswith(ln) else None
+            is_abbrev = False
+            if rest is None:
+                if ln.startswith(arg_name):
+                    is_abbrev = True
+                elif "no-".startswith(arg):
+                    unset = is_abbrev = True
+                elif not arg.startswith("no-"):
+                    if ln.startswith("no-"):
+                        ln, opt_unset = ln[3:], True
+                        continue
+                    break
+                else:
+                    unset = True
+                    if arg[3:].startswith(ln):
+                        rest = arg[3 + len(ln):]
+                    elif ln.startswith(arg[3:]):
+                        is_abbrev = True
+                    else:
+                        break
+            if is_abbrev:
+                if abbrev is not None:
+                    ambiguous = abbrev
+                abbrev = (opt, unset != opt_unset)
+                break
+            assert rest is not None
+            if rest and rest[0] != "=":
+                break
+            return opt, unset != opt_unset, rest[1:] if rest else None
+    if ambiguous is not None and abbrev is not None:
+        a, b = ambiguous, abbrev
+        raise _Fatal(f"error: ambiguous option: {arg} (could be --{'no-' if a[1] else ''}"
+                     f"{a[0][0]} or --{'no-' if b[1] else ''}{b[0][0]})", 130)
+    if abbrev is None:
+        raise _Fatal(f"error: unknown option `{arg}'", 129)
+    return abbrev[0], abbrev[1], arg_value if eq else None
+
+
+def _set(opts: dict[str, object], opt: tuple[str | None, str | None, str], negated: bool,
+         value: str | None, argv: Sequence[str], i: int) -> int:
+    key, kind, shown = _key(opt), opt[2], ("no-" if negated else "") + str(opt[0])
+    if kind == "help":
+        raise _Fatal("", -1)
+    if kind == "string":
+        if negated:
+            if value is not None:
+                raise _Fatal(f"error: option `{shown}' takes no value", 129)
+            opts.pop(key, None)
+            return i
+        if value is None:
+            if i >= len(argv):
+                raise _Fatal(f"error: option `{shown}' requires a value", 129)
+            value, i = argv[i], i + 1
+        opts[key] = value
+        return i
+    if value is not None:
+        raise _Fatal(f"error: option `{shown}' takes no value", 129)
+    if kind == "count":
+        prev = opts.get(key, 0)
+        opts[key] = 0 if negated else (prev if isinstance(prev, int) else 0) + 1
+    else:
+        opts[key] = not negated
+    return i
+
+
+def _parse(argv: Sequence[str]) -> tuple[dict[str, object], list[str]]:
+    opts: dict[str, object] = {}
     paths: list[str] = []
+    shorts = {o[1]: o for o in _OPTIONS if o[1]}
     i = 0
-    longs = [*_FLAGS, *_VALUED]
     while i < len(argv):
         a = argv[i]
         i += 1
-        if a == "--":
+        if a in ("--", "--end-of-options"):
             paths.extend(argv[i:])
             break
-        if a.startswith("--"):
-            name, eq, value = a[2:].partition("=")
-            cands = [x for x in longs if x == name] or [x for x in longs if x.startswith(name)]
-            if len(cands) != 1 or not name:
-                if len(cands) > 1:
-                    raise _Fatal(f"error: ambiguous option: {name} (could be --{cands[0]} or "
-                                 f"--{cands[1]})", 129)
-                raise _Fatal(f"error: unknown option `{name}'", 129)
-            key = cands[0]
-            if key in _VALUED:
-                if not eq:
-                    if i >= len(argv):
-                        raise _Fatal(f"error: option `{key}' requires a value", 129)
-                    value = argv[i]
-                    i += 1
-                opts[key] = value
-            else:
-                if eq:
-                    raise _Fatal(f"error: option `{key}' takes no value", 129)
-                opts[_FLAGS[key]] = True
-            continue
-        if a.startswith("-") and len(a) > 1:
+        if not a.startswith("-") or a == "-":
+            paths.append(a)
+        elif a.startswith("--"):
+            opt, negated, value = _lookup_long(a[2:])
+            i = _set(opts, opt, negated, value, argv, i)
+        else:
             for ch in a[1:]:
-                if ch not in _SHORT:
+                if ch not in shorts:
                     raise _Fatal(f"error: unknown switch `{ch}'", 129)
-                opts[_SHORT[ch]] = True
-            continue
-        paths.append(a)
+                i = _set(opts, shorts[ch], False, None, argv, i)
     return opts, paths
 
 
-def _find_root(cwd: str) -> str:
-    d = cwd
-    while True:
-        if os.path.lexists(os.path.join(d, ".git")):
-            return d
-        up = os.path.dirname(d)
-        if up == d:
-            return cwd
-        d = up
-
-
-def _normalize(arg: str, cwd: str, root: str, root_alt: str) -> str:
-    """The path relative to ``root`` as git's ``prefix_path`` makes it (trailing ``/``
-    kept); raises :class:`_Fatal` when it is outside."""
-    if arg == "":
-        raise _Fatal("fatal: empty string is not a valid pathspec. please use . instead if "
-                     "you meant to match all paths")
-    full = arg if arg.startswith("/") else cwd.rstrip("/") + "/" + arg
-    parts: list[str] = []
-    for comp in full.split("/"):
-        if comp in ("", "."):
-            continue
-        if comp == "..":
-            if parts:
-                parts.pop()
-            continue
-        parts.append(comp)
-    trailing = arg.endswith("/") or arg.endswith("/.") or arg.endswith("/..") \
-        or arg in (".", "..")
-    for top in (root, root_alt):
-        tparts = [c for c in top.split("/") if c]
-        if parts[:len(tparts)] == tparts:
-            rel = "/".join(parts[len(tparts):])
-            return rel + "/" if rel and trailing else rel
-    raise _Fatal(f"fatal: {arg}: '{arg}' is outside repository at '{root}'")
-
-
-def _check_symlink_leading(rel: str, arg: str, root: str) -> None:
-    comps = rel.rstrip("/").split("/")[:-1] if rel.rstrip("/") else []
-    cur = root
-    for c in comps:
-        cur = os.path.join(cur, c)
-        try:
-            st = os.lstat(cur)
-        except OSError:
-            return
-        if _stat.S_ISLNK(st.st_mode):
-            raise _Fatal(f"fatal: pathspec '{arg}' is beyond a symbolic link")
-        if not _stat.S_ISDIR(st.st_mode):
-            return
+# ---------------------------------------------------------------------------------------
+# output
+# ---------------------------------------------------------------------------------------
 
 
 def _fs(s: str) -> bytes:
     return s.encode("utf-8", "surrogateescape")
 
 
-def _output(out: BinaryIO, arg: str, m: Match | None, verbose: bool, nul: bool) -> None:
+def _err(message: str) -> None:
+    """Write one message to stderr as git's ``vreportf`` does: raw bytes, control
+    characters other than TAB and LF shown as ``?``."""
+    text = "".join("?" if (ord(c) < 0x20 and c not in "\t\n") or c == "\x7f" else c
+                   for c in message) + "\n"
+    buf = getattr(sys.stderr, "buffer", None)
+    if buf is not None:
+        sys.stderr.flush()
+        buf.write(_fs(text))
+        buf.flush()
+    else:
+        sys.stderr.write(text)
+
+
+def _output(out: BinaryIO, arg: str, m: Match | None, verbose: bool, nul: bool,
+            full: bool = True) -> None:
     path = _fs(arg)
     rule = m.rule if m is not None else None
     if not nul:
         if not verbose:
-            out.write(quote_c_style(path) + b"\n")
+            out.write(quote_c_style(path, full) + b"\n")
         elif rule is not None:
-            out.write(quote_c_style(_fs(rule.source)) + b":%d:" % rule.line + _fs(rule.pattern)
-                      + b"\t" + quote_c_style(path) + b"\n")
+            out.write(quote_c_style(_fs(rule.source), full) + b":%d:" % rule.line
+                      + _fs(rule.pattern) + b"\t" + quote_c_style(path, full) + b"\n")
         else:
-            out.write(b"::\t" + quote_c_style(path) + b"\n")
+            out.write(b"::\t" + quote_c_style(path, full) + b"\n")
     else:
         if not verbose:
             out.write(path + b"\0")
@@ -256,6 +305,8 @@ def _output(out: BinaryIO, arg: str, m: Match | None, verbose: bool, nul: bool) 
 
 
 def _stdin_records(stream: BinaryIO, nul: bool) -> Iterator[bytes]:
+    """git's ``strbuf_getline_lf``/``_nul``: a CR before the LF is kept; without ``-z`` a
+    line starting with ``"`` is C-unquoted, and the path ends at a NUL (a C string)."""
     if nul:
         buf = b""
         while True:
@@ -274,14 +325,18 @@ def _stdin_records(stream: BinaryIO, nul: bool) -> Iterator[bytes]:
             return
         if line.endswith(b"\n"):
             line = line[:-1]
-            if line.endswith(b"\r"):
-                line = line[:-1]
+        line = line.split(b"\0", 1)[0]
         if line.startswith(b'"'):
             unq = unquote_c_style(line)
             if unq is None:
                 raise _Fatal("fatal: line is badly quoted")
-            line = unq
+            line = unq.split(b"\0", 1)[0]
         yield line
+
+
+# ---------------------------------------------------------------------------------------
+# the command
+# ---------------------------------------------------------------------------------------
 
 
 def main(argv: Sequence[str]) -> int:
@@ -291,19 +346,62 @@ def main(argv: Sequence[str]) -> int:
         return _run(argv, out)
     except _Fatal as e:
         out.flush()
-        print(str(e), file=sys.stderr)
+        if e.code == -1:
+            sys.stdout.write(USAGE)
+            sys.stdout.flush()
+            return 129
+        _err(str(e))
         if e.code == 129:
             sys.stderr.write(USAGE)
+        elif e.code == 130:  # git shows the usage on stdout after an ambiguous option
+            sys.stdout.write(USAGE)
+            sys.stdout.flush()
+            return 129
         return e.code
+    except (GitFatal, PathspecError) as e:
+        out.flush()
+        _err(str(e))
+        return 128
     except BrokenPipeError:
         return 0
 
 
-def _run(argv: Sequence[str], out: BinaryIO) -> int:
-    opts, paths = _parse(argv)
-    if opts.get("h"):
-        sys.stdout.write(USAGE)
-        return 129
+def _setup(opts: dict[str, object]) -> tuple[IgnoreIndex, str, GitSettings]:
+    """Find the work tree (``--root`` or git's discovery) and check its configuration
+    as git does at start-up; ``(index, cwd, settings)``."""
+    cwd = os.getcwd()
+    root_opt = opts.get("root")
+    layout = None
+    if isinstance(root_opt, str):
+        root_given = os.path.abspath(root_opt)
+        if not os.path.isdir(root_given):
+            raise _Fatal(f"fatal: cannot change to '{root_given}': No such file or directory")
+    else:
+        root_given, layout = discover(cwd)
+    excl = opts.get("excludes-file")
+    settings = resolve(os.path.realpath(root_given), layout=layout,
+                       excludes_file=excl if isinstance(excl, str) else None,
+                       ignore_case=True if opts.get("ignore-case") else None)
+    overrides: dict[str, object] = {"fail_closed": False}
+    if isinstance(excl, str):
+        overrides["excludes_file"] = excl
+    if opts.get("ignore-case"):
+        overrides["ignore_case"] = True
+    if opts.get("git-only"):
+        config = IgnoreConfig.git_only(**overrides)
+    else:
+        import msgspec
+
+        config = msgspec.structs.replace(IgnoreConfig(), **overrides)
+    index = IgnoreIndex(root_given, config)
+    index.git_layout = layout
+    index.on_warning = lambda msg: _err(f"warning: {msg}")
+    return index, cwd, settings
+
+
+def _check_options(opts: dict[str, object], paths: list[str]
+                   ) -> tuple[bool, bool, bool, bool, bool]:
+    """git's option combination checks: ``(quiet, verbose, nul, stdin, non_matching)``."""
     quiet = bool(opts.get("q"))
     verbose = bool(opts.get("v"))
     nul = bool(opts.get("z"))
@@ -324,51 +422,73 @@ def _run(argv: Sequence[str], out: BinaryIO) -> int:
             raise _Fatal("fatal: cannot have both --quiet and --verbose")
     if non_matching and not verbose:
         raise _Fatal("fatal: --non-matching is only valid with --verbose")
+    return quiet, verbose, nul, use_stdin, non_matching
 
-    cwd = os.getcwd()
-    root_opt = opts.get("root")
-    root_given = os.path.abspath(root_opt) if isinstance(root_opt, str) else _find_root(cwd)
-    if not os.path.isdir(root_given):
-        raise _Fatal(f"fatal: cannot change to '{root_given}': No such file or directory")
-    overrides: dict[str, object] = {"fail_closed": False}
-    excl = opts.get("excludes-file")
-    if isinstance(excl, str):
-        overrides["excludes_file"] = excl
-    if opts.get("ignore-case"):
-        overrides["ignore_case"] = True
-    if opts.get("git-only"):
-        config = IgnoreConfig.git_only(**overrides)
-    else:
-        import msgspec
 
-        config = msgspec.structs.replace(IgnoreConfig(), **overrides)
-    index = IgnoreIndex(root_given, config)
-    index.on_warning = lambda msg: print(f"warning: {msg}", file=sys.stderr)
+def _run(argv: Sequence[str], out: BinaryIO) -> int:
+    try:
+        opts, paths = _parse(argv)
+        deferred: _Fatal | None = None
+    except _Fatal as e:  # git reads its configuration before it parses the options
+        if e.code == -1:
+            raise
+        opts, paths, deferred = {}, [], e
+    index, cwd, settings = _setup(opts)
+    quote_path = settings.quote_path
+    for line in settings.errors:
+        _err(line)
+    if deferred is not None:
+        raise deferred
+    quiet, verbose, nul, use_stdin, non_matching = _check_options(opts, paths)
     session = index.session()
-    root = index.root
-
+    specs = Resolver(index.root, cwd)
     num = 0
 
-    def one(arg: str) -> None:
+    def answer(arg: str, rel: str) -> None:
         nonlocal num
-        rel = _normalize(arg, cwd, root, root_given)
-        _check_symlink_leading(rel, arg, root)
         m: Match | None = session.match_pathspec(rel)
         if m is not None and m.rule is None:
             m = None
         if m is not None and not verbose and m.rule is not None and m.rule.negated:
             m = None
         if not quiet and (m is not None or non_matching):
-            _output(out, arg, m, verbose, nul)
+            _output(out, arg, m, verbose, nul, quote_path)
         if m is not None:
             num += 1
 
     if use_stdin:
+        flush = _flush_each_answer(out)
         for rec in _stdin_records(sys.stdin.buffer, nul):
-            one(rec.decode("utf-8", "surrogateescape"))
-            out.flush()
+            arg = rec.decode("utf-8", "surrogateescape")
+            if arg == "":
+                raise _Fatal(_EMPTY)
+            answer(arg, specs.resolve(arg))
+            if flush:
+                out.flush()
     else:
-        for arg in paths:
-            one(arg)
+        if "" in paths:
+            raise _Fatal(_EMPTY)
+        rels = [specs.resolve(arg) for arg in paths]  # git checks every path before output
+        for arg, rel in zip(paths, rels, strict=True):
+            answer(arg, rel)
     out.flush()
     return 0 if num else 1
+
+
+def _flush_each_answer(out: BinaryIO) -> bool:
+    """git's ``maybe_flush_or_die``: flush after each answer (a coprocess reads them)
+    unless ``GIT_FLUSH=0`` or stdout is a regular file."""
+    env = os.environ.get("GIT_FLUSH")
+    if env is not None:
+        try:
+            return int(env.strip() or "0") != 0
+        except ValueError:
+            return False
+    try:
+        return not _stat.S_ISREG(os.fstat(out.fileno()).st_mode)
+    except (OSError, ValueError, AttributeError):
+        return True
+
+
+_EMPTY = ("fatal: empty string is not a valid pathspec. please use . instead if you meant "
+          "to match all paths")

@@ -62,6 +62,11 @@ def test_special_git_sources_neither_hang_nor_flood(tmp_path: Path, which: str, 
     cfg = _place(root, which, kind)
     index = IgnoreIndex(root, cfg)
     m = _bounded(lambda: index.match("b.log"))
+    if (which, kind) == ("config", "fifo"):
+        # git would block reading it; pathgate refuses it (issue 17: a documented deviation)
+        # and, the configuration unknown, fails closed without hanging
+        assert m.ignored and m.fail_closed and m.unreadable == ".git/config"
+        return
     assert m.ignored and not m.fail_closed  # the per-directory rules still apply
     assert not _bounded(lambda: index.match("a.txt")).ignored  # a special file has no rules
     sources = index.session().source_infos("a.txt")

@@ -30,7 +30,7 @@ def tree(tmp_path: Path) -> Path:
         fh.write(b"needle one\n")
     (root / "docs" / "plain.txt").write_text("needle two\n")
     (root / ".git").mkdir()
-    (root / ".git" / "config").write_text("needle in git\n")
+    (root / ".git" / "config").write_text("[remote]\n\turl = needle in git\n")  # valid: else fail closed
     return root
 
 

@@ -91,13 +91,20 @@ def project_git_dirs(root: str) -> tuple[str, ...]:
     and that lie inside the project without a ``.git`` component of their own (those are
     caught by name): the path gate never serves them. ``root`` is a real path."""
     from pathgate.runtime.gates.path import is_git_internal
-    from pathgate.runtime.ignore._gitconfig import find_git_layout
+    from pathgate.runtime.ignore._gitconfig import GitFatal, find_git_layout
+    from pathgate.runtime.tools._write_gates import _gitdir_of
 
-    layout = find_git_layout(root)
-    if layout is None:
-        return ()
+    dirs: tuple[str, ...]
+    try:
+        layout = find_git_layout(root)
+        dirs = (layout.git_dir, layout.common_dir) if layout is not None else ()
+    except GitFatal:
+        # a malformed .git file (git exits 128): the runtime still starts, its ignore index
+        # fails closed; whatever the file loosely names stays hidden all the same
+        loose = _gitdir_of(root)
+        dirs = (loose,) if loose is not None else ()
     out: list[str] = []
-    for d in (layout.git_dir, layout.common_dir):
+    for d in dirs:
         real = os.path.realpath(d)
         rel = os.path.relpath(real, root)
         if rel == "." or rel == ".." or rel.startswith("../") or is_git_internal(rel):

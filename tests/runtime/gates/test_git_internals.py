@@ -51,8 +51,9 @@ def runtime(request: pytest.FixtureRequest, tmp_path: Path) -> Runtime:
 def gitfile_runtime(tmp_path: Path) -> Runtime:
     """A work tree whose ``.git`` is a file pointing at an in-project git directory."""
     root = tmp_path / "w"
-    (root / ".gitstore").mkdir(parents=True)
-    (root / ".gitstore" / "config").write_text(f"url = {MARK}\n")
+    for d in ("objects", "refs"):  # a git directory, as git checks it (is_git_directory)
+        (root / ".gitstore" / d).mkdir(parents=True)
+    (root / ".gitstore" / "config").write_text(f"[remote]\n url = {MARK}\n")
     (root / ".gitstore" / "HEAD").write_text("ref: refs/heads/main\n")
     (root / ".git").write_text("gitdir: .gitstore\n")
     (root / "a.txt").write_text("kept\n")
@@ -153,6 +154,28 @@ def test_gitdir_of_a_git_file_is_never_served(gitfile_runtime: Runtime, renderer
     assert not searched["hits"]
 
 
+def test_a_malformed_git_file_fails_closed_and_still_hides_its_gitdir(tmp_path: Path) -> None:
+    """``gitdir:.gitstore`` (no space) makes git exit 128: the runtime still starts, blocks
+    every path (fail closed), and the directory the file loosely names is never served."""
+    root = tmp_path / "m"
+    (root / ".gitstore").mkdir(parents=True)
+    (root / ".gitstore" / "config").write_text(f"[remote]\n url = {MARK}\n")
+    (root / ".git").write_text("gitdir:.gitstore\n")
+    (root / "a.txt").write_text("kept\n")
+    rt = Runtime(root)
+    assert rt.git_dirs == (".gitstore",)
+    read = _call(rt, "read_files", {"paths": ["a.txt", ".gitstore/config"]}, "verbose")
+    assert read["a.txt"].startswith("[BLOCKED]") and MARK not in json.dumps(read)
+    (root / ".git").write_text("gitdir: .gitstore\n")  # still not a git directory (no HEAD)
+    assert _call(rt, "read_files", {"paths": ["a.txt"]}, "verbose")["a.txt"].startswith("[BLOCKED]")
+    for d in ("objects", "refs"):
+        (root / ".gitstore" / d).mkdir()
+    (root / ".gitstore" / "HEAD").write_text("ref: refs/heads/main\n")
+    read = _call(rt, "read_files", {"paths": ["a.txt", ".gitstore/config"]}, "verbose")
+    assert read["a.txt"] == "kept\n" and read[".gitstore/config"].startswith("[BLOCKED]")
+    assert MARK not in json.dumps(read)
+
+
 def test_explain_does_not_suggest_unignoring(runtime: Runtime) -> None:
     async def go() -> Any:
         return await explain_paths(runtime, [".git/config", ".GIT/config"])
@@ -178,7 +201,7 @@ def test_secret_names_into_git_stay_opaque(tmp_path: Path, renderer: str) -> Non
     neither explained nor counted: the git rule must not become a secret's oracle."""
     root = tmp_path / "s"
     (root / ".git").mkdir(parents=True)
-    (root / ".git" / "config").write_text(f"{MARK}\n")
+    (root / ".git" / "config").write_text(f"[remote]\n url = {MARK}\n")
     (root / "src").mkdir()
     (root / ".env").symlink_to(".git/config")
     (root / "src" / "id_rsa").symlink_to("../.git/config")

@@ -1,99 +1,279 @@
-"""A minimal git config reader: just what the ignore engine needs.
+"""git's repository layout and configuration, as far as the ignore engine needs them.
 
-git finds ``core.excludesFile`` and ``core.ignoreCase`` in its config files, read in this
-order (a later value wins):
+Layout (``setup.c``): ``<root>/.git`` is a git directory (a symlink to one is followed) or
+a *gitfile* ``gitdir: <path>`` — read as strictly as git: exactly ``gitdir: `` then the
+path, trailing CR/LF stripped, the target must be a git directory (``objects/``, ``refs/``
+and a valid ``HEAD``). A worktree's git directory names its common directory in
+``commondir``. Through a gitfile, git shows the real (symlink-free) path of the git
+directory in ``check-ignore -v`` labels; for a ``.git`` directory, ``.git/info/exclude``.
 
-1. the system file ``$GIT_CONFIG_SYSTEM`` or ``/etc/gitconfig`` (skipped when
-   ``GIT_CONFIG_NOSYSTEM`` is true);
-2. the global files: ``$GIT_CONFIG_GLOBAL`` alone when it is set, otherwise
-   ``$XDG_CONFIG_HOME/git/config`` (or ``~/.config/git/config``) then ``~/.gitconfig``;
-3. the repository's ``config`` in its (common) git directory.
+Configuration (``config.c``), lowest precedence first: the system file
+(``$GIT_CONFIG_SYSTEM`` or ``/etc/gitconfig``, skipped when ``GIT_CONFIG_NOSYSTEM``), the
+global files (``$GIT_CONFIG_GLOBAL`` alone, else ``$XDG_CONFIG_HOME/git/config`` or
+``~/.config/git/config``, then ``~/.gitconfig``), the repository's ``config``, its
+``config.worktree`` when ``extensions.worktreeConfig`` is on, then ``git -c`` values from
+the environment (``GIT_CONFIG_PARAMETERS``, ``GIT_CONFIG_COUNT``/``_KEY_n``/``_VALUE_n``).
+``[include] path`` and ``[includeIf "gitdir:…"]`` / ``"gitdir/i:…"`` / ``"onbranch:…"``
+are followed (``hasconfig:`` never matches: it needs remotes).
 
-When ``core.excludesFile`` is not set anywhere, git uses ``$XDG_CONFIG_HOME/git/ignore``
-or ``~/.config/git/ignore``. Path values get ``~`` expansion like ``git_config_pathname``.
-
-``.git`` may be a directory or a file (``gitdir: <path>``, used by worktrees and
-submodules); a worktree's git directory may name its common directory in ``commondir``.
-
-Not supported (documented gaps): ``[include]``/``[includeIf]``, ``GIT_CONFIG_PARAMETERS``
-(``git -c``), ``GIT_DIR``/``GIT_WORK_TREE``.
+Errors git dies on raise :class:`GitFatal` with git's message: a malformed gitfile, a bad
+config line, a bare ``core.excludesFile``, a non-boolean ``core.ignoreCase`` or
+``core.quotePath``, a config file that exists but cannot be read, and an exclude file
+(``core.excludesFile``, ``info/exclude``) that is a directory. ``core.excludesFile =``
+(empty) means no excludes file, as in git.
 """
 
 from __future__ import annotations
 
 import errno
+import logging
 import os
-from collections.abc import Iterable, Mapping
+import re
+import stat as _stat
+from collections.abc import Mapping
 
 from pathgate.runtime.fs import MAX_CONFIG_BYTES, read_regular
+from pathgate.runtime.ignore._gitconfig_parse import (
+    ConfigEntry,
+    GitFatal,
+    parse_config,
+    parse_env_parameters,
+)
+from pathgate.runtime.ignore._wildmatch import Wildmatch
 
-__all__ = ["GitLayout", "config_files", "find_git_layout", "parse_bool", "read_config"]
+__all__ = ["ConfigEntry", "GitFatal", "GitLayout", "GitSettings", "discover", "find_git_layout",
+           "parse_bool", "read_gitfile", "resolve"]
+
+_MAX_INCLUDE_DEPTH = 10
+LOG = logging.getLogger("pathgate.git")  # the runtime logs a configuration it fails closed on
+_access = os.access  # a seam: as root, access() grants everything
+_BOOL_KEYS = frozenset({"core.ignorecase", "core.quotepath", "core.filemode", "core.trustctime",
+                        "core.symlinks"})
+_PATH_KEYS = frozenset({"core.excludesfile", "core.attributesfile", "core.hookspath"})
+_ENV_KEYS = ("HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM",
+             "GIT_CONFIG_GLOBAL", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT")
 
 
 class GitLayout:
     """Where a work tree's git directory lives.
 
-    ``git_dir`` is the directory holding ``HEAD`` (``<root>/.git`` or the target of a
-    ``.git`` file); ``common_dir`` holds ``config`` and ``info/exclude``.
-    ``info_exclude_display`` is how git prints ``info/exclude`` in ``check-ignore -v``.
+    ``git_dir`` holds ``HEAD``; ``common_dir`` holds ``config`` and ``info/exclude``;
+    ``display`` is how git names ``git_dir``/``common_dir`` in messages and labels
+    (``.git`` for a ``.git`` directory, the real path through a gitfile).
     """
 
-    __slots__ = ("common_dir", "git_dir", "info_exclude", "info_exclude_display")
+    __slots__ = ("common_dir", "common_display", "git_dir", "git_display", "info_exclude",
+                 "info_exclude_display")
 
-    def __init__(self, git_dir: str, common_dir: str, info_exclude_display: str) -> None:
+    def __init__(self, git_dir: str, common_dir: str, git_display: str,
+                 common_display: str) -> None:
         self.git_dir = git_dir
         self.common_dir = common_dir
+        self.git_display = git_display
+        self.common_display = common_display
         self.info_exclude = os.path.join(common_dir, "info", "exclude")
-        self.info_exclude_display = info_exclude_display
+        self.info_exclude_display = common_display + "/info/exclude"
 
 
-def find_git_layout(root: str) -> GitLayout | None:
-    """The git directory of the work tree at ``root``, or ``None`` when there is none."""
+class GitSettings:
+    """What the ignore engine takes from git: the excludes file (``None``: none) and how
+    git labels it, ``info/exclude`` (``None`` outside a repository), case folding and
+    ``core.quotePath``. ``watched`` lists every file whose change can change these."""
+
+    __slots__ = (
+        "errors",
+        "excludes_display",
+        "excludes_file",
+        "ignore_case",
+        "info_exclude",
+        "info_exclude_display",
+        "layout",
+        "quote_path",
+        "watched",
+    )
+
+    def __init__(self) -> None:
+        self.layout: GitLayout | None = None
+        self.excludes_file: str | None = None
+        self.excludes_display = ""
+        self.info_exclude: str | None = None
+        self.info_exclude_display = ""
+        self.ignore_case = False
+        self.quote_path = True
+        self.watched: list[str] = []
+        self.errors: list[str] = []  # git's non-fatal ``error:`` lines
+
+
+# ---------------------------------------------------------------------------------------
+# layout
+# ---------------------------------------------------------------------------------------
+
+_HEX40 = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?\n?\Z")
+
+
+def _read_small(path: str) -> bytes:
+    """A bounded read (:func:`~pathgate.runtime.fs.read_regular`, symlinks followed like
+    git, at most :data:`~pathgate.runtime.fs.MAX_CONFIG_BYTES`: ``EFBIG`` beyond) of a
+    regular file. A character device such as ``/dev/null`` is never read and counts as
+    empty; a FIFO or a socket raises ``EINVAL`` (git would block on a FIFO: pathgate
+    refuses it, so the runtime never hangs); a directory raises ``EISDIR``."""
+    try:
+        return read_regular(path, MAX_CONFIG_BYTES, follow=True)
+    except OSError as exc:
+        if exc.errno != errno.EINVAL:
+            raise
+        try:
+            is_device = _stat.S_ISCHR(os.stat(path).st_mode)
+        except OSError:
+            is_device = False
+        if is_device:
+            return b""
+        raise
+
+
+def is_git_directory(path: str) -> bool:
+    """git's ``is_git_directory``: a valid ``HEAD``, and ``objects/`` and ``refs/`` in the
+    common directory (a worktree's git directory keeps them there)."""
+    head = os.path.join(path, "HEAD")
+    if not _valid_head(head):
+        return False
+    try:
+        common = _common_dir(path)
+    except GitFatal:
+        return False
+    return (os.access(os.path.join(common, "objects"), os.X_OK)
+            and os.access(os.path.join(common, "refs"), os.X_OK))
+
+
+def _valid_head(head: str) -> bool:
+    """git's ``validate_headref``."""
+    try:
+        if os.path.islink(head):
+            return os.readlink(head).startswith("refs/")
+        data = _read_small(head).decode("utf-8", "surrogateescape")
+    except OSError:
+        return False
+    if data.startswith("ref:"):
+        return data[4:].lstrip(" \t").startswith("refs/")
+    return bool(_HEX40.match(data))
+
+
+def read_gitfile(path: str, watched: list[str] | None = None) -> str:
+    """The real path of the git directory a gitfile names; :class:`GitFatal` like git.
+    ``watched`` collects the target and its ``HEAD``/``commondir`` (so repairing the target
+    is noticed even while it is not a git directory)."""
+    try:
+        data = _read_small(path).decode("utf-8", "surrogateescape")
+    except OSError:
+        raise GitFatal(f"fatal: error opening '{path}'", path) from None
+    if not data.startswith("gitdir: "):
+        raise GitFatal(f"fatal: invalid gitfile format: {path}", path)
+    target = data[8:].rstrip("\r\n")
+    if not target:
+        raise GitFatal(f"fatal: no path in gitfile: {path}", path)
+    if not target.startswith("/"):
+        target = os.path.dirname(path) + "/" + target
+    if watched is not None:
+        watched += [target, os.path.join(target, "HEAD"), os.path.join(target, "commondir")]
+    if not is_git_directory(target):
+        raise GitFatal(f"fatal: not a git repository: {target}", path)
+    return os.path.realpath(target)
+
+
+def _common_dir(git_dir: str) -> str:
+    path = os.path.join(git_dir, "commondir")
+    try:
+        data = _read_small(path).decode("utf-8", "surrogateescape")
+    except FileNotFoundError:
+        return git_dir
+    except OSError:
+        raise GitFatal(f"fatal: failed to read {path}", path) from None
+    data = data.rstrip("\r\n")
+    if not data:
+        return git_dir
+    return os.path.realpath(data if data.startswith("/") else git_dir + "/" + data)
+
+
+def find_git_layout(root: str, watched: list[str] | None = None) -> GitLayout | None:
+    """The git directory of the work tree at ``root`` (``None``: there is none).
+    ``.git`` may be a directory, a symlink to one, or a gitfile (malformed: GitFatal);
+    ``watched`` collects a gitfile's target (:func:`read_gitfile`)."""
     dotgit = os.path.join(root, ".git")
     try:
-        st = os.lstat(dotgit)
+        st = os.stat(dotgit)
     except OSError:
         return None
-    import stat as _stat
-
     if _stat.S_ISDIR(st.st_mode):
-        return GitLayout(dotgit, dotgit, ".git/info/exclude")
+        common = _common_dir(dotgit)
+        return GitLayout(dotgit, common, ".git", ".git" if common == dotgit else common)
     if not _stat.S_ISREG(st.st_mode):
         return None
-    try:
-        text = read_regular(dotgit, MAX_CONFIG_BYTES).decode("utf-8", "surrogateescape")
-    except OSError:
-        return None
-    first = text.splitlines()[0] if text else ""
-    if not first.startswith("gitdir:"):
-        return None
-    target = first[len("gitdir:"):].strip()
-    git_dir = target if os.path.isabs(target) else os.path.normpath(os.path.join(root, target))
-    common = git_dir
-    try:
-        c = read_regular(os.path.join(git_dir, "commondir"), MAX_CONFIG_BYTES,
-                         follow=True).decode("utf-8", "surrogateescape").strip()
-        if c:
-            common = c if os.path.isabs(c) else os.path.normpath(os.path.join(git_dir, c))
-    except OSError:
-        pass
-    exclude = os.path.join(common, "info", "exclude")
-    return GitLayout(git_dir, common, exclude)
+    git_dir = read_gitfile(dotgit, watched)
+    common = _common_dir(git_dir)
+    return GitLayout(git_dir, common, git_dir, common)
+
+
+def discover(cwd: str, env: Mapping[str, str] | None = None) -> tuple[str, GitLayout]:
+    """git's repository discovery from ``cwd`` (``GIT_DIR``/``GIT_WORK_TREE`` honoured):
+    ``(top of the work tree, layout)``; :class:`GitFatal` outside any repository."""
+    env = os.environ if env is None else env
+    gd = env.get("GIT_DIR")
+    if gd:
+        full = gd if gd.startswith("/") else os.path.join(cwd, gd)
+        if not is_git_directory(full):
+            if os.path.isfile(full):
+                full = read_gitfile(full)
+            else:
+                raise GitFatal(f"fatal: not a git repository: '{gd}'")
+        wt = env.get("GIT_WORK_TREE")
+        top = os.path.realpath(os.path.join(cwd, wt)) if wt else cwd
+        common = _common_dir(full)
+        shown = os.path.realpath(full)
+        return top, GitLayout(full, common, shown, shown if common == full else common)
+    d = cwd
+    while True:
+        dotgit = os.path.join(d, ".git")
+        if os.path.isdir(dotgit) and is_git_directory(dotgit):
+            break
+        if os.path.isfile(dotgit):
+            read_gitfile(dotgit)
+            break
+        if is_git_directory(d):  # a bare repository, or inside a git directory
+            raise GitFatal("fatal: this operation must be run in a work tree")
+        up = os.path.dirname(d)
+        if up == d:
+            raise GitFatal("fatal: not a git repository (or any of the parent directories): "
+                           ".git")
+        d = up
+    layout = find_git_layout(d)
+    assert layout is not None
+    return d, layout
+
+
+# ---------------------------------------------------------------------------------------
+# configuration
+# ---------------------------------------------------------------------------------------
 
 
 def parse_bool(value: str | None) -> bool | None:
-    """git's boolean: a key without ``=`` is true; ``yes/on/true/1`` and ``no/off/false/0``."""
+    """git's ``git_parse_maybe_bool``: a bare key is true, ``""`` false, ``true/yes/on``,
+    ``false/no/off`` (any case), or an integer (C syntax, ``k``/``m``/``g`` units);
+    ``None`` when it is none of these."""
     if value is None:
         return True
-    v = value.strip().lower()
-    if v in ("true", "yes", "on", "1"):
+    v = value.lower()
+    if v in ("true", "yes", "on"):
         return True
-    if v in ("false", "no", "off", "0", ""):
+    if v in ("false", "no", "off", ""):
         return False
-    try:
-        return int(v, 0) != 0
-    except ValueError:
+    m = re.fullmatch(r"[ \t\n\r\f\v]*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)([kKmMgG]?)",
+                     value)
+    if m is None:
         return None
+    digits = m.group(2)
+    if digits[:2] in ("0x", "0X"):
+        return int(digits, 16) != 0
+    return int(digits, 8 if digits.startswith("0") else 10) != 0
 
 
 def expand_path(value: str) -> str:
@@ -101,29 +281,6 @@ def expand_path(value: str) -> str:
     if value.startswith("~"):
         return os.path.expanduser(value)
     return value
-
-
-def config_files(layout: GitLayout | None, env: Mapping[str, str] | None = None) -> list[str]:
-    """The config files git reads, lowest precedence first (existing or not)."""
-    env = os.environ if env is None else env
-    files: list[str] = []
-    if parse_bool(env.get("GIT_CONFIG_NOSYSTEM", "false")) is not True:
-        files.append(env.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")
-    if "GIT_CONFIG_GLOBAL" in env:
-        if env["GIT_CONFIG_GLOBAL"]:
-            files.append(env["GIT_CONFIG_GLOBAL"])
-    else:
-        home = env.get("HOME", "")
-        xdg = env.get("XDG_CONFIG_HOME")
-        if xdg:
-            files.append(os.path.join(xdg, "git", "config"))
-        elif home:
-            files.append(os.path.join(home, ".config", "git", "config"))
-        if home:
-            files.append(os.path.join(home, ".gitconfig"))
-    if layout is not None:
-        files.append(os.path.join(layout.common_dir, "config"))
-    return files
 
 
 def default_excludes_file(env: Mapping[str, str] | None = None) -> str | None:
@@ -139,84 +296,239 @@ def default_excludes_file(env: Mapping[str, str] | None = None) -> str | None:
     return None
 
 
-def _parse_value(raw: str) -> str:
-    out: list[str] = []
-    quoted = False
-    i = 0
-    n = len(raw)
-    pending_space = ""
-    while i < n:
-        c = raw[i]
-        if c == '"':
-            quoted = not quoted
-            out.append(pending_space)
-            pending_space = ""
-        elif c == "\\" and i + 1 < n:
-            i += 1
-            e = raw[i]
-            out.append(pending_space)
-            pending_space = ""
-            out.append({"n": "\n", "t": "\t", "b": "\b"}.get(e, e))
-        elif not quoted and c in "#;":
-            break
-        elif not quoted and c in " \t":
-            if out or pending_space:
-                pending_space += c
-        else:
-            out.append(pending_space)
-            pending_space = ""
-            out.append(c)
-        i += 1
-    return "".join(out)
+def config_files(layout: GitLayout | None, env: Mapping[str, str] | None = None
+                 ) -> list[tuple[str, str, bool]]:
+    """The config files git reads before the repository's worktree config, lowest
+    precedence first: ``(path, how git names it, whether EACCES is fatal)``."""
+    env = os.environ if env is None else env
+    files: list[tuple[str, str, bool]] = []
+    if parse_bool(env.get("GIT_CONFIG_NOSYSTEM", "false")) is not True:
+        p = env.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"
+        files.append((p, p, True))
+    if "GIT_CONFIG_GLOBAL" in env:
+        if env["GIT_CONFIG_GLOBAL"]:
+            files.append((env["GIT_CONFIG_GLOBAL"], env["GIT_CONFIG_GLOBAL"], False))
+    else:
+        home = env.get("HOME", "")
+        xdg = env.get("XDG_CONFIG_HOME")
+        if xdg:
+            p = os.path.join(xdg, "git", "config")
+            files.append((p, p, False))
+        elif home:
+            p = os.path.join(home, ".config", "git", "config")
+            files.append((p, p, False))
+        if home:
+            p = os.path.join(home, ".gitconfig")
+            files.append((p, p, False))
+    if layout is not None:
+        files.append((os.path.join(layout.common_dir, "config"),
+                      layout.common_display + "/config", True))
+    return files
 
 
-def read_config(paths: Iterable[str], errors: list[tuple[str, int]] | None = None
-                ) -> dict[str, str | None]:
-    """Merge ``section.key`` (lower-cased; subsections kept as ``section.sub.key``) from
-    the files, later files winning. Missing files are skipped; each file is read as a
-    bounded regular file (symlinks followed, like git; at most
-    :data:`~pathgate.runtime.fs.MAX_CONFIG_BYTES`); a special file (``/dev/null``, a FIFO,
-    ``/dev/zero``) is never read and counts as empty. A file that exists but cannot be read
-    (too large: ``EFBIG``; ``EACCES`` …) is skipped and appended to ``errors`` as
-    ``(path, errno)``: its settings are unknown (callers fail closed)."""
-    values: dict[str, str | None] = {}
-    for path in paths:
+class _Loader:
+    """Reads config files with their includes, recording every path it looked at."""
+
+    def __init__(self, layout: GitLayout | None, watched: list[str]) -> None:
+        self.layout = layout
+        self.watched = watched
+        self.errors: list[str] = []
+
+    def file(self, path: str, shown: str, eacces_fatal: bool, depth: int = 0
+             ) -> list[ConfigEntry]:
+        self.watched.append(path)
         try:
-            text = read_regular(os.path.expanduser(path), MAX_CONFIG_BYTES, follow=True
-                                ).decode("utf-8", "surrogateescape")
+            if not _access(path, os.R_OK):
+                err = OSError(13, os.strerror(13)) if os.path.lexists(path) else None
+                if err is None or not eacces_fatal:
+                    return []
+                raise err
+            data = _read_small(path)
+        except FileNotFoundError:
+            return []
+        except NotADirectoryError:
+            return []
         except OSError as exc:
-            # missing, a directory, or a special file (``/dev/null``; a FIFO is never
-            # opened for blocking reads): no settings, like an empty file
-            if errors is not None and exc.errno not in (errno.ENOENT, errno.ENOTDIR, errno.EISDIR,
-                                                        errno.EINVAL):
-                errors.append((path, exc.errno or errno.EIO))
-            continue
-        section = ""
-        lines = text.splitlines()
-        i = 0
-        while i < len(lines):
-            line = lines[i]
-            while line.endswith("\\") and i + 1 < len(lines):
-                i += 1
-                line = line[:-1] + lines[i]
-            i += 1
-            s = line.strip()
-            if not s or s[0] in "#;":
-                continue
-            if s.startswith("["):
-                end = s.find("]")
-                if end < 0:
+            if exc.errno == 21:
+                raise GitFatal(f"warning: unable to access '{shown}': {os.strerror(21)}\n"
+                               "fatal: unknown error occurred while reading the configuration "
+                               "files", shown) from None
+            msg = f"unable to access '{shown}': {os.strerror(exc.errno or 5)}"
+            if self.layout is not None and path == os.path.join(self.layout.common_dir, "config"):
+                msg = f"warning: {msg}\nfatal: {msg}"  # git's repository-format check warned
+            else:
+                msg = f"fatal: {msg}"
+            raise GitFatal(msg, shown) from None
+        text = data.decode("utf-8", "surrogateescape")
+        out: list[ConfigEntry] = []
+        for e in parse_config(text, shown, path, self.errors):
+            out.append(e)
+            inc = self._include_target(e)
+            if inc is not None:
+                if depth >= _MAX_INCLUDE_DEPTH:
+                    raise GitFatal(f"fatal: exceeded maximum include depth "
+                                   f"({_MAX_INCLUDE_DEPTH}) while including\n\t{inc[1]}\n"
+                                   f"from\n\t{shown}", shown)
+                out.extend(self.file(inc[0], inc[1], False, depth + 1))
+        return out
+
+    def _include_target(self, e: ConfigEntry) -> tuple[str, str] | None:
+        """The file an ``include.path``/``includeIf.*.path`` entry names, if it applies:
+        ``(path, how git names it)``."""
+        if e.value is None or not e.key.endswith(".path"):
+            return None
+        if e.key == "include.path":
+            pass
+        elif e.key.startswith("includeif.") and e.key.count(".") >= 2:
+            cond = e.key[len("includeif."):-len(".path")]
+            if not self._condition(cond, e):
+                return None
+        else:
+            return None
+        target = expand_path(e.value)
+        if target.startswith("/"):
+            return target, target
+        if e.path is None or e.origin is None:
+            raise GitFatal("fatal: relative config includes must come from files")
+        shown_dir = os.path.dirname(e.origin)
+        return (os.path.join(os.path.dirname(e.path), target),
+                shown_dir + "/" + target if shown_dir else target)
+
+    def _condition(self, cond: str, e: ConfigEntry) -> bool:
+        if self.layout is None:
+            return False
+        if cond.startswith("gitdir:"):
+            return self._by_gitdir(cond[7:], e, False)
+        if cond.startswith("gitdir/i:"):
+            return self._by_gitdir(cond[9:], e, True)
+        if cond.startswith("onbranch:"):
+            return self._by_branch(cond[9:])
+        return False
+
+    def _by_gitdir(self, pat: str, e: ConfigEntry, icase: bool) -> bool:
+        pat = expand_path(pat)
+        prefix = 0
+        if pat.startswith("./"):
+            if e.path is None:
+                raise GitFatal("fatal: relative config include conditionals must come from "
+                               "files")
+            base = os.path.dirname(os.path.realpath(e.path)) + "/"
+            pat = base + pat[2:]
+            prefix = len(base)
+        elif not pat.startswith("/"):
+            pat = "**/" + pat
+        if pat.endswith("/"):
+            pat += "**"
+        assert self.layout is not None
+        real = os.path.realpath(self.layout.git_dir)
+        for text in (real, os.path.abspath(self.layout.git_dir)):
+            if prefix:
+                a, b = pat[:prefix], text[:prefix]
+                if len(text) < prefix or (a.lower() != b.lower() if icase else a != b):
                     continue
-                head = s[1:end].strip()
-                if '"' in head:
-                    name, _, sub = head.partition('"')
-                    section = name.strip().lower() + "." + sub.rstrip('"')
-                else:
-                    section = head.lower()
-                s = s[end + 1:].strip()
-                if not s:
-                    continue
-            key, eq, rest = s.partition("=")
-            key = key.strip().lower()
-            values[f"{section}.{key}"] = _parse_value(rest) if eq else None
-    return values
+            if Wildmatch(pat[prefix:], True, icase)(text[prefix:]):
+                return True
+        return False
+
+    def _by_branch(self, pat: str) -> bool:
+        assert self.layout is not None
+        head = os.path.join(self.layout.git_dir, "HEAD")
+        self.watched.append(head)
+        try:
+            data = _read_small(head).decode("utf-8", "surrogateescape")
+        except OSError:
+            return False
+        if not data.startswith("ref: refs/heads/"):
+            return False
+        branch = data[len("ref: refs/heads/"):].rstrip("\n")
+        if pat.endswith("/"):
+            pat += "**"
+        return Wildmatch(pat, True, False)(branch)
+
+
+def load_config(layout: GitLayout | None, env: Mapping[str, str], watched: list[str]
+                ) -> tuple[list[ConfigEntry], list[str]]:
+    """Every config entry git would see, in order, and git's non-fatal ``error:`` lines."""
+    loader = _Loader(layout, watched)
+    entries: list[ConfigEntry] = []
+    for path, shown, eacces_fatal in config_files(layout, env):
+        entries.extend(loader.file(path, shown, eacces_fatal))
+    if layout is not None:
+        local = [e for e in entries if e.origin == layout.common_display + "/config"]
+        wt = [e for e in local if e.key == "extensions.worktreeconfig"]
+        if wt and parse_bool(wt[-1].value):
+            entries.extend(loader.file(os.path.join(layout.git_dir, "config.worktree"),
+                                       layout.git_display + "/config.worktree", True))
+    for e in parse_env_parameters(env):
+        entries.append(e)
+        inc = loader._include_target(e)
+        if inc is not None:
+            entries.extend(loader.file(inc[0], inc[1], False, 1))
+    return entries, loader.errors
+
+
+def _validate(e: ConfigEntry) -> None:
+    if e.key in _PATH_KEYS and e.value is None:
+        where = (f"fatal: bad config variable '{e.key}' in file '{e.origin}' at line {e.line}"
+                 if e.origin is not None else
+                 f"fatal: unable to parse '{e.key}' from command-line config")
+        raise GitFatal(f"error: missing value for '{e.key}'\n{where}", e.origin)
+    if e.key in _BOOL_KEYS and parse_bool(e.value) is None:
+        raise GitFatal(f"fatal: bad boolean config value '{e.value}' for '{e.key}'", e.origin)
+
+
+def _exclude_file_check(path: str, shown: str) -> None:
+    """git dies on an exclude file it may open but not read (a directory)."""
+    if os.path.isdir(path):
+        raise GitFatal(f"fatal: cannot use {shown} as an exclude file", shown)
+
+
+def resolve(root: str, *, excludes_file: str | None = None, ignore_case: bool | None = None,
+            env: Mapping[str, str] | None = None, layout: GitLayout | None = None,
+            watched: list[str] | None = None) -> GitSettings:
+    """Resolve the layout (unless given) and the configuration of the work tree at
+    ``root``; ``excludes_file``/``ignore_case`` override the configuration (which is
+    still validated, as git does). Raises :class:`GitFatal` where git exits 128.
+    ``watched`` (filled even when it raises) collects the files looked at."""
+    env = os.environ if env is None else env
+    s = GitSettings()
+    if watched is not None:
+        s.watched = watched
+    s.watched.append(os.path.join(root, ".git"))
+    if layout is None:
+        layout = find_git_layout(root, s.watched)
+    s.layout = layout
+    if layout is not None:
+        s.watched += [layout.git_dir, os.path.join(layout.git_dir, "commondir")]
+    entries, s.errors = load_config(layout, env, s.watched)
+    last: dict[str, str | None] = {}
+    for e in entries:
+        _validate(e)
+        last[e.key] = e.value
+    s.ignore_case = bool(parse_bool(last.get("core.ignorecase", "false"))) \
+        if ignore_case is None else ignore_case
+    s.quote_path = bool(parse_bool(last.get("core.quotepath", "true")))
+    if excludes_file is not None:
+        excl: str | None = expand_path(excludes_file)
+    elif "core.excludesfile" in last:
+        excl = expand_path(last["core.excludesfile"] or "")
+    else:
+        excl = default_excludes_file(env)
+    if excl:
+        s.excludes_display = excl
+        s.excludes_file = excl if excl.startswith("/") else os.path.join(root, excl)
+        _exclude_file_check(s.excludes_file, excl)
+    if layout is not None:
+        s.info_exclude = layout.info_exclude
+        s.info_exclude_display = layout.info_exclude_display
+        _exclude_file_check(layout.info_exclude, layout.info_exclude_display)
+    return s
+
+
+def env_key(env: Mapping[str, str] | None = None) -> tuple[str | None, ...]:
+    """The environment variables the configuration depends on (a cache key part)."""
+    env = os.environ if env is None else env
+    count = env.get("GIT_CONFIG_COUNT") or ""
+    extra = [k for k in env if k.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"))] \
+        if count else []
+    return tuple(env.get(k) for k in (*_ENV_KEYS, *sorted(extra)))

@@ -107,7 +107,8 @@ class SourceInfo(msgspec.Struct, frozen=True, kw_only=True):
     """One ignore source consulted for a path (see :meth:`IgnoreSession.explain`).
 
     ``state``: ``"read"`` (``rules`` lines compiled), ``"unreadable"`` (``error`` names the
-    errno; ``EFBIG``: larger than :data:`~pathgate.runtime.fs.MAX_IGNORE_BYTES`),
+    errno; ``EFBIG``: larger than :data:`~pathgate.runtime.fs.MAX_IGNORE_BYTES`;
+    ``GitFatal``: a layout or configuration git exits 128 on, every path fails closed),
     ``"symlink"`` (a symlinked per-directory file: not followed, like git), ``"special"``
     (a repository-wide source that is a FIFO or device: never read, no rules),
     ``"builtin"``.
@@ -207,6 +208,8 @@ class IgnoreIndex:
         self._ignore_names = (".gitignore", *self.config.agent_files)
         self._ignore_set = frozenset(self._ignore_names)
         self.on_warning: Callable[[str], None] | None = None
+        self._git_watch: tuple[str, ...] = ()  # files the last git config resolution read
+        self.git_layout: _gitconfig.GitLayout | None = None  # GIT_DIR (check-ignore sets it)
 
     # -- public ------------------------------------------------------------------------
 
@@ -255,25 +258,18 @@ class IgnoreIndex:
         cfg = self.config
         if not cfg.git_sources and cfg.ignore_case is not None:
             return ()
-        layout = _gitconfig.find_git_layout(self.root)
-        files = _gitconfig.config_files(layout)
-        key: list[object] = [layout.common_dir if layout else None]
-        key.extend((f, self._stat_sig(f, follow=True)) for f in files)
-        return tuple(key)
+        # the environment, and the files git's layout/config resolution looked at last time
+        return (_gitconfig.env_key(),
+                *((p, self._stat_sig(p, follow=True)) for p in self._git_watch))
 
     def _load_globals(self, key: tuple[object, ...]) -> _Globals:
         """Resolve the git layout and config, then read ``core.excludesFile`` and
         ``info/exclude`` (both followed through symlinks, like git)."""
         cfg = self.config
-        layout = _gitconfig.find_git_layout(self.root) if (cfg.git_sources or cfg.ignore_case is None) \
-            else None
-        conf: dict[str, str | None] = {}
-        conf_errors: list[tuple[str, int]] = []
-        if layout is not None or cfg.git_sources or cfg.ignore_case is None:
-            conf = _gitconfig.read_config(_gitconfig.config_files(layout), conf_errors)
-        fold = cfg.ignore_case
-        if fold is None:
-            fold = bool(_gitconfig.parse_bool(conf.get("core.ignorecase", "false")))
+        settings, fatal = self._resolve_git()
+        key = self._config_key()  # now keyed on the files this resolution read
+        fold = cfg.ignore_case if cfg.ignore_case is not None else \
+            bool(settings is not None and settings.ignore_case)
         lists: list[IgnoreList] = []
         sources: list[SourceInfo] = []
         sigs: list[_Sig] = []
@@ -289,26 +285,21 @@ class IgnoreIndex:
                 builtin = self._builtin_folded
             lists.append(builtin)
             sources.append(SourceInfo(source=BUILTIN_SOURCE, state="builtin", rules=len(builtin)))
-        for cpath, code in conf_errors:
-            # a config that exists but cannot be read bounded: core.excludesFile and
-            # core.ignoreCase are unknown, so every path fails closed
-            shown = os.path.relpath(cpath, self.root) if cpath.startswith(self.root + "/") else cpath
-            warnings.append(f"unable to read git config '{cpath}': {os.strerror(code)}")
-            sources.append(SourceInfo(source=shown, state="unreadable", error=_err_name(code)))
-            if cfg.fail_closed and stop is None:
-                stop = Match(ignored=True, fail_closed=True, unreadable=shown)
+        if fatal is not None:
+            # where git exits 128 (a malformed .git file, a bad or unreadable config, an
+            # exclude file that is a directory): core.excludesFile and core.ignoreCase are
+            # unknown, so every path fails closed (the reason is warned and logged)
+            shown = fatal.source or "<git config>"
+            warnings.append(str(fatal).splitlines()[-1])
+            sources.append(SourceInfo(source=shown, state="unreadable", error="GitFatal"))
+            stop = Match(ignored=True, fail_closed=True, unreadable=shown)
         if cfg.git_sources:
-            excl = cfg.excludes_file
-            if excl is None:
-                raw = conf.get("core.excludesfile")
-                excl = _gitconfig.expand_path(raw) if raw else _gitconfig.default_excludes_file()
-            else:
-                excl = _gitconfig.expand_path(excl)
+            # the excludes file and info/exclude as _gitconfig resolved them
             cands: list[tuple[str, str]] = []
-            if excl:
-                cands.append((excl, excl if os.path.isabs(excl) else os.path.join(self.root, excl)))
-            if layout is not None:
-                cands.append((layout.info_exclude_display, layout.info_exclude))
+            if settings is not None and settings.excludes_file:
+                cands.append((settings.excludes_display, settings.excludes_file))
+            if settings is not None and settings.info_exclude:
+                cands.append((settings.info_exclude_display, settings.info_exclude))
             for shown, path in cands:
                 sig = self._stat_sig(path, follow=True)
                 sigs.append(sig)
@@ -341,6 +332,26 @@ class IgnoreIndex:
         for w in warnings:
             self._warn(w)
         return _Globals(key, fold, node, tuple(warnings), tuple(paths))
+
+    def _resolve_git(self) -> tuple[_gitconfig.GitSettings | None, _gitconfig.GitFatal | None]:
+        """git's layout and configuration for the root (:func:`_gitconfig.resolve`), or the
+        :class:`~_gitconfig.GitFatal` git would exit 128 on (logged: the caller fails
+        closed). Records the files looked at, for :meth:`_config_key`."""
+        cfg = self.config
+        settings: _gitconfig.GitSettings | None = None
+        fatal: _gitconfig.GitFatal | None = None
+        watched: list[str] = []
+        if cfg.git_sources or cfg.ignore_case is None:
+            try:
+                settings = _gitconfig.resolve(self.root, excludes_file=cfg.excludes_file,
+                                              ignore_case=cfg.ignore_case, watched=watched,
+                                              layout=self.git_layout)
+            except _gitconfig.GitFatal as e:
+                fatal = e
+                _gitconfig.LOG.warning("%s: every path is blocked (fail closed): %s", self.root,
+                                       str(e).replace("\n", " / "))
+        self._git_watch = tuple(dict.fromkeys(watched))
+        return settings, fatal
 
     def _current_globals(self) -> _Globals:
         key = self._config_key()
@@ -459,7 +470,8 @@ class IgnoreIndex:
                             lst = IgnoreList.from_bytes(source, base_view, data, fold, sig)
             elif isinstance(sig, str):
                 # lstat failed with something other than ENOENT: cannot tell; fail closed.
-                self._warn(f"unable to access '{source}': {sig}")
+                self._warn(f"unable to access '{source}': "  # strerror, as git
+                           f"{os.strerror(getattr(errno, sig[6:], 0))}")
                 sources.append(SourceInfo(source=source, state="unreadable", error=sig[6:]))
                 if self.config.fail_closed and stop is None:
                     stop = Match(ignored=True, fail_closed=True, unreadable=source)
