@@ -17,6 +17,7 @@ __all__ = [
     "WM_MATCH",
     "WM_NOMATCH",
     "Wildmatch",
+    "bracket_members",
     "star_runs",
     "translate_wildmatch",
 ]
@@ -89,14 +90,14 @@ def _charset(codes: Sequence[int]) -> str:
 
 def _bracket(p: str, i: int, pathname: bool, fold: bool) -> tuple[str, int] | None:
     """Translate the bracket expression starting at ``p[i] == '['``; ``None`` if malformed."""
-    res = _bracket_members(p, i, pathname, fold)
+    res = bracket_members(p, i, pathname, fold)
     if res is None:
         return None
     members, end = res
     return _charset(members), end
 
 
-def _bracket_members(p: str, i: int, pathname: bool, fold: bool
+def bracket_members(p: str, i: int, pathname: bool, fold: bool
                      ) -> tuple[list[int], int] | None:
     """The byte values (of a folded text when ``fold``) that the bracket expression starting
     at ``p[i] == '['`` matches, and the index after its ``]``; ``None`` if malformed."""
@@ -279,7 +280,7 @@ def star_runs(p: str) -> int:
             i += 2
             prev_any_dirs = False
         elif c == "[":
-            res = _bracket_members(p, i, True, False)
+            res = bracket_members(p, i, True, False)
             if res is None:
                 return runs
             i = res[1]
@@ -315,7 +316,7 @@ class Wildmatch:
     its two offsets, so results are memoized per call (polynomial, where git itself is
     exponential on ``**/**/…/q``); and recursion is driven by an explicit stack, so no
     pattern is too long. Brackets are decided by the translator's parser
-    (:func:`_bracket_members`), which follows git's, on a set precomputed per bracket.
+    (:func:`bracket_members`), which follows git's, on a set precomputed per bracket.
 
     ``p`` and the text are latin-1 views of bytes; ``pathname`` is ``WM_PATHNAME``,
     ``fold`` is ``WM_CASEFOLD`` (ASCII only). ``lit`` is a literal prefix the text must
@@ -339,7 +340,7 @@ class Wildmatch:
             if c == "\\":
                 i += 2
             elif c == "[":
-                res = _bracket_members(p, i, pathname, fold)
+                res = bracket_members(p, i, pathname, fold)
                 if res is None:  # pragma: no cover - translate_wildmatch said valid
                     self.valid = False
                     break

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 from pathgate.errors import ToolArgumentError
 from pathgate.runtime.ignore import WILD_STAR_RUNS, Wildmatch, star_runs, translate_wildmatch
-from pathgate.runtime.ignore._wildmatch import _bracket_members
+from pathgate.runtime.ignore._wildmatch import bracket_members
 
 __all__ = ["MAX_CLASS", "GlobPattern", "compile_glob"]
 
@@ -67,7 +67,7 @@ def _class_end(seg: str, i: int, last_close: int) -> int:
     ignore engine's own bracket parser decides, within :data:`MAX_CLASS` bytes."""
     if i > last_close:
         return -1
-    res = _bracket_members(seg[i:i + MAX_CLASS], 0, True, False)
+    res = bracket_members(seg[i:i + MAX_CLASS], 0, True, False)
     return -1 if res is None else i + res[1]
 
 
