@@ -8,9 +8,9 @@ pathgate-owned :class:`anyio.CapacityLimiter`; runs under asyncio and trio) and
 
 from __future__ import annotations
 
-import asyncio
 import errno
 import math
+import sys
 from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
@@ -49,7 +49,13 @@ R = TypeVar("R")
 
 
 def running_asyncio() -> bool:
-    """True inside an asyncio event loop (aiofiles can run), False under trio."""
+    """True inside an asyncio event loop (aiofiles can run), False under trio.
+
+    asyncio is not imported here (~40 ms of a command's start-up): no asyncio loop can be
+    running when the module was never loaded."""
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return False
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -178,6 +184,8 @@ class AiofilesFS:
             async with limiter:
                 return await drive_async(flow, self._lstat, self._readlink)
 
+        import asyncio
+
         return list(await asyncio.gather(*(one(r) for r in requests)))
 
     async def open_read(self, requests: Sequence[ReadRequest]) -> list[Opened]:
@@ -186,6 +194,8 @@ class AiofilesFS:
         async def one(req: ReadRequest) -> Opened:
             async with limiter:
                 return await self._open_read(req)
+
+        import asyncio
 
         return list(await asyncio.gather(*(one(r) for r in requests)))
 
