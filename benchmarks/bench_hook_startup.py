@@ -5,8 +5,8 @@ Each case is a fresh ``python3`` process; wall and CPU time from spawn to exit, 
 ``--runs`` interleaved runs. The floor is an interpreter that reads stdin and exits
 (``json.load(sys.stdin)`` for the hook payload): every ratio is against it, in the same run.
 Byte code is cached (in a temporary ``PYTHONPYCACHEPREFIX``, warmed by one untimed run
-of each case), as for an installed package. ``--before DIR`` adds the same commands run from another source tree (e.g. ``/work/main/src``)
-for a before/after table in one run. Run from the repository root::
+of each case), as for an installed package. ``--before DIR`` adds the same commands run
+from another source tree (e.g. ``/work/main/src``) for a before/after table in one run. Run from the repository root::
 
     python3 benchmarks/bench_hook_startup.py --runs 31 [--before /path/to/old/src]
 """

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import errno
 import math
+import os
+import stat as stat_mod
 import sys
 from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
@@ -36,6 +38,7 @@ __all__ = [
     "AiofilesFS",
     "AsyncFS",
     "Backends",
+    "DirStatMemo",
     "IoLimiter",
     "ThreadFS",
     "run_chunked",
@@ -76,6 +79,44 @@ class IoLimiter:
         if limiter is None:
             limiter = self._limiters[key] = anyio.CapacityLimiter(self.tokens)
         return limiter
+
+
+class DirStatMemo:
+    """``lstat``/``readlink`` for the resolutions of one worker-thread chunk, remembering the
+    ``lstat`` of directories: paths of one batch share their leading directories, each
+    checked once per chunk (as git caches the last directory it checked). Anything that is
+    not a directory is asked afresh every time; the descriptor-anchored read (walked from
+    the root without following symlinks) stays the guarantee against a swap."""
+
+    def __init__(self, ops: FileOps) -> None:
+        self.ops = ops
+        self._dirs: dict[str, os.stat_result] = {}
+
+    def lstat(self, path: str) -> os.stat_result:
+        st = self._dirs.get(path)
+        if st is None:
+            st = self.ops.lstat(path)
+            if stat_mod.S_ISDIR(st.st_mode):
+                self._dirs[path] = st
+        return st
+
+    def readlink(self, path: str) -> str:
+        return self.ops.readlink(path)
+
+    def open_fd(self, path: str, dir_fd: int | None = None) -> int:
+        return self.ops.open_fd(path, dir_fd)
+
+    def open_dir(self, path: str, dir_fd: int | None = None) -> int:
+        return self.ops.open_dir(path, dir_fd)
+
+    def fstat(self, fd: int) -> os.stat_result:
+        return self.ops.fstat(fd)
+
+    def read_fd(self, fd: int, n: int) -> bytes:
+        return self.ops.read_fd(fd, n)
+
+    def close(self, fd: int) -> None:
+        self.ops.close(fd)
 
 
 #: Smallest chunk of paths handed to one worker-thread hop.
@@ -141,7 +182,8 @@ class ThreadFS:
         ops = self.ops
 
         def chunk(reqs: Sequence[str]) -> list[Resolved]:
-            return [drive_sync(resolve_flow(root, r, allow_outside=allow_outside), ops) for r in reqs]
+            memo = DirStatMemo(ops)
+            return [drive_sync(resolve_flow(root, r, allow_outside=allow_outside), memo) for r in reqs]
 
         return await run_chunked(chunk, requests, self.limiter.get(), min_chunk=self.min_chunk)
 

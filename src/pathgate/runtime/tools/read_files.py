@@ -37,6 +37,7 @@ from pathgate.runtime._remedy import suggest_remedy
 from pathgate.runtime.fs import (
     AsyncFS,
     DirFds,
+    DirStatMemo,
     Opened,
     ReadRequest,
     ThreadFS,
@@ -222,13 +223,13 @@ class ReadFacts:
 
         def chunk(items: Sequence[PathFacts]) -> list[None]:
             cancelled = anyio.from_thread.check_cancelled  # a cancelled call stops between files
-            session = index.session()
+            session, memo = index.session(), DirStatMemo(ops)
             matches: dict[str, tuple[Match, Remedy | None]] = {}
             opened: dict[str, Opened] = {}
             with DirFds(ops, root) as dirs:
                 for f in items:
                     cancelled()
-                    r = f.resolved = drive_sync(resolve_flow(root, f.request, allow_outside=allow_outside), ops)
+                    r = f.resolved = drive_sync(resolve_flow(root, f.request, allow_outside=allow_outside), memo)
                     if r.relpath is not None:
                         got = matches.get(r.relpath)
                         if got is None:
