@@ -67,18 +67,31 @@ def running_asyncio() -> bool:
 
 
 class IoLimiter:
-    """A pathgate-owned :class:`anyio.CapacityLimiter`, one per event-loop library."""
+    """The pathgate-owned :class:`anyio.CapacityLimiter` s of one runtime, one set per
+    event-loop library: :meth:`get` (``tokens``: walks, searches, anything long, one token
+    per hop) and :meth:`reads`, a separate small pool (``read_tokens``, default
+    ``max(2, tokens // 4)``) for ``read_files``' one-hop reads, so fifty small reads never
+    queue behind a big search's hops (benchmarks/bench_calls.py, "agents")."""
 
-    def __init__(self, tokens: int) -> None:
+    def __init__(self, tokens: int, read_tokens: int | None = None) -> None:
         self.tokens = tokens
-        self._limiters: dict[bool, anyio.CapacityLimiter] = {}
+        self.read_tokens = read_tokens if read_tokens is not None else max(2, tokens // 4)
+        self._limiters: dict[tuple[bool, bool], anyio.CapacityLimiter] = {}
 
-    def get(self) -> anyio.CapacityLimiter:
-        key = running_asyncio()
+    def _limiter(self, reads: bool) -> anyio.CapacityLimiter:
+        key = (running_asyncio(), reads)
         limiter = self._limiters.get(key)
         if limiter is None:
-            limiter = self._limiters[key] = anyio.CapacityLimiter(self.tokens)
+            limiter = self._limiters[key] = anyio.CapacityLimiter(self.read_tokens if reads else self.tokens)
         return limiter
+
+    def get(self) -> anyio.CapacityLimiter:
+        """The shared pool: walks, searches, matches, writes."""
+        return self._limiter(False)
+
+    def reads(self) -> anyio.CapacityLimiter:
+        """The small pool of ``read_files``' resolve + match + read hops."""
+        return self._limiter(True)
 
 
 class DirStatMemo:

@@ -243,7 +243,7 @@ class ReadFacts:
                     f.opened = opened[r.real]
             return [None] * len(items)
 
-        await run_chunked(chunk, pending, runtime.limiter.get())
+        await run_chunked(chunk, pending, runtime.limiter.reads())
         await anyio.lowlevel.checkpoint_if_cancelled()  # a hop may end after its call's cancel
         self._matched = True
         first: dict[str, Opened] = {}  # one descriptor read per real file, across chunks too
