@@ -1,11 +1,14 @@
-"""Start-up cost of ``pathgate hook <agent>``: one process per tool call of the agent.
+"""Start-up cost of ``pathgate`` as a command: one process per call (a hook runs on every tool
+call of the agent; ``check-ignore``, ``explain`` and ``glob`` are run by people and scripts).
 
-Each case is a fresh ``python3`` process fed one Claude Code ``PreToolUse`` payload on stdin;
-wall time from spawn to exit, median of ``--runs`` interleaved runs. The competitor is the
-floor of any Python hook: an interpreter that reads the JSON payload and exits
-(``json.load(sys.stdin)``). Run from the repository root::
+Each case is a fresh ``python3`` process; wall and CPU time from spawn to exit, median of
+``--runs`` interleaved runs. The floor is an interpreter that reads stdin and exits
+(``json.load(sys.stdin)`` for the hook payload): every ratio is against it, in the same run.
+Byte code is cached (in a temporary ``PYTHONPYCACHEPREFIX``, warmed by one untimed run
+of each case), as for an installed package. ``--before DIR`` adds the same commands run
+from another source tree (e.g. ``/work/main/src``) for a before/after table in one run. Run from the repository root::
 
-    python3 benchmarks/bench_hook_startup.py --runs 31
+    python3 benchmarks/bench_hook_startup.py --runs 31 [--before /path/to/old/src]
 """
 
 from __future__ import annotations
@@ -44,42 +47,63 @@ def _cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def _time(cmd: list[str], data: bytes, env: dict[str, str]) -> tuple[float, float]:
+def _time(cmd: list[str], data: bytes, env: dict[str, str], cwd: str) -> tuple[float, float]:
     """(wall ms, CPU ms) of one child process."""
     start, cpu = time.perf_counter(), _cpu()
-    subprocess.run(cmd, input=data, env=env, stdout=subprocess.DEVNULL, check=False)
+    subprocess.run(cmd, input=data, env=env, cwd=cwd, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, check=False)
     return (time.perf_counter() - start) * 1000, (_cpu() - cpu) * 1000
+
+
+def _cases(root: str) -> dict[str, tuple[list[str], bytes]]:
+    """name -> (argv after ``python3``, stdin)."""
+    pg = ["-m", "pathgate"]
+    hook = [*pg, "hook", "claude-code"]
+    paths = b"src/app.py\nbuild/out.js\ndebug.log\n.env\n"
+    return {
+        "python3 -c 'import pathgate'": (["-c", "import pathgate"], b""),
+        "hook claude-code: allow (src/app.py)": (hook, _payload(root, "src/app.py")),
+        "hook claude-code: deny ignore (build/out.js)": (hook, _payload(root, "build/out.js")),
+        "hook claude-code: deny secret (.env)": (hook, _payload(root, ".env")),
+        "check-ignore --stdin (4 paths)": ([*pg, "check-ignore", "--stdin"], paths),
+        "explain build/out.js": ([*pg, "explain", "build/out.js"], b""),
+        "glob '**/*.py'": ([*pg, "glob", "**/*.py"], b""),
+    }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=31)
-    runs = ap.parse_args().runs
-    env = {**os.environ, "PYTHONPATH": SRC}
+    ap.add_argument("--before", metavar="SRC", help="another source tree to compare (same run)")
+    opts = ap.parse_args()
     py = sys.executable
+    trees = {"": SRC, **({"before: ": opts.before} if opts.before else {})}
     with tempfile.TemporaryDirectory() as root:
         _tree(root)
-        cases = {
-            "floor: python3 json.load(stdin)": ([py, "-c", "import json,sys; json.load(sys.stdin)"], "src/app.py"),
-            "python3 -c 'import pathgate'": ([py, "-c", "import pathgate"], "src/app.py"),
-            "hook claude-code: allow (src/app.py)": ([py, "-m", "pathgate", "hook", "claude-code"], "src/app.py"),
-            "hook claude-code: deny ignore (build/out.js)": ([py, "-m", "pathgate", "hook", "claude-code"],
-                                                            "build/out.js"),
-            "hook claude-code: deny secret (.env)": ([py, "-m", "pathgate", "hook", "claude-code"], ".env"),
-        }
-        times: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
-        for _ in range(runs):
-            for name, (cmd, rel) in cases.items():
-                times[name].append(_time(cmd, _payload(root, rel), env))
+        floor = ([py, "-c", "import json,sys; json.load(sys.stdin)"], _payload(root, "src/app.py"), SRC)
+        runs: dict[str, tuple[list[str], bytes, str]] = {"floor: python3 json.load(stdin)": floor}
+        for name, (argv, data) in _cases(root).items():
+            for label, src in trees.items():
+                runs[label + name] = ([py, *argv], data, src)
+        times: dict[str, list[tuple[float, float]]] = {name: [] for name in runs}
+        with tempfile.TemporaryDirectory() as pycache:
+            base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+            base["PYTHONPYCACHEPREFIX"] = pycache
+            for i in range(opts.runs + 1):
+                for name, (cmd, data, src) in runs.items():
+                    sample = _time(cmd, data, {**base, "PYTHONPATH": src}, root)
+                    if i:  # the first round compiles the byte code
+                        times[name].append(sample)
     first = next(iter(times.values()))
     floor_wall = statistics.median(w for w, _ in first)
     floor_cpu = statistics.median(c for _, c in first)
-    print("| case | wall median (ms) | vs floor | CPU median (ms) | vs floor |")
-    print("|---|---:|---:|---:|---:|")
+    print("| case | wall median (ms) | above floor (ms) | vs floor | CPU median (ms) | vs floor |")
+    print("|---|---:|---:|---:|---:|---:|")
     for name, values in times.items():
         wall = statistics.median(w for w, _ in values)
         cpu = statistics.median(c for _, c in values)
-        print(f"| {name} | {wall:.1f} | {wall / floor_wall:.2f}× | {cpu:.1f} | {cpu / floor_cpu:.2f}× |")
+        print(f"| {name} | {wall:.1f} | {wall - floor_wall:.1f} | {wall / floor_wall:.2f}× "
+              f"| {cpu:.1f} | {cpu / floor_cpu:.2f}× |")
 
 
 if __name__ == "__main__":

@@ -46,6 +46,8 @@ def _plain(ch: str) -> bool:
 def needs_quoting(path: str) -> bool:
     """Does ``path`` need C-quoting (an undecodable byte, a control character, a leading
     double quote)?"""
+    if path.isascii():  # C speed for the common case: printable ASCII is 0x20..0x7E
+        return path.startswith('"') or not path.isprintable()
     return path.startswith('"') or not all(_plain(ch) for ch in path)
 
 
@@ -125,7 +127,15 @@ NAME_FIELDS = frozenset({"path", "relpath", "same_as", "name", "matches", "examp
 
 
 def _has_surrogate(text: str) -> bool:
-    return any(0xD800 <= ord(ch) <= 0xDFFF for ch in text)
+    """A lone surrogate (an undecodable byte's stand-in): exactly what strict UTF-8 cannot
+    encode. C speed: file contents and search lines pass through here."""
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _spell_value(field: str, value: Any) -> Any:

@@ -48,7 +48,7 @@ def test_asyncio_timeout_always_fires(tree: Path, call: int, delay: float) -> No
             async with asyncio.timeout(delay):
                 out = await rt.call(tool, args)
                 pytest.fail(f"completed inside the timeout: {str(out)[:200]}")
-        assert rt.limiter.get().borrowed_tokens == 0
+        assert rt.limiter.get().borrowed_tokens == 0 and rt.limiter.reads().borrowed_tokens == 0
 
     asyncio.run(main())
 
@@ -66,7 +66,7 @@ def test_trio_cancel_propagates(tree: Path, call: int) -> None:
             await rt.call(tool, args)
             done = True
         assert scope.cancelled_caught and not done
-        assert rt.limiter.get().borrowed_tokens == 0
+        assert rt.limiter.get().borrowed_tokens == 0 and rt.limiter.reads().borrowed_tokens == 0
 
     anyio.run(main, backend="trio")
 

@@ -19,7 +19,6 @@ and returns what the model receives, rendered for the call's model.
 
 from __future__ import annotations
 
-import inspect
 import os
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
@@ -53,9 +52,6 @@ from pathgate.runtime.tools._versions import FileLocks, VersionStore
 from pathgate.runtime.tools._write_gates import build_write_pipeline
 from pathgate.runtime.tools.read_files import ReadFacts
 from pathgate.runtime.tools.read_files import read_files as _read_files
-from pathgate.runtime.tools.write_file import EDIT_FILE_DESCRIPTION, WRITE_FILE_DESCRIPTION
-from pathgate.runtime.tools.write_file import edit_file as _edit_file
-from pathgate.runtime.tools.write_file import write_file as _write_file
 from pathgate.verdicts import FileResult, Verdict
 from pathgate.verdicts import Gate as GateName
 
@@ -226,6 +222,8 @@ class Runtime:
         ``require_read_before_write`` is off). A blocked or refused write is a verdict and
         leaves the file untouched. Raises :class:`~pathgate.ConfigError` when writes are not
         enabled, :class:`~pathgate.ToolArgumentError` for a bad argument."""
+        from pathgate.runtime.tools.write_file import write_file as _write_file  # writes load on use
+
         return await _write_file(self, path, content, agent=agent, model=model)
 
     async def edit_file(
@@ -242,6 +240,8 @@ class Runtime:
         ``new_string`` in ``path``, under the same gates and version check as
         :meth:`write_file`. An edit that cannot apply raises
         :class:`~pathgate.ToolArgumentError` naming the argument and what to do."""
+        from pathgate.runtime.tools.write_file import edit_file as _edit_file
+
         return await _edit_file(self, path, old_string, new_string, replace_all=replace_all,
                                 agent=agent, model=model)
 
@@ -386,6 +386,8 @@ class Runtime:
             raise ConfigError(f"tool {name!r} is already registered (pass replace=True)", key="tool")
         if not callable(fn):
             raise ConfigError(f"tool {name!r}: fn must be an async callable", key="tool")
+        import inspect  # ~10 ms of start-up, for host tools only
+
         takes_call = len(inspect.signature(fn).parameters) >= 2
 
         async def impl(args: Any, call: ToolCall) -> Any:
@@ -452,6 +454,8 @@ class Runtime:
                      builtin=True),
         ]
         if self.allow_writes:
+            from pathgate.runtime.tools.write_file import EDIT_FILE_DESCRIPTION, WRITE_FILE_DESCRIPTION
+
             specs += [
                 ToolSpec("write_file", self._tool_write_file, WriteFileArgs, WRITE_FILE_DESCRIPTION,
                          builtin=True),

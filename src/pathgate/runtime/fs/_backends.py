@@ -8,9 +8,11 @@ pathgate-owned :class:`anyio.CapacityLimiter`; runs under asyncio and trio) and
 
 from __future__ import annotations
 
-import asyncio
 import errno
 import math
+import os
+import stat as stat_mod
+import sys
 from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
@@ -36,6 +38,7 @@ __all__ = [
     "AiofilesFS",
     "AsyncFS",
     "Backends",
+    "DirStatMemo",
     "IoLimiter",
     "ThreadFS",
     "run_chunked",
@@ -49,7 +52,13 @@ R = TypeVar("R")
 
 
 def running_asyncio() -> bool:
-    """True inside an asyncio event loop (aiofiles can run), False under trio."""
+    """True inside an asyncio event loop (aiofiles can run), False under trio.
+
+    asyncio is not imported here (~40 ms of a command's start-up): no asyncio loop can be
+    running when the module was never loaded."""
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return False
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -58,18 +67,69 @@ def running_asyncio() -> bool:
 
 
 class IoLimiter:
-    """A pathgate-owned :class:`anyio.CapacityLimiter`, one per event-loop library."""
+    """The pathgate-owned :class:`anyio.CapacityLimiter` s of one runtime, one set per
+    event-loop library: :meth:`get` (``tokens``: walks, searches, anything long, one token
+    per hop) and :meth:`reads`, a separate small pool (``read_tokens``, default
+    ``max(2, tokens // 4)``) for ``read_files``' one-hop reads, so fifty small reads never
+    queue behind a big search's hops (benchmarks/bench_calls.py, "agents")."""
 
-    def __init__(self, tokens: int) -> None:
+    def __init__(self, tokens: int, read_tokens: int | None = None) -> None:
         self.tokens = tokens
-        self._limiters: dict[bool, anyio.CapacityLimiter] = {}
+        self.read_tokens = read_tokens if read_tokens is not None else max(2, tokens // 4)
+        self._limiters: dict[tuple[bool, bool], anyio.CapacityLimiter] = {}
 
-    def get(self) -> anyio.CapacityLimiter:
-        key = running_asyncio()
+    def _limiter(self, reads: bool) -> anyio.CapacityLimiter:
+        key = (running_asyncio(), reads)
         limiter = self._limiters.get(key)
         if limiter is None:
-            limiter = self._limiters[key] = anyio.CapacityLimiter(self.tokens)
+            limiter = self._limiters[key] = anyio.CapacityLimiter(self.read_tokens if reads else self.tokens)
         return limiter
+
+    def get(self) -> anyio.CapacityLimiter:
+        """The shared pool: walks, searches, matches, writes."""
+        return self._limiter(False)
+
+    def reads(self) -> anyio.CapacityLimiter:
+        """The small pool of ``read_files``' resolve + match + read hops."""
+        return self._limiter(True)
+
+
+class DirStatMemo:
+    """``lstat``/``readlink`` for the resolutions of one worker-thread chunk, remembering the
+    ``lstat`` of directories: paths of one batch share their leading directories, each
+    checked once per chunk (as git caches the last directory it checked). Anything that is
+    not a directory is asked afresh every time; the descriptor-anchored read (walked from
+    the root without following symlinks) stays the guarantee against a swap."""
+
+    def __init__(self, ops: FileOps) -> None:
+        self.ops = ops
+        self._dirs: dict[str, os.stat_result] = {}
+
+    def lstat(self, path: str) -> os.stat_result:
+        st = self._dirs.get(path)
+        if st is None:
+            st = self.ops.lstat(path)
+            if stat_mod.S_ISDIR(st.st_mode):
+                self._dirs[path] = st
+        return st
+
+    def readlink(self, path: str) -> str:
+        return self.ops.readlink(path)
+
+    def open_fd(self, path: str, dir_fd: int | None = None) -> int:
+        return self.ops.open_fd(path, dir_fd)
+
+    def open_dir(self, path: str, dir_fd: int | None = None) -> int:
+        return self.ops.open_dir(path, dir_fd)
+
+    def fstat(self, fd: int) -> os.stat_result:
+        return self.ops.fstat(fd)
+
+    def read_fd(self, fd: int, n: int) -> bytes:
+        return self.ops.read_fd(fd, n)
+
+    def close(self, fd: int) -> None:
+        self.ops.close(fd)
 
 
 #: Smallest chunk of paths handed to one worker-thread hop.
@@ -135,7 +195,8 @@ class ThreadFS:
         ops = self.ops
 
         def chunk(reqs: Sequence[str]) -> list[Resolved]:
-            return [drive_sync(resolve_flow(root, r, allow_outside=allow_outside), ops) for r in reqs]
+            memo = DirStatMemo(ops)
+            return [drive_sync(resolve_flow(root, r, allow_outside=allow_outside), memo) for r in reqs]
 
         return await run_chunked(chunk, requests, self.limiter.get(), min_chunk=self.min_chunk)
 
@@ -178,6 +239,8 @@ class AiofilesFS:
             async with limiter:
                 return await drive_async(flow, self._lstat, self._readlink)
 
+        import asyncio
+
         return list(await asyncio.gather(*(one(r) for r in requests)))
 
     async def open_read(self, requests: Sequence[ReadRequest]) -> list[Opened]:
@@ -186,6 +249,8 @@ class AiofilesFS:
         async def one(req: ReadRequest) -> Opened:
             async with limiter:
                 return await self._open_read(req)
+
+        import asyncio
 
         return list(await asyncio.gather(*(one(r) for r in requests)))
 

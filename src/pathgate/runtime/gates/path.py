@@ -43,7 +43,9 @@ def is_git_internal(path: str, git_dirs: tuple[str, ...] = ()) -> bool:
     True when any component is :func:`is_git_name`, or when the path is one of ``git_dirs``
     (project-relative git directories a ``.git`` file points to) or below one. Pure: no I/O.
     """
-    if any(is_git_name(part) for part in path.split("/")):
+    # casefold is per character: a component folding to ``.git``/``git~1`` leaves "git" in
+    # the whole path's fold (the common case, no such component, is one C-speed search)
+    if "git" in path.casefold() and any(is_git_name(part) for part in path.split("/")):
         return True
     for gitdir in git_dirs:
         if path == gitdir or path.startswith(gitdir + "/"):

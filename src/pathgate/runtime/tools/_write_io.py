@@ -26,8 +26,6 @@ before the temporary file is created and just before the commit.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import errno
 import hashlib
 import os
@@ -264,6 +262,9 @@ def _load_renameat2() -> Any:
     global _renameat2
     if _renameat2 is None:
         try:
+            import ctypes  # loaded on first use: ~5 ms of every process's start-up otherwise
+            import ctypes.util
+
             libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
             fn = libc.renameat2
             fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
@@ -282,6 +283,8 @@ def _rename_noreplace(pfd: int, tmp: str, name: str) -> bool | None:
         return None
     if fn(pfd, os.fsencode(tmp), pfd, os.fsencode(name), _RENAME_NOREPLACE) == 0:
         return True
+    import ctypes
+
     err = ctypes.get_errno()
     if err == errno.EEXIST:
         return False

@@ -26,18 +26,30 @@ from __future__ import annotations
 
 import errno
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
+
+import anyio.from_thread
+import anyio.lowlevel
 
 from pathgate.errors import ToolArgumentError
 from pathgate.runtime._remedy import suggest_remedy
 from pathgate.runtime.fs import (
     AsyncFS,
+    DirFds,
+    DirStatMemo,
     Opened,
     ReadRequest,
+    ThreadFS,
+    drive_sync,
+    open_read,
+    resolve_flow,
     run_chunked,
 )
-from pathgate.runtime.gates import Fact, GateContext, PathFacts, lexical_name
+from pathgate.runtime.gates import Fact, GateCheck, GateContext, PathFacts, lexical_name
+from pathgate.runtime.gates.ignore import IgnoreGate
+from pathgate.runtime.gates.path import PathGate
+from pathgate.runtime.gates.secrets import SecretsGate
 from pathgate.runtime.ignore import IgnoreSession, Match
 from pathgate.runtime.tools._window import MAX_SCAN, Window, read_window
 from pathgate.verdicts import FileResult, Gate, Remedy, Status, Verdict
@@ -105,19 +117,50 @@ def apply_window(text: str, offset: int | None, limit: int | None) -> tuple[str,
     return text[begin:end], total
 
 
-class ReadFacts:
-    """The fact source of one ``read_files`` call (per-call caches; never shared)."""
+#: Built-in gates that are sync, pure functions of the facts: the one-hop read may run them in
+#: its worker thread to decide whether to open a file ahead of the pipeline.
+_INLINE_GATES: tuple[type, ...] = (PathGate, SecretsGate, IgnoreGate)
 
-    def __init__(self, runtime: Runtime, backend: AsyncFS, ctx: GateContext) -> None:
+
+class ReadFacts:
+    """The fact source of one ``read_files`` call (per-call caches; never shared).
+
+    With ``one_hop`` (``read_files`` on the thread backend), fetching ``REAL`` resolves,
+    matches and -- for each path every gate before the first ``OPEN`` gate lets through --
+    opens and reads it, all in one worker-thread hop per chunk (:meth:`_fused`). Those gates
+    are run again on the loop by the pipeline, which alone decides; a path the worker judged
+    blocked is never opened (and is opened by a later ``OPEN`` fetch if the pipeline lets it
+    through, which only a gate outside :data:`_INLINE_GATES` could do: then no path is opened
+    ahead)."""
+
+    def __init__(self, runtime: Runtime, backend: AsyncFS, ctx: GateContext, *,
+                 one_hop: bool = False) -> None:
         self.runtime = runtime
         self.backend = backend
         self.ctx = ctx
+        self._inline = self._inline_gates() if one_hop and isinstance(backend, ThreadFS) else None
+        self._matched = False
+
+    def _inline_gates(self) -> tuple[GateCheck, ...] | None:
+        """The gates before the first one needing ``OPEN``, when all are built-in sync gates."""
+        before: list[GateCheck] = []
+        for gate in self.runtime.pipeline.gates:
+            if Fact.OPEN in gate.needs:
+                return tuple(before)
+            if type(gate) not in _INLINE_GATES:
+                return None
+            before.append(gate)
+        return tuple(before)
 
     async def fetch(self, fact: Fact, pending: Sequence[PathFacts]) -> None:
         if fact is Fact.REAL:
-            await self._resolve(pending)
+            if self._inline is not None:
+                await self._fused(pending, self._inline)
+            else:
+                await self._resolve(pending)
         elif fact is Fact.MATCH:
-            await self._match(pending)
+            if not self._matched:
+                await self._match(pending)
         elif fact is Fact.OPEN:
             await self._open(pending)
 
@@ -129,6 +172,22 @@ class ReadFacts:
         for facts, resolved in zip(todo, results, strict=True):
             facts.resolved = resolved
 
+    def _decider(self) -> Callable[[IgnoreSession, str, bool, bool], tuple[Match, Remedy | None]]:
+        """The ignore decision (and verified remedy) of one real relpath, for a worker thread."""
+        agent_files = self.runtime.policy.all_agent_files
+        blocks = self.runtime.policy.ignore_mode == "block" or self.ctx.purpose == "write"
+        want_remedy = blocks and bool(agent_files)
+        agent_file = agent_files[0] if agent_files else ""
+
+        def decide(session: IgnoreSession, relpath: str, is_dir: bool, secret: bool) -> tuple[Match, Remedy | None]:
+            match = session.match(relpath, is_dir)
+            remedy = None
+            if want_remedy and match.ignored and not match.fail_closed and not secret:
+                remedy = _remedy(session, relpath, match, agent_file, is_dir)
+            return match, remedy
+
+        return decide
+
     async def _match(self, pending: Sequence[PathFacts]) -> None:
         keys: dict[str, tuple[bool, bool]] = {}
         for f in pending:
@@ -138,21 +197,11 @@ class ReadFacts:
         if not keys:
             return
         index = self.runtime.index
-        agent_files = self.runtime.policy.all_agent_files
-        blocks = self.runtime.policy.ignore_mode == "block" or self.ctx.purpose == "write"
-        want_remedy = blocks and bool(agent_files)
-        agent_file = agent_files[0] if agent_files else ""
+        decide = self._decider()
 
         def chunk(items: Sequence[tuple[str, tuple[bool, bool]]]) -> list[tuple[Match, Remedy | None]]:
             session = index.session()
-            out: list[tuple[Match, Remedy | None]] = []
-            for relpath, (is_dir, secret) in items:
-                match = session.match(relpath, is_dir)
-                remedy = None
-                if want_remedy and match.ignored and not match.fail_closed and not secret:
-                    remedy = _remedy(session, relpath, match, agent_file, is_dir)
-                out.append((match, remedy))
-            return out
+            return [decide(session, relpath, is_dir, secret) for relpath, (is_dir, secret) in items]
 
         items = list(keys.items())
         results = await run_chunked(chunk, items, self.runtime.limiter.get())
@@ -161,23 +210,68 @@ class ReadFacts:
             if f.relpath is not None:
                 f.match, f.remedy = decided[f.relpath]
 
+    async def _fused(self, pending: Sequence[PathFacts], inline: tuple[GateCheck, ...]) -> None:
+        """``REAL`` + ``MATCH`` + ``OPEN`` (where the inline gates pass) in one hop per chunk.
+        The facts belong to this call and the loop awaits the hop: the worker fills them in."""
+        runtime, ctx = self.runtime, self.ctx
+        backend = self.backend
+        assert isinstance(backend, ThreadFS)  # one_hop is only set up on the thread backend
+        root, ops, index = runtime.root, backend.ops, runtime.index
+        allow_outside = runtime.policy.allow_outside_root
+        is_secret = runtime.pipeline.secrets.is_secret_facts
+        decide = self._decider()
+
+        def chunk(items: Sequence[PathFacts]) -> list[None]:
+            cancelled = anyio.from_thread.check_cancelled  # a cancelled call stops between files
+            session, memo = index.session(), DirStatMemo(ops)
+            matches: dict[str, tuple[Match, Remedy | None]] = {}
+            opened: dict[str, Opened] = {}
+            with DirFds(ops, root) as dirs:
+                for f in items:
+                    cancelled()
+                    r = f.resolved = drive_sync(resolve_flow(root, f.request, allow_outside=allow_outside), memo)
+                    if r.relpath is not None:
+                        got = matches.get(r.relpath)
+                        if got is None:
+                            got = matches[r.relpath] = decide(session, r.relpath, r.is_dir, is_secret(f, ctx.root))
+                        f.match, f.remedy = got
+                    if r.real is None or r.st is None or any(g.check(f, ctx) is not None for g in inline):
+                        continue
+                    if r.real not in opened:
+                        req = ReadRequest(r.real, ctx.size_limit, r.identity, root if r.relpath is not None else None)
+                        opened[r.real] = open_read(ops, req, dirs)
+                    f.opened = opened[r.real]
+            return [None] * len(items)
+
+        await run_chunked(chunk, pending, runtime.limiter.reads())
+        await anyio.lowlevel.checkpoint_if_cancelled()  # a hop may end after its call's cancel
+        self._matched = True
+        first: dict[str, Opened] = {}  # one descriptor read per real file, across chunks too
+        for f in pending:
+            if f.opened is not None and f.resolved is not None and f.resolved.real is not None:
+                f.opened = first.setdefault(f.resolved.real, f.opened)
+
     async def _open(self, pending: Sequence[PathFacts]) -> None:
         requests: dict[str, ReadRequest] = {}
+        known: dict[str, Opened] = {}
         for f in pending:
             r = f.resolved
-            if r is None or r.real is None or r.st is None:
+            if f.opened is not None:
+                if r is not None and r.real is not None:
+                    known.setdefault(r.real, f.opened)
+            elif r is None or r.real is None or r.st is None:
                 error = errno.ENOENT if r is None or r.error is None else r.error
                 f.opened = Opened(error=error)
             elif r.real not in requests:
                 root = self.runtime.root if r.relpath is not None else None
                 requests[r.real] = ReadRequest(r.real, self.ctx.size_limit, r.identity, root)
-        if not requests:
-            return
-        results = await self.backend.open_read(list(requests.values()))
-        opened = dict(zip(requests, results, strict=True))
+        todo = [req for real, req in requests.items() if real not in known]
+        if todo:
+            results = await self.backend.open_read(todo)
+            known.update((req.path, res) for req, res in zip(todo, results, strict=True))
         for f in pending:
             if f.opened is None and f.resolved is not None and f.resolved.real is not None:
-                f.opened = opened[f.resolved.real]
+                f.opened = known[f.resolved.real]
 
 
 def _remedy(
@@ -216,7 +310,7 @@ async def read_files(
 
     spellings = list(dict.fromkeys(requested))
     facts = [PathFacts(request=s, name=lexical_name(s, runtime.root)) for s in spellings]
-    source = ReadFacts(runtime, runtime.backends.pick(policy.fs_backend), ctx)
+    source = ReadFacts(runtime, runtime.backends.pick(policy.fs_backend), ctx, one_hop=True)
     verdicts = await runtime.pipeline.run(facts, ctx, source)
     if runtime.allow_writes and limit != 0:  # what this agent saw, for the no-lost-update check
         runtime.versions.record_reads(agent, facts, verdicts)
