@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 from pathgate.results import Omission, Unsearched
+from pathgate.runtime._live import set_index_mode
 from pathgate.runtime._walk import DIR, SYMLINK, Entry, Walker, list_files_below
 from pathgate.runtime.gates import Fact, GateContext, GatePipeline, PathFacts, lexical_name
 from pathgate.runtime.gates.path import GIT_INTERNALS, PathGate
@@ -178,10 +179,16 @@ class Discovery:
         counts entries as if secrets did not exist (their number must not show). Entries
         that report a directory that could not be entered are collected in
         :attr:`unlisted`, not returned."""
-        walker = Walker(self.session, start, descend=descend, want=want)
         limiter = self.runtime.limiter.get()
         chunks: list[list[Entry]] = []
-        is_secret = self.pipeline.secrets.is_secret
+        live = self.runtime.live_index
+        if live is not None:  # the live index replays the same entries (issue 15)
+            replayed = await anyio.to_thread.run_sync(live.entries, start, descend, want, limiter=limiter)
+            set_index_mode("fallback" if replayed is None else "live")
+            if replayed is not None:
+                chunks.append(self._admit(replayed))
+                return chunks
+        walker = Walker(self.session, start, descend=descend, want=want)
         try:
             while True:
                 try:
@@ -193,25 +200,30 @@ class Discovery:
                     break
                 if not chunk:
                     break
-                kept: list[Entry] = []
-                for e in chunk:
-                    if e.error is not None:
-                        self.unlisted.append(e)
-                        continue
-                    if is_secret(e.relpath):
-                        kept.append(e)  # dropped later by the gates; never counted
-                        continue
-                    if self.walked >= WALK_BUDGET:
-                        self.stopped_early = True
-                        break
-                    self.walked += 1
-                    kept.append(e)
-                chunks.append(kept)
+                chunks.append(self._admit(chunk))
                 if self.stopped_early:
                     break
         finally:
             walker.close()
         return chunks
+
+    def _admit(self, chunk: list[Entry]) -> list[Entry]:
+        """The walked entries the budget admits; error entries go to :attr:`unlisted`."""
+        kept: list[Entry] = []
+        is_secret = self.pipeline.secrets.is_secret
+        for e in chunk:
+            if e.error is not None:
+                self.unlisted.append(e)
+                continue
+            if is_secret(e.relpath):
+                kept.append(e)  # dropped later by the gates; never counted
+                continue
+            if self.walked >= WALK_BUDGET:
+                self.stopped_early = True
+                break
+            self.walked += 1
+            kept.append(e)
+        return kept
 
     async def unsearched_unlisted(self) -> list[Unsearched]:
         """The directories the walk could not enter (permission denied, path too long...),
