@@ -36,7 +36,6 @@ from pathgate.renderers._discovery import render_discovery
 from pathgate.renderers._writes import render_write
 from pathgate.results import GlobResult, ListResult, SearchResult, WriteResult
 from pathgate.runtime._chain import ErrorBoundaryMiddleware, build_chain
-from pathgate.runtime._live import LiveIndex
 from pathgate.runtime._dispatch import (
     CodeSearchArgs,
     EditFileArgs,
@@ -48,6 +47,7 @@ from pathgate.runtime._dispatch import (
     unknown_tool,
     validate_args,
 )
+from pathgate.runtime._live import LiveIndex
 from pathgate.runtime._tracing import SpanMode, TracingMiddleware
 from pathgate.runtime.fs import Backends, FileOps, IoLimiter, OsFS, SyncFS
 from pathgate.runtime.gates import Fact, GateCheck, GateContext, GatePipeline, PathFacts, lexical_name

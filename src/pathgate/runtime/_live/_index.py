@@ -32,6 +32,7 @@ through the same gates as a walked one.
 from __future__ import annotations
 
 import errno
+import functools
 import logging
 import os
 import threading
@@ -71,6 +72,9 @@ def set_index_mode(mode: str) -> None:
     """Record how this call's discovery was answered (a fallback is never overwritten)."""
     if INDEX_MODE.get() != "fallback":
         INDEX_MODE.set(mode)
+
+#: Relpaths each memoised path predicate remembers (:meth:`LiveIndex.memo`).
+MEMO_SIZE = 1 << 21
 
 _CHILD_DIR = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB
 _CONTENT = IN_MODIFY | IN_CLOSE_WRITE
@@ -121,6 +125,7 @@ class LiveIndex:
         #: why the index answers nothing any more (``None``: it is live)
         self.disabled: str | None = None
         self._closed = False
+        self._memos: dict[str, Callable[[str], bool]] = {}
         #: counters for tests and benchmarks
         self.scans = 0
         self.relists = 0
@@ -160,6 +165,15 @@ class LiveIndex:
                     self._reset(f"root not listable: {exc.strerror or exc}")
                 return None
             return self._replay(start, descend, want)
+
+    def memo(self, name: str, fn: Callable[[str], bool]) -> Callable[[str], bool]:
+        """``fn`` (a pure, path-only predicate of the runtime's fixed policy, such as
+        "is this relpath a secret") memoised across calls under ``name``: a warm query
+        decides nothing twice. Bounded (least recently used)."""
+        cached = self._memos.get(name)
+        if cached is None:
+            cached = self._memos[name] = functools.lru_cache(maxsize=MEMO_SIZE)(fn)
+        return cached
 
     def close(self) -> None:
         """Stop watching: the inotify descriptor is closed, the index dropped."""

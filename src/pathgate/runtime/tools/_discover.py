@@ -144,6 +144,16 @@ class Discovery:
         self.unlisted: list[Entry] = []
         self.count_left = COUNT_BUDGET
         self._source = ReadFacts(runtime, runtime.backends.pick("thread"), self.read_ctx)
+        # the path-only facts of walked entries (pure functions of the relpath); a live
+        # index keeps them memoised across calls (issue 15)
+        self._is_secret: Callable[[str], bool] = self.pipeline.secrets.is_secret
+        path_gate = self.pipeline.gates[0]
+        is_git: Callable[[str], bool] | None = path_gate.is_git_path if isinstance(path_gate, PathGate) else None
+        live = runtime.live_index
+        if live is not None:
+            self._is_secret = live.memo("secret", self._is_secret)
+            is_git = None if is_git is None else live.memo("git", is_git)
+        self._is_git: Callable[[str], bool] | None = is_git
 
     # -- the start directory ---------------------------------------------------------------
 
@@ -210,7 +220,7 @@ class Discovery:
     def _admit(self, chunk: list[Entry]) -> list[Entry]:
         """The walked entries the budget admits; error entries go to :attr:`unlisted`."""
         kept: list[Entry] = []
-        is_secret = self.pipeline.secrets.is_secret
+        is_secret = self._is_secret
         for e in chunk:
             if e.error is not None:
                 self.unlisted.append(e)
@@ -242,10 +252,9 @@ class Discovery:
         """``check_entries`` for the default gates (path, secrets, ignore), inline: a walked
         entry is inside the root (the path gate passes); a secret is opaque whatever decides
         it; an ignored entry gets the ignore verdict."""
-        is_secret = self.pipeline.secrets.is_secret
+        is_secret = self._is_secret
         enforce = any(g.name == "secrets" for g in self.pipeline.gates)
-        path_gate = self.pipeline.gates[0]
-        is_git = path_gate.is_git_path if isinstance(path_gate, PathGate) else None
+        is_git = self._is_git
         for i in plain:
             e = entries[i]
             m = e.match
