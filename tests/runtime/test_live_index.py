@@ -262,3 +262,23 @@ def test_policy_key_is_host_only(tmp_path: Path) -> None:
     (tmp_path / "pathgate.toml").write_text("live_index = true\n")
     with pytest.raises(ConfigError, match="live_index"):
         load_config(tmp_path)
+
+
+@pytest.mark.anyio
+async def test_evicted_ignore_cache_does_not_force_rescans(tmp_path: Path) -> None:
+    import msgspec
+
+    from pathgate.runtime.ignore import IgnoreIndex
+
+    _seed(tmp_path)
+    async with Runtime(tmp_path, live_index=True) as live, Runtime(tmp_path) as ref:
+        live.index = IgnoreIndex(tmp_path, msgspec.structs.replace(live.index.config, cache_dirs=1))
+        live.live_index = index = LiveIndex(live.index)
+        await assert_same(live, ref)
+        before = index.relists
+        (tmp_path / "src/pkg/new.py").write_text("x\n")
+        await assert_same(live, ref)
+        assert index.relists - before == 1  # src/pkg only, though the root node was rebuilt
+        (tmp_path / ".gitignore").write_text("")
+        await assert_same(live, ref)
+        index.close()

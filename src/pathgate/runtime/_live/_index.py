@@ -281,9 +281,10 @@ class LiveIndex:
         assert self._ino is not None
         events = self._ino.read_events()
         session = self._ignore.session()
-        if session.dir_node("") is not self._root_node:
+        root = session.dir_node("")
+        if not _same_root(root, self._root_node):
             # the root's ignore files or git's global sources changed: everything is re-decided
-            self._root_node = session.dir_node("")
+            self._root_node = root
             self._relist(session, "", deep=True)
             return True
         plan = self._plan(events)
@@ -386,6 +387,14 @@ class LiveIndex:
             subs.reverse()
             stack.extend(subs)
         return out
+
+
+def _same_root(node: DirNode, old: DirNode | None) -> bool:
+    """Does the root decide as it did? Same global sources (the globals node is replaced
+    only when they change), same own ignore files by stat signature, same fail-closed
+    state; the node object itself may be rebuilt after an LRU eviction."""
+    return old is not None and (node is old or (
+        node.parent is old.parent and node.sigs == old.sigs and node.stop == old.stop))
 
 
 def _ancestors(rel: str) -> list[str]:
