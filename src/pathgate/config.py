@@ -15,6 +15,7 @@ A :class:`Policy` is a frozen ``msgspec.Struct``. Code and TOML use the same key
     other_agent_files = false                 # also .aiignore, .cursorignore, ...
     git_sources = true
     fs_backend = "auto"                       # "thread" | "aiofiles"
+    live_index = false                        # host only: discovery from memory (inotify)
 
     [renderers]
     default = "verbose"
