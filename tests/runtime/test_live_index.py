@@ -282,3 +282,28 @@ async def test_evicted_ignore_cache_does_not_force_rescans(tmp_path: Path) -> No
         (tmp_path / ".gitignore").write_text("")
         await assert_same(live, ref)
         index.close()
+
+
+class _NoWatchOnPkg(Inotify):
+    """Cannot watch ``src/pkg`` (as with EACCES): it is re-listed at every query."""
+
+    def add_watch(self, path: str, mask: int = 0) -> int:
+        if path.endswith("/src/pkg"):
+            raise OSError(errno.EACCES, os.strerror(errno.EACCES), path)
+        return super().add_watch(path) if mask == 0 else super().add_watch(path, mask)
+
+
+@pytest.mark.anyio
+async def test_unwatchable_directory_is_relisted_every_query(tmp_path: Path) -> None:
+    _seed(tmp_path)
+    async with Runtime(tmp_path, live_index=True) as live, Runtime(tmp_path) as ref:
+        live.live_index = index = LiveIndex(live.index, inotify=_NoWatchOnPkg)
+        await assert_same(live, ref)
+        (tmp_path / "src/pkg/new.py").write_text("x\n")  # no event can tell
+        (tmp_path / "src/pkg/sub").mkdir()
+        (tmp_path / "src/pkg/sub/deep.py").write_text("x\n")
+        await assert_same(live, ref)
+        shutil.rmtree(tmp_path / "src/pkg")
+        await assert_same(live, ref)
+        assert index.disabled is None and index.resets == 0
+        index.close()

@@ -305,9 +305,10 @@ class LiveIndex:
     def _plan(self, events: list[Event]) -> tuple[set[str], set[str], set[str]] | None:
         """What the events ask for: directories to re-list, subtrees to re-walk, and
         subdirectories to enter afresh; ``None`` on overflow."""
-        shallow = set(self._unwatched)
         deep: set[str] = set()
-        force: set[str] = set()
+        # unwatched directories are re-entered from their parents at every query
+        force = set(self._unwatched)
+        shallow = {_parent(r) for r in force if r} | ({""} if "" in force else set())
         wds, names = self._wds, self._names
         for ev in events:
             if ev.mask & IN_Q_OVERFLOW:
@@ -352,8 +353,13 @@ class LiveIndex:
         try:
             self._walk(session, rel, enter)
         except OSError:
-            # it vanished (its parent's events say so too): forget it
-            self._drop(rel)
+            if not rel:
+                raise  # the root cannot be listed: the caller resets
+            # it vanished or cannot be entered: its parent's walk says how
+            if _parent(rel) in dirs:
+                self._relist(session, _parent(rel), deep=False, force={rel})
+            else:
+                self._drop(rel)
             return
         if rel not in dirs:
             return
@@ -372,7 +378,10 @@ class LiveIndex:
         out: list[Entry] = []
         stack = [start]
         while stack:
-            d = dirs[stack.pop()]
+            d = dirs.get(stack.pop())
+            if d is None:  # never expected: answer by walking, rescan at the next query
+                self._reset("index inconsistent")
+                return None
             if d.error is not None:
                 out.append(d.error)
                 continue
