@@ -307,3 +307,22 @@ async def test_unwatchable_directory_is_relisted_every_query(tmp_path: Path) -> 
         await assert_same(live, ref)
         assert index.disabled is None and index.resets == 0
         index.close()
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("budget", [1, 3, 5, 8])
+async def test_walk_budget_stops_where_the_walk_stops(tmp_path: Path, budget: int,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import pathgate.runtime.tools._discover as discover
+
+    _seed(tmp_path)
+    for i in range(4):
+        (tmp_path / f"src/pkg/m{i}.py").write_text("x\n")
+        (tmp_path / f"d{i}").mkdir()
+        (tmp_path / f"d{i}/.env.{i}").write_text("S=1\n")  # secrets are not counted
+    monkeypatch.setattr(discover, "WALK_BUDGET", budget)
+    async with Runtime(tmp_path, live_index=True) as live, Runtime(tmp_path) as ref:
+        for pat in ("**", "**/*.py", "*"):
+            a, b = await live.glob(pat, limit=0), await ref.glob(pat, limit=0)
+            assert a == b, pat
+        assert (await live.glob("**", limit=0)).walk_stopped_early

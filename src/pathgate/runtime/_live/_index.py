@@ -144,9 +144,13 @@ class LiveIndex:
         return len(self._wds)
 
     def entries(self, start: str, descend: Callable[[str], bool] | None = None,
-                want: Callable[[str], bool] | None = None) -> list[Entry] | None:
+                want: Callable[[str], bool] | None = None, *,
+                limit: int | None = None, uncounted: Callable[[str], bool] | None = None,
+                ) -> list[Entry] | None:
         """The entries a :class:`Walker` below ``start`` with these filters would yield,
-        from memory after draining pending events; ``None``: walk instead (fallback)."""
+        from memory after draining pending events; ``None``: walk instead (fallback).
+        ``limit``: stop after that many entries that are neither error entries nor
+        ``uncounted`` (the caller's budget would stop there)."""
         with self._lock:
             if self._closed or self.disabled is not None:
                 return None
@@ -164,7 +168,7 @@ class LiveIndex:
                 else:
                     self._reset(f"root not listable: {exc.strerror or exc}")
                 return None
-            return self._replay(start, descend, want)
+            return self._replay(start, descend, want, limit, uncounted)
 
     def memo(self, name: str, fn: Callable[[str], bool]) -> Callable[[str], bool]:
         """``fn`` (a pure, path-only predicate of the runtime's fixed policy, such as
@@ -369,15 +373,19 @@ class LiveIndex:
                 self._drop(sub)
 
     def _replay(self, start: str, descend: Callable[[str], bool] | None,
-                want: Callable[[str], bool] | None) -> list[Entry] | None:
-        """The walker's entries below ``start``, in its order, from the records."""
+                want: Callable[[str], bool] | None, limit: int | None = None,
+                uncounted: Callable[[str], bool] | None = None) -> list[Entry] | None:
+        """The walker's entries below ``start``, in its order, from the records; with a
+        ``limit``, whole directories until that many counted entries (the caller's budget
+        then cuts exactly where a walk would have stopped)."""
         dirs = self._dirs
         first = dirs.get(start)
         if first is None or first.error is not None:
             return None  # excluded, missing or unlistable start: the walk answers (and errs)
         out: list[Entry] = []
         stack = [start]
-        while stack:
+        counted = 0
+        while stack and (limit is None or counted < limit):
             d = dirs.get(stack.pop())
             if d is None:  # never expected: answer by walking, rescan at the next query
                 self._reset("index inconsistent")
@@ -386,6 +394,7 @@ class LiveIndex:
                 out.append(d.error)
                 continue
             subs: list[str] = []
+            mark = len(out)
             for e in d.entries:
                 if e.kind == DIR:
                     out.append(e)
@@ -393,6 +402,9 @@ class LiveIndex:
                         subs.append(e.relpath)
                 elif want is None or want(e.relpath):
                     out.append(e)
+            if limit is not None:
+                counted += len(out) - mark if uncounted is None else \
+                    sum(1 for e in out[mark:] if not uncounted(e.relpath))
             subs.reverse()
             stack.extend(subs)
         return out

@@ -22,6 +22,7 @@ from __future__ import annotations
 import errno
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING
 
 import anyio
@@ -193,7 +194,9 @@ class Discovery:
         chunks: list[list[Entry]] = []
         live = self.runtime.live_index
         if live is not None:  # the live index replays the same entries (issue 15)
-            replayed = await anyio.to_thread.run_sync(live.entries, start, descend, want, limiter=limiter)
+            replayed = await anyio.to_thread.run_sync(
+                partial(live.entries, start, descend, want, limit=WALK_BUDGET + 1, uncounted=self._is_secret),
+                limiter=limiter)
             set_index_mode("fallback" if replayed is None else "live")
             if replayed is not None:
                 chunks.append(self._admit(replayed))
