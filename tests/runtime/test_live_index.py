@@ -326,3 +326,57 @@ async def test_walk_budget_stops_where_the_walk_stops(tmp_path: Path, budget: in
             a, b = await live.glob(pat, limit=0), await ref.glob(pat, limit=0)
             assert a == b, pat
         assert (await live.glob("**", limit=0)).walk_stopped_early
+
+
+@pytest.mark.anyio
+async def test_edit_storm_with_twenty_agents(tmp_path: Path) -> None:
+    """Edits (files, directories, renames, .gitignore rewrites, symlink swaps) while 20
+    agents glob and list: no result ever names a secret or leaves the project; after the
+    storm the kept set equals git's (secrets aside) and a fresh walk's."""
+    import random
+    import subprocess
+
+    root = tmp_path / "p"
+    root.mkdir()
+    _seed(root)
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
+    subprocess.run(["git", "init", "-q", str(root)], check=True, env=env)
+    policy = Policy(defaults=(), excludes_file="/dev/null")
+    rng = random.Random(15)
+
+    def storm() -> None:
+        for _ in range(150):
+            kind, d, name = rng.choice(_STORM), rng.choice(_DIRS), rng.choice(_NAMES)
+            extra: tuple[Any, ...] = {
+                "rename": (rng.choice(_DIRS), rng.choice(_NAMES)),
+                "gitignore": (rng.sample(_RULES, 2),),
+                "symlink": (rng.choice(("in", "secret")),),
+            }.get(kind, ())
+            _apply(root, tmp_path, (kind, d, name, *extra))
+
+    async def agent(i: int, live: Runtime) -> None:
+        while not done.is_set():
+            if i % 2:
+                names = list((await live.glob("**", limit=0)).matches)
+            else:
+                names = [e.name for e in (await live.list_directory(_DIRS[i % len(_DIRS)] or ".")).entries]
+            assert not any(n.endswith(".env") or n.startswith(("..", "/")) for n in names)
+            await anyio.sleep(0)
+
+    done = anyio.Event()
+    async with Runtime(root, policy, live_index=True) as live, Runtime(root, policy) as ref:
+        async with anyio.create_task_group() as tg:
+            for i in range(20):
+                tg.start_soon(agent, i, live)
+            await anyio.to_thread.run_sync(storm)
+            done.set()
+        await assert_same(live, ref)
+        out = subprocess.run(["git", "-C", str(root), "ls-files", "-o", "--exclude-standard", "-z"],
+                             check=True, env=env, capture_output=True).stdout
+        git = {p for p in os.fsdecode(out).split("\0") if p and not p.endswith(".env")
+               and not (root / p).is_symlink()}
+        mine = {m for m in (await live.glob("**", limit=0)).matches if not (root / m).is_symlink()}
+        assert mine == git
+
+
+_STORM = ("file", "file", "mkdir", "rm", "rename", "gitignore", "symlink")
