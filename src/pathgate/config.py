@@ -15,6 +15,7 @@ A :class:`Policy` is a frozen ``msgspec.Struct``. Code and TOML use the same key
     other_agent_files = false                 # also .aiignore, .cursorignore, ...
     git_sources = true
     fs_backend = "auto"                       # "thread" | "aiofiles"
+    live_index = false                        # host only: discovery from memory (inotify)
 
     [renderers]
     default = "verbose"
@@ -222,6 +223,12 @@ class Policy(msgspec.Struct, frozen=True, kw_only=True):
     require_read_before_write: bool = True
     write_size_limit: int | None = None
 
+    # --- live index (issue 15; host-only: not a loosening, but memory and inotify watches
+    # are the host's to spend) ------------------------------------------------------------
+    #: Answer glob, list_directory and code_search's file set from an in-memory index kept
+    #: current by inotify (README: Live index). ``Runtime(live_index=True)`` does the same.
+    live_index: bool = False
+
     def __post_init__(self) -> None:
         if self.ignore_mode not in ("block", "discovery"):
             raise ConfigError(
@@ -336,6 +343,7 @@ class _PolicyFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_on
     renderers: _RenderersSection = _RenderersSection()
     strict_hard_links: bool = False  # tightening: a project may set it
     write_size_limit: _Positive | None = None  # writes: tightening only (issue 18)
+    live_index: bool = False  # host only (issue 15)
 
     def to_policy(self) -> Policy:
         fields = {f: getattr(self, f) for f in self.__struct_fields__ if f != "renderers"}
@@ -381,6 +389,7 @@ HOST_ONLY_KEYS: Mapping[str, str] = {
     "ignore_case": "it changes how every ignore rule matches",
     "max_concurrency": "it sizes the host's worker threads",
     "fs_backend": "it picks the host's I/O backend",
+    "live_index": "it spends the host's memory and inotify watches",
 }
 
 

@@ -51,6 +51,10 @@ async def main() -> None:
     w: WriteResult = await writer.write_file("a.py", "print(1)\n", agent="agent-1", model="gpt-4o")
     e: WriteResult = await writer.edit_file("a.py", "1", "2", replace_all=False, agent="agent-1")
     print(w.ok, w.created, e.replacements, e.verdict is None or e.verdict.status in WRITE_STATUSES)
+    async with Runtime(".", Policy(live_index=True), live_index=True) as live:
+        lg: GlobResult = await live.glob("**/*.py")
+        print(lg.total)
+    await live.aclose()
 
 
 if __name__ == "__main__":

@@ -23,6 +23,9 @@ import os
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+import anyio
+import anyio.to_thread
+
 from pathgate._names import spell_names, unspell_path
 from pathgate._types import CallNext, CallState, Middleware, ToolCall
 from pathgate.config import Policy, RendererRule, load_config
@@ -43,6 +46,7 @@ from pathgate.runtime._dispatch import (
     unknown_tool,
     validate_args,
 )
+from pathgate.runtime._live import LiveIndex
 from pathgate.runtime._tracing import SpanMode, TracingMiddleware
 from pathgate.runtime.fs import Backends, FileOps, IoLimiter, OsFS, SyncFS
 from pathgate.runtime.gates import Fact, GateCheck, GateContext, GatePipeline, PathFacts, lexical_name
@@ -131,6 +135,9 @@ class Runtime:
       ``"enrich"`` the caller's current span (frameworks that already make one).
     * ``allow_writes``: register ``write_file`` / ``edit_file`` (default: the policy's
       ``allow_writes``, off — a runtime is read-only unless the host enables writes).
+    * ``live_index``: answer discovery from an in-memory index kept current by inotify
+      (default: the policy's ``live_index``, off; README: Live index). Stop it with
+      ``async with Runtime(...)`` or :meth:`aclose`.
     """
 
     def __init__(
@@ -145,6 +152,7 @@ class Runtime:
         fs: SyncFS | None = None,
         gates: Sequence[GateCheck] = (),
         allow_writes: bool | None = None,
+        live_index: bool | None = None,
     ) -> None:
         real = os.path.realpath(root)
         if not os.path.isdir(real):
@@ -154,6 +162,9 @@ class Runtime:
         self.fs: SyncFS = fs if fs is not None else OsFS()
         self.ops: FileOps = self.fs if isinstance(self.fs, FileOps) else OsFS()
         self.index = IgnoreIndex(real, self.policy.ignore_config(), fs=self.fs)
+        # discovery from memory (issue 15; opt-in): None walks on every call
+        use_live = self.policy.live_index if live_index is None else bool(live_index)
+        self.live_index: LiveIndex | None = LiveIndex(self.index) if use_live else None
         self.pipeline = GatePipeline.for_policy(self.policy, extra=gates)
         self.git_dirs = project_git_dirs(real)
         # the path gate learns the root and any in-project git directory (git internals
@@ -185,6 +196,19 @@ class Runtime:
 
     def __repr__(self) -> str:
         return f"Runtime({self.root!r})"
+
+    async def __aenter__(self) -> Runtime:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Stop what the runtime runs in the background (the live index's inotify
+        descriptor); idempotent. Tools called afterwards walk the tree."""
+        live = self.live_index
+        if live is not None:
+            await anyio.to_thread.run_sync(live.close, limiter=self.limiter.get())
 
     async def read_files(
         self,

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pathgate._types import CallNext, ToolCall
 from pathgate.runtime._chain import classify_error
+from pathgate.runtime._live import INDEX_MODE
 from pathgate.verdicts import Verdict
 
 if TYPE_CHECKING:
@@ -47,6 +48,7 @@ PG_PATHS_BLOCKED = "pathgate.paths.blocked"
 PG_BLOCKED_BY = "pathgate.blocked."  # + gate name: count per gate
 PG_OMITTED_BY = "pathgate.omitted."  # + gate name: discovery omissions per gate
 PG_DECISION = "pathgate.decision"  # allow | partial | deny
+PG_INDEX = "pathgate.index"  # live | fallback (a runtime with a live index; issue 15)
 PG_BLOCKS_UNREPORTED = "pathgate.blocks.unreported"
 PG_GATE = "pathgate.gate"
 PG_STATUS = "pathgate.status"
@@ -155,6 +157,7 @@ class TracingMiddleware:
 
     async def _run(self, span: trace.Span, call: ToolCall, call_next: CallNext, start: float) -> Any:
         error_type: str | None = None
+        INDEX_MODE.set(None)
         try:
             result = await call_next(call)
         except BaseException as exc:
@@ -180,6 +183,9 @@ class TracingMiddleware:
         }
         if state.renderer is not None:
             attrs[PG_RENDERER] = state.renderer
+        index_mode = INDEX_MODE.get()
+        if index_mode is not None:
+            attrs[PG_INDEX] = index_mode
         for gate, n in per_gate.items():
             attrs[PG_BLOCKED_BY + gate] = n
         for gate_enum, n in state.omitted.items():

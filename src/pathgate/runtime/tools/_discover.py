@@ -30,12 +30,14 @@ import errno
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING
 
 import anyio
 import anyio.from_thread
 
 from pathgate.results import Omission, Unsearched
+from pathgate.runtime._live import set_index_mode
 from pathgate.runtime._walk import DIR, SYMLINK, Entry, Walker, list_files_below
 from pathgate.runtime.fs import Resolved
 from pathgate.runtime.gates import Fact, GateContext, GatePipeline, HostFilterGate, PathFacts, lexical_name
@@ -156,6 +158,16 @@ class Discovery:
         self._verdicts: dict[str, Verdict | None] = {}
         self._host = next((g for g in self.pipeline.gates if isinstance(g, HostFilterGate)), None)
         self._source = ReadFacts(runtime, runtime.backends.pick("thread"), self.read_ctx)
+        # the path-only facts of walked entries (pure functions of the relpath); a live
+        # index keeps them memoised across calls (issue 15)
+        self._is_secret: Callable[[str], bool] = self.pipeline.secrets.is_secret
+        path_gate = self.pipeline.gates[0]
+        is_git: Callable[[str], bool] | None = path_gate.is_git_path if isinstance(path_gate, PathGate) else None
+        live = runtime.live_index
+        if live is not None:
+            self._is_secret = live.memo("secret", self._is_secret)
+            is_git = None if is_git is None else live.memo("git", is_git)
+        self._is_git: Callable[[str], bool] | None = is_git
 
     # -- the start directory ---------------------------------------------------------------
 
@@ -191,10 +203,20 @@ class Discovery:
         counts entries as if secrets did not exist (their number must not show). Entries
         that report a directory that could not be entered are collected in
         :attr:`unlisted`, not returned."""
-        walker = Walker(self.session, start, descend=descend, want=want)
         limiter = self.runtime.limiter.get()
         chunks: list[list[Entry]] = []
-        is_secret = self.pipeline.secrets.is_secret
+        live = self.runtime.live_index
+        if live is not None:  # the live index replays the same entries (issue 15)
+            replayed = await anyio.to_thread.run_sync(
+                partial(live.entries, start, descend, want, limit=WALK_BUDGET + 1, uncounted=self._is_secret),
+                limiter=limiter)
+            set_index_mode("fallback" if replayed is None else "live")
+            if replayed is not None:
+                if not self._inline:  # judge before charging: opaque entries cost nothing
+                    await self._prejudge([e for e in replayed if e.error is None])
+                chunks.append(self._admit(replayed))
+                return chunks
+        walker = Walker(self.session, start, descend=descend, want=want)
         try:
             while True:
                 try:
@@ -208,27 +230,32 @@ class Discovery:
                     break
                 if not self._inline:  # judge before charging: opaque entries cost nothing
                     await self._prejudge([e for e in chunk if e.error is None])
-                verdicts = self._verdicts
-                kept: list[Entry] = []
-                for e in chunk:
-                    if e.error is not None:
-                        self.unlisted.append(e)
-                        continue
-                    v = verdicts.get(e.relpath)
-                    if is_secret(e.relpath) or (v is not None and v.opaque):
-                        kept.append(e)  # dropped later by the gates; never counted
-                        continue
-                    if self.walked >= WALK_BUDGET:
-                        self.stopped_early = True
-                        break
-                    self.walked += 1
-                    kept.append(e)
-                chunks.append(kept)
+                chunks.append(self._admit(chunk))
                 if self.stopped_early:
                     break
         finally:
             walker.close()
         return chunks
+
+    def _admit(self, chunk: list[Entry]) -> list[Entry]:
+        """The walked entries the budget admits; error entries go to :attr:`unlisted`."""
+        kept: list[Entry] = []
+        is_secret = self._is_secret
+        verdicts = self._verdicts  # judged ahead when host gates apply (opaque: not charged)
+        for e in chunk:
+            if e.error is not None:
+                self.unlisted.append(e)
+                continue
+            v = verdicts.get(e.relpath)
+            if is_secret(e.relpath) or (v is not None and v.opaque):
+                kept.append(e)  # dropped later by the gates; never counted
+                continue
+            if self.walked >= WALK_BUDGET:
+                self.stopped_early = True
+                break
+            self.walked += 1
+            kept.append(e)
+        return kept
 
     async def unsearched_unlisted(self) -> list[Unsearched]:
         """The directories the walk could not enter (permission denied, path too long...),
@@ -247,10 +274,9 @@ class Discovery:
         """``check_entries`` for the default gates (path, secrets, ignore), inline: a walked
         entry is inside the root (the path gate passes); a secret is opaque whatever decides
         it; an ignored entry gets the ignore verdict."""
-        is_secret = self.pipeline.secrets.is_secret
+        is_secret = self._is_secret
         enforce = any(g.name == "secrets" for g in self.pipeline.gates)
-        path_gate = self.pipeline.gates[0]
-        is_git = path_gate.is_git_path if isinstance(path_gate, PathGate) else None
+        is_git = self._is_git
         for i in plain:
             e = entries[i]
             m = e.match

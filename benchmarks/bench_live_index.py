@@ -1,0 +1,218 @@
+"""The live index (issue 15) against git's walk and today's walk, in one run.
+
+    python3 benchmarks/bench_live_index.py --tree /tmp/eugenp      # a materialized corpus
+    python3 benchmarks/bench_live_index.py --generate 1000000 --tree /tmp/big   # generated
+
+Measures, interleaved, medians of ``--repeat``:
+
+* ``git ls-files --others --exclude-standard`` (and with ``'*.java'``), as processes;
+* ``Runtime.glob('**/*.java')`` and ``glob('**')`` (``limit=0``): today's walk (warm
+  ignore cache) and the live index (warm);
+* the first scan (a fresh live index answering its first query), also with a no-op event
+  source to show what the inotify watches cost;
+* index memory (``tracemalloc``), per kept entry, with and without the path strings;
+* event-to-visible latency: a change is made, then the next query's drain + re-list until
+  the change is visible (p50 / p99 over ``--edits`` edits of leaf directories).
+
+``--generate N`` first writes a synthetic tree of about N files (never commit it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "src"))
+
+import anyio  # noqa: E402
+
+from pathgate import Policy, Runtime  # noqa: E402
+from pathgate.runtime._live import LiveIndex  # noqa: E402
+from pathgate.runtime._live._inotify import Inotify  # noqa: E402
+from pathgate.runtime._walk import walk  # noqa: E402
+
+GIT_ENV = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1", "LC_ALL": "C"}
+GIT = ["git", "-c", "core.excludesFile=/dev/null", "-c", "core.untrackedCache=false",
+       "-c", "core.fsmonitor=false"]
+POLICY = Policy(excludes_file="/dev/null", defaults=())
+
+
+class _NoEvents(Inotify):
+    """An event source that watches nothing (isolates the watches' cost in the scan)."""
+
+    def add_watch(self, path: str, mask: int = 0) -> int:
+        return 1
+
+
+def generate(root: Path, n: int) -> None:
+    """About ``n`` files: 100 files per leaf directory, 20-way fan-out, some ignored dirs."""
+    if (root / ".generated").exists():
+        return
+    root.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q", str(root)], check=True, env=GIT_ENV)
+    (root / ".gitignore").write_text("build/\n*.tmp\n")
+    leaves = max(1, n // 100)
+    for i in range(leaves):
+        d = root / f"m{i // 400:03d}" / f"p{(i // 20) % 20:02d}" / f"s{i % 20:02d}"
+        d.mkdir(parents=True, exist_ok=True)
+        for j in range(100):
+            (d / f"F{j:03d}.{'java' if j % 2 else 'txt'}").touch()
+        if i % 50 == 0:
+            (d / "build").mkdir(exist_ok=True)
+            (d / "build" / "out.class").touch()
+    (root / ".generated").touch()
+
+
+def git_time(tree: Path, *extra: str) -> tuple[float, int]:
+    t = time.perf_counter()
+    out = subprocess.run([*GIT, "-C", str(tree), "ls-files", "--others", "--exclude-standard", "-z", *extra],
+                         check=True, env=GIT_ENV, stdout=subprocess.PIPE).stdout
+    return time.perf_counter() - t, out.count(b"\0")
+
+
+async def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    gc.collect()
+    t = time.perf_counter()
+    r = await fn()
+    return time.perf_counter() - t, r
+
+
+async def first_scan(tree: Path, inotify: Callable[[], Inotify]) -> tuple[float, Runtime]:
+    rt = Runtime(tree, POLICY, live_index=True)
+    rt.live_index = LiveIndex(rt.index, inotify=inotify)
+    t, _ = await timed(lambda: rt.list_directory("."))
+    return t, rt
+
+
+def index_memory(tree: Path) -> tuple[int, int, int]:
+    """(bytes allocated by a first scan and kept, bytes of the path strings, entries)."""
+    rt = Runtime(tree, POLICY, live_index=True)
+    for _ in walk(rt.index.session()):  # the ignore cache (today's too) is not the index
+        pass
+    gc.collect()
+    tracemalloc.start()
+    base = tracemalloc.take_snapshot()
+    live = rt.live_index
+    assert live is not None
+    live.entries("")
+    gc.collect()
+    snap = tracemalloc.take_snapshot()
+    tracemalloc.stop()
+    total = sum(s.size_diff for s in snap.compare_to(base, "filename") if s.size_diff > 0)
+    entries = [e for d in live._dirs.values() for e in d.entries]
+    strings = sum(sys.getsizeof(e.relpath) for e in entries)
+    live.close()
+    # the ignore index grows during the scan too: count only what the live index holds
+    return total, strings, len(entries)
+
+
+async def latency(rt: Runtime, tree: Path, edits: int) -> list[float]:
+    """Seconds from a change (after its system call returned) to a query that shows it."""
+    live = rt.live_index
+    assert live is not None
+    live.entries("")
+    kept = sorted(r for r, d in live._dirs.items() if r and d.error is None and d.entries)
+    rng = random.Random(0)
+    out: list[float] = []
+    for i in range(edits):
+        rel = rng.choice(kept)
+        d = tree / rel
+        name = f"Edit{i}.java"
+        (d / name).touch()
+        t = time.perf_counter()
+        got = live.entries(rel, lambda _r: False, None)
+        out.append(time.perf_counter() - t)
+        assert got is not None and any(e.relpath == f"{rel}/{name}" for e in got)
+        (d / name).unlink()
+        live.entries(rel, lambda _r: False, None)
+    return out
+
+
+def pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+async def run(tree: Path, repeat: int, edits: int) -> None:
+    rows: list[tuple[str, float]] = []
+    med: dict[str, list[float]] = {k: [] for k in
+                                   ("git", "git_java", "walk_all", "walk_java", "live_all", "live_java",
+                                    "scan", "scan_noev")}
+    walker = Runtime(tree, POLICY)
+    await walker.glob("**", limit=0)  # warm the ignore cache
+    scan_t, live = await first_scan(tree, Inotify)
+    med["scan"].append(scan_t)
+    n_live = (await live.glob("**", limit=0)).total
+    n_walk = (await walker.glob("**", limit=0)).total
+    _, n_git = git_time(tree)
+    for _ in range(repeat):
+        med["git"].append(git_time(tree)[0])
+        med["git_java"].append(git_time(tree, "*.java")[0])
+        med["walk_all"].append((await timed(lambda: walker.glob("**", limit=0)))[0])
+        med["walk_java"].append((await timed(lambda: walker.glob("**/*.java", limit=0)))[0])
+        med["live_all"].append((await timed(lambda: live.glob("**", limit=0)))[0])
+        med["live_java"].append((await timed(lambda: live.glob("**/*.java", limit=0)))[0])
+    for _ in range(max(1, repeat // 2)):
+        t, rt = await first_scan(tree, Inotify)
+        med["scan"].append(t)
+        await rt.aclose()
+        t, rt = await first_scan(tree, _NoEvents)
+        med["scan_noev"].append(t)
+        await rt.aclose()
+    m = {k: statistics.median(v) for k, v in med.items()}
+    lat = await latency(live, tree, edits)
+    assert live.live_index is not None
+    watches, dirs = live.live_index.watches, live.live_index.dirs
+    await live.aclose()
+    mem, strings, n_entries = index_memory(tree)
+    print(f"tree={tree} files: git={n_git} pathgate(walk)={n_walk} pathgate(live)={n_live}; "
+          f"kept dirs={dirs} watches={watches} index entries={n_entries}")
+    rows = [
+        ("git ls-files -o --exclude-standard", m["git"]),
+        ("git ls-files -o --exclude-standard '*.java'", m["git_java"]),
+        ("pathgate glob('**'), today's walk (warm)", m["walk_all"]),
+        ("pathgate glob('**/*.java'), today's walk (warm)", m["walk_java"]),
+        ("pathgate glob('**'), live index (warm)", m["live_all"]),
+        ("pathgate glob('**/*.java'), live index (warm)", m["live_java"]),
+        ("live index first scan (list_directory('.'))", m["scan"]),
+        ("  same, no-op event source (watch cost removed)", m["scan_noev"]),
+    ]
+    print("| measurement | median s | vs git (same pattern) |\n|---|---:|---:|")
+    for name, v in rows:
+        ref = m["git_java"] if "java" in name else m["git"]
+        print(f"| {name} | {v:.4f} | {v / ref:.2f}× |")
+    print(f"warm live speed-up vs git: glob('**') {m['git'] / m['live_all']:.1f}×, "
+          f"glob('**/*.java') {m['git_java'] / m['live_java']:.1f}×; first scan / git walk "
+          f"{m['scan'] / m['git']:.2f}×")
+    print(f"index memory: {mem / n_entries:.0f} B per entry ({(mem - strings) / n_entries:.0f} B above "
+          f"the path strings), {mem / 2**20:.1f} MiB total")
+    print(f"event-to-visible (drain + re-list, {edits} edits): p50 {pct(lat, .5) * 1e3:.2f} ms, "
+          f"p99 {pct(lat, .99) * 1e3:.2f} ms, max {max(lat) * 1e3:.2f} ms")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tree", required=True)
+    ap.add_argument("--generate", type=int, default=0)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--edits", type=int, default=300)
+    args = ap.parse_args()
+    tree = Path(args.tree).resolve()
+    if args.generate:
+        generate(tree, args.generate)
+    anyio.run(run, tree, args.repeat, args.edits)
+
+
+if __name__ == "__main__":
+    main()

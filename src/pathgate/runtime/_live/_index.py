@@ -1,0 +1,426 @@
+"""The live project index: discovery answered from memory, kept current by inotify.
+
+Design (issue 15):
+
+* **The first scan** is the discovery walk itself: one :class:`~pathgate.runtime._walk.Walker`
+  below the root, whose ``descend`` hook adds an inotify watch to every kept directory
+  *before* the walker opens and lists it. For each kept directory the index records the
+  walker's entries verbatim (name, kind, and the ignore :class:`Match` of excluded ones),
+  so an answer replayed from the index is, entry for entry and in the same order, what a
+  fresh walk would yield; the tools then judge, count and budget them exactly as today.
+  Nothing inside an excluded directory is watched or recorded (omission counts are still
+  taken on the disk, within today's budgets).
+* **Kept current without a thread**: the inotify descriptor is non-blocking and drained at
+  the start of every query, under the index lock. An event names a directory: it is
+  re-listed on its descriptor and re-decided (a new, renamed or re-permissioned
+  subdirectory is walked afresh; a vanished one is dropped with its watches). An event on
+  an ignore file re-walks the directory's whole subtree; a change to the root's ignore
+  sources or to git's global ones (checked by stat signature each query) re-walks all.
+* **Staleness bound**: the kernel queues an inotify event inside the system call that
+  changes a watched directory, so any change made by a system call that returned before a
+  query began is reflected in that query's answer (read-after-write; tested with no sleep).
+  Changes inotify never reports (another host on a network filesystem) are not covered.
+* **Fallback**: no inotify (``ENOSYS``), the watch limit (``ENOSPC``,
+  ``fs.inotify.max_user_watches``) and event-queue overflow (``IN_Q_OVERFLOW``) make the
+  query use today's walk; the first two for good, an overflow until the next query
+  rescans. Each is logged once on ``pathgate.live_index``.
+
+The index never grants anything: reads do not consult it, and every replayed entry goes
+through the same gates as a walked one.
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import logging
+import os
+import threading
+from collections.abc import Callable
+from contextvars import ContextVar
+
+from pathgate.runtime._live._inotify import (
+    IN_ATTRIB,
+    IN_CLOSE_WRITE,
+    IN_CREATE,
+    IN_DELETE,
+    IN_DELETE_SELF,
+    IN_IGNORED,
+    IN_ISDIR,
+    IN_MODIFY,
+    IN_MOVE_SELF,
+    IN_MOVED_FROM,
+    IN_MOVED_TO,
+    IN_Q_OVERFLOW,
+    Event,
+    Inotify,
+)
+from pathgate.runtime._walk import DIR, Entry, Walker
+from pathgate.runtime.ignore import DirNode, IgnoreIndex, IgnoreSession
+
+__all__ = ["INDEX_MODE", "LiveIndex", "set_index_mode"]
+
+log = logging.getLogger("pathgate.live_index")
+
+#: How the current tool call's discovery was answered: ``"live"`` (from the index),
+#: ``"fallback"`` (walked although an index exists), ``None`` (no index). The tracing link
+#: reads it into the span attribute ``pathgate.index``.
+INDEX_MODE: ContextVar[str | None] = ContextVar("pathgate_index_mode", default=None)
+
+
+def set_index_mode(mode: str) -> None:
+    """Record how this call's discovery was answered (a fallback is never overwritten)."""
+    if INDEX_MODE.get() != "fallback":
+        INDEX_MODE.set(mode)
+
+#: Relpaths each memoised path predicate remembers (:meth:`LiveIndex.memo`).
+MEMO_SIZE = 1 << 21
+
+_CHILD_DIR = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB
+_CONTENT = IN_MODIFY | IN_CLOSE_WRITE
+
+
+class _WatchLimit(Exception):
+    """``inotify_add_watch`` failed with ``ENOSPC``: the user's watch limit is reached."""
+
+
+class _Dir:
+    """One kept directory: the walker's entries for it (or its error entry) and its watch."""
+
+    __slots__ = ("entries", "error", "wd")
+
+    def __init__(self, wd: int) -> None:
+        self.entries: list[Entry] = []
+        self.error: Entry | None = None
+        self.wd = wd
+
+
+def _parent(rel: str) -> str:
+    return rel.rpartition("/")[0]
+
+
+def _depth(rel: str) -> int:
+    return rel.count("/") + 1 if rel else 0
+
+
+class LiveIndex:
+    """The in-memory index of one runtime's project (thread-safe; one lock).
+
+    :meth:`entries` is what :meth:`Discovery.walk` asks first: the walked entries below
+    ``start`` or ``None`` (then the caller walks, exactly as without an index).
+    ``inotify`` builds the event source (tests inject failures here).
+    """
+
+    def __init__(self, index: IgnoreIndex, *, inotify: Callable[[], Inotify] = Inotify) -> None:
+        self._ignore = index
+        self._root = index.root
+        self._factory = inotify
+        self._lock = threading.Lock()
+        self._ino: Inotify | None = None
+        self._dirs: dict[str, _Dir] = {}
+        self._wds: dict[int, str] = {}
+        self._unwatched: set[str] = set()
+        self._root_node: DirNode | None = None
+        self._names: frozenset[str] = frozenset()
+        #: why the index answers nothing any more (``None``: it is live)
+        self.disabled: str | None = None
+        self._closed = False
+        self._memos: dict[str, Callable[[str], bool]] = {}
+        #: counters for tests and benchmarks
+        self.scans = 0
+        self.relists = 0
+        self.resets = 0
+
+    # -- public ----------------------------------------------------------------------------
+
+    @property
+    def dirs(self) -> int:
+        """Kept directories indexed now."""
+        return len(self._dirs)
+
+    @property
+    def watches(self) -> int:
+        """inotify watches held now."""
+        return len(self._wds)
+
+    def entries(self, start: str, descend: Callable[[str], bool] | None = None,
+                want: Callable[[str], bool] | None = None, *,
+                limit: int | None = None, uncounted: Callable[[str], bool] | None = None,
+                ) -> list[Entry] | None:
+        """The entries a :class:`Walker` below ``start`` with these filters would yield,
+        from memory after draining pending events; ``None``: walk instead (fallback).
+        ``limit``: stop after that many entries that are neither error entries nor
+        ``uncounted`` (the caller's budget would stop there)."""
+        with self._lock:
+            if self._closed or self.disabled is not None:
+                return None
+            try:
+                if self._ino is None:
+                    self._scan()
+                elif not self._refresh():
+                    return None
+            except _WatchLimit:
+                self._disable("inotify watch limit reached (fs.inotify.max_user_watches)")
+                return None
+            except OSError as exc:
+                if self._ino is None:
+                    self._disable(f"no file-system events: {exc.strerror or exc}")
+                else:
+                    self._reset(f"root not listable: {exc.strerror or exc}")
+                return None
+            return self._replay(start, descend, want, limit, uncounted)
+
+    def memo(self, name: str, fn: Callable[[str], bool]) -> Callable[[str], bool]:
+        """``fn`` (a pure, path-only predicate of the runtime's fixed policy, such as
+        "is this relpath a secret") memoised across calls under ``name``: a warm query
+        decides nothing twice. Bounded (least recently used)."""
+        cached = self._memos.get(name)
+        if cached is None:
+            cached = self._memos[name] = functools.lru_cache(maxsize=MEMO_SIZE)(fn)
+        return cached
+
+    def close(self) -> None:
+        """Stop watching: the inotify descriptor is closed, the index dropped."""
+        with self._lock:
+            self._closed = True
+            self._release()
+
+    # -- state changes -------------------------------------------------------------------------
+
+    def _release(self) -> None:
+        ino, self._ino = self._ino, None
+        self._dirs.clear()
+        self._wds.clear()
+        self._unwatched.clear()
+        self._root_node = None
+        if ino is not None:
+            ino.close()
+
+    def _disable(self, why: str) -> None:
+        log.warning("pathgate live index off for %s: %s; discovery walks the tree", self._root, why)
+        self.disabled = why
+        self._release()
+
+    def _reset(self, why: str) -> None:
+        log.warning("pathgate live index reset for %s: %s; this query walks, the next rescans",
+                    self._root, why)
+        self.resets += 1
+        self._release()
+
+    def _scan(self) -> None:
+        """The first scan (or a rescan after a reset): watch and walk from the root."""
+        self._ino = self._factory()
+        self.scans += 1
+        session = self._ignore.session()
+        self._names = session.ignore_names
+        self._root_node = session.dir_node("")
+        self._watch("")
+        self._walk(session, "", lambda _rel: True)
+
+    def _watch(self, rel: str) -> None:
+        """Watch ``rel`` and start its record (before the walker lists it)."""
+        assert self._ino is not None
+        try:
+            wd = self._ino.add_watch(os.path.join(self._root, rel) if rel else self._root)
+        except OSError as exc:
+            if exc.errno == errno.ENOSPC:
+                raise _WatchLimit from None
+            wd = -1
+            self._unwatched.add(rel)  # re-listed at every query while it is kept
+        else:
+            self._unwatched.discard(rel)
+            self._wds[wd] = rel
+        self._dirs[rel] = _Dir(wd)
+
+    def _drop(self, rel: str) -> None:
+        """Forget ``rel`` and every kept directory below it, with their watches."""
+        stack = [rel]
+        dirs, wds = self._dirs, self._wds
+        while stack:
+            r = stack.pop()
+            d = dirs.pop(r, None)
+            if d is None:
+                continue
+            if d.wd >= 0 and wds.get(d.wd) == r:  # (a renamed directory keeps its wd)
+                del wds[d.wd]
+                if self._ino is not None:
+                    self._ino.rm_watch(d.wd)
+            stack.extend(e.relpath for e in d.entries if e.kind == DIR and e.match is None)
+        self._unwatched.discard(rel)
+
+    def _walk(self, session: IgnoreSession, start: str, enter: Callable[[str], bool]) -> None:
+        """Walk below kept directory ``start`` (its record already reset), recording the
+        entries of it and of every subdirectory ``enter`` lets the walker enter (those are
+        dropped and watched afresh first)."""
+        dirs = self._dirs
+
+        def descend(rel: str) -> bool:
+            if not enter(rel):
+                return False
+            self._drop(rel)
+            self._watch(rel)
+            return True
+
+        walker = Walker(session, start, descend=descend)
+        try:
+            while chunk := walker.step():
+                for e in chunk:
+                    if e.error is not None:
+                        d = dirs.get(e.relpath)
+                        if d is not None:
+                            d.error, d.entries = e, []
+                    elif e.relpath == start:  # the start itself is excluded now
+                        self._drop(start)
+                        return
+                    else:
+                        dirs[_parent(e.relpath)].entries.append(e)
+        finally:
+            walker.close()
+
+    # -- at query time ---------------------------------------------------------------------
+
+    def _refresh(self) -> bool:
+        """Drain the queued events and bring the touched directories up to date; ``False``
+        after an overflow (the index is reset: this query walks)."""
+        assert self._ino is not None
+        events = self._ino.read_events()
+        session = self._ignore.session()
+        root = session.dir_node("")
+        if not _same_root(root, self._root_node):
+            # the root's ignore files or git's global sources changed: everything is re-decided
+            self._root_node = root
+            self._relist(session, "", deep=True)
+            return True
+        plan = self._plan(events)
+        if plan is None:
+            self._reset("event queue overflow")
+            return False
+        shallow, deep, force = plan
+        done: set[str] = set()
+        for rel in sorted(shallow | deep, key=_depth):
+            if rel not in self._dirs or any(a in done for a in _ancestors(rel)):
+                continue
+            is_deep = rel in deep
+            self._relist(session, rel, deep=is_deep, force=force)
+            if is_deep:
+                done.add(rel)
+        return True
+
+    def _plan(self, events: list[Event]) -> tuple[set[str], set[str], set[str]] | None:
+        """What the events ask for: directories to re-list, subtrees to re-walk, and
+        subdirectories to enter afresh; ``None`` on overflow."""
+        deep: set[str] = set()
+        # unwatched directories are re-entered from their parents at every query
+        force = set(self._unwatched)
+        shallow = {_parent(r) for r in force if r} | ({""} if "" in force else set())
+        wds, names = self._wds, self._names
+        for ev in events:
+            if ev.mask & IN_Q_OVERFLOW:
+                return None
+            rel = wds.get(ev.wd)
+            if rel is None:
+                continue
+            if ev.mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) or not ev.name:
+                if ev.mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED):
+                    if not rel:
+                        return None  # the root itself went away or moved
+                    shallow.add(_parent(rel))
+                    force.add(rel)
+                continue
+            crel = f"{rel}/{ev.name}" if rel else ev.name
+            if ev.name in names:
+                deep.add(rel)
+            elif ev.mask & IN_ISDIR and ev.mask & _CHILD_DIR:
+                force.add(crel)
+                shallow.add(rel)
+            elif ev.mask & (_CHILD_DIR & ~IN_ATTRIB):
+                shallow.add(rel)
+        return shallow, deep, force
+
+    def _relist(self, session: IgnoreSession, rel: str, *, deep: bool,
+                force: set[str] | None = None) -> None:
+        """Re-list kept directory ``rel`` on its descriptor and re-decide its entries;
+        ``deep``: its whole subtree. Subdirectories that are new, in ``force`` or could not
+        be entered before are walked afresh; those gone are dropped."""
+        d = self._dirs[rel]
+        old = [e.relpath for e in d.entries if e.kind == DIR and e.match is None]
+        d.entries, d.error = [], None
+        dirs, forced = self._dirs, force or set()
+        self.relists += 1
+
+        def enter(crel: str) -> bool:
+            if deep or crel in forced:
+                return True
+            known = dirs.get(crel)
+            return known is None or known.error is not None
+
+        try:
+            self._walk(session, rel, enter)
+        except OSError:
+            if not rel:
+                raise  # the root cannot be listed: the caller resets
+            # it vanished or cannot be entered: its parent's walk says how
+            if _parent(rel) in dirs:
+                self._relist(session, _parent(rel), deep=False, force={rel})
+            else:
+                self._drop(rel)
+            return
+        if rel not in dirs:
+            return
+        kept = {e.relpath for e in dirs[rel].entries if e.kind == DIR and e.match is None}
+        for sub in old:
+            if sub not in kept:
+                self._drop(sub)
+
+    def _replay(self, start: str, descend: Callable[[str], bool] | None,
+                want: Callable[[str], bool] | None, limit: int | None = None,
+                uncounted: Callable[[str], bool] | None = None) -> list[Entry] | None:
+        """The walker's entries below ``start``, in its order, from the records; with a
+        ``limit``, whole directories until that many counted entries (the caller's budget
+        then cuts exactly where a walk would have stopped)."""
+        dirs = self._dirs
+        first = dirs.get(start)
+        if first is None or first.error is not None:
+            return None  # excluded, missing or unlistable start: the walk answers (and errs)
+        out: list[Entry] = []
+        stack = [start]
+        counted = 0
+        while stack and (limit is None or counted < limit):
+            d = dirs.get(stack.pop())
+            if d is None:  # never expected: answer by walking, rescan at the next query
+                self._reset("index inconsistent")
+                return None
+            if d.error is not None:
+                out.append(d.error)
+                continue
+            subs: list[str] = []
+            mark = len(out)
+            for e in d.entries:
+                if e.kind == DIR:
+                    out.append(e)
+                    if e.match is None and (descend is None or descend(e.relpath)):
+                        subs.append(e.relpath)
+                elif want is None or want(e.relpath):
+                    out.append(e)
+            if limit is not None:
+                counted += len(out) - mark if uncounted is None else \
+                    sum(1 for e in out[mark:] if not uncounted(e.relpath))
+            subs.reverse()
+            stack.extend(subs)
+        return out
+
+
+def _same_root(node: DirNode, old: DirNode | None) -> bool:
+    """Does the root decide as it did? Same global sources (the globals node is replaced
+    only when they change), same own ignore files by stat signature, same fail-closed
+    state; the node object itself may be rebuilt after an LRU eviction."""
+    return old is not None and (node is old or (
+        node.parent is old.parent and node.sigs == old.sigs and node.stop == old.stop))
+
+
+def _ancestors(rel: str) -> list[str]:
+    out = [""] if rel else []
+    parts = rel.split("/")
+    for i in range(1, len(parts)):
+        out.append("/".join(parts[:i]))
+    return out

@@ -1,0 +1,382 @@
+"""The live index (issue 15): answers from memory equal a fresh walk's, after any edits.
+
+Every test compares a runtime with ``live_index=True`` against one without (a fresh walk
+per call) on the same tree, right after the edits and without sleeping: the staleness
+bound is "any change made by a system call that returned before the query began".
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from pathgate import Policy, Runtime
+from pathgate.runtime._live import LiveIndex
+from pathgate.runtime._live._inotify import IN_Q_OVERFLOW, Event, Inotify
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="inotify is Linux-only")
+
+_PATTERNS = ("**", "**/*.py", "*", "src/**", "**/*.log")
+
+
+def _open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+async def _dirs(rt: Runtime) -> list[str]:
+    """Every listable directory of the project (from a fresh walk)."""
+    out = ["."]
+    todo = ["."]
+    while todo:
+        d = todo.pop()
+        res = await rt.list_directory(d)
+        for e in res.entries:
+            if e.kind == "dir":
+                sub = e.name if d == "." else f"{d}/{e.name}"
+                out.append(sub)
+                todo.append(sub)
+    return out
+
+
+async def assert_same(live: Runtime, ref: Runtime) -> None:
+    """glob (several patterns), list_directory of every directory and code_search's file set
+    answered by ``live`` equal ``ref``'s fresh walks; nothing secret or outside is listed."""
+    for pat in _PATTERNS:
+        a, b = await live.glob(pat, limit=0), await ref.glob(pat, limit=0)
+        assert a == b, pat
+        assert not any(m.endswith(".env") or m.startswith("..") for m in a.matches)
+    for d in [*await _dirs(ref), "nope", "ign"]:
+        assert await live.list_directory(d) == await ref.list_directory(d), d
+    a_s, b_s = await live.code_search("x", max_results=10_000), await ref.code_search("x", max_results=10_000)
+    assert a_s == b_s
+
+
+def _seed(root: Path) -> None:
+    (root / "src/pkg").mkdir(parents=True)
+    (root / "src/pkg/a.py").write_text("x = 1\n")
+    (root / "src/b.log").write_text("x\n")
+    (root / "ign").mkdir()
+    (root / "ign/c.py").write_text("x\n")
+    (root / ".env").write_text("SECRET=x\n")
+    (root / ".gitignore").write_text("ign/\n*.log\n")
+
+
+# -- edits a hypothesis run draws --------------------------------------------------------------
+
+_NAMES = ("a", "b", "ign", "src", "pkg", "n.py", "m.log", ".env")
+_DIRS = ("", "src", "src/pkg", "ign", "a", "b")
+_RULES = ("ign/", "*.log", "!b.log", "pkg/", "*.py", "!src/pkg/a.py", "a", "/b")
+
+
+def _apply(root: Path, outside: Path, op: tuple[Any, ...]) -> None:
+    """Apply one edit; edits that make no sense on the current tree are skipped."""
+    kind, d, name = op[0], root / op[1], op[2]
+    p = d / name
+    try:
+        if kind == "file":
+            p.write_text("x\n")
+        elif kind == "mkdir":
+            p.mkdir()
+            (p / "x.py").write_text("x\n")
+        elif kind == "rm":
+            if p.is_dir() and not p.is_symlink():
+                shutil.rmtree(p)
+            else:
+                p.unlink()
+        elif kind == "rename":
+            os.rename(p, root / op[3] / op[4])
+        elif kind == "gitignore":
+            (d / ".gitignore").write_text("\n".join(op[3]) + "\n")
+        elif kind == "symlink":
+            target = {"in": root / "src", "out": outside, "secret": root / ".env"}[op[3]]
+            tmp = d / ".tmp-link"
+            os.symlink(target, tmp)
+            os.replace(tmp, p)  # swapped atomically, as an editor would
+    except OSError:
+        pass
+
+
+_op = st.one_of(
+    st.tuples(st.sampled_from(("file", "mkdir", "rm")), st.sampled_from(_DIRS), st.sampled_from(_NAMES)),
+    st.tuples(st.just("rename"), st.sampled_from(_DIRS), st.sampled_from(_NAMES),
+              st.sampled_from(_DIRS), st.sampled_from(_NAMES)),
+    st.tuples(st.just("gitignore"), st.sampled_from(_DIRS), st.just(""),
+              st.lists(st.sampled_from(_RULES), max_size=3)),
+    st.tuples(st.just("symlink"), st.sampled_from(_DIRS), st.sampled_from(_NAMES),
+              st.sampled_from(("in", "out", "secret"))),
+)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=st.lists(st.lists(_op, min_size=1, max_size=3), min_size=1, max_size=4))
+def test_random_edits_keep_answers_exact(tmp_path_factory: pytest.TempPathFactory,
+                                         ops: list[list[tuple[Any, ...]]]) -> None:
+    base = tmp_path_factory.mktemp("live")
+    root, outside = base / "p", base / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (outside / "o.py").write_text("x\n")
+    _seed(root)
+
+    async def run() -> None:
+        async with Runtime(root, live_index=True) as live, Runtime(root) as ref:
+            await assert_same(live, ref)
+            for batch in ops:
+                for op in batch:
+                    _apply(root, outside, op)
+                await assert_same(live, ref)  # no sleep: read-after-write
+            assert live.live_index is not None and live.live_index.disabled is None
+
+    anyio.run(run)
+
+
+@pytest.mark.anyio
+async def test_read_after_write_and_ignore_file_edits(tmp_path: Path) -> None:
+    _seed(tmp_path)
+    async with Runtime(tmp_path, live_index=True) as live:
+        assert (await live.glob("**/*.py")).matches == ("src/pkg/a.py",)
+        (tmp_path / "src/pkg/new.py").write_text("")
+        assert "src/pkg/new.py" in (await live.glob("**/*.py")).matches
+        (tmp_path / ".gitignore").write_text("*.log\n")  # ign/ is no longer ignored
+        assert "ign/c.py" in (await live.glob("**/*.py")).matches
+        (tmp_path / "src/.gitignore").write_text("pkg/\n")  # a nested ignore file
+        assert (await live.glob("**/*.py")).matches == ("ign/c.py",)
+        index = live.live_index
+        assert index is not None and index.scans == 1 and index.disabled is None
+        # nothing inside an excluded directory is watched
+        assert index.watches == index.dirs == 3  # ".", "src", "ign"
+
+
+# -- fallbacks -----------------------------------------------------------------------------
+
+
+class _Overflowing(Inotify):
+    """Reports one queue overflow at the first drain."""
+
+    fired = False
+
+    def read_events(self) -> list[Event]:
+        events = super().read_events()
+        if not _Overflowing.fired:
+            _Overflowing.fired = True
+            return [Event(-1, IN_Q_OVERFLOW, 0, "")]
+        return events
+
+
+class _Limited(Inotify):
+    """Reports ENOSPC (the watch limit) after two watches."""
+
+    def add_watch(self, path: str, mask: int = 0) -> int:
+        if not hasattr(self, "n"):
+            self.n = 0
+        self.n += 1
+        if self.n > 2:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), path)
+        return super().add_watch(path) if mask == 0 else super().add_watch(path, mask)
+
+
+def _no_inotify() -> Inotify:
+    raise OSError(errno.ENOSYS, "inotify is not available on this platform")
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("source", ["overflow", "enospc", "none"])
+async def test_fallbacks_give_the_same_answers(tmp_path: Path, source: str,
+                                               caplog: pytest.LogCaptureFixture) -> None:
+    _seed(tmp_path)
+    _Overflowing.fired = False
+    factory = {"overflow": _Overflowing, "enospc": _Limited, "none": _no_inotify}[source]
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    async with Runtime(tmp_path, live_index=True, tracer_provider=provider) as live, Runtime(tmp_path) as ref:
+        live.live_index = LiveIndex(live.index, inotify=factory)
+        await assert_same(live, ref)
+        (tmp_path / "src/pkg/z.py").write_text("x\n")
+        (tmp_path / ".gitignore").write_text("*.log\n")
+        await assert_same(live, ref)
+        await live.call("glob", {"pattern": "**"})
+        index = live.live_index
+        if source == "overflow":
+            assert index.resets == 1 and index.scans == 2 and index.disabled is None
+        else:
+            assert index.disabled is not None and index.watches == 0
+    modes = [s.attributes.get("pathgate.index") for s in exporter.get_finished_spans()
+             if s.attributes and "gen_ai.tool.name" in s.attributes]
+    assert modes == ["live" if source == "overflow" else "fallback"]
+    assert "live index" in caplog.text
+
+
+@pytest.mark.anyio
+async def test_span_attribute_says_live(tmp_path: Path) -> None:
+    _seed(tmp_path)
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    async with Runtime(tmp_path, live_index=True, tracer_provider=provider) as live:
+        await live.call("glob", {"pattern": "**"})
+        await live.call("list_directory", {"path": "src"})
+    async with Runtime(tmp_path, Policy(ignore_mode="discovery"), live_index=True,
+                       tracer_provider=provider) as disc:
+        await disc.call("list_directory", {"path": "ign"})  # an excluded start: walked
+    async with Runtime(tmp_path, tracer_provider=provider) as plain:
+        await plain.call("glob", {"pattern": "**"})
+    modes = [s.attributes.get("pathgate.index") for s in exporter.get_finished_spans()
+             if s.attributes and "gen_ai.tool.name" in s.attributes]
+    assert modes == ["live", "live", "fallback", None]
+
+
+@pytest.mark.anyio
+async def test_aclose_leaves_no_descriptor(tmp_path: Path) -> None:
+    _seed(tmp_path)
+    before = _open_fds()
+    live = Runtime(tmp_path, live_index=True)
+    await live.glob("**")
+    assert _open_fds() == before + 1  # the inotify descriptor, nothing else
+    await live.aclose()
+    await live.aclose()  # idempotent
+    assert _open_fds() == before
+    assert live.live_index is not None and live.live_index.watches == 0
+    # a closed runtime still answers, by walking
+    assert (await live.glob("**/*.py")).matches == ("src/pkg/a.py",)
+    assert _open_fds() == before
+
+
+def test_policy_key_is_host_only(tmp_path: Path) -> None:
+    from pathgate import ConfigError, load_config
+
+    assert Runtime(tmp_path, Policy(live_index=True)).live_index is not None
+    assert Runtime(tmp_path).live_index is None
+    (tmp_path / "pathgate.toml").write_text("live_index = true\n")
+    with pytest.raises(ConfigError, match="live_index"):
+        load_config(tmp_path)
+
+
+@pytest.mark.anyio
+async def test_evicted_ignore_cache_does_not_force_rescans(tmp_path: Path) -> None:
+    import msgspec
+
+    from pathgate.runtime.ignore import IgnoreIndex
+
+    _seed(tmp_path)
+    async with Runtime(tmp_path, live_index=True) as live, Runtime(tmp_path) as ref:
+        live.index = IgnoreIndex(tmp_path, msgspec.structs.replace(live.index.config, cache_dirs=1))
+        live.live_index = index = LiveIndex(live.index)
+        await assert_same(live, ref)
+        before = index.relists
+        (tmp_path / "src/pkg/new.py").write_text("x\n")
+        await assert_same(live, ref)
+        assert index.relists - before == 1  # src/pkg only, though the root node was rebuilt
+        (tmp_path / ".gitignore").write_text("")
+        await assert_same(live, ref)
+        index.close()
+
+
+class _NoWatchOnPkg(Inotify):
+    """Cannot watch ``src/pkg`` (as with EACCES): it is re-listed at every query."""
+
+    def add_watch(self, path: str, mask: int = 0) -> int:
+        if path.endswith("/src/pkg"):
+            raise OSError(errno.EACCES, os.strerror(errno.EACCES), path)
+        return super().add_watch(path) if mask == 0 else super().add_watch(path, mask)
+
+
+@pytest.mark.anyio
+async def test_unwatchable_directory_is_relisted_every_query(tmp_path: Path) -> None:
+    _seed(tmp_path)
+    async with Runtime(tmp_path, live_index=True) as live, Runtime(tmp_path) as ref:
+        live.live_index = index = LiveIndex(live.index, inotify=_NoWatchOnPkg)
+        await assert_same(live, ref)
+        (tmp_path / "src/pkg/new.py").write_text("x\n")  # no event can tell
+        (tmp_path / "src/pkg/sub").mkdir()
+        (tmp_path / "src/pkg/sub/deep.py").write_text("x\n")
+        await assert_same(live, ref)
+        shutil.rmtree(tmp_path / "src/pkg")
+        await assert_same(live, ref)
+        assert index.disabled is None and index.resets == 0
+        index.close()
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("budget", [1, 3, 5, 8])
+async def test_walk_budget_stops_where_the_walk_stops(tmp_path: Path, budget: int,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import pathgate.runtime.tools._discover as discover
+
+    _seed(tmp_path)
+    for i in range(4):
+        (tmp_path / f"src/pkg/m{i}.py").write_text("x\n")
+        (tmp_path / f"d{i}").mkdir()
+        (tmp_path / f"d{i}/.env.{i}").write_text("S=1\n")  # secrets are not counted
+    monkeypatch.setattr(discover, "WALK_BUDGET", budget)
+    async with Runtime(tmp_path, live_index=True) as live, Runtime(tmp_path) as ref:
+        for pat in ("**", "**/*.py", "*"):
+            a, b = await live.glob(pat, limit=0), await ref.glob(pat, limit=0)
+            assert a == b, pat
+        assert (await live.glob("**", limit=0)).walk_stopped_early
+
+
+@pytest.mark.anyio
+async def test_edit_storm_with_twenty_agents(tmp_path: Path) -> None:
+    """Edits (files, directories, renames, .gitignore rewrites, symlink swaps) while 20
+    agents glob and list: no result ever names a secret or leaves the project; after the
+    storm the kept set equals git's (secrets aside) and a fresh walk's."""
+    import random
+    import subprocess
+
+    root = tmp_path / "p"
+    root.mkdir()
+    _seed(root)
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
+    subprocess.run(["git", "init", "-q", str(root)], check=True, env=env)
+    policy = Policy(defaults=(), excludes_file="/dev/null")
+    rng = random.Random(15)
+
+    def storm() -> None:
+        for _ in range(150):
+            kind, d, name = rng.choice(_STORM), rng.choice(_DIRS), rng.choice(_NAMES)
+            extra: tuple[Any, ...] = {
+                "rename": (rng.choice(_DIRS), rng.choice(_NAMES)),
+                "gitignore": (rng.sample(_RULES, 2),),
+                "symlink": (rng.choice(("in", "secret")),),
+            }.get(kind, ())
+            _apply(root, tmp_path, (kind, d, name, *extra))
+
+    async def agent(i: int, live: Runtime) -> None:
+        while not done.is_set():
+            if i % 2:
+                names = list((await live.glob("**", limit=0)).matches)
+            else:
+                names = [e.name for e in (await live.list_directory(_DIRS[i % len(_DIRS)] or ".")).entries]
+            assert not any(n.endswith(".env") or n.startswith(("..", "/")) for n in names)
+            await anyio.sleep(0)
+
+    done = anyio.Event()
+    async with Runtime(root, policy, live_index=True) as live, Runtime(root, policy) as ref:
+        async with anyio.create_task_group() as tg:
+            for i in range(20):
+                tg.start_soon(agent, i, live)
+            await anyio.to_thread.run_sync(storm)
+            done.set()
+        await assert_same(live, ref)
+        out = subprocess.run(["git", "-C", str(root), "ls-files", "-o", "--exclude-standard", "-z"],
+                             check=True, env=env, capture_output=True).stdout
+        git = {p for p in os.fsdecode(out).split("\0") if p and not p.endswith(".env")
+               and not (root / p).is_symlink()}
+        mine = {m for m in (await live.glob("**", limit=0)).matches if not (root / m).is_symlink()}
+        assert mine == git
+
+
+_STORM = ("file", "file", "mkdir", "rm", "rename", "gitignore", "symlink")
