@@ -40,6 +40,13 @@ GIT_DIR_TEXT = (
 _GLOB_CHARS = frozenset("*?[{")
 # Names a glob aimed at hidden files would reach: `.env*`, `.e*`, `.*` all match one.
 _SECRET_PROBES = (".env", ".env.local", ".env.production")
+# Ordinary names: a wildcard segment matching one of them is not aimed at secrets (`*`, `*.py`).
+_BENIGN = ("x", "src", "makefile", "readme.md", "package.json", *(f"a.{ext}" for ext in (
+    "py", "c", "h", "ts", "js", "json", "md", "txt", "yaml", "yml", "toml", "html", "css", "go", "rs", "java",
+    "sh", "lock", "cfg", "ini", "xml", "csv")))
+_BENIGN_PATHS = (*_BENIGN, *(f"src/{b}" for b in _BENIGN), "x/y/z.txt")
+#: Brace alternatives a hook expands when judging a glob.
+_MAX_ALTERNATIVES = 256
 
 TargetKind = Literal["file", "dir", "glob"]
 
@@ -71,17 +78,85 @@ def split_glob(pattern: str) -> tuple[str, str]:
     return "/".join(prefix), (parts[-1] if parts else "")
 
 
-def _aims_at_secret(runtime: Runtime, segment: str) -> bool:
-    """Is a glob's last segment aimed at secret names?"""
-    if not segment:
-        return False
+def expand_braces(pattern: str, limit: int = _MAX_ALTERNATIVES) -> list[str]:
+    """``pattern`` with its ``{a,b}`` alternatives expanded (nested too), at most ``limit``
+    spellings; an unbalanced brace is literal. ``src/{a,b}.py`` gives ``src/a.py``,
+    ``src/b.py``."""
+    out: list[str] = []
+    todo = [pattern]
+    while todo and len(out) < limit:
+        cur = todo.pop()
+        span = _first_group(cur)
+        if span is None:
+            out.append(cur)
+            continue
+        start, end, alts = span
+        todo.extend(cur[:start] + alt + cur[end + 1:] for alt in reversed(alts))
+    return out + todo[: max(0, limit - len(out))]
+
+
+def _first_group(text: str) -> tuple[int, int, list[str]] | None:
+    """``(open, close, alternatives)`` of the first balanced ``{...,...}`` group."""
+    for start, ch in enumerate(text):
+        if ch != "{":
+            continue
+        depth, alts, last = 0, [], start + 1
+        for i in range(start, len(text)):
+            c = text[i]
+            if c == "{":
+                depth += 1
+            elif c == "}":
+                depth -= 1
+                if depth == 0:
+                    alts.append(text[last:i])
+                    if len(alts) > 1:
+                        return start, i, alts
+                    break
+            elif c == "," and depth == 1:
+                alts.append(text[last:i])
+                last = i + 1
+    return None
+
+
+def _probes(runtime: Runtime) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Concrete secret names (basenames) and secret paths a glob could be aimed at: the
+    ``.env`` probes plus one spelling of each secret pattern (``*`` read as ``x``)."""
+    names: list[str] = list(_SECRET_PROBES)
+    paths: list[str] = []
+    for pattern in runtime.policy.secret_patterns:
+        for fill in ("", "x"):
+            probe = pattern.casefold().strip("/").replace("*", fill).replace("?", "x")
+            if probe and not has_glob(probe):
+                (paths if "/" in probe else names).append(probe)
+    return tuple(names), tuple(paths)
+
+
+def _generic(segment: str, benign: Sequence[str]) -> bool:
+    return any(fnmatch.fnmatchcase(b, segment) for b in benign)
+
+
+def _aims_at_secret(runtime: Runtime, pattern: str) -> bool:
+    """Is a glob aimed at secret names? Every brace alternative and every segment is
+    judged: a literal secret name, or a wildcard segment that matches a secret name but no
+    ordinary one (``?env``, ``[.]env``, ``id_rs?``, ``*.pem``; not ``*`` or ``*.py``); a
+    whole pattern aimed at a secret path (``**/.aws/credentials``) likewise."""
     secrets = runtime.pipeline.secrets
-    if not has_glob(segment):
-        return secrets.is_secret_name(segment)
-    if segment.startswith(".") and any(fnmatch.fnmatchcase(p, segment) for p in _SECRET_PROBES):
-        return True
-    literal = segment.replace("*", "").replace("?", "")
-    return bool(literal) and not has_glob(literal) and secrets.is_secret_name(literal)
+    names, paths = _probes(runtime)
+    for alt in expand_braces(pattern.replace("\\", "/")):
+        folded = alt.casefold()
+        for seg in (s for s in folded.split("/") if s not in ("", ".", "**")):
+            if not has_glob(seg):
+                if secrets.is_secret_name(seg):
+                    return True
+            elif not _generic(seg, _BENIGN) and any(fnmatch.fnmatchcase(n, seg) for n in names):
+                return True
+        if paths and has_glob(folded) and not _generic(folded, _BENIGN_PATHS):
+            whole = (folded, folded.removeprefix("**/"))
+            if any(fnmatch.fnmatchcase(p, w) or fnmatch.fnmatchcase("x/" + p, w) for p in paths for w in whole):
+                return True
+        elif paths and not has_glob(folded) and secrets.is_secret(folded.strip("/")):
+            return True
+    return False
 
 
 def _in_git_dir(relpath: str) -> bool:
@@ -131,8 +206,8 @@ async def decide(
     for t in targets:
         shown = t.value
         if t.kind == "glob":
-            prefix, last = split_glob(t.value)
-            if _aims_at_secret(runtime, last):
+            prefix, _last = split_glob(t.value)
+            if _aims_at_secret(runtime, t.value):
                 texts.append((shown, "[BLOCKED]"))
                 continue
             base = t.base or "."
