@@ -21,9 +21,12 @@ from __future__ import annotations
 import fnmatch
 import os
 import posixpath
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
+
+import anyio.to_thread
 
 if TYPE_CHECKING:
     from pathgate.runtime._runtime import Runtime
@@ -187,6 +190,25 @@ def _text(runtime: Runtime, renderer: str | None, model: str | None, verdict: Ve
     return json.dumps(out, ensure_ascii=False)
 
 
+async def _secret_alias(runtime: Runtime, rel: str) -> bool:
+    """Is the file ``rel`` names a hard link sharing its inode with a secret (or, with
+    ``strict_hard_links``, any multi-linked file)? The agent's own tool opens the file, so
+    the hook checks the file that is there now (``stat``, in a worker thread)."""
+    linked = runtime._linked_secret()
+    if linked is None:
+        return False
+    path = rel if os.path.isabs(rel) else os.path.join(runtime.root, rel)
+
+    def probe() -> bool:
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            return False
+        return stat.S_ISREG(st.st_mode) and st.st_nlink > 1 and linked(st)
+
+    return await anyio.to_thread.run_sync(probe)
+
+
 async def decide(
     runtime: Runtime,
     targets: Sequence[Target],
@@ -221,9 +243,11 @@ async def decide(
             pending.append((len(texts) - 1, rel))
     if pending:
         verdicts = await runtime.check_paths([rel for _, rel in pending], model=model)
-        for (slot, _), verdict in zip(pending, verdicts, strict=True):
+        for (slot, rel), verdict in zip(pending, verdicts, strict=True):
             if verdict is not None:
                 texts[slot] = (texts[slot][0], _text(runtime, renderer, model, verdict))
+            elif await _secret_alias(runtime, rel):  # a file to read, or a "directory" to search
+                texts[slot] = (texts[slot][0], "[BLOCKED]")
     denials = [(shown, text) for shown, text in texts if text is not None]
     if not denials:
         return None
