@@ -121,6 +121,7 @@ def _denied(root: Path, tool: str, **tool_input: Any) -> str | None:
 @pytest.mark.parametrize("pattern", [
     "**/{.env,x}", "**/[.]env", "?env", "**/id_rs?", "**/*rsa", "**/.env.d/*", "**/.aws/credentials",
     ".aws/*", "**/*.P[E]M", "**/*.{pem,py}", "*.k?y", "**/client_secret*",
+    "{a,b}" * 9 + "/{x,.env}",  # more alternatives than the hook judges: fails closed
 ])
 def test_hook_denies_globs_aimed_at_secrets(tmp_path: Path, pattern: str) -> None:
     """Found: the hook only judged a glob's last segment, and only as a literal name, a

@@ -81,43 +81,39 @@ def split_glob(pattern: str) -> tuple[str, str]:
     return "/".join(prefix), (parts[-1] if parts else "")
 
 
-def expand_braces(pattern: str, limit: int = _MAX_ALTERNATIVES) -> list[str]:
-    """``pattern`` with its ``{a,b}`` alternatives expanded (nested too), at most ``limit``
-    spellings; an unbalanced brace is literal. ``src/{a,b}.py`` gives ``src/a.py``,
+def expand_braces(pattern: str, limit: int = _MAX_ALTERNATIVES) -> list[str] | None:
+    """``pattern`` with its ``{a,b}`` alternatives expanded (nested too); ``None`` past
+    ``limit`` spellings. An unbalanced brace is literal: ``src/{a,b}.py`` gives ``src/a.py``,
     ``src/b.py``."""
     out: list[str] = []
     todo = [pattern]
-    while todo and len(out) < limit:
+    while todo:
         cur = todo.pop()
         span = _first_group(cur)
         if span is None:
             out.append(cur)
-            continue
-        start, end, alts = span
-        todo.extend(cur[:start] + alt + cur[end + 1:] for alt in reversed(alts))
-    return out + todo[: max(0, limit - len(out))]
+        else:
+            start, end, alts = span
+            todo.extend(cur[:start] + alt + cur[end + 1:] for alt in reversed(alts))
+        if len(out) + len(todo) > limit:
+            return None
+    return out
 
 
 def _first_group(text: str) -> tuple[int, int, list[str]] | None:
-    """``(open, close, alternatives)`` of the first balanced ``{...,...}`` group."""
-    for start, ch in enumerate(text):
-        if ch != "{":
-            continue
-        depth, alts, last = 0, [], start + 1
-        for i in range(start, len(text)):
-            c = text[i]
-            if c == "{":
-                depth += 1
-            elif c == "}":
-                depth -= 1
-                if depth == 0:
-                    alts.append(text[last:i])
-                    if len(alts) > 1:
-                        return start, i, alts
-                    break
-            elif c == "," and depth == 1:
-                alts.append(text[last:i])
-                last = i + 1
+    """``(open, close, alternatives)`` of the first ``{...,...}`` group to close (one
+    linear scan; expansion order does not matter)."""
+    stack: list[tuple[int, list[int]]] = []
+    for i, c in enumerate(text):
+        if c == "{":
+            stack.append((i, []))
+        elif c == "," and stack:
+            stack[-1][1].append(i)
+        elif c == "}" and stack:
+            start, commas = stack.pop()
+            if commas:
+                bounds = [start, *commas, i]
+                return start, i, [text[x + 1:y] for x, y in zip(bounds, bounds[1:], strict=False)]
     return None
 
 
@@ -145,7 +141,10 @@ def _aims_at_secret(runtime: Runtime, pattern: str) -> bool:
     whole pattern aimed at a secret path (``**/.aws/credentials``) likewise."""
     secrets = runtime.pipeline.secrets
     names, paths = _probes(runtime)
-    for alt in expand_braces(pattern.replace("\\", "/")):
+    alternatives = expand_braces(pattern.replace("\\", "/"))
+    if alternatives is None:
+        return True  # too many to judge: fail closed
+    for alt in alternatives:
         folded = alt.casefold()
         for seg in (s for s in folded.split("/") if s not in ("", ".", "**")):
             if not has_glob(seg):
