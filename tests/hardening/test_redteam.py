@@ -78,6 +78,13 @@ def test_discovery_hides_a_secret_hard_link_alias(tmp_path: Path) -> None:
                          ("code_search", {"regex": "TOKEN|MARKER"})]
     a, b = _outputs(tmp_path / "with", calls), _outputs(tmp_path / "without", calls)
     assert a == b
+    # named as the start of a walk it is the secret's own bare block, not "[NOT_A_FILE]: It
+    # is a file" (the tree without it says "[FILE_DOES_NOT_EXIST]")
+    starts: list[Call] = [("list_directory", {"path": "settings.txt"}),
+                          ("glob", {"pattern": "*", "path": "settings.txt"}),
+                          ("code_search", {"regex": "T", "path": "settings.txt"})]
+    for out in _outputs(tmp_path / "with", starts)[:3]:
+        assert json.loads(out)["notes"] == ["[BLOCKED]"]
 
 
 @pytest.mark.xfail(strict=True, reason="red-team: an ignore file hard-linked to a secret is quoted as rules")
