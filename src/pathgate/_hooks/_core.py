@@ -10,7 +10,13 @@ and match without pathgate:
 
 * ``.git/`` internals are never read nor written through a hook (SPEC §2), whatever the
   ignore rules say;
-* a glob aimed at secrets (``**/.env*``, ``id_rsa``) is denied with a bare ``[BLOCKED]``.
+* a glob aimed at secrets (``**/.env*``, ``id_rsa``, ``**/{.env,x}``, ``?env``,
+  ``**/.aws/*``) is denied with a bare ``[BLOCKED]``: every brace alternative and every
+  segment is judged, a wildcard segment being aimed when it matches a secret name but no
+  ordinary one (``*``, ``*.py`` and ``*.json`` pass);
+* a target sharing its inode with a secret (a hard link) is a bare ``[BLOCKED]``: the hook
+  ``stat``s each path target and asks the secret-inode registry (the agent's own tool opens
+  the file, so there is no descriptor to check).
 
 The text is the renderer's (default ``verbose``): a bare ``[BLOCKED]`` for secrets and
 host-filtered paths, the explanation with verified unblock lines for ignore blocks.
@@ -19,6 +25,7 @@ host-filtered paths, the explanation with verified unblock lines for ignore bloc
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import os
 import posixpath
 import stat
@@ -113,7 +120,7 @@ def _first_group(text: str) -> tuple[int, int, list[str]] | None:
             start, commas = stack.pop()
             if commas:
                 bounds = [start, *commas, i]
-                return start, i, [text[x + 1:y] for x, y in zip(bounds, bounds[1:], strict=False)]
+                return start, i, [text[x + 1:y] for x, y in itertools.pairwise(bounds)]
     return None
 
 
