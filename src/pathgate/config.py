@@ -106,6 +106,22 @@ DEFAULT_SECRET_PATTERNS: tuple[str, ...] = (
     "service-account*.json",
 )
 
+#: ``.env`` variants that are templates, not secrets (kept in step with the secrets gate).
+_ENV_TEMPLATES = frozenset({".env.example", ".env.sample", ".env.template"})
+
+def _names_a_secret(name: str, patterns: tuple[str, ...]) -> bool:
+    """Is the plain file name ``name`` a secret by the secrets gate's name rules (``.env``
+    and ``.env.*`` but the templates, the basename ``patterns``; any case, trailing dots
+    and spaces, judged whole and cut at a ``:``)?"""
+    spellings = {name.rstrip(" .").casefold(), name.split(":", 1)[0].rstrip(" .").casefold()}
+    for norm in spellings:
+        if norm == ".env" or (norm.startswith(".env.") and norm not in _ENV_TEMPLATES):
+            return True
+        if any(fnmatch.fnmatchcase(norm, p.casefold()) for p in patterns if "/" not in p.strip("/")):
+            return True
+    return False
+
+
 #: Other agents' ignore files, read when ``other_agent_files`` is true (after ``agent_files``).
 OTHER_AGENT_FILES: tuple[str, ...] = (
     ".aiignore",
@@ -116,6 +132,10 @@ OTHER_AGENT_FILES: tuple[str, ...] = (
     ".rooignore",
     ".aiderignore",
 )
+
+#: Agent ignore files pathgate knows (never refused as secret names: a project's own
+#: ``extra_secret_patterns = [".*"]`` must not make the default agent file an error).
+_KNOWN_AGENT_FILES = frozenset({".pathgateignore", *OTHER_AGENT_FILES})
 
 IgnoreMode = Literal["block", "discovery"]
 FsBackend = Literal["auto", "thread", "aiofiles"]
@@ -264,6 +284,13 @@ class Policy(msgspec.Struct, frozen=True, kw_only=True):
         if self.extra_secret_patterns:
             union = tuple(dict.fromkeys(self.secret_patterns + self.extra_secret_patterns))
             msgspec.structs.force_setattr(self, "secret_patterns", union)
+        for i, name in enumerate(self.agent_files):
+            if name not in _KNOWN_AGENT_FILES and _names_a_secret(name, self.secret_patterns):
+                raise ConfigError(
+                    f"agent_files[{i}]: {name!r} is a secret's name; pathgate never reads a secret "
+                    "(its lines would be quoted to the model as ignore rules)",
+                    key=f"agent_files[{i}]",
+                )
 
     @property
     def all_agent_files(self) -> tuple[str, ...]:

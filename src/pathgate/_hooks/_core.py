@@ -10,7 +10,13 @@ and match without pathgate:
 
 * ``.git/`` internals are never read nor written through a hook (SPEC §2), whatever the
   ignore rules say;
-* a glob aimed at secrets (``**/.env*``, ``id_rsa``) is denied with a bare ``[BLOCKED]``.
+* a glob aimed at secrets (``**/.env*``, ``id_rsa``, ``**/{.env,x}``, ``?env``,
+  ``**/.aws/*``) is denied with a bare ``[BLOCKED]``: every brace alternative and every
+  segment is judged, a wildcard segment being aimed when it matches a secret name but no
+  ordinary one (``*``, ``*.py`` and ``*.json`` pass);
+* a target sharing its inode with a secret (a hard link) is a bare ``[BLOCKED]``: the hook
+  ``stat``s each path target and asks the secret-inode registry (the agent's own tool opens
+  the file, so there is no descriptor to check).
 
 The text is the renderer's (default ``verbose``): a bare ``[BLOCKED]`` for secrets and
 host-filtered paths, the explanation with verified unblock lines for ignore blocks.
@@ -19,11 +25,15 @@ host-filtered paths, the explanation with verified unblock lines for ignore bloc
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import os
 import posixpath
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
+
+import anyio.to_thread
 
 if TYPE_CHECKING:
     from pathgate.runtime._runtime import Runtime
@@ -40,6 +50,13 @@ GIT_DIR_TEXT = (
 _GLOB_CHARS = frozenset("*?[{")
 # Names a glob aimed at hidden files would reach: `.env*`, `.e*`, `.*` all match one.
 _SECRET_PROBES = (".env", ".env.local", ".env.production")
+# Ordinary names: a wildcard segment matching one of them is not aimed at secrets (`*`, `*.py`).
+_BENIGN = ("x", "src", "makefile", "readme.md", "package.json", *(f"a.{ext}" for ext in (
+    "py", "c", "h", "ts", "js", "json", "md", "txt", "yaml", "yml", "toml", "html", "css", "go", "rs", "java",
+    "sh", "lock", "cfg", "ini", "xml", "csv")))
+_BENIGN_PATHS = (*_BENIGN, *(f"src/{b}" for b in _BENIGN), "x/y/z.txt")
+#: Brace alternatives a hook expands when judging a glob.
+_MAX_ALTERNATIVES = 256
 
 TargetKind = Literal["file", "dir", "glob"]
 
@@ -71,17 +88,84 @@ def split_glob(pattern: str) -> tuple[str, str]:
     return "/".join(prefix), (parts[-1] if parts else "")
 
 
-def _aims_at_secret(runtime: Runtime, segment: str) -> bool:
-    """Is a glob's last segment aimed at secret names?"""
-    if not segment:
-        return False
+def expand_braces(pattern: str, limit: int = _MAX_ALTERNATIVES) -> list[str] | None:
+    """``pattern`` with its ``{a,b}`` alternatives expanded (nested too); ``None`` past
+    ``limit`` spellings. An unbalanced brace is literal: ``src/{a,b}.py`` gives ``src/a.py``,
+    ``src/b.py``."""
+    out: list[str] = []
+    todo = [pattern]
+    while todo:
+        cur = todo.pop()
+        span = _first_group(cur)
+        if span is None:
+            out.append(cur)
+        else:
+            start, end, alts = span
+            todo.extend(cur[:start] + alt + cur[end + 1:] for alt in reversed(alts))
+        if len(out) + len(todo) > limit:
+            return None
+    return out
+
+
+def _first_group(text: str) -> tuple[int, int, list[str]] | None:
+    """``(open, close, alternatives)`` of the first ``{...,...}`` group to close (one
+    linear scan; expansion order does not matter)."""
+    stack: list[tuple[int, list[int]]] = []
+    for i, c in enumerate(text):
+        if c == "{":
+            stack.append((i, []))
+        elif c == "," and stack:
+            stack[-1][1].append(i)
+        elif c == "}" and stack:
+            start, commas = stack.pop()
+            if commas:
+                bounds = [start, *commas, i]
+                return start, i, [text[x + 1:y] for x, y in itertools.pairwise(bounds)]
+    return None
+
+
+def _probes(runtime: Runtime) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Concrete secret names (basenames) and secret paths a glob could be aimed at: the
+    ``.env`` probes plus one spelling of each secret pattern (``*`` read as ``x``)."""
+    names: list[str] = list(_SECRET_PROBES)
+    paths: list[str] = []
+    for pattern in runtime.policy.secret_patterns:
+        for fill in ("", "x"):
+            probe = pattern.casefold().strip("/").replace("*", fill).replace("?", "x")
+            if probe and not has_glob(probe):
+                (paths if "/" in probe else names).append(probe)
+    return tuple(names), tuple(paths)
+
+
+def _generic(segment: str, benign: Sequence[str]) -> bool:
+    return any(fnmatch.fnmatchcase(b, segment) for b in benign)
+
+
+def _aims_at_secret(runtime: Runtime, pattern: str) -> bool:
+    """Is a glob aimed at secret names? Every brace alternative and every segment is
+    judged: a literal secret name, or a wildcard segment that matches a secret name but no
+    ordinary one (``?env``, ``[.]env``, ``id_rs?``, ``*.pem``; not ``*`` or ``*.py``); a
+    whole pattern aimed at a secret path (``**/.aws/credentials``) likewise."""
     secrets = runtime.pipeline.secrets
-    if not has_glob(segment):
-        return secrets.is_secret_name(segment)
-    if segment.startswith(".") and any(fnmatch.fnmatchcase(p, segment) for p in _SECRET_PROBES):
-        return True
-    literal = segment.replace("*", "").replace("?", "")
-    return bool(literal) and not has_glob(literal) and secrets.is_secret_name(literal)
+    names, paths = _probes(runtime)
+    alternatives = expand_braces(pattern.replace("\\", "/"))
+    if alternatives is None:
+        return True  # too many to judge: fail closed
+    for alt in alternatives:
+        folded = alt.casefold()
+        for seg in (s for s in folded.split("/") if s not in ("", ".", "**")):
+            if not has_glob(seg):
+                if secrets.is_secret_name(seg):
+                    return True
+            elif not _generic(seg, _BENIGN) and any(fnmatch.fnmatchcase(n, seg) for n in names):
+                return True
+        if paths and has_glob(folded) and not _generic(folded, _BENIGN_PATHS):
+            whole = (folded, folded.removeprefix("**/"))
+            if any(fnmatch.fnmatchcase(p, w) or fnmatch.fnmatchcase("x/" + p, w) for p in paths for w in whole):
+                return True
+        elif paths and not has_glob(folded) and secrets.is_secret(folded.strip("/")):
+            return True
+    return False
 
 
 def _in_git_dir(relpath: str) -> bool:
@@ -112,6 +196,25 @@ def _text(runtime: Runtime, renderer: str | None, model: str | None, verdict: Ve
     return json.dumps(out, ensure_ascii=False)
 
 
+async def _secret_alias(runtime: Runtime, rel: str) -> bool:
+    """Is the file ``rel`` names a hard link sharing its inode with a secret (or, with
+    ``strict_hard_links``, any multi-linked file)? The agent's own tool opens the file, so
+    the hook checks the file that is there now (``stat``, in a worker thread)."""
+    linked = runtime._linked_secret()
+    if linked is None:
+        return False
+    path = rel if os.path.isabs(rel) else os.path.join(runtime.root, rel)
+
+    def probe() -> bool:
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            return False
+        return stat.S_ISREG(st.st_mode) and st.st_nlink > 1 and linked(st)
+
+    return await anyio.to_thread.run_sync(probe)
+
+
 async def decide(
     runtime: Runtime,
     targets: Sequence[Target],
@@ -131,8 +234,8 @@ async def decide(
     for t in targets:
         shown = t.value
         if t.kind == "glob":
-            prefix, last = split_glob(t.value)
-            if _aims_at_secret(runtime, last):
+            prefix, _last = split_glob(t.value)
+            if _aims_at_secret(runtime, t.value):
                 texts.append((shown, "[BLOCKED]"))
                 continue
             base = t.base or "."
@@ -146,9 +249,11 @@ async def decide(
             pending.append((len(texts) - 1, rel))
     if pending:
         verdicts = await runtime.check_paths([rel for _, rel in pending], model=model)
-        for (slot, _), verdict in zip(pending, verdicts, strict=True):
+        for (slot, rel), verdict in zip(pending, verdicts, strict=True):
             if verdict is not None:
                 texts[slot] = (texts[slot][0], _text(runtime, renderer, model, verdict))
+            elif await _secret_alias(runtime, rel):  # a file to read, or a "directory" to search
+                texts[slot] = (texts[slot][0], "[BLOCKED]")
     denials = [(shown, text) for shown, text in texts if text is not None]
     if not denials:
         return None

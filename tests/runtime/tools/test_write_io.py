@@ -111,9 +111,11 @@ async def test_edit_through_a_hard_link_is_opaque(anyio_backend: str, tmp_path: 
     rt = make_rt(root, require_read_before_write=False)
     result = await rt.edit_file("innocent.txt", "SECRET", "LEAK")
     assert result.verdict is not None and result.verdict.opaque
-    # write_file replaces the name: the other link (the secret) keeps its content
-    assert (await rt.write_file("innocent.txt", "plain\n")).ok
+    # a file sharing its inode with a secret is a secret (SPEC §2): never writable either
+    replaced = await rt.write_file("innocent.txt", "plain\n")
+    assert replaced.verdict is not None and replaced.verdict.opaque
     assert (root / ".env").read_text() == "SECRET=hunter2\n"
+    assert os.stat(root / "innocent.txt").st_ino == os.stat(root / ".env").st_ino
 
 
 async def test_symlink_target_is_written_at_its_real_path(anyio_backend: str, tmp_path: Path) -> None:

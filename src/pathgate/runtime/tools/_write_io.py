@@ -91,6 +91,9 @@ class WritePlan:
       ``write_limit``: the largest content that may be written (bytes).
     * ``check_version``: refuse unless the existing file is ``expected`` (``None``: never read).
     * ``must_exist``: ``edit_file`` (no file → ``FILE_DOES_NOT_EXIST``).
+    * ``linked_secret``: is this multi-linked regular file (its ``fstat``) a secret? (the
+      secret-inode registry; ``None``: no registry). A secret alias is an opaque block for
+      ``write_file`` too, as it is for reads.
     """
 
     root: str
@@ -101,6 +104,7 @@ class WritePlan:
     check_version: bool
     expected: Version | None
     must_exist: bool
+    linked_secret: Callable[[os.stat_result], bool] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,9 +186,10 @@ def _read_existing(pfd: int, name: str, plan: WritePlan) -> Outcome | tuple[os.s
             return Outcome(Status.NOT_A_FILE, "not a regular file")
         if plan.identity is not None and (st.st_dev, st.st_ino) != plan.identity:
             return Outcome(Status.FILE_CHANGED_SINCE_READ, "replaced after the check")
-        if plan.must_exist and st.st_nlink > 1:
+        if st.st_nlink > 1 and (plan.must_exist or (plan.linked_secret is not None and plan.linked_secret(st))):
             # another name shares this inode (it may be a secret): its content is never
-            # read into a new file; replacing it (write_file) leaves the other name intact
+            # read into a new file; replacing a non-secret one (write_file) leaves the other
+            # name intact, a secret alias is never writable
             return Outcome(Status.BLOCKED, "hard link", opaque=True)
         if st.st_size > plan.read_limit:
             return Outcome(Status.FILE_TOO_LARGE, size=st.st_size, limit=plan.read_limit)

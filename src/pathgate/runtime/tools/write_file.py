@@ -173,6 +173,7 @@ async def _run(runtime: Runtime, tool: WriteTool, path: str, transform: Transfor
         check_version=policy.require_read_before_write,
         expected=None,
         must_exist=must_exist,
+        linked_secret=runtime._linked_secret(),
     )
     outcome = await anyio.to_thread.run_sync(
         _locked_commit, runtime, plan, transform, agent, limiter=runtime.limiter.get())
