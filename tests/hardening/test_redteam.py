@@ -65,29 +65,6 @@ def test_write_file_on_a_secret_hard_link_is_a_bare_block(tmp_path: Path) -> Non
     assert os.stat(tmp_path / "settings.txt").st_ino == os.stat(tmp_path / ".env").st_ino
 
 
-@pytest.mark.xfail(strict=True, reason="red-team: glob/list_directory list a secret's hard-link alias")
-def test_discovery_hides_a_secret_hard_link_alias(tmp_path: Path) -> None:
-    """``settings.txt`` sharing ``.env``'s inode is a secret (SPEC §2): read_files and
-    code_search hide it, but glob and list_directory list its name (they never ``fstat``
-    multi-linked entries against the secret-inode registry)."""
-    extra: Spec = {".env": "TOKEN=1\n", "settings.txt": ("hardlink", ".env")}
-    base_env = {**BASE, ".env": "TOKEN=1\n"}
-    build(tmp_path / "with", {**base_env, **extra})
-    build(tmp_path / "without", base_env)
-    calls: list[Call] = [("glob", {"pattern": "**"}), ("list_directory", {"path": "."}),
-                         ("code_search", {"regex": "TOKEN|MARKER"})]
-    a, b = _outputs(tmp_path / "with", calls), _outputs(tmp_path / "without", calls)
-    assert a == b
-    # named as the start of a walk it is the secret's own bare block, not "[NOT_A_FILE]: It
-    # is a file" (the tree without it says "[FILE_DOES_NOT_EXIST]")
-    starts: list[Call] = [("list_directory", {"path": "settings.txt"}),
-                          ("glob", {"pattern": "*", "path": "settings.txt"}),
-                          ("code_search", {"regex": "T", "path": "settings.txt"})]
-    for out in _outputs(tmp_path / "with", starts)[:3]:
-        assert json.loads(out)["notes"] == ["[BLOCKED]"]
-
-
-@pytest.mark.xfail(strict=True, reason="red-team: an ignore file hard-linked to a secret is quoted as rules")
 def test_an_ignore_file_sharing_a_secrets_inode_is_not_quoted(tmp_path: Path) -> None:
     """``sub/.pathgateignore`` hard-linked to ``.env``: its lines become ignore rules, and
     the verbose renderer quotes them (`sub/.pathgateignore:1:API_KEY=hunter2`). (A symlinked

@@ -166,6 +166,9 @@ class Runtime:
         use_live = self.policy.live_index if live_index is None else bool(live_index)
         self.live_index: LiveIndex | None = LiveIndex(self.index) if use_live else None
         self.pipeline = GatePipeline.for_policy(self.policy, extra=gates)
+        # an ignore file hard-linked to a secret is never read as rules (its lines would be
+        # quoted to the model by the verbose renderer)
+        self.index.linked_secret = self._linked_secret()
         self.git_dirs = project_git_dirs(real)
         # the path gate learns the root and any in-project git directory (git internals
         # are never served); it is the pipeline's first gate by construction

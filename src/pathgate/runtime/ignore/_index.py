@@ -197,6 +197,9 @@ class IgnoreIndex:
                  *, fs: SyncFS | None = None) -> None:
         self.root = os.path.realpath(root)
         self.config = config or IgnoreConfig()
+        #: Set by the runtime: is this multi-linked regular file (its ``lstat``) a secret?
+        #: Such an ignore file is never read as rules (see :meth:`_read_source`).
+        self.linked_secret: Callable[[os.stat_result], bool] | None = None
         self.fs: SyncFS = fs or OsFS()
         self._lock = threading.Lock()
         self._nodes: OrderedDict[str, DirNode] = OrderedDict()
@@ -420,6 +423,19 @@ class IgnoreIndex:
             out.append((st.st_mode, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
         return tuple(out)
 
+    def _read_source(self, path: str) -> bytes:
+        """A per-directory ignore file's bytes. With :attr:`linked_secret` set (the runtime
+        sets it; ``check-ignore`` does not), a multi-linked file that shares its inode with
+        a secret is refused like an unreadable one (``EACCES``: the paths it governs fail
+        closed), so a secret's lines can never become rules a renderer quotes."""
+        data = self.fs.read_bytes(path)
+        refuse = self.linked_secret
+        if refuse is not None:
+            st = self.fs.lstat(path)
+            if _stat.S_ISREG(st.st_mode) and st.st_nlink > 1 and refuse(st):
+                raise OSError(errno.EACCES, os.strerror(errno.EACCES), path)
+        return data
+
     def _read_own(self, rel: str, parent: DirNode, sigs: tuple[_Sig, ...], fold: bool,
                   old: DirNode | None, extra: Sequence[str] | None = None) -> DirNode:
         """Build an allowed directory node by reading its ignore files."""
@@ -449,7 +465,7 @@ class IgnoreIndex:
                         lst = prev
                     else:
                         try:
-                            data = self.fs.read_bytes(os.path.join(self._abs(rel), name))
+                            data = self._read_source(os.path.join(self._abs(rel), name))
                         except OSError as e:
                             # A failed read may be transient (EMFILE, EIO, a race): never
                             # cache its outcome as valid, so the next session reads again.
