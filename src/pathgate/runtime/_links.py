@@ -71,6 +71,21 @@ class SecretInodes:
         snap = self.current()
         return snap.overflow or (st.st_dev, st.st_ino) in snap.inodes
 
+    def checker(self) -> Callable[[os.stat_result], bool] | None:
+        """``linked_secret`` bound to one validated snapshot: for many entries of one walk
+        step (one validation, then set lookups); ``None`` when no secret is multi-linked
+        (nothing can alias one). Sync and blocking: call it in a worker thread."""
+        snap = self.current()
+        if not snap.inodes and not snap.overflow:
+            return None
+
+        def check(st: os.stat_result) -> bool:
+            if not stat.S_ISREG(st.st_mode) or st.st_nlink <= 1:
+                return False
+            return snap.overflow or (st.st_dev, st.st_ino) in snap.inodes
+
+        return check
+
     def current(self) -> _Snapshot:
         """The validated snapshot (rebuilt when a walked directory changed)."""
         with self._lock:
