@@ -39,8 +39,8 @@ CALLS: list[Call] = [
     ("list_directory", {"path": "."}),
     ("list_directory", {"path": "src"}),
     ("list_directory", {"path": "build"}),
-    ("code_search", {"pattern": "MARKER"}),
-    ("code_search", {"pattern": "MARKER", "path": "src"}),
+    ("code_search", {"regex": "MARKER"}),
+    ("code_search", {"regex": "MARKER", "path": "src"}),
 ]
 
 
@@ -69,6 +69,8 @@ def _compare(tmp: Path, extra: Spec, policy: Policy, live: bool) -> None:
     for x, y, call in zip(a, b, CALLS * len(RENDERERS), strict=True):
         assert x == y, (call, x, y)
     assert any("c.txt" in x for x in a)  # a harmless multi-linked file still shows
+    assert any("MARKER app" in x for x in a)  # the searches ran
+    assert any("build" in x and "omitted" in x for x in a)  # ignored-dir counts were made
 
 
 @pytest.mark.parametrize("live", [False, True], ids=["walk", "live"])
@@ -132,8 +134,8 @@ def test_live_index_notices_a_new_link_to_an_indexed_file(tmp_path: Path) -> Non
             os.link(tmp_path / "sub" / "settings.txt", tmp_path / ".env")
             after = await rt.call("glob", {"pattern": "**"}, renderer="structured")
             assert "settings.txt" not in json.dumps(after)
-            searched = await rt.call("code_search", {"pattern": "MARKER"}, renderer="verbose")
-            assert "settings" not in json.dumps(searched)
+            searched = await rt.call("code_search", {"regex": "MARKER"}, renderer="verbose")
+            assert "settings" not in json.dumps(searched) and "MARKER a" in json.dumps(searched)
         finally:
             await rt.aclose()
 
