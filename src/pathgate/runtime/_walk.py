@@ -163,6 +163,9 @@ class Walker:
     past ``max_open`` the oldest held one is released and later re-opened from the root,
     component by component with ``O_NOFOLLOW``, its ``(st_dev, st_ino)`` checked.
 
+    ``links``: mark regular files with more than one link (:attr:`Entry.links`, one
+    ``fstatat`` per file: discovery asks for it only while some secret is multi-linked).
+
     One thread advances it at a time; :meth:`close` may come from another thread: if a step
     is running, that step releases the descriptors when it returns.
     """
@@ -170,8 +173,9 @@ class Walker:
     def __init__(self, session: IgnoreSession, start: str = "", *,
                  descend: Callable[[str], bool] | None = None,
                  want: Callable[[str], bool] | None = None,
-                 max_open: int = MAX_OPEN_DIRS) -> None:
+                 max_open: int = MAX_OPEN_DIRS, links: bool = False) -> None:
         self.session = session
+        self.links = links
         self.fs: SyncFS = session.index.fs
         self.root = session.index.root
         self.start = start.strip("/")
@@ -356,10 +360,12 @@ class Walker:
                 crel = prefix + e.name
                 if want is not None and not is_dir and not want(crel):
                     continue
-                out.append(Entry(crel, kind, node.stop, None, multi_linked(e) if kind == FILE else None))
+                out.append(Entry(crel, kind, node.stop, None,
+                                 multi_linked(e) if self.links and kind == FILE else None))
             return []
         decide = self.session.decide_entry
         descend = self.descend
+        marks = self.links
         subdirs: list[tuple[str, str, Match]] = []
         for e in listing:
             name = e.name
@@ -377,7 +383,7 @@ class Walker:
             else:
                 kind = _kind(e)[0]
             m = decide(node, crel, name, is_dir)
-            links = multi_linked(e) if kind == FILE else None
+            links = multi_linked(e) if marks and kind == FILE else None
             if m.ignored:
                 out.append(Entry(crel, kind, m, None, links))
                 continue

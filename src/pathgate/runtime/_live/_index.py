@@ -333,9 +333,7 @@ class LiveIndex:
             elif ev.mask & IN_ISDIR and ev.mask & _CHILD_DIR:
                 force.add(crel)
                 shallow.add(rel)
-            elif ev.mask & _CHILD_DIR:
-                # IN_ATTRIB too: a file's link count changed (a hard link to it was made
-                # or removed elsewhere), and the walker's ``links`` mark must follow
+            elif ev.mask & (_CHILD_DIR & ~IN_ATTRIB):
                 shallow.add(rel)
         return shallow, deep, force
 

@@ -228,11 +228,14 @@ class Discovery:
                     await self._prejudge([e for e in replayed if e.error is None])
                 chunks.append(self._admit(replayed))
                 return chunks
-        walker = Walker(self.session, start, descend=descend, want=want)
+        # whether files must be marked is decided once per walk (worker thread): only while
+        # a secret is multi-linked, or in strict mode, does the walk stat its files
+        check = await anyio.to_thread.run_sync(self._armed_check, limiter=limiter)
+        walker = Walker(self.session, start, descend=descend, want=want, links=check is not None)
         try:
             while True:
                 try:
-                    chunk = await anyio.to_thread.run_sync(self._step, walker, limiter=limiter)
+                    chunk = await anyio.to_thread.run_sync(self._step, walker, check, limiter=limiter)
                 except OSError as exc:
                     # only entering the start directory itself raises (deeper errors are
                     # reported on their entries): the call's answer is a verdict
@@ -253,12 +256,19 @@ class Discovery:
         """A fresh hard-link test for one worker-thread hop (see :class:`_LinkCheck`)."""
         return _LinkCheck(self.runtime, self._aliases)
 
-    def _step(self, walker: Walker) -> list[Entry]:
+    def _armed_check(self) -> _LinkCheck | None:
+        """The hard-link test of this walk (worker thread), ``None`` when no file can be a
+        secret's alias now (the registry knows no multi-linked secret, no strict mode)."""
+        check = self._linked_check()
+        return check if check.armed() else None
+
+    @staticmethod
+    def _step(walker: Walker, check: _LinkCheck | None) -> list[Entry]:
         """One walk step (worker thread), its secrets' hard-link aliases noted."""
         chunk = walker.step(CHUNK)
-        check = self._linked_check()
-        for e in chunk:
-            check.entry(e)
+        if check is not None:
+            for e in chunk:
+                check.entry(e)
         return chunk
 
     def _replay(self, start: str, descend: Callable[[str], bool] | None,
@@ -268,10 +278,10 @@ class Discovery:
         live = self.runtime.live_index
         assert live is not None
         check = self._linked_check()
-        # A file's link count changing sends no event to its directory's watch (IN_ATTRIB
-        # goes to the inode's own watchers only), so a file indexed with one link may have
-        # gained a secret-named one since: while any secret is multi-linked (or in strict
-        # mode), stored single-link files are re-``lstat``-ed now.
+        # The live index's walker does not mark files, and a file's link count changing
+        # sends no event to its directory's watch (IN_ATTRIB reaches only the inode's own
+        # watchers): while any secret is multi-linked (or in strict mode) the stored
+        # files are ``lstat``-ed now.
         root = self.runtime.root if check.armed() else None
         is_secret = self._is_secret
 
@@ -436,7 +446,7 @@ class Discovery:
         on descriptors; secrets are neither listed nor counted against the budget."""
         files, seen, short = list_files_below(
             self.runtime.index.fs, self.runtime.root, excluded_dir, budget,
-            opaque=self._opaque_in_thread(), linked=self._linked_check())
+            opaque=self._opaque_in_thread(), linked=self._armed_check())
         self.count_left = 0 if short else self.count_left - seen
         return files, short
 
