@@ -434,19 +434,22 @@ class Discovery:
         """``_list_below`` for each directory in turn, sharing the budget: per directory its
         files and whether its count is short (budget ran out in it, or before it)."""
         out: list[tuple[list[tuple[str, str]], bool]] = []
+        linked = self._armed_check()  # one registry validation for them all
         for rel in excluded_dirs:
             if self.count_left <= 0:
                 out.append(([], True))
             else:
-                out.append(self._list_below(rel, self.count_left))
+                out.append(self._list_below(rel, self.count_left, linked))
         return out
 
-    def _list_below(self, excluded_dir: str, budget: int) -> tuple[list[tuple[str, str]], bool]:
+    def _list_below(self, excluded_dir: str, budget: int,
+                    linked: _LinkCheck | None) -> tuple[list[tuple[str, str]], bool]:
         """Files below ``excluded_dir`` (relpath, kind), visiting at most ``budget`` entries
-        on descriptors; secrets are neither listed nor counted against the budget."""
+        on descriptors; secrets (and, with ``linked``, their hard-link aliases) are neither
+        listed nor counted against the budget."""
         files, seen, short = list_files_below(
             self.runtime.index.fs, self.runtime.root, excluded_dir, budget,
-            opaque=self._opaque_in_thread(), linked=self._armed_check())
+            opaque=self._opaque_in_thread(), linked=linked)
         self.count_left = 0 if short else self.count_left - seen
         return files, short
 
