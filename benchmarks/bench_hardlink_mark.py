@@ -33,15 +33,20 @@ from pathgate.runtime.gates.secrets import SecretMatcher  # noqa: E402
 from pathgate.runtime.ignore import IgnoreConfig, IgnoreIndex  # noqa: E402
 
 
-def ensure(root: Path, dirs: int, files: int) -> None:
+def ensure(root: Path, dirs: int, files: int, ignored: int) -> None:
     if (root / "done").exists():
         return
+    for d in range(ignored):  # an ignored node_modules: never walked, but the registry's
+        sub = root / "node_modules" / f"p{d}" / "lib"
+        sub.mkdir(parents=True, exist_ok=True)
+        for f in range(4):
+            (sub / f"i{f}.js").write_text("x\n")
     for d in range(dirs):
         sub = root / f"pkg{d // 50}" / f"mod{d}"
         sub.mkdir(parents=True, exist_ok=True)
         for f in range(files):
             (sub / f"f{f}.py").write_text("x = 1\n")
-    (root / ".gitignore").write_text("*.pyc\n")
+    (root / ".gitignore").write_text("*.pyc\nnode_modules/\n")
     (root / "done").write_text("")
 
 
@@ -63,9 +68,10 @@ def main() -> None:
     ap.add_argument("--dirs", type=int, default=500)
     ap.add_argument("--files", type=int, default=100)
     ap.add_argument("--repeat", type=int, default=9)
+    ap.add_argument("--ignored", type=int, default=0, help="node_modules packages (2 dirs each)")
     args = ap.parse_args()
-    root = Path(f"/tmp/pathgate-bench-hl-{args.dirs}x{args.files}")
-    ensure(root, args.dirs, args.files)
+    root = Path(f"/tmp/pathgate-bench-hl-{args.dirs}x{args.files}-{args.ignored}")
+    ensure(root, args.dirs, args.files, args.ignored)
     index = IgnoreIndex(str(root), IgnoreConfig.git_only())
     reg = SecretInodes(str(root), SecretMatcher(Policy().secret_patterns).is_secret)
     t = time.perf_counter()

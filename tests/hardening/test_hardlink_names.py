@@ -13,6 +13,7 @@ import anyio
 import pytest
 
 from pathgate import Policy, Runtime
+from pathgate.runtime.tools._discover import Discovery
 from tests.hardening._twotrees import RENDERERS, Call, Spec, build
 
 BASE: dict[str, str | tuple[str, str]] = {
@@ -23,6 +24,9 @@ BASE: dict[str, str | tuple[str, str]] = {
     "notes.log": "MARKER log\n",
     "b.txt": "MARKER b\n",
     "c.txt": ("hardlink", "b.txt"),  # multi-linked, no secret's alias: listed as usual
+    # enough files per directory that later walks validate the registry first instead of
+    # stating every file (both ways run: the first walk of a runtime stats)
+    **{f"many/f{i:02}.txt": f"MARKER {i}\n" for i in range(30)},
 }
 
 #: where the alias goes: a kept directory, an ignored directory (counted), an ignored name
@@ -75,8 +79,20 @@ def _compare(tmp: Path, extra: Spec, policy: Policy, live: bool) -> None:
 
 @pytest.mark.parametrize("live", [False, True], ids=["walk", "live"])
 @pytest.mark.parametrize("where", sorted(ALIASES))
-def test_alias_is_neither_listed_nor_counted(tmp_path: Path, where: str, live: bool) -> None:
+def test_alias_is_neither_listed_nor_counted(tmp_path: Path, where: str, live: bool,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    validated: list[bool] = []
+    real = Discovery._armed_check
+
+    def spy(self: Discovery) -> Any:
+        check = real(self)
+        validated.append(check is not None)
+        return check
+
+    monkeypatch.setattr(Discovery, "_armed_check", spy)
     _compare(tmp_path, ALIASES[where], Policy(), live)
+    if not live:  # both ways ran: stat every file (first walks), validate first (later ones)
+        assert True in validated
 
 
 def test_strict_hard_links_hides_every_multi_linked_file(tmp_path: Path) -> None:

@@ -61,6 +61,14 @@ class SecretInodes:
         self._snap: _Snapshot | None = None
         #: Rebuilds so far (for tests and operators).
         self.builds = 0
+        #: Regular files the last discovery walk met (its choice of how to find aliases).
+        self.walk_files: int | None = None
+
+    @property
+    def dirs(self) -> int | None:
+        """Directories one validation ``lstat``-s (``None``: not built yet)."""
+        snap = self._snap
+        return None if snap is None else len(snap.dirs)
 
     def linked_secret(self, st: os.stat_result) -> bool:
         """Is this (``fstat`` of an open descriptor) a regular file with more than one link,

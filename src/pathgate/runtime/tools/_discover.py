@@ -230,8 +230,8 @@ class Discovery:
                 return chunks
         # whether files must be marked is decided once per walk (worker thread): only while
         # a secret is multi-linked, or in strict mode, does the walk stat its files
-        check = await anyio.to_thread.run_sync(self._armed_check, limiter=limiter)
-        walker = Walker(self.session, start, descend=descend, want=want, links=check is not None)
+        check, mark = await anyio.to_thread.run_sync(self._plan_marks, limiter=limiter)
+        walker = Walker(self.session, start, descend=descend, want=want, links=mark)
         try:
             while True:
                 try:
@@ -250,11 +250,34 @@ class Discovery:
                     break
         finally:
             walker.close()
+        reg = self.runtime.pipeline.secret_inodes(self.runtime.root)
+        if reg is not None:
+            reg.walk_files = sum(1 for c in chunks for e in c if e.kind == FILE)
         return chunks
 
     def _linked_check(self) -> _LinkCheck:
         """A fresh hard-link test for one worker-thread hop (see :class:`_LinkCheck`)."""
         return _LinkCheck(self.runtime, self._aliases)
+
+    def _plan_marks(self) -> tuple[_LinkCheck | None, bool]:
+        """How this walk finds secrets' hard-link aliases (worker thread): ``(check,
+        mark)``, ``mark``: the walker stats its files. Two ways, the cheaper chosen from
+        the last walk's file count and the registry's directory count (a validation
+        ``lstat``-s every project directory, ignored ones too, about twice a file's
+        ``stat``): validate first and stat only while some secret is multi-linked; or stat
+        every file and ask the registry only about multi-linked ones (no registry I/O
+        unless one is met; also the choice before the first walk)."""
+        pipeline = self.runtime.pipeline
+        if pipeline.strict_hard_links:
+            return self._linked_check(), True
+        reg = pipeline.secret_inodes(self.runtime.root)
+        if reg is None:
+            return None, False
+        dirs, files = reg.dirs, reg.walk_files
+        if dirs is not None and files is not None and dirs * 3 <= files:
+            check = self._armed_check()
+            return check, check is not None
+        return self._linked_check(), True
 
     def _armed_check(self) -> _LinkCheck | None:
         """The hard-link test of this walk (worker thread), ``None`` when no file can be a
@@ -434,7 +457,8 @@ class Discovery:
         """``_list_below`` for each directory in turn, sharing the budget: per directory its
         files and whether its count is short (budget ran out in it, or before it)."""
         out: list[tuple[list[tuple[str, str]], bool]] = []
-        linked = self._armed_check()  # one registry validation for them all
+        check, mark = self._plan_marks()  # one plan (and validation at most) for them all
+        linked = check if mark else None
         for rel in excluded_dirs:
             if self.count_left <= 0:
                 out.append(([], True))
