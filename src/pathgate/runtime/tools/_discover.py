@@ -228,8 +228,7 @@ class Discovery:
                     await self._prejudge([e for e in replayed if e.error is None])
                 chunks.append(self._admit(replayed))
                 return chunks
-        # whether files must be marked is decided once per walk (worker thread): only while
-        # a secret is multi-linked, or in strict mode, does the walk stat its files
+        # how secrets' hard-link aliases are found is decided once per walk (worker thread)
         check, mark = await anyio.to_thread.run_sync(self._plan_marks, limiter=limiter)
         walker = Walker(self.session, start, descend=descend, want=want, links=mark)
         try:
