@@ -61,6 +61,14 @@ class SecretInodes:
         self._snap: _Snapshot | None = None
         #: Rebuilds so far (for tests and operators).
         self.builds = 0
+        #: Regular files the last discovery walk met (its choice of how to find aliases).
+        self.walk_files: int | None = None
+
+    @property
+    def dirs(self) -> int | None:
+        """Directories one validation ``lstat``-s (``None``: not built yet)."""
+        snap = self._snap
+        return None if snap is None else len(snap.dirs)
 
     def linked_secret(self, st: os.stat_result) -> bool:
         """Is this (``fstat`` of an open descriptor) a regular file with more than one link,
@@ -70,6 +78,21 @@ class SecretInodes:
             return False
         snap = self.current()
         return snap.overflow or (st.st_dev, st.st_ino) in snap.inodes
+
+    def checker(self) -> Callable[[os.stat_result], bool] | None:
+        """``linked_secret`` bound to one validated snapshot: for many entries of one walk
+        step (one validation, then set lookups); ``None`` when no secret is multi-linked
+        (nothing can alias one). Sync and blocking: call it in a worker thread."""
+        snap = self.current()
+        if not snap.inodes and not snap.overflow:
+            return None
+
+        def check(st: os.stat_result) -> bool:
+            if not stat.S_ISREG(st.st_mode) or st.st_nlink <= 1:
+                return False
+            return snap.overflow or (st.st_dev, st.st_ino) in snap.inodes
+
+        return check
 
     def current(self) -> _Snapshot:
         """The validated snapshot (rebuilt when a walked directory changed)."""

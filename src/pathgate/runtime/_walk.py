@@ -44,7 +44,7 @@ from typing import NamedTuple
 from pathgate.runtime.fs import PATH_MAX, DirEntryLike, SyncFS
 from pathgate.runtime.ignore import DirNode, IgnoreSession, Match
 
-__all__ = ["DIR", "FILE", "MAX_OPEN_DIRS", "OTHER", "SYMLINK", "Entry", "Walker", "count_below", "walk"]
+__all__ = ["DIR", "FILE", "MAX_OPEN_DIRS", "OTHER", "SYMLINK", "Entry", "Walker", "count_below", "multi_linked", "walk"]
 
 FILE = "file"
 DIR = "dir"
@@ -63,13 +63,16 @@ class Entry(NamedTuple):
     ``relpath`` is project-relative; ``kind`` one of ``file``/``dir``/``symlink``/``other``;
     ``match`` is ``None`` for a kept entry and the deciding :class:`Match` for an excluded
     one; ``error`` names the errno when a kept directory could not be entered or listed
-    (a second entry for it, after the first; nothing below it was walked).
+    (a second entry for it, after the first; nothing below it was walked). ``links`` is
+    the ``lstat`` of a regular file with more than one link (a possible hard-link alias
+    of a secret: discovery asks the secret-inode registry about it), else ``None``.
     """
 
     relpath: str
     kind: str
     match: Match | None = None
     error: str | None = None
+    links: os.stat_result | None = None
 
     @property
     def excluded(self) -> bool:
@@ -94,6 +97,17 @@ def _kind(e: DirEntryLike) -> tuple[str, bool]:
     except OSError:
         pass
     return OTHER, False
+
+
+def multi_linked(e: DirEntryLike) -> os.stat_result | None:
+    """The ``lstat`` of regular-file entry ``e`` when it has more than one link (one
+    ``fstatat`` on the listed directory's descriptor), else ``None``. Unstat-able: ``None``
+    (it vanished; opening it later fails or is judged on its descriptor)."""
+    try:
+        st = e.stat(follow_symlinks=False)
+    except OSError:
+        return None
+    return st if st.st_nlink > 1 else None
 
 
 def _is_git(name: str, fold: bool) -> bool:
@@ -149,6 +163,9 @@ class Walker:
     past ``max_open`` the oldest held one is released and later re-opened from the root,
     component by component with ``O_NOFOLLOW``, its ``(st_dev, st_ino)`` checked.
 
+    ``links``: mark regular files with more than one link (:attr:`Entry.links`, one
+    ``fstatat`` per file: discovery asks for it only while some secret is multi-linked).
+
     One thread advances it at a time; :meth:`close` may come from another thread: if a step
     is running, that step releases the descriptors when it returns.
     """
@@ -156,8 +173,9 @@ class Walker:
     def __init__(self, session: IgnoreSession, start: str = "", *,
                  descend: Callable[[str], bool] | None = None,
                  want: Callable[[str], bool] | None = None,
-                 max_open: int = MAX_OPEN_DIRS) -> None:
+                 max_open: int = MAX_OPEN_DIRS, links: bool = False) -> None:
         self.session = session
+        self.links = links
         self.fs: SyncFS = session.index.fs
         self.root = session.index.root
         self.start = start.strip("/")
@@ -342,10 +360,12 @@ class Walker:
                 crel = prefix + e.name
                 if want is not None and not is_dir and not want(crel):
                     continue
-                out.append(Entry(crel, kind, node.stop))
+                out.append(Entry(crel, kind, node.stop, None,
+                                 multi_linked(e) if self.links and kind == FILE else None))
             return []
         decide = self.session.decide_entry
         descend = self.descend
+        marks = self.links
         subdirs: list[tuple[str, str, Match]] = []
         for e in listing:
             name = e.name
@@ -363,10 +383,11 @@ class Walker:
             else:
                 kind = _kind(e)[0]
             m = decide(node, crel, name, is_dir)
+            links = multi_linked(e) if marks and kind == FILE else None
             if m.ignored:
-                out.append(Entry(crel, kind, m))
+                out.append(Entry(crel, kind, m, None, links))
                 continue
-            out.append(Entry(crel, kind, None))
+            out.append(Entry(crel, kind, None, None, links))
             if is_dir and (descend is None or descend(crel)):
                 subdirs.append((name, crel, m))
         return subdirs
@@ -391,6 +412,7 @@ def walk(session: IgnoreSession, start: str = "", *,
 def list_files_below(fs: SyncFS, root: str, start: str, budget: int,
                      on_error: Callable[[str, str], None] | None = None,
                      opaque: Callable[[str], bool] | None = None,
+                     linked: Callable[[os.stat_result], bool] | None = None,
                      ) -> tuple[list[tuple[str, str]], int, bool]:
     """Files (non-directories) below directory ``start`` as ``(relpath, kind)``, without any
     ignore decision, visiting at most ``budget`` entries, on descriptors like the walk
@@ -398,7 +420,8 @@ def list_files_below(fs: SyncFS, root: str, start: str, budget: int,
     when the budget ran out. ``.git`` is skipped, symlinks are never followed; a directory
     that cannot be entered is passed to ``on_error(relpath, errno name)`` and skipped.
     ``opaque(relpath)`` true: the entry (and all below it) is skipped before the budget
-    sees it, so counts are what they would be without it."""
+    sees it, so counts are what they would be without it; so is a multi-linked regular file
+    whose ``lstat`` ``linked`` says is a secret's hard link."""
     out: list[tuple[str, str]] = []
     seen = 0
     root_len = len(os.fsencode(root))
@@ -432,11 +455,15 @@ def list_files_below(fs: SyncFS, root: str, start: str, budget: int,
                         crel = f"{rel}/{e.name}" if rel else e.name
                         if opaque is not None and opaque(crel):
                             continue
+                        kind, is_dir = _kind(e)
+                        if linked is not None and kind == FILE:
+                            links = multi_linked(e)
+                            if links is not None and linked(links):
+                                continue
                         if seen >= budget:
                             fs.close(cfd)
                             return out, seen, True
                         seen += 1
-                        kind, is_dir = _kind(e)
                         if is_dir:
                             subdirs.append(e.name)
                         else:

@@ -145,7 +145,7 @@ class LiveIndex:
 
     def entries(self, start: str, descend: Callable[[str], bool] | None = None,
                 want: Callable[[str], bool] | None = None, *,
-                limit: int | None = None, uncounted: Callable[[str], bool] | None = None,
+                limit: int | None = None, uncounted: Callable[[Entry], bool] | None = None,
                 ) -> list[Entry] | None:
         """The entries a :class:`Walker` below ``start`` with these filters would yield,
         from memory after draining pending events; ``None``: walk instead (fallback).
@@ -374,7 +374,7 @@ class LiveIndex:
 
     def _replay(self, start: str, descend: Callable[[str], bool] | None,
                 want: Callable[[str], bool] | None, limit: int | None = None,
-                uncounted: Callable[[str], bool] | None = None) -> list[Entry] | None:
+                uncounted: Callable[[Entry], bool] | None = None) -> list[Entry] | None:
         """The walker's entries below ``start``, in its order, from the records; with a
         ``limit``, whole directories until that many counted entries (the caller's budget
         then cuts exactly where a walk would have stopped)."""
@@ -404,7 +404,7 @@ class LiveIndex:
                     out.append(e)
             if limit is not None:
                 counted += len(out) - mark if uncounted is None else \
-                    sum(1 for e in out[mark:] if not uncounted(e.relpath))
+                    sum(1 for e in out[mark:] if not uncounted(e))
             subs.reverse()
             stack.extend(subs)
         return out

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import errno
 import inspect
+import os
+import stat
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -38,7 +40,7 @@ import anyio.from_thread
 
 from pathgate.results import Omission, Unsearched
 from pathgate.runtime._live import set_index_mode
-from pathgate.runtime._walk import DIR, SYMLINK, Entry, Walker, list_files_below
+from pathgate.runtime._walk import DIR, FILE, SYMLINK, Entry, Walker, list_files_below
 from pathgate.runtime.fs import Resolved
 from pathgate.runtime.gates import Fact, GateContext, GatePipeline, HostFilterGate, PathFacts, lexical_name
 from pathgate.runtime.gates.path import GIT_INTERNALS, PathGate
@@ -168,6 +170,13 @@ class Discovery:
             self._is_secret = live.memo("secret", self._is_secret)
             is_git = None if is_git is None else live.memo("git", is_git)
         self._is_git: Callable[[str], bool] | None = is_git
+        # hard-link aliases of secrets met by this walk (the secret-inode registry asked in
+        # the worker thread, once per step, only about multi-linked regular files): secrets
+        # too, opaque and uncounted like the secret they alias
+        self._aliases: set[str] = set()
+        base_secret = self._is_secret
+        aliases = self._aliases
+        self._is_secret = lambda rel: rel in aliases or base_secret(rel)
 
     # -- the start directory ---------------------------------------------------------------
 
@@ -185,7 +194,11 @@ class Discovery:
             return "", Verdict(status=Status.FILE_DOES_NOT_EXIST, gate=Gate.EXISTENCE,
                                detail=errno.errorcode.get(error or 0))
         if not resolved.is_dir:
-            if resolved.st is not None:
+            st = resolved.st
+            if st is not None and st.st_nlink > 1 and stat.S_ISREG(st.st_mode) and await anyio.to_thread.run_sync(
+                    self._linked_check(), st, limiter=self.runtime.limiter.get()):
+                return "", _SECRET  # a secret's hard link: as opaque as the secret
+            if st is not None:
                 return "", Verdict(status=Status.NOT_A_FILE, gate=Gate.EXISTENCE, exists=True,
                                    detail="not a directory")
             return "", Verdict(status=Status.FILE_DOES_NOT_EXIST, gate=Gate.EXISTENCE)
@@ -208,19 +221,20 @@ class Discovery:
         live = self.runtime.live_index
         if live is not None:  # the live index replays the same entries (issue 15)
             replayed = await anyio.to_thread.run_sync(
-                partial(live.entries, start, descend, want, limit=WALK_BUDGET + 1, uncounted=self._is_secret),
-                limiter=limiter)
+                partial(self._replay, start, descend, want), limiter=limiter)
             set_index_mode("fallback" if replayed is None else "live")
             if replayed is not None:
                 if not self._inline:  # judge before charging: opaque entries cost nothing
                     await self._prejudge([e for e in replayed if e.error is None])
                 chunks.append(self._admit(replayed))
                 return chunks
-        walker = Walker(self.session, start, descend=descend, want=want)
+        # how secrets' hard-link aliases are found is decided once per walk (worker thread)
+        check, mark = await anyio.to_thread.run_sync(self._plan_marks, limiter=limiter)
+        walker = Walker(self.session, start, descend=descend, want=want, links=mark)
         try:
             while True:
                 try:
-                    chunk = await anyio.to_thread.run_sync(walker.step, CHUNK, limiter=limiter)
+                    chunk = await anyio.to_thread.run_sync(self._step, walker, check, limiter=limiter)
                 except OSError as exc:
                     # only entering the start directory itself raises (deeper errors are
                     # reported on their entries): the call's answer is a verdict
@@ -235,7 +249,71 @@ class Discovery:
                     break
         finally:
             walker.close()
+        reg = self.runtime.pipeline.secret_inodes(self.runtime.root)
+        if reg is not None:
+            reg.walk_files = sum(1 for c in chunks for e in c if e.kind == FILE)
         return chunks
+
+    def _linked_check(self) -> _LinkCheck:
+        """A fresh hard-link test for one worker-thread hop (see :class:`_LinkCheck`)."""
+        return _LinkCheck(self.runtime, self._aliases)
+
+    def _plan_marks(self) -> tuple[_LinkCheck | None, bool]:
+        """How this walk finds secrets' hard-link aliases (worker thread): ``(check,
+        mark)``, ``mark``: the walker stats its files. Two ways, the cheaper chosen from
+        the last walk's file count and the registry's directory count (a validation
+        ``lstat``-s every project directory, ignored ones too, about twice a file's
+        ``stat``): validate first and stat only while some secret is multi-linked; or stat
+        every file and ask the registry only about multi-linked ones (no registry I/O
+        unless one is met; also the choice before the first walk)."""
+        pipeline = self.runtime.pipeline
+        if pipeline.strict_hard_links:
+            return self._linked_check(), True
+        reg = pipeline.secret_inodes(self.runtime.root)
+        if reg is None:
+            return None, False
+        dirs, files = reg.dirs, reg.walk_files
+        if dirs is not None and files is not None and dirs * 3 <= files:
+            check = self._armed_check()
+            return check, check is not None
+        return self._linked_check(), True
+
+    def _armed_check(self) -> _LinkCheck | None:
+        """The hard-link test of this walk (worker thread), ``None`` when no file can be a
+        secret's alias now (the registry knows no multi-linked secret, no strict mode)."""
+        check = self._linked_check()
+        return check if check.armed() else None
+
+    @staticmethod
+    def _step(walker: Walker, check: _LinkCheck | None) -> list[Entry]:
+        """One walk step (worker thread), its secrets' hard-link aliases noted."""
+        chunk = walker.step(CHUNK)
+        if check is not None:
+            for e in chunk:
+                check.entry(e)
+        return chunk
+
+    def _replay(self, start: str, descend: Callable[[str], bool] | None,
+                want: Callable[[str], bool] | None) -> list[Entry] | None:
+        """The live index's replay (worker thread); its stored ``links`` marks are asked
+        about now, so aliases are noted and never charged to the replay's limit."""
+        live = self.runtime.live_index
+        assert live is not None
+        check = self._linked_check()
+        # The live index's walker does not mark files, and a file's link count changing
+        # sends no event to its directory's watch (IN_ATTRIB reaches only the inode's own
+        # watchers): while any secret is multi-linked (or in strict mode) the stored
+        # files are ``lstat``-ed now.
+        root = self.runtime.root if check.armed() else None
+        is_secret = self._is_secret
+
+        def uncounted(e: Entry) -> bool:
+            return check.entry(e, root) or is_secret(e.relpath)
+
+        replayed = live.entries(start, descend, want, limit=WALK_BUDGET + 1, uncounted=uncounted)
+        for e in replayed or ():
+            check.entry(e, root)
+        return replayed
 
     def _admit(self, chunk: list[Entry]) -> list[Entry]:
         """The walked entries the budget admits; error entries go to :attr:`unlisted`."""
@@ -320,8 +398,9 @@ class Discovery:
                 [_Walked(entries[i].relpath, entries[i].kind == DIR, entries[i].match) for i in plain],
                 self.ctx,
             )
+            aliases = self._aliases
             for i, v in zip(plain, verdicts, strict=True):
-                out[i] = v
+                out[i] = _SECRET if entries[i].relpath in aliases and (v is None or not v.opaque) else v
         if links:
             facts = [PathFacts(request=entries[i].relpath, name=entries[i].relpath) for i in links]
             verdicts = await self.pipeline.run(facts, self.ctx, self._source)
@@ -377,19 +456,23 @@ class Discovery:
         """``_list_below`` for each directory in turn, sharing the budget: per directory its
         files and whether its count is short (budget ran out in it, or before it)."""
         out: list[tuple[list[tuple[str, str]], bool]] = []
+        check, mark = self._plan_marks()  # one plan (and validation at most) for them all
+        linked = check if mark else None
         for rel in excluded_dirs:
             if self.count_left <= 0:
                 out.append(([], True))
             else:
-                out.append(self._list_below(rel, self.count_left))
+                out.append(self._list_below(rel, self.count_left, linked))
         return out
 
-    def _list_below(self, excluded_dir: str, budget: int) -> tuple[list[tuple[str, str]], bool]:
+    def _list_below(self, excluded_dir: str, budget: int,
+                    linked: _LinkCheck | None) -> tuple[list[tuple[str, str]], bool]:
         """Files below ``excluded_dir`` (relpath, kind), visiting at most ``budget`` entries
-        on descriptors; secrets are neither listed nor counted against the budget."""
+        on descriptors; secrets (and, with ``linked``, their hard-link aliases) are neither
+        listed nor counted against the budget."""
         files, seen, short = list_files_below(
             self.runtime.index.fs, self.runtime.root, excluded_dir, budget,
-            opaque=self._opaque_in_thread())
+            opaque=self._opaque_in_thread(), linked=linked)
         self.count_left = 0 if short else self.count_left - seen
         return files, short
 
@@ -414,6 +497,62 @@ class Discovery:
             return verdict is not None and verdict.opaque
 
         return opaque
+
+
+class _LinkCheck:
+    """Is a multi-linked regular file (its ``lstat``) a hard link of a secret? Built per
+    worker-thread hop: the secret-inode registry is validated once, on the first
+    multi-linked file met (none: no I/O at all); ``strict_hard_links`` answers yes for
+    every one. :meth:`entry` also notes an alias's relpath in ``aliases``."""
+
+    __slots__ = ("_check", "aliases", "runtime")
+
+    def __init__(self, runtime: Runtime, aliases: set[str]) -> None:
+        self.runtime = runtime
+        self.aliases = aliases
+        self._check: Callable[[os.stat_result], bool] | None = None
+
+    def __call__(self, st: os.stat_result) -> bool:
+        return self._checker()(st)
+
+    def armed(self) -> bool:
+        """Can any file be a secret's alias now (strict mode, or a multi-linked secret)?"""
+        return self._checker() is not _never
+
+    def _checker(self) -> Callable[[os.stat_result], bool]:
+        check = self._check
+        if check is None:
+            pipeline = self.runtime.pipeline
+            reg = None if pipeline.strict_hard_links else pipeline.secret_inodes(self.runtime.root)
+            if pipeline.strict_hard_links:
+                check = _always
+            else:
+                check = (None if reg is None else reg.checker()) or _never
+            self._check = check
+        return check
+
+    def entry(self, e: Entry, restat: str | None = None) -> bool:
+        """Is walked entry ``e`` a secret's alias (noted in ``aliases``)? ``restat`` (the
+        root): a file stored with one link is ``lstat``-ed again first."""
+        links = e.links
+        if links is None and restat is not None and e.kind == FILE and e.error is None:
+            try:
+                st = os.lstat(os.path.join(restat, e.relpath))
+            except OSError:
+                return False
+            links = st if st.st_nlink > 1 else None
+        if links is None or not self(links):
+            return False
+        self.aliases.add(e.relpath)
+        return True
+
+
+def _always(st: os.stat_result) -> bool:
+    return True
+
+
+def _never(st: os.stat_result) -> bool:
+    return False
 
 
 async def _wait(answer: Awaitable[Verdict | None]) -> Verdict | None:
