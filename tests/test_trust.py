@@ -111,7 +111,7 @@ def test_restating_a_default_or_adding_is_allowed(project: Path, line: str) -> N
 
 
 def test_the_key_lists_cover_every_toml_key() -> None:
-    from pathgate.config import _PolicyFile
+    from pathgate._policy import _PolicyFile
 
     assert set(PROJECT_KEYS) | set(HOST_ONLY_KEYS) == set(_PolicyFile.__struct_fields__)
     assert not set(PROJECT_KEYS) & set(HOST_ONLY_KEYS)
