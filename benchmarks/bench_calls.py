@@ -36,6 +36,7 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
+from bench_tools import per_call
 from pathgate import Policy, Runtime
 
 SECTIONS = ("percall", "batch", "agents")
@@ -83,20 +84,7 @@ async def served(rt: Runtime, tree: Path, n: int) -> list[str]:
 async def timed(variants: dict[str, Callable[[], Awaitable[object]]], reps: int, runs: int
                 ) -> dict[str, tuple[float, float]]:
     """Per variant: (median wall s, median CPU s) per repetition, variants interleaved."""
-    for fn in variants.values():
-        for _ in range(min(reps, 50)):
-            await fn()
-    wall: dict[str, list[float]] = {k: [] for k in variants}
-    cpu: dict[str, list[float]] = {k: [] for k in variants}
-    for _ in range(runs):
-        for name, fn in variants.items():
-            gc.collect()
-            t, c = time.perf_counter(), time.process_time()
-            for _ in range(reps):
-                await fn()
-            wall[name].append((time.perf_counter() - t) / reps)
-            cpu[name].append((time.process_time() - c) / reps)
-    return {k: (statistics.median(wall[k]), statistics.median(cpu[k])) for k in variants}
+    return await per_call(variants, reps, runs, warmup=50)
 
 
 def table(title: str, t: dict[str, tuple[float, float]], base: str, scale: float, unit: str) -> None:

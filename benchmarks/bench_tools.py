@@ -248,13 +248,13 @@ async def bench_search(tree: Path, runs: int, literal: str) -> list[Row]:
     ])
 
 
-async def per_call(variants: dict[str, Callable[[], Awaitable[object]]], calls: int, runs: int
-                   ) -> dict[str, tuple[float, float]]:
+async def per_call(variants: dict[str, Callable[[], Awaitable[object]]], calls: int, runs: int,
+                   warmup: int = 200) -> dict[str, tuple[float, float]]:
     """Per variant: (median wall seconds per call, median CPU seconds per call) over ``runs``
     runs of ``calls`` sequential calls; the variants alternate run by run. CPU time (this
     process, all threads) is the steadier figure on a shared machine."""
     for fn in variants.values():
-        for _ in range(min(calls, 200)):
+        for _ in range(min(calls, warmup)):
             await fn()
     wall: dict[str, list[float]] = {k: [] for k in variants}
     cpu: dict[str, list[float]] = {k: [] for k in variants}

@@ -104,6 +104,8 @@ BUILTIN_SOURCE = "<built-in>"
 
 #: ``Verdict.detail`` of the path gate's block on git internals (``.git/``: never served).
 GIT_INTERNALS = "git_internals"
+#: ``Verdict.detail`` of the write gate's block on pathgate's own policy files.
+POLICY_FILE = "policy file"
 
 
 class Remedy(msgspec.Struct, frozen=True):

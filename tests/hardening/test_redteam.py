@@ -1,6 +1,6 @@
 """Red-team findings after issues 12, 13, 14, 16 and 18: each a regular test of the right
-behaviour. Findings not fixed here are ``xfail(strict=True)`` with a ``red-team:`` reason, so
-the suite stays green and the fix turns them into failures to un-mark."""
+behaviour, written the way the finding was made (the same calls on trees with and without
+the secret)."""
 
 from __future__ import annotations
 

@@ -36,7 +36,7 @@ def _compare(tmp: Path, extra: Spec, calls: list[Call], asked: set[str], policy:
     build(without_dir, dict(BASE))
 
     async def main() -> tuple[list[str], list[str]]:
-        a = await render_all(with_dir, calls, policy, asked)
+        a = await render_all(with_dir, calls, policy, None)  # must say the bare [BLOCKED] itself
         b = await render_all(without_dir, calls, policy, asked)
         return a, b
 

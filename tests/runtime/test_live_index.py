@@ -380,3 +380,27 @@ async def test_edit_storm_with_twenty_agents(tmp_path: Path) -> None:
 
 
 _STORM = ("file", "file", "mkdir", "rm", "rename", "gitignore", "symlink")
+
+
+@pytest.mark.parametrize("budget", [3, 5, 8])
+def test_host_filtered_entries_do_not_cut_the_replay(tmp_path: Path, budget: int,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a host filter the replay is judged on the loop before the budget is charged:
+    the index answers what a walk answers (no entries silently missing, the same
+    ``walk_stopped_early``), however many host-filtered files there are."""
+    import pathgate.runtime.tools._discover as discover
+
+    for i in range(4):
+        (tmp_path / f"a{i}").mkdir()
+        for j in range(3):
+            (tmp_path / f"a{i}/hidden{j}.txt").write_text("x\n")
+        (tmp_path / f"a{i}/m{i}.py").write_text("x\n")
+    monkeypatch.setattr(discover, "WALK_BUDGET", budget)
+    policy = Policy(host_filter=lambda p: "hidden" not in p)
+
+    async def main() -> None:
+        async with Runtime(tmp_path, policy, live_index=True) as live, Runtime(tmp_path, policy) as ref:
+            for _ in range(2):  # the first scan, then a warm replay
+                assert await live.glob("**", limit=0) == await ref.glob("**", limit=0)
+
+    anyio.run(main)

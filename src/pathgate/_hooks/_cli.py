@@ -39,7 +39,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="claude-code, cursor or gemini (or: install AGENT)")
     p.add_argument("--root", metavar="DIR",
                    help="project root (default: the one the agent names in its payload)")
-    p.add_argument("--config", metavar="FILE", help="a pathgate.toml to use instead of the root's")
+    p.add_argument("--config", metavar="FILE",
+                   help="the host's config file (may loosen; default: the user-level file "
+                        "~/.config/pathgate/config.toml if present); the project's own "
+                        "pathgate.toml can only tighten it")
     p.add_argument("--renderer", metavar="R", help="renderer of the deny text (default: per config)")
     return p
 

@@ -169,7 +169,9 @@ def _aims_at_secret(runtime: Runtime, pattern: str) -> bool:
 
 
 def _in_git_dir(relpath: str) -> bool:
-    return ".git" in relpath.replace("\\", "/").split("/")
+    from pathgate.runtime.gates.path import is_git_internal  # loaded with the runtime already
+
+    return is_git_internal(relpath.replace("\\", "/"))
 
 
 def _relative(path: str, root: str, cwd: str) -> str:

@@ -48,10 +48,12 @@ async def _answer(agent: Agent, payload: Mapping[str, Any], root: str | None, co
     if request is None or not request.targets:
         return agent.allow(payload)
     from pathgate import Runtime
-    from pathgate.config import load_config
+    from pathgate.config import load_config, load_host_config
 
     chosen = _pick_root(request, root)
-    runtime = Runtime(chosen, policy=load_config(chosen, config))
+    # the same policy as the CLI and `pathgate mcp`: the host's (--config, else the
+    # user-level file), tightened by the project's own
+    runtime = Runtime(chosen, policy=load_config(chosen, host=load_host_config(config)))
     if renderer is not None:
         runtime.renderer_for(None, renderer)  # an unknown name fails here, closed
     reason = await decide(runtime, request.targets, cwd=request.cwd, renderer=renderer,

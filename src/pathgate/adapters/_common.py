@@ -24,6 +24,7 @@ from pathgate.renderers._base import Renderer
 from pathgate.renderers._discovery import render_discovery
 from pathgate.renderers._writes import render_write
 from pathgate.results import GlobResult, ListResult, SearchResult, WriteResult
+from pathgate.runtime.tools.write_file import WRITE_TOOLS
 from pathgate.verdicts import FileResult, Gate
 
 if TYPE_CHECKING:
@@ -46,7 +47,6 @@ __all__ = [
     "tool_infos",
 ]
 
-#: pathgate's own file tools, in listing order.
 def missing_extra(adapter: str, extra: str, exc: ModuleNotFoundError) -> ModuleNotFoundError:
     """The error an adapter raises when its framework is not installed: names the extra to
     install (still a ``ModuleNotFoundError``, so ``except ImportError`` keeps working)."""
@@ -58,9 +58,9 @@ def missing_extra(adapter: str, extra: str, exc: ModuleNotFoundError) -> ModuleN
     )
 
 
+#: pathgate's own file tools, in listing order; the write tools (``WRITE_TOOLS``) are
+#: listed after them only on a runtime with writes enabled.
 BUILTIN_TOOLS = ("read_files", "glob", "list_directory", "code_search")
-#: The write tools, listed after them only on a runtime with writes enabled.
-WRITE_TOOLS = ("write_file", "edit_file")
 
 
 def default_tools(runtime: Runtime) -> tuple[str, ...]:

@@ -18,7 +18,7 @@ from pathgate.renderers._base import (
     is_opaque,
     render_text_read,
 )
-from pathgate.verdicts import GIT_INTERNALS, FileResult, Gate, Rule, Status, Verdict
+from pathgate.verdicts import GIT_INTERNALS, POLICY_FILE, FileResult, Gate, Rule, Status, Verdict
 
 __all__ = ["VerboseRenderer"]
 
@@ -105,7 +105,7 @@ class VerboseRenderer:
         return f"{verdict.status.sentinel}: {explain(verdict)}"
 
     def _blocked(self, v: Verdict) -> str:
-        if v.gate is Gate.WRITE and v.detail == "policy file":
+        if v.gate is Gate.WRITE and v.detail == POLICY_FILE:
             return _POLICY_FILE
         if v.gate is Gate.PATH and v.detail == GIT_INTERNALS:
             return _GIT_TEXT

@@ -25,6 +25,7 @@ file (its other names cannot be found without walking the whole device).
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import threading
@@ -76,8 +77,8 @@ class SecretInodes:
         project directory when the file is multi-linked): call it from a worker thread."""
         if not stat.S_ISREG(st.st_mode) or st.st_nlink <= 1:
             return False
-        snap = self.current()
-        return snap.overflow or (st.st_dev, st.st_ino) in snap.inodes
+        check = self.checker()
+        return check is not None and check(st)
 
     def checker(self) -> Callable[[os.stat_result], bool] | None:
         """``linked_secret`` bound to one validated snapshot: for many entries of one walk
@@ -118,6 +119,7 @@ class SecretInodes:
         dirs: dict[str, _Sig] = {}
         stack = [""]
         seen = 0
+        failed = False  # a directory that could not be listed: its secrets are unknown
         while stack:
             rel = stack.pop()
             path = os.path.join(self.root, rel) if rel else self.root
@@ -125,8 +127,12 @@ class SecretInodes:
                 dirs[rel] = _sig(os.lstat(path))
                 with os.scandir(path) as it:
                     entries = list(it)
-            except OSError:
-                continue  # unlistable: its signature (or absence) is re-checked next time
+            except OSError as exc:
+                # unlistable (EACCES, ENAMETOOLONG, EMFILE...): its secrets are unknown, so
+                # every multi-linked file counts as one (fail closed); a directory that
+                # vanished is re-checked through its parent's signature
+                failed = failed or exc.errno not in (errno.ENOENT, errno.ENOTDIR)
+                continue
             seen += len(entries)
             if seen > self.max_entries:
                 return _Snapshot(frozenset(), dirs, overflow=True)
@@ -143,4 +149,4 @@ class SecretInodes:
                             inodes.add((est.st_dev, est.st_ino))
                 except OSError:
                     continue
-        return _Snapshot(frozenset(inodes), dirs)
+        return _Snapshot(frozenset(inodes), dirs, overflow=failed)

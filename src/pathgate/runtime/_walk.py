@@ -263,7 +263,7 @@ class Walker:
         fs = self.fs
         fd = -1
         try:
-            if self._root_len + 1 + (len(rel) if rel.isascii() else len(os.fsencode(rel))) > PATH_MAX:
+            if _too_long(self._root_len, rel):
                 raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG))
             pfd = parent.fd
             fd = fs.open_dir(name, pfd if pfd is not None else self._reopen(parent))

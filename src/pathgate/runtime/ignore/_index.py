@@ -427,14 +427,24 @@ class IgnoreIndex:
         """A per-directory ignore file's bytes. With :attr:`linked_secret` set (the runtime
         sets it; ``check-ignore`` does not), a multi-linked file that shares its inode with
         a secret is refused like an unreadable one (``EACCES``: the paths it governs fail
-        closed), so a secret's lines can never become rules a renderer quotes."""
-        data = self.fs.read_bytes(path)
+        closed), so a secret's lines can never become rules a renderer quotes. The file is
+        judged before and after the read, and must be the same inode both times (a swap
+        during the read is refused too)."""
         refuse = self.linked_secret
-        if refuse is not None:
-            st = self.fs.lstat(path)
-            if _stat.S_ISREG(st.st_mode) and st.st_nlink > 1 and refuse(st):
-                raise OSError(errno.EACCES, os.strerror(errno.EACCES), path)
+        if refuse is None:
+            return self.fs.read_bytes(path)
+        before = self._judge_link(path, refuse)
+        data = self.fs.read_bytes(path)
+        if self._judge_link(path, refuse) != before:
+            raise OSError(errno.EACCES, os.strerror(errno.EACCES), path)
         return data
+
+    def _judge_link(self, path: str, refuse: Callable[[os.stat_result], bool]) -> tuple[int, int]:
+        """``(st_dev, st_ino)`` of ``path``; ``EACCES`` when it is a secret's hard link."""
+        st = self.fs.lstat(path)
+        if _stat.S_ISREG(st.st_mode) and st.st_nlink > 1 and refuse(st):
+            raise OSError(errno.EACCES, os.strerror(errno.EACCES), path)
+        return st.st_dev, st.st_ino
 
     def _read_own(self, rel: str, parent: DirNode, sigs: tuple[_Sig, ...], fold: bool,
                   old: DirNode | None, extra: Sequence[str] | None = None) -> DirNode:

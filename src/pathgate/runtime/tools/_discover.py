@@ -310,7 +310,12 @@ class Discovery:
         def uncounted(e: Entry) -> bool:
             return check.entry(e, root) or is_secret(e.relpath)
 
-        replayed = live.entries(start, descend, want, limit=WALK_BUDGET + 1, uncounted=uncounted)
+        if self._inline:
+            # the replay stops where the budget would (each entry judged once, in it)
+            return live.entries(start, descend, want, limit=WALK_BUDGET + 1, uncounted=uncounted)
+        # host gates decide opacity on the loop (_prejudge): no cut here, _admit cuts
+        # exactly where a walk would, charging only what is not opaque
+        replayed = live.entries(start, descend, want, limit=None, uncounted=None)
         for e in replayed or ():
             check.entry(e, root)
         return replayed
@@ -424,7 +429,7 @@ class Discovery:
         budget, the matching files inside them (omitted by the ignore gate); then name the
         directories the walk could not enter (:meth:`unsearched_unlisted`)."""
         unlisted = await self.unsearched_unlisted()
-        return await self._count_excluded(dirs, wanted) + unlisted
+        return (await self._count_excluded(dirs, wanted) + unlisted)[:MAX_UNSEARCHED]
 
     async def _count_excluded(self, dirs: Sequence[Entry], wanted: Callable[[str], bool]) -> list[Unsearched]:
         if not dirs:

@@ -394,7 +394,8 @@ class Scanner:
         return out
 
     def _read_whole(self, fd: int, size: int) -> bytes | None:
-        """Read what fstat promised (+1 to see growth); ``None`` (counted) past the cap."""
+        """Read what fstat promised (+1 to see growth); ``None`` past the cap (the caller
+        counts it as too large)."""
         want = self.search_limit + 1
         step = min(want, size + 1)
         first = self.ops.read_fd(fd, step)
@@ -412,7 +413,6 @@ class Scanner:
             step = min(want, READ_STEP)
         data = b"".join(chunks)
         if len(data) > self.search_limit:
-            self.too_large += 1
             return None
         return data
 

@@ -14,8 +14,9 @@ is looked at, a path with a ``.git`` component (as written, normalised or real; 
 spellings such as ``.GIT`` or ``.git.`` included), any path inside the git directory a
 ``.git`` *file* (worktrees, submodules) of an ancestor names, and any path below a
 directory that is a git directory by git's own test (``HEAD`` + ``objects/`` + ``refs/``,
-or ``HEAD`` + ``commondir``: bare repositories, gitdirs kept elsewhere in the project). The branch making ``.git/`` a
-built-in never-served path for reads (``gates/path.py``) will share this check when merged.
+or ``HEAD`` + ``commondir``: bare repositories, gitdirs kept elsewhere in the project). The
+component test is the path gate's own (``gates/path.py``: ``.git/`` is never served), which
+already refuses writes there opaquely; this gate asks it again so it holds on its own.
 """
 
 from __future__ import annotations
@@ -42,10 +43,11 @@ from pathgate.runtime.gates import (
     SecretMatcher,
     SecretsGate,
 )
+from pathgate.runtime.gates.path import is_git_internal
 from pathgate.runtime.gates.secrets import normalize_name
 from pathgate.runtime.tools.read_files import ReadFacts
+from pathgate.verdicts import POLICY_FILE, Status, Verdict
 from pathgate.verdicts import Gate as GateName
-from pathgate.verdicts import Status, Verdict
 
 if TYPE_CHECKING:
     from pathgate.config import HostFilter, Policy
@@ -67,7 +69,6 @@ _GITFILE_MAX = 4096
 _BLOCK = Verdict(status=Status.BLOCKED, gate=GateName.WRITE, opaque=True, detail="git internals")
 #: ``Verdict.detail`` of a write refused because the target is one of pathgate's own policy
 #: files (not opaque: the renderers say that only a person may change it).
-POLICY_FILE = "policy file"
 _POLICY = Verdict(status=Status.BLOCKED, gate=GateName.WRITE, detail=POLICY_FILE)
 #: pathgate's own configuration file, never writable by an agent (with the agent ignore files).
 CONFIG_FILE = "pathgate.toml"
@@ -82,8 +83,10 @@ class WritePathFacts(PathFacts):
 
 
 def has_git_component(path: str) -> bool:
-    """Does any ``/``-separated component of ``path`` name ``.git`` (NTFS spellings too)?"""
-    return any(normalize_name(part) == _GIT for part in path.split("/") if part)
+    """Does any ``/``-separated component of ``path`` name ``.git`` (any case, NTFS
+    spellings)? The path gate's own test (:func:`~pathgate.runtime.gates.path.is_git_internal`),
+    asked again here so this gate holds on its own."""
+    return is_git_internal(path)
 
 
 class NeverWritableGate:

@@ -156,9 +156,10 @@ async def _run(runtime: Runtime, tool: WriteTool, path: str, transform: Transfor
     if verdict is None and (resolved is None or resolved.relpath is None):
         code = errno.errorcode.get(resolved.error or 0, "EINVAL") if resolved else "EINVAL"
         verdict = Verdict(status=Status.FILE_WRITE_ERROR, gate=Gate.WRITE, detail=code)
-    if verdict is not None or resolved is None or resolved.relpath is None:
-        shown = None if verdict is None or verdict.opaque else facts.relpath
+    if verdict is not None:
+        shown = None if verdict.opaque else facts.relpath
         return WriteResult(tool=tool, path=path, relpath=shown, verdict=verdict)
+    assert resolved is not None and resolved.relpath is not None
     relpath = resolved.relpath
     if not relpath or resolved.is_dir:
         detail = "directory"
