@@ -201,8 +201,6 @@ def project_violation(key: str, p: Policy, raw: Mapping[str, Any]) -> tuple[str,
         return key, "enforce_secrets = false switches the secrets gate off"
     if key == "ignore_mode" and p.ignore_mode == "discovery":
         return key, 'ignore_mode = "discovery" serves ignored files to explicit reads'
-    if key == "strict_hard_links" and not p.strict_hard_links:
-        return None  # restating the default
     if key == "git_sources" and not p.git_sources:
         return key, "git_sources = false drops .git/info/exclude and core.excludesFile"
     for name, default in (("secret_patterns", DEFAULT_SECRET_PATTERNS), ("defaults", DEFAULT_IGNORES),

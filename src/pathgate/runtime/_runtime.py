@@ -296,7 +296,8 @@ class Runtime:
         if not paths:
             return []
         policy = self.policy
-        ctx = GateContext(policy=policy, purpose=purpose, model=model, size_limit=policy.size_limit_for(model))
+        ctx = GateContext(policy=policy, purpose=purpose, model=model, size_limit=policy.size_limit_for(model),
+                          root=self.root)
         spellings = list(dict.fromkeys(paths))
         facts = [PathFacts(request=s, name=lexical_name(s, self.root)) for s in spellings]
         source = ReadFacts(self, self.backends.pick(policy.fs_backend), ctx)
@@ -343,7 +344,7 @@ class Runtime:
 
         return await _code_search(
             self, regex, path, glob=glob, max_results=max_results, context=context,
-            case_sensitive=case_sensitive, model=model, linked_secret=self._linked_secret(),
+            case_sensitive=case_sensitive, model=model, linked_secret=self.index.linked_secret,
         )
 
     def _linked_secret(self) -> Callable[[os.stat_result], bool] | None:

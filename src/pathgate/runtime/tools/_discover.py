@@ -145,9 +145,9 @@ class Discovery:
         self._inline = {g.name for g in self.pipeline.gates} <= _INLINE_GATES
         policy = runtime.policy
         self.ctx = GateContext(policy=policy, purpose="discover", model=model,
-                               size_limit=policy.size_limit_for(model))
+                               size_limit=policy.size_limit_for(model), root=runtime.root)
         self.read_ctx = GateContext(policy=policy, purpose="read", model=model,
-                                    size_limit=self.ctx.size_limit)
+                                    size_limit=self.ctx.size_limit, root=runtime.root)
         self.session: IgnoreSession = runtime.index.session()
         self.omissions = Omissions()
         self.walked = 0

@@ -149,7 +149,8 @@ async def _run(runtime: Runtime, tool: WriteTool, path: str, transform: Transfor
     if model is not None and not isinstance(model, str):
         raise ToolArgumentError(f"{tool}: `model` must be a string", field="model")
     policy = runtime.policy
-    ctx = GateContext(policy=policy, purpose="write", model=model, size_limit=policy.write_limit_for(model))
+    ctx = GateContext(policy=policy, purpose="write", model=model, size_limit=policy.write_limit_for(model),
+                      root=runtime.root)
     facts = WritePathFacts(request=path, name=lexical_name(path, runtime.root))
     (verdict,) = await runtime.write_pipeline.run([facts], ctx, WriteFacts(runtime, ctx))
     resolved = facts.resolved
