@@ -71,7 +71,8 @@ def _expected(pattern: str, files: list[str]) -> set[str]:
     return {f for f in files if pat.match(f) or f == pattern or f.startswith(pattern + "/")}
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(_PATTERN)
 def test_glob_matches_like_git(repo: Path, pattern: str) -> None:
     assert _expected(pattern, _files(repo)) == _git_glob(repo, pattern), pattern
