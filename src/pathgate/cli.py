@@ -14,13 +14,10 @@ options (``--root``, ``--config``, ``--git-only``, ``--debug``) go before or aft
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
-
-import anyio
 
 EXIT_OK = 0
 EXIT_BLOCKED = 1  # nothing found / not served
@@ -227,6 +224,8 @@ def _suggest_command(parser: argparse.ArgumentParser, args_list: Sequence[str]) 
     word, known = args_list[at], list(_subparsers(parser))
     if word in known:
         return
+    import difflib
+
     close = difflib.get_close_matches(word, known, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else f" (commands: {', '.join(known)})"
     parser.exit(EXIT_ERROR, f"pathgate: error: unknown command {word!r}{hint}\n")
@@ -240,6 +239,8 @@ def _parse(parser: argparse.ArgumentParser, args_list: list[str]) -> argparse.Na
         sub = _subparsers(parser).get(getattr(args, "command", None) or "", parser)
         options = [o for a in sub._actions for o in a.option_strings]
         bad = extras[0]
+        import difflib
+
         close = difflib.get_close_matches(bad.split("=", 1)[0], options, n=1) if bad.startswith("-") else []
         hint = f"; did you mean {close[0]!r}?" if close else ""
         sub.exit(EXIT_ERROR, f"{sub.prog}: error: unrecognized argument {bad!r}{hint}\n")
@@ -280,6 +281,14 @@ def _runtime(args: argparse.Namespace, **kw: Any) -> Any:
     if getattr(args, "git_only", False):
         policy = policy.git_only()
     return Runtime(root, policy=policy, **kw)
+
+
+def _run_async(fn: Callable[..., Any], *args: Any) -> Any:
+    """Run a command's coroutine on an event loop (anyio and asyncio load here, not at
+    import: ``check-ignore`` and ``hook`` never need them)."""
+    import anyio
+
+    return anyio.run(fn, *args)
 
 
 def _print_json(data: Any, *, pretty: bool = False) -> None:
@@ -328,7 +337,7 @@ def _cmd_read(args: argparse.Namespace) -> int:
         tool_args["limit"] = args.limit
     rt = _runtime(args)
     raw = _capture_raw(rt)
-    result = anyio.run(_call, rt, "read_files", tool_args, args)
+    result = _run_async(_call, rt, "read_files", tool_args, args)
     _fail_on_error(result)
     status = EXIT_OK if raw and _all_served(raw[0]) else EXIT_BLOCKED
     if args.json or not _is_text(result):
@@ -379,7 +388,7 @@ def _cmd_glob(args: argparse.Namespace) -> int:
     tool_args: dict[str, Any] = {"pattern": args.pattern, "path": args.path}
     if args.limit is not None:
         tool_args["limit"] = args.limit
-    result = anyio.run(_call, _runtime(args), "glob", tool_args, args)
+    result = _run_async(_call, _runtime(args), "glob", tool_args, args)
     _fail_on_error(result)
     return _print_discovery(result, args, "matches")
 
@@ -391,13 +400,13 @@ def _cmd_search(args: argparse.Namespace) -> int:
         tool_args["glob"] = args.glob
     if args.limit is not None:
         tool_args["max_results"] = args.limit
-    result = anyio.run(_call, _runtime(args), "code_search", tool_args, args)
+    result = _run_async(_call, _runtime(args), "code_search", tool_args, args)
     _fail_on_error(result)
     return _print_discovery(result, args, "hits")
 
 
 def _cmd_ls(args: argparse.Namespace) -> int:
-    result = anyio.run(_call, _runtime(args), "list_directory", {"path": args.path}, args)
+    result = _run_async(_call, _runtime(args), "list_directory", {"path": args.path}, args)
     _fail_on_error(result)
     return _print_discovery(result, args, "entries")
 
@@ -406,7 +415,7 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     from pathgate._explain import explain_paths, format_explanation
 
     rt = _runtime(args)
-    explanations = anyio.run(explain_paths, rt, list(args.paths))
+    explanations = _run_async(explain_paths, rt, list(args.paths))
     if args.json:
         _print_json(explanations)
     else:

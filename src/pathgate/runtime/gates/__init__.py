@@ -27,8 +27,6 @@ import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
-import anyio
-
 from pathgate.runtime._links import SecretInodes
 from pathgate.runtime.fs import Resolved
 from pathgate.runtime.gates._base import Fact, GateCheck, GateContext, GateResult, PathFacts, lexical_name
@@ -230,6 +228,8 @@ async def _apply(
 async def _gather_into(
     verdicts: list[Verdict | None], waits: list[tuple[int, Awaitable[Verdict | None]]]
 ) -> None:
+    import anyio  # only async host gates get here: a hook decides without anyio
+
     async def one(i: int, waitable: Awaitable[Verdict | None]) -> None:
         verdicts[i] = await waitable
 
