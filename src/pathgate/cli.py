@@ -13,11 +13,13 @@ options (``--root``, ``--config``, ``--git-only``, ``--debug``) go before or aft
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    import argparse  # loaded by the parser builders: `hook` and `check-ignore` parse their own
 
 EXIT_OK = 0
 EXIT_BLOCKED = 1  # nothing found / not served
@@ -71,6 +73,8 @@ def _note(text: str) -> None:
 def _common(p: argparse.ArgumentParser, *, decides: bool = True) -> None:
     """The global options; ``SUPPRESS`` defaults so a value given before the command is not
     overwritten by the subcommand's default (see ``_GLOBAL_DEFAULTS``)."""
+    import argparse
+
     sup = argparse.SUPPRESS
     p.add_argument("--root", default=sup, metavar="DIR", help="project root (default: .)")
     p.add_argument("--config", default=sup, metavar="FILE",
@@ -91,6 +95,9 @@ def _renderer_opts(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The parser of every command but ``check-ignore`` and ``hook`` (they parse their own)."""
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="pathgate",
         description="Gate an AI agent's file tools: see what your agent sees, and why.",
@@ -209,6 +216,8 @@ def _command_index(args_list: Sequence[str]) -> int | None:
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    import argparse
+
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             return dict(action.choices)

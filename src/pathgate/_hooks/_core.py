@@ -33,8 +33,7 @@ import os
 import posixpath
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 if TYPE_CHECKING:
     from pathgate.runtime._gating import GateCore
@@ -62,8 +61,7 @@ _MAX_ALTERNATIVES = 256
 TargetKind = Literal["file", "dir", "glob"]
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
+class Target(NamedTuple):
     """One thing a tool call touches: a ``file`` it reads or writes, a ``dir`` it walks,
     or a ``glob`` pattern matched below ``base`` (a directory, ``""`` for the root)."""
 

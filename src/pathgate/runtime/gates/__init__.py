@@ -84,16 +84,18 @@ class WalkedEntry(Protocol):
     def match(self) -> Match | None: ...
 
 
-def default_gates(policy: Policy) -> list[GateCheck]:
-    """The built-in gates for ``policy``, in SPEC order; switched-off gates are left out."""
+def default_gates(policy: Policy, matcher: SecretMatcher | None = None) -> list[GateCheck]:
+    """The built-in gates for ``policy``, in SPEC order; switched-off gates are left out.
+    ``matcher``: the policy's secret matcher, if already built (it compiles the patterns)."""
+    if matcher is None:
+        matcher = SecretMatcher(policy.secret_patterns)
     gates: list[GateCheck] = [PathGate(allow_outside_root=policy.allow_outside_root)]
     if policy.enforce_secrets:
-        gates.append(SecretsGate(SecretMatcher(policy.secret_patterns)))
+        gates.append(SecretsGate(matcher))
     if policy.host_filter is not None:
         gates.append(HostFilterGate(policy.host_filter))
     gates.append(IgnoreGate(mode=policy.ignore_mode))
     if policy.enforce_secrets:
-        matcher = SecretMatcher(policy.secret_patterns)
         gates.append(LinkedSecretGate(matcher, strict=policy.strict_hard_links))
     gates += [ExistenceGate(), SizeGate(), ReadGate()]
     return gates
@@ -118,11 +120,12 @@ class GatePipeline:
     ) -> GatePipeline:
         """The default gates for ``policy``, with host gates ``extra`` inserted before the
         gate named ``before`` (default: ahead of ``ignore``, after the opaque gates)."""
-        gates = default_gates(policy)
+        matcher = SecretMatcher(policy.secret_patterns)  # one per policy: shared by the gates
+        gates = default_gates(policy, matcher)
         names = [g.name for g in gates]
         at = names.index(before) if before in names else len(gates)
         gates[at:at] = list(extra)
-        return cls(gates, SecretMatcher(policy.secret_patterns))
+        return cls(gates, matcher)
 
     @property
     def names(self) -> tuple[str, ...]:
