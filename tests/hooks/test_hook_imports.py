@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -44,7 +45,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def _run(project: Path, tmp_path: Path, args: list[str],
-         payload: dict[str, object]) -> tuple[dict[str, object], list[str]]:
+         payload: Mapping[str, object]) -> tuple[dict[str, object], list[str]]:
     modules = tmp_path / "modules.json"
     env = {**os.environ, "PYTHONPATH": SRC, "PATHGATE_TEST_MODULES": str(modules)}
     proc = subprocess.run([sys.executable, "-c", _PROBE, *args], input=json.dumps(payload).encode(),
