@@ -278,9 +278,13 @@ def _own_parser_command(args_list: list[str]) -> int | None:
 
 # -- helpers -------------------------------------------------------------------------------
 
-def _runtime(args: argparse.Namespace, **kw: Any) -> Any:
-    from pathgate import Runtime
+def _runtime(args: argparse.Namespace, *, core: Any = None, **kw: Any) -> Any:
+    """The command's :class:`~pathgate.Runtime` (``core``: another class built the same way,
+    e.g. the event-loop-free ``GateCore`` of ``explain``)."""
     from pathgate.config import load_config, load_host_config
+
+    if core is None:
+        from pathgate import Runtime as core
 
     root = args.root
     if not os.path.isdir(root):
@@ -289,7 +293,7 @@ def _runtime(args: argparse.Namespace, **kw: Any) -> Any:
     policy = load_config(root, host=host)  # the project's files only tighten it
     if getattr(args, "git_only", False):
         policy = policy.git_only()
-    return Runtime(root, policy=policy, **kw)
+    return core(root, policy=policy, **kw)
 
 
 def _run_async(fn: Callable[..., Any], *args: Any) -> Any:
@@ -422,9 +426,13 @@ def _cmd_ls(args: argparse.Namespace) -> int:
 
 def _cmd_explain(args: argparse.Namespace) -> int:
     from pathgate._explain import explain_paths, format_explanation
+    from pathgate.runtime._gating import GateCore, NeedsEventLoop, run_now
 
-    rt = _runtime(args)
-    explanations = _run_async(explain_paths, rt, list(args.paths))
+    paths = list(args.paths)
+    try:  # without an event loop: the runtime's gates, decided in this thread
+        explanations = run_now(explain_paths(_runtime(args, core=GateCore), paths))
+    except NeedsEventLoop:  # e.g. a hard-linked file: the same check, on a runtime
+        explanations = _run_async(explain_paths, _runtime(args), paths)
     if args.json:
         _print_json(explanations)
     else:

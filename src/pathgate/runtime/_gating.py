@@ -14,21 +14,25 @@ one decision route, :meth:`GateCore.check_paths` (the path-only gates through
   tools are imported (each is tens of milliseconds of a process that runs on every tool
   call of an agent).
 
-A gate that must await (an async host filter or host gate) cannot run without a loop:
-:func:`run_now` raises, and a hook fails closed.
+A check that must await (an async host filter or host gate) or needs anyio's worker threads
+(the secret-inode check of a multi-linked file, on the ``OPEN`` facts of ``explain``) cannot
+finish without a loop: :func:`run_now` raises :class:`NeedsEventLoop`; ``pathgate explain``
+then runs the same check on a ``Runtime``, and a hook fails closed.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import sys
 from collections.abc import Callable, Coroutine, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 
 from pathgate.config import Policy, RendererRule, load_config
 from pathgate.errors import ConfigError, ToolArgumentError
 from pathgate.renderers._base import Renderer, RendererSelector, default_registry
 from pathgate.runtime._remedy import ignore_decider
-from pathgate.runtime.fs import FileOps, OsFS, SyncFS, drive_sync, resolve_flow
+from pathgate.runtime.fs import DirFds, FileOps, Opened, OsFS, ReadRequest, SyncFS, drive_sync, open_read, resolve_flow
 from pathgate.runtime.gates import Fact, GateCheck, GateContext, GatePipeline, PathFacts, lexical_name
 from pathgate.runtime.gates.path import PathGate
 from pathgate.runtime.ignore import IgnoreIndex
@@ -37,11 +41,20 @@ from pathgate.verdicts import Verdict
 if TYPE_CHECKING:
     from pathgate.runtime.gates import FactSource
 
-__all__ = ["GateCore", "InlineFacts", "RendererRules", "project_git_dirs", "run_now"]
+__all__ = ["GateCore", "InlineFacts", "NeedsEventLoop", "ReadVerdict", "RendererRules", "project_git_dirs", "run_now"]
 
 T = TypeVar("T")
 
 RendererRules = RendererSelector | Iterable[RendererRule | tuple[str, str]]
+
+
+class ReadVerdict(NamedTuple):
+    """One path of :meth:`GateCore.read_verdicts`: ``verdict`` ``None`` means readable;
+    ``relpath`` as ``FileResult.relpath`` gives it."""
+
+    path: str
+    verdict: Verdict | None
+    relpath: str | None
 
 
 def project_git_dirs(root: str) -> tuple[str, ...]:
@@ -72,20 +85,39 @@ def project_git_dirs(root: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+class NeedsEventLoop(RuntimeError):
+    """A check :func:`run_now` cannot finish without an event loop: it awaits (an async host
+    gate or filter) or asks anyio for a worker thread (a multi-linked file's secret-inode
+    check). The caller runs the same check on a :class:`~pathgate.Runtime` instead, or, for
+    a hook, fails closed."""
+
+
+def _no_event_loop(exc: RuntimeError) -> bool:
+    """Did anyio refuse for want of a running event loop? (``NoEventLoopError`` in anyio 4.16
+    and later; sniffio's ``AsyncLibraryNotFoundError`` before.)"""
+    kinds = [getattr(sys.modules.get("anyio"), "NoEventLoopError", None),
+             getattr(sys.modules.get("sniffio"), "AsyncLibraryNotFoundError", None)]
+    return any(isinstance(k, type) and isinstance(exc, k) for k in kinds)
+
+
 def run_now(coro: Coroutine[Any, Any, T]) -> T:
     """Run ``coro`` to its end in the calling thread, without an event loop: for a
-    coroutine that never suspends (a bare :class:`GateCore`'s check). One that does (an
-    async host gate) is closed and raises :class:`RuntimeError`."""
+    coroutine that never suspends (a bare :class:`GateCore`'s check). One that does is
+    closed, and :class:`NeedsEventLoop` raised."""
     try:
         coro.send(None)
     except StopIteration as done:
         return done.value  # type: ignore[no-any-return]
+    except RuntimeError as exc:
+        if _no_event_loop(exc):
+            raise NeedsEventLoop("this check needs an event loop (a worker thread)") from exc
+        raise
     coro.close()
-    raise RuntimeError("this check awaits (an async host gate or filter) and needs an event loop")
+    raise NeedsEventLoop("this check awaits (an async host gate or filter) and needs an event loop")
 
 
 class InlineFacts:
-    """The ``REAL`` and ``MATCH`` facts of a path-only check, fetched in the calling thread
+    """The ``REAL``, ``MATCH`` and ``OPEN`` facts, fetched in the calling thread
     (``read_files``' :class:`~pathgate.runtime.tools.read_files.ReadFacts` fetches the same
     facts, with the same functions, in worker threads)."""
 
@@ -108,8 +140,26 @@ class InlineFacts:
                 r = f.resolved
                 if r is not None and r.relpath is not None and f.match is None:
                     f.match, f.remedy = decide(session, r.relpath, r.is_dir, is_secret(f, self.ctx.root))
-        else:
-            raise RuntimeError(f"a path-only check does not fetch {fact.name} facts")
+        elif fact is Fact.OPEN:
+            self._open(pending)
+
+    def _open(self, pending: Sequence[PathFacts]) -> None:
+        """The descriptor-anchored read (:func:`open_read`, from the root without following
+        symlinks), once per real file, as ``read_files`` opens in its worker threads."""
+        core, known = self.core, dict[str, Opened]()
+        with DirFds(core.ops, core.root) as dirs:
+            for f in pending:
+                r = f.resolved
+                if f.opened is not None:
+                    continue
+                if r is None or r.real is None or r.st is None:
+                    f.opened = Opened(error=errno.ENOENT if r is None or r.error is None else r.error)
+                elif r.real in known:
+                    f.opened = known[r.real]
+                else:
+                    root = core.root if r.relpath is not None else None
+                    req = ReadRequest(r.real, self.ctx.size_limit, r.identity, root)
+                    f.opened = known[r.real] = open_read(core.ops, req, dirs)
 
 
 class GateCore:
@@ -191,6 +241,30 @@ class GateCore:
         )
         by_spelling = dict(zip(spellings, verdicts, strict=True))
         return [by_spelling[p] for p in paths]
+
+    async def read_verdicts(self, paths: Sequence[str], *, model: str | None = None) -> list[ReadVerdict]:
+        """Every gate an explicit read runs (``OPEN`` facts included: existence, size,
+        content), for each path in request order: what ``read_files`` decides, without its
+        content, windows nor budget (``pathgate explain``). Each item is ``(path, verdict
+        or None, the project-relative path shown for it)``; an opaque verdict shows none."""
+        policy = self.policy
+        ctx = GateContext(policy=policy, purpose="read", model=model, size_limit=policy.size_limit_for(model),
+                          root=self.root)
+        spellings = list(dict.fromkeys(paths))
+        facts = [PathFacts(request=s, name=lexical_name(s, self.root)) for s in spellings]
+        verdicts = await self.pipeline.run(facts, ctx, self._read_facts(ctx))
+        decided = {s: (f, v) for s, f, v in zip(spellings, facts, verdicts, strict=True)}
+        out: list[ReadVerdict] = []
+        for path in paths:
+            f, v = decided[path]
+            shown = f.shown_relpath
+            out.append(ReadVerdict(path, v, None if v is not None and (v.opaque or f.relpath is None) else shown))
+        return out
+
+    def _read_facts(self, ctx: GateContext) -> FactSource:
+        """Where :meth:`read_verdicts` gets its facts: the calling thread (a ``Runtime``:
+        ``read_files``' one-hop worker threads)."""
+        return InlineFacts(self, ctx)
 
     def _path_facts(self, ctx: GateContext) -> FactSource:
         """Where :meth:`check_paths` gets its ``REAL`` and ``MATCH`` facts: here, the calling

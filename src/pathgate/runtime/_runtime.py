@@ -218,6 +218,10 @@ class Runtime(GateCore):
         return await _edit_file(self, path, old_string, new_string, replace_all=replace_all,
                                 agent=agent, model=model)
 
+    def _read_facts(self, ctx: GateContext) -> FactSource:
+        """:meth:`read_verdicts` fetches its facts as ``read_files`` does (one worker hop)."""
+        return ReadFacts(self, self.backends.pick(self.policy.fs_backend), ctx, one_hop=True)
+
     def _path_facts(self, ctx: GateContext) -> FactSource:
         """:meth:`check_paths` fetches its facts in worker threads, as ``read_files`` does."""
         return ReadFacts(self, self.backends.pick(self.policy.fs_backend), ctx)

@@ -231,11 +231,24 @@ async def _apply(
 async def _gather_into(
     verdicts: list[Verdict | None], waits: list[tuple[int, Awaitable[Verdict | None]]]
 ) -> None:
+    if len(waits) == 1:  # one awaited check: no task group
+        i, waitable = waits[0]
+        verdicts[i] = await waitable
+        return
     import anyio  # only async host gates get here: a hook decides without anyio
+
+    try:
+        tg = anyio.create_task_group()
+    except BaseException:  # no event loop (a check driven without one): nothing left un-awaited
+        for _, waitable in waits:
+            close = getattr(waitable, "close", None)
+            if close is not None:
+                close()
+        raise
 
     async def one(i: int, waitable: Awaitable[Verdict | None]) -> None:
         verdicts[i] = await waitable
 
-    async with anyio.create_task_group() as tg:
+    async with tg:
         for i, waitable in waits:
             tg.start_soon(one, i, waitable)

@@ -316,7 +316,7 @@ def _assemble(
     for path in requested:
         i = by_spelling[path]
         f, verdict = facts[i], verdicts[i]
-        relpath = _shown_relpath(f)
+        relpath = f.shown_relpath
         text: str | None = None
         total: int | None = None
         if verdict is not None and i in windows:
@@ -403,12 +403,3 @@ def _window_outcome(window: Window, refused: Verdict) -> tuple[Verdict | None, s
     detail = WINDOW_SCAN_DETAIL if window.scan_capped else refused.detail
     return Verdict(status=Status.FILE_TOO_LARGE, gate=Gate.SIZE, exists=True, size=refused.size,
                    limit=MAX_SCAN if window.scan_capped else refused.limit, detail=detail), None, None
-
-
-def _shown_relpath(facts: PathFacts) -> str | None:
-    r = facts.resolved
-    if r is None:
-        return facts.name
-    if r.relpath is not None:
-        return r.relpath or "."
-    return r.real
