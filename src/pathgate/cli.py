@@ -94,8 +94,82 @@ def _renderer_opts(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print exactly what the model would receive, as JSON")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The parser of every command but ``check-ignore`` and ``hook`` (they parse their own)."""
+def _args_demo(p: argparse.ArgumentParser) -> None:
+    import argparse
+
+    p.add_argument("--trace", choices=["none", "console"], default="none",
+                   help="print the OpenTelemetry spans of the demo's calls (needs pathgate[otel])")
+    p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                   help="show tracebacks on errors")
+
+
+def _args_explain(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    _common(p)
+    p.add_argument("--json", action="store_true", help="machine-readable explanation")
+
+
+def _args_read(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("--offset", type=int, help="first line to read (1-based)")
+    p.add_argument("--limit", type=int, help="number of lines to read")
+    _common(p)
+    _renderer_opts(p)
+
+
+def _args_glob(p: argparse.ArgumentParser) -> None:
+    p.add_argument("pattern", metavar="PATTERN")
+    p.add_argument("--path", default=".", help="directory to match under (default: .)")
+    p.add_argument("--limit", type=int, default=0,
+                   help="maximum matches (default 0 = no limit; the model's default is 500)")
+    _common(p)
+    _renderer_opts(p)
+
+
+def _args_search(p: argparse.ArgumentParser) -> None:
+    p.add_argument("regex", metavar="REGEX")
+    p.add_argument("--glob", metavar="G", help="only files matching this glob")
+    p.add_argument("--path", default=".", help="directory to search (default: .)")
+    p.add_argument("--limit", type=int, default=0,
+                   help="maximum hits (default 0 = no limit; the model's default is 200)")
+    p.add_argument("--context", type=int, default=0, help="lines of context around each hit")
+    p.add_argument("-i", "--ignore-case", action="store_true", help="case-insensitive search")
+    _common(p)
+    _renderer_opts(p)
+
+
+def _args_ls(p: argparse.ArgumentParser) -> None:
+    p.add_argument("path", nargs="?", default=".", metavar="PATH")
+    _common(p)
+    _renderer_opts(p)
+
+
+def _args_mcp(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--renderer", metavar="R", help="renderer for the text content (default: per config)")
+    p.add_argument("--allow-writes", action="store_true",
+                   help="also serve write_file and edit_file (default: read-only)")
+    _common(p)
+
+
+#: The commands in help order: (name, help, adds its arguments); check-ignore and hook parse
+#: their own (``_own_parser_command``).
+_SUBCOMMANDS: tuple[tuple[str, str, Callable[[argparse.ArgumentParser], None] | None], ...] = (
+    ("demo", "build a sample project and show every gate under every renderer", _args_demo),
+    ("explain", "say why an agent can or cannot read each path (for people)", _args_explain),
+    ("read", "print what read_files gives the model for each path", _args_read),
+    ("glob", "list the files matching a glob pattern, as the model would", _args_glob),
+    ("search", "search file contents with a regular expression, as the model would", _args_search),
+    ("ls", "list a directory, as the model would", _args_ls),
+    ("mcp", "serve the file tools over MCP (stdio); needs pathgate[mcp]", _args_mcp),
+    ("check-ignore", "like git check-ignore --no-index (run 'pathgate check-ignore -h')", None),
+    ("hook", "answer Claude Code / Cursor / Gemini CLI pre-tool hooks, or install them "
+     "(run 'pathgate hook -h')", None),
+)
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command but ``check-ignore`` and ``hook`` (they parse their own);
+    ``only``: just that command's subparser (start-up: a command builds only its own)."""
     import argparse
 
     parser = argparse.ArgumentParser(
@@ -109,63 +183,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"pathgate {__version__}")
     _common(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-
-    def add(name: str, help_: str) -> argparse.ArgumentParser:
+    for name, help_, fill in _SUBCOMMANDS:
+        if only is not None and name != only:
+            continue
         epilog = "\n\n".join(e for e in (_EPILOGS.get(name), _EXIT_FOR.get(name)) if e) or None
-        return sub.add_parser(name, help=help_, description=help_, epilog=epilog,
-                              formatter_class=argparse.RawDescriptionHelpFormatter)
-
-    p = add("demo", "build a sample project and show every gate under every renderer")
-    p.add_argument("--trace", choices=["none", "console"], default="none",
-                   help="print the OpenTelemetry spans of the demo's calls (needs pathgate[otel])")
-    p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                   help="show tracebacks on errors")
-
-    p = add("explain", "say why an agent can or cannot read each path (for people)")
-    p.add_argument("paths", nargs="+", metavar="PATH")
-    _common(p)
-    p.add_argument("--json", action="store_true", help="machine-readable explanation")
-
-    p = add("read", "print what read_files gives the model for each path")
-    p.add_argument("paths", nargs="+", metavar="PATH")
-    p.add_argument("--offset", type=int, help="first line to read (1-based)")
-    p.add_argument("--limit", type=int, help="number of lines to read")
-    _common(p)
-    _renderer_opts(p)
-
-    p = add("glob", "list the files matching a glob pattern, as the model would")
-    p.add_argument("pattern", metavar="PATTERN")
-    p.add_argument("--path", default=".", help="directory to match under (default: .)")
-    p.add_argument("--limit", type=int, default=0,
-                   help="maximum matches (default 0 = no limit; the model's default is 500)")
-    _common(p)
-    _renderer_opts(p)
-
-    p = add("search", "search file contents with a regular expression, as the model would")
-    p.add_argument("regex", metavar="REGEX")
-    p.add_argument("--glob", metavar="G", help="only files matching this glob")
-    p.add_argument("--path", default=".", help="directory to search (default: .)")
-    p.add_argument("--limit", type=int, default=0,
-                   help="maximum hits (default 0 = no limit; the model's default is 200)")
-    p.add_argument("--context", type=int, default=0, help="lines of context around each hit")
-    p.add_argument("-i", "--ignore-case", action="store_true", help="case-insensitive search")
-    _common(p)
-    _renderer_opts(p)
-
-    p = add("ls", "list a directory, as the model would")
-    p.add_argument("path", nargs="?", default=".", metavar="PATH")
-    _common(p)
-    _renderer_opts(p)
-
-    p = add("mcp", "serve the file tools over MCP (stdio); needs pathgate[mcp]")
-    p.add_argument("--renderer", metavar="R", help="renderer for the text content (default: per config)")
-    p.add_argument("--allow-writes", action="store_true",
-                   help="also serve write_file and edit_file (default: read-only)")
-    _common(p)
-
-    add("check-ignore", "like git check-ignore --no-index (run 'pathgate check-ignore -h')")
-    add("hook", "answer Claude Code / Cursor / Gemini CLI pre-tool hooks, or install them "
-        "(run 'pathgate hook -h')")
+        p = sub.add_parser(name, help=help_, description=help_, epilog=epilog,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        if fill is not None:
+            fill(p)
     return parser
 
 
@@ -175,7 +200,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     own = _own_parser_command(args_list)
     if own is not None:
         return own
-    parser = build_parser()
+    at = _command_index(args_list)
+    word = args_list[at] if at is not None else None
+    parser = build_parser(word if word in _COMMANDS else None)  # an unknown word: all, to suggest
     _suggest_command(parser, args_list)
     args = _parse(parser, args_list)
     if args.command is None:
