@@ -12,6 +12,7 @@ import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -44,13 +45,13 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-def _run(project: Path, tmp_path: Path, args: list[str],
-         payload: Mapping[str, object]) -> tuple[dict[str, object], list[str]]:
+def _run(project: Path, tmp_path: Path, args: list[str], payload: Mapping[str, object],
+         code: int = 0) -> tuple[Any, list[str]]:
     modules = tmp_path / "modules.json"
     env = {**os.environ, "PYTHONPATH": SRC, "PATHGATE_TEST_MODULES": str(modules)}
     proc = subprocess.run([sys.executable, "-c", _PROBE, *args], input=json.dumps(payload).encode(),
                           capture_output=True, env=env, cwd=project, timeout=60, check=False)
-    assert proc.returncode == 0, proc.stderr.decode()
+    assert proc.returncode == code, proc.stderr.decode()
     out = json.loads(proc.stdout) if proc.stdout.strip() else {}
     return out, json.loads(modules.read_text())
 
@@ -64,10 +65,10 @@ def baseline() -> frozenset[str]:
     return frozenset(json.loads(out))
 
 
-def _forbidden(modules: list[str], baseline: frozenset[str]) -> list[str]:
-    """The forbidden modules a hook run loaded beyond the bare interpreter."""
+def _forbidden(modules: list[str], baseline: frozenset[str], forbidden: tuple[str, ...] = FORBIDDEN) -> list[str]:
+    """The forbidden modules a run loaded beyond the bare interpreter."""
     new = [m for m in modules if m not in baseline]
-    return [f for f in FORBIDDEN if any(m == f or m.startswith(f + ".") for m in new)]
+    return [f for f in forbidden if any(m == f or m.startswith(f + ".") for m in new)]
 
 
 @pytest.mark.parametrize(("rel", "decision"), [("src/app.py", None), ("build/out.js", "deny"), (".env", "deny")])
@@ -98,3 +99,11 @@ def test_cursor_and_gemini_hooks_import_no_event_loop(project: Path, tmp_path: P
     out, modules = _run(project, tmp_path, ["hook", "gemini", "--renderer", "sentinel"], gemini)
     assert out.get("decision") == "deny" and out.get("reason") == "[BLOCKED]"
     assert _forbidden(modules, baseline) == []
+
+
+def test_explain_decides_without_event_loop(project: Path, tmp_path: Path, baseline: frozenset[str]) -> None:
+    out, modules = _run(project, tmp_path, ["explain", "--json", "build/out.js", ".env", "src/app.py"], {}, code=1)
+    no_loop = tuple(m for m in FORBIDDEN if m not in ("logging", "argparse"))  # explain parses with argparse
+    assert _forbidden(modules, baseline, no_loop) == []
+    assert isinstance(out, list) and [e["allowed"] for e in out] == [False, False, True]
+    assert out[1]["gate"] == "secrets" and "KEY" not in json.dumps(out)
