@@ -2,15 +2,17 @@
 
 :class:`GateCore` holds what decides a path without reading it; :class:`~pathgate.Runtime`
 is a ``GateCore`` plus the tools, the middleware chain, tracing and the worker threads. The
-one decision route, :meth:`GateCore.check_paths` (the path-only gates through
-:meth:`GatePipeline.run <pathgate.runtime.gates.GatePipeline.run>`), is driven two ways:
+one decision route — :meth:`GatePipeline.run <pathgate.runtime.gates.GatePipeline.run>`,
+behind :meth:`GateCore.check_paths` (the path-only gates) and :meth:`GateCore.read_verdicts`
+(every gate of a read) — is driven two ways:
 
-* by a :class:`~pathgate.Runtime` on an event loop: the ``REAL`` and ``MATCH`` facts are
-  fetched in worker threads (``read_files``' fact source);
-* by a one-shot command (``pathgate hook``) without any event loop: a bare ``GateCore``
-  fetches the same facts with the same sans-IO resolution (:func:`resolve_flow` driven by
-  :func:`drive_sync`) and the same ignore session in the calling thread, so its coroutine
-  never suspends and :func:`run_now` runs it to the end. Neither anyio, asyncio nor the
+* by a :class:`~pathgate.Runtime` on an event loop: the facts are fetched in worker threads
+  (``read_files``' fact source);
+* by a one-shot command (``pathgate hook``, ``pathgate explain``) without any event loop: a
+  bare ``GateCore`` fetches the same facts with the same sans-IO resolution
+  (:func:`resolve_flow` driven by :func:`drive_sync`), the same ignore session and the same
+  descriptor-anchored :func:`open_read` in the calling thread, so its coroutine never
+  suspends and :func:`run_now` runs it to the end. Neither anyio, asyncio nor the
   tools are imported (each is tens of milliseconds of a process that runs on every tool
   call of an agent).
 
