@@ -117,3 +117,22 @@ def test_hook_argv_read_without_argparse_as_argparse_reads_it(argv: list[str]) -
                                   ["cursor", "--root", "a", "--root", "b"], ["cursor", "extra"]])
 def test_anything_else_goes_to_argparse(argv: list[str]) -> None:
     assert _plain_args(argv) is None
+
+
+@pytest.mark.parametrize("header", ['[tool.pathgate]', '[tool."pathgate"]', '[tool."p\\u0061thgate"]'])
+def test_pyproject_table_found_however_quoted(tmp_path: Path, header: str) -> None:
+    """A ``pyproject.toml`` is parsed only when it can hold a pathgate table (start-up): a
+    quoted or escaped table name still tightens the policy of a hook or explain."""
+    from pathgate.config import load_config
+
+    (tmp_path / "pyproject.toml").write_text(f'[project]\nname = "x"\n\n{header}\nextra_secret_patterns = ["*.md"]\n')
+    assert "*.md" in load_config(str(tmp_path)).secret_patterns
+    verdicts = run_now(GateCore(tmp_path).check_paths(["README.md"]))
+    assert verdicts[0] is not None and verdicts[0].opaque
+
+
+def test_pyproject_without_a_pathgate_table_is_not_parsed(tmp_path: Path) -> None:
+    from pathgate.config import load_config
+
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    assert load_config(str(tmp_path)) == Policy()
