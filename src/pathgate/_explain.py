@@ -1,9 +1,12 @@
 """``pathgate explain``: why an agent can or cannot read a path — for a person, not a model.
 
 A person may see what the model never does: that a path is a secret and which rule made
-it one, and every ignore source consulted. The decision itself is the runtime's own
-(``read_files`` through every gate), so ``explain`` can never disagree with what an agent
-gets; the ignore details come from the engine's :meth:`IgnoreSession.explain`.
+it one, and every ignore source consulted. The decision itself is the runtime's own (every
+gate ``read_files`` runs, through :meth:`GateCore.read_verdicts
+<pathgate.runtime._gating.GateCore.read_verdicts>`), so ``explain`` can never disagree with
+what an agent gets; the ignore details come from the engine's :meth:`IgnoreSession.explain`.
+``pathgate explain`` runs it without an event loop (a bare ``GateCore`` driven by
+:func:`~pathgate.runtime._gating.run_now`); a :class:`~pathgate.Runtime` awaits it.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from pathgate.runtime.ignore import SourceInfo
 from pathgate.verdicts import Gate, Remedy, Rule, Verdict
 
 if TYPE_CHECKING:
-    from pathgate.runtime._runtime import Runtime
+    from pathgate.runtime._gating import GateCore
 
 __all__ = ["PathExplanation", "explain_paths", "format_explanation"]
 
@@ -46,7 +49,7 @@ class PathExplanation(msgspec.Struct, frozen=True, kw_only=True):
     detail: str | None = None
 
 
-def _secret_rule(runtime: Runtime, relpath: str) -> str | None:
+def _secret_rule(runtime: GateCore, relpath: str) -> str | None:
     name = normalize_name(relpath.rsplit("/", 1)[-1])
     if name == ".env" or (name.startswith(".env.") and name not in ENV_TEMPLATES):
         return "`.env` and `.env.*` files are secrets (any case, NTFS variants; templates excepted)"
@@ -58,13 +61,13 @@ def _secret_rule(runtime: Runtime, relpath: str) -> str | None:
     return None
 
 
-async def explain_paths(runtime: Runtime, paths: list[str]) -> list[PathExplanation]:
+async def explain_paths(runtime: GateCore, paths: list[str]) -> list[PathExplanation]:
     """Explain each path: the runtime's decision plus the details a person needs."""
-    results = await runtime.read_files([unspell_path(p) for p in paths], budget=1)
+    results = await runtime.read_verdicts([unspell_path(p) for p in paths])
     out: list[PathExplanation] = []
     session = runtime.index.session()
     for res in results:
-        verdict: Verdict | None = None if res.truncated else res.verdict
+        verdict: Verdict | None = res.verdict
         relpath = res.relpath
         sources: tuple[SourceInfo, ...] = ()
         matching: tuple[Rule, ...] = ()

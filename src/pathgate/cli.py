@@ -13,14 +13,14 @@ options (``--root``, ``--config``, ``--git-only``, ``--debug``) go before or aft
 
 from __future__ import annotations
 
-import argparse
-import difflib
+import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-import anyio
+if TYPE_CHECKING:
+    import argparse  # loaded by the parser builders: `hook` and `check-ignore` parse their own
 
 EXIT_OK = 0
 EXIT_BLOCKED = 1  # nothing found / not served
@@ -74,6 +74,8 @@ def _note(text: str) -> None:
 def _common(p: argparse.ArgumentParser, *, decides: bool = True) -> None:
     """The global options; ``SUPPRESS`` defaults so a value given before the command is not
     overwritten by the subcommand's default (see ``_GLOBAL_DEFAULTS``)."""
+    import argparse
+
     sup = argparse.SUPPRESS
     p.add_argument("--root", default=sup, metavar="DIR", help="project root (default: .)")
     p.add_argument("--config", default=sup, metavar="FILE",
@@ -93,7 +95,84 @@ def _renderer_opts(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print exactly what the model would receive, as JSON")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _args_demo(p: argparse.ArgumentParser) -> None:
+    import argparse
+
+    p.add_argument("--trace", choices=["none", "console"], default="none",
+                   help="print the OpenTelemetry spans of the demo's calls (needs pathgate[otel])")
+    p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                   help="show tracebacks on errors")
+
+
+def _args_explain(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    _common(p)
+    p.add_argument("--json", action="store_true", help="machine-readable explanation")
+
+
+def _args_read(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("--offset", type=int, help="first line to read (1-based)")
+    p.add_argument("--limit", type=int, help="number of lines to read")
+    _common(p)
+    _renderer_opts(p)
+
+
+def _args_glob(p: argparse.ArgumentParser) -> None:
+    p.add_argument("pattern", metavar="PATTERN")
+    p.add_argument("--path", default=".", help="directory to match under (default: .)")
+    p.add_argument("--limit", type=int, default=0,
+                   help="maximum matches (default 0 = no limit; the model's default is 500)")
+    _common(p)
+    _renderer_opts(p)
+
+
+def _args_search(p: argparse.ArgumentParser) -> None:
+    p.add_argument("regex", metavar="REGEX")
+    p.add_argument("--glob", metavar="G", help="only files matching this glob")
+    p.add_argument("--path", default=".", help="directory to search (default: .)")
+    p.add_argument("--limit", type=int, default=0,
+                   help="maximum hits (default 0 = no limit; the model's default is 200)")
+    p.add_argument("--context", type=int, default=0, help="lines of context around each hit")
+    p.add_argument("-i", "--ignore-case", action="store_true", help="case-insensitive search")
+    _common(p)
+    _renderer_opts(p)
+
+
+def _args_ls(p: argparse.ArgumentParser) -> None:
+    p.add_argument("path", nargs="?", default=".", metavar="PATH")
+    _common(p)
+    _renderer_opts(p)
+
+
+def _args_mcp(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--renderer", metavar="R", help="renderer for the text content (default: per config)")
+    p.add_argument("--allow-writes", action="store_true",
+                   help="also serve write_file and edit_file (default: read-only)")
+    _common(p)
+
+
+#: The commands in help order: (name, help, adds its arguments); check-ignore and hook parse
+#: their own (``_own_parser_command``).
+_SUBCOMMANDS: tuple[tuple[str, str, Callable[[argparse.ArgumentParser], None] | None], ...] = (
+    ("demo", "build a sample project and show every gate under every renderer", _args_demo),
+    ("explain", "say why an agent can or cannot read each path (for people)", _args_explain),
+    ("read", "print what read_files gives the model for each path", _args_read),
+    ("glob", "list the files matching a glob pattern, as the model would", _args_glob),
+    ("search", "search file contents with a regular expression, as the model would", _args_search),
+    ("ls", "list a directory, as the model would", _args_ls),
+    ("mcp", "serve the file tools over MCP (stdio); needs pathgate[mcp]", _args_mcp),
+    ("check-ignore", "like git check-ignore --no-index (run 'pathgate check-ignore -h')", None),
+    ("hook", "answer Claude Code / Cursor / Gemini CLI pre-tool hooks, or install them "
+     "(run 'pathgate hook -h')", None),
+)
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command but ``check-ignore`` and ``hook`` (they parse their own);
+    ``only``: just that command's subparser (start-up: a command builds only its own)."""
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="pathgate",
         description="Gate an AI agent's file tools: see what your agent sees, and why.",
@@ -105,73 +184,52 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"pathgate {__version__}")
     _common(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-
-    def add(name: str, help_: str) -> argparse.ArgumentParser:
+    for name, help_, fill in _SUBCOMMANDS:
+        if only is not None and name != only:
+            continue
         epilog = "\n\n".join(e for e in (_EPILOGS.get(name), _EXIT_FOR.get(name)) if e) or None
-        return sub.add_parser(name, help=help_, description=help_, epilog=epilog,
-                              formatter_class=argparse.RawDescriptionHelpFormatter)
-
-    p = add("demo", "build a sample project and show every gate under every renderer")
-    p.add_argument("--trace", choices=["none", "console"], default="none",
-                   help="print the OpenTelemetry spans of the demo's calls (needs pathgate[otel])")
-    p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                   help="show tracebacks on errors")
-
-    p = add("explain", "say why an agent can or cannot read each path (for people)")
-    p.add_argument("paths", nargs="+", metavar="PATH")
-    _common(p)
-    p.add_argument("--json", action="store_true", help="machine-readable explanation")
-
-    p = add("read", "print what read_files gives the model for each path")
-    p.add_argument("paths", nargs="+", metavar="PATH")
-    p.add_argument("--offset", type=int, help="first line to read (1-based)")
-    p.add_argument("--limit", type=int, help="number of lines to read")
-    _common(p)
-    _renderer_opts(p)
-
-    p = add("glob", "list the files matching a glob pattern, as the model would")
-    p.add_argument("pattern", metavar="PATTERN")
-    p.add_argument("--path", default=".", help="directory to match under (default: .)")
-    p.add_argument("--limit", type=int, default=0,
-                   help="maximum matches (default 0 = no limit; the model's default is 500)")
-    _common(p)
-    _renderer_opts(p)
-
-    p = add("search", "search file contents with a regular expression, as the model would")
-    p.add_argument("regex", metavar="REGEX")
-    p.add_argument("--glob", metavar="G", help="only files matching this glob")
-    p.add_argument("--path", default=".", help="directory to search (default: .)")
-    p.add_argument("--limit", type=int, default=0,
-                   help="maximum hits (default 0 = no limit; the model's default is 200)")
-    p.add_argument("--context", type=int, default=0, help="lines of context around each hit")
-    p.add_argument("-i", "--ignore-case", action="store_true", help="case-insensitive search")
-    _common(p)
-    _renderer_opts(p)
-
-    p = add("ls", "list a directory, as the model would")
-    p.add_argument("path", nargs="?", default=".", metavar="PATH")
-    _common(p)
-    _renderer_opts(p)
-
-    p = add("mcp", "serve the file tools over MCP (stdio); needs pathgate[mcp]")
-    p.add_argument("--renderer", metavar="R", help="renderer for the text content (default: per config)")
-    p.add_argument("--allow-writes", action="store_true",
-                   help="also serve write_file and edit_file (default: read-only)")
-    _common(p)
-
-    add("check-ignore", "like git check-ignore --no-index (run 'pathgate check-ignore -h')")
-    add("hook", "answer Claude Code / Cursor / Gemini CLI pre-tool hooks, or install them "
-        "(run 'pathgate hook -h')")
+        p = sub.add_parser(name, help=help_, description=help_, epilog=epilog,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        if fill is not None:
+            fill(p)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``pathgate`` console script and ``python -m pathgate``."""
-    args_list = list(sys.argv[1:] if argv is None else argv)
+    """Entry point of the ``pathgate`` console script and ``python -m pathgate``.
+
+    The cyclic garbage collector is paused while the command starts (imports and the
+    runtime allocate many long-lived objects that a collection would only walk over: ~10 %
+    of a hook's process) and resumed once it has (:func:`_started`) or on return."""
+    global _gc_paused
+    _gc_paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _main(list(sys.argv[1:] if argv is None else argv))
+    finally:
+        _started()
+
+
+#: Did :func:`main` pause the collector (it was running)? Process state, like ``sys.argv``.
+_gc_paused = False
+
+
+def _started() -> None:
+    """Start-up is over: resume the collector if :func:`main` paused it (a long command,
+    such as ``mcp`` or a big ``glob``, collects as usual from here on)."""
+    global _gc_paused
+    if _gc_paused:
+        _gc_paused = False
+        gc.enable()
+
+
+def _main(args_list: list[str]) -> int:
     own = _own_parser_command(args_list)
     if own is not None:
         return own
-    parser = build_parser()
+    at = _command_index(args_list)
+    word = args_list[at] if at is not None else None
+    parser = build_parser(word if word in _COMMANDS else None)  # an unknown word: all, to suggest
     _suggest_command(parser, args_list)
     args = _parse(parser, args_list)
     if args.command is None:
@@ -212,6 +270,8 @@ def _command_index(args_list: Sequence[str]) -> int | None:
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    import argparse
+
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             return dict(action.choices)
@@ -227,6 +287,8 @@ def _suggest_command(parser: argparse.ArgumentParser, args_list: Sequence[str]) 
     word, known = args_list[at], list(_subparsers(parser))
     if word in known:
         return
+    import difflib
+
     close = difflib.get_close_matches(word, known, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else f" (commands: {', '.join(known)})"
     parser.exit(EXIT_ERROR, f"pathgate: error: unknown command {word!r}{hint}\n")
@@ -240,6 +302,8 @@ def _parse(parser: argparse.ArgumentParser, args_list: list[str]) -> argparse.Na
         sub = _subparsers(parser).get(getattr(args, "command", None) or "", parser)
         options = [o for a in sub._actions for o in a.option_strings]
         bad = extras[0]
+        import difflib
+
         close = difflib.get_close_matches(bad.split("=", 1)[0], options, n=1) if bad.startswith("-") else []
         hint = f"; did you mean {close[0]!r}?" if close else ""
         sub.exit(EXIT_ERROR, f"{sub.prog}: error: unrecognized argument {bad!r}{hint}\n")
@@ -258,6 +322,7 @@ def _own_parser_command(args_list: list[str]) -> int | None:
         return None
     rest = [*args_list[at + 1:], *args_list[:at]]
     if args_list[at] == "check-ignore":
+        _started()  # check-ignore --stdin may run long: its own start-up choices
         from pathgate._check_ignore import main as check_ignore_main
 
         return int(check_ignore_main(rest))
@@ -268,9 +333,13 @@ def _own_parser_command(args_list: list[str]) -> int | None:
 
 # -- helpers -------------------------------------------------------------------------------
 
-def _runtime(args: argparse.Namespace, **kw: Any) -> Any:
-    from pathgate import Runtime
+def _runtime(args: argparse.Namespace, *, core: Any = None, **kw: Any) -> Any:
+    """The command's :class:`~pathgate.Runtime` (``core``: another class built the same way,
+    e.g. the event-loop-free ``GateCore`` of ``explain``)."""
     from pathgate.config import load_config, load_host_config
+
+    if core is None:
+        from pathgate import Runtime as core
 
     root = args.root
     if not os.path.isdir(root):
@@ -279,7 +348,17 @@ def _runtime(args: argparse.Namespace, **kw: Any) -> Any:
     policy = load_config(root, host=host)  # the project's files only tighten it
     if getattr(args, "git_only", False):
         policy = policy.git_only()
-    return Runtime(root, policy=policy, **kw)
+    built = core(root, policy=policy, **kw)
+    _started()  # the imports and the runtime are built: collect as usual from here
+    return built
+
+
+def _run_async(fn: Callable[..., Any], *args: Any) -> Any:
+    """Run a command's coroutine on an event loop (anyio and asyncio load here, not at
+    import: ``check-ignore`` and ``hook`` never need them)."""
+    import anyio
+
+    return anyio.run(fn, *args)
 
 
 def _print_json(data: Any, *, pretty: bool = False) -> None:
@@ -328,7 +407,7 @@ def _cmd_read(args: argparse.Namespace) -> int:
         tool_args["limit"] = args.limit
     rt = _runtime(args)
     raw = _capture_raw(rt)
-    result = anyio.run(_call, rt, "read_files", tool_args, args)
+    result = _run_async(_call, rt, "read_files", tool_args, args)
     _fail_on_error(result)
     status = EXIT_OK if raw and _all_served(raw[0]) else EXIT_BLOCKED
     if args.json or not _is_text(result):
@@ -379,7 +458,7 @@ def _cmd_glob(args: argparse.Namespace) -> int:
     tool_args: dict[str, Any] = {"pattern": args.pattern, "path": args.path}
     if args.limit is not None:
         tool_args["limit"] = args.limit
-    result = anyio.run(_call, _runtime(args), "glob", tool_args, args)
+    result = _run_async(_call, _runtime(args), "glob", tool_args, args)
     _fail_on_error(result)
     return _print_discovery(result, args, "matches")
 
@@ -391,22 +470,26 @@ def _cmd_search(args: argparse.Namespace) -> int:
         tool_args["glob"] = args.glob
     if args.limit is not None:
         tool_args["max_results"] = args.limit
-    result = anyio.run(_call, _runtime(args), "code_search", tool_args, args)
+    result = _run_async(_call, _runtime(args), "code_search", tool_args, args)
     _fail_on_error(result)
     return _print_discovery(result, args, "hits")
 
 
 def _cmd_ls(args: argparse.Namespace) -> int:
-    result = anyio.run(_call, _runtime(args), "list_directory", {"path": args.path}, args)
+    result = _run_async(_call, _runtime(args), "list_directory", {"path": args.path}, args)
     _fail_on_error(result)
     return _print_discovery(result, args, "entries")
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
     from pathgate._explain import explain_paths, format_explanation
+    from pathgate.runtime._gating import GateCore, NeedsEventLoop, run_now
 
-    rt = _runtime(args)
-    explanations = anyio.run(explain_paths, rt, list(args.paths))
+    paths = list(args.paths)
+    try:  # without an event loop: the runtime's gates, decided in this thread
+        explanations = run_now(explain_paths(_runtime(args, core=GateCore), paths))
+    except NeedsEventLoop:  # e.g. a hard-linked file: the same check, on a runtime
+        explanations = _run_async(explain_paths, _runtime(args), paths)
     if args.json:
         _print_json(explanations)
     else:
@@ -418,6 +501,7 @@ def _cmd_explain(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
+    _started()
     from pathgate._demo_cli import run_demo
 
     return run_demo(trace=args.trace, out=sys.stdout)

@@ -36,7 +36,6 @@ message names it too. ``host_filter`` is code, so it exists only on the struct.
 """
 
 import os
-import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -113,6 +112,10 @@ def _read_toml(found: Path) -> tuple[Any, str] | None:
         raw = found.read_bytes()
     except OSError as exc:
         raise ConfigError(f"{found}: cannot read: {exc.strerror or exc}") from None
+    if found.name == "pyproject.toml" and b"pathgate" not in raw and b"\\u" not in raw and b"\\U" not in raw:
+        return None  # no [tool.pathgate] table, however quoted (escapes aside): nothing to parse
+    import tomllib  # loads only when there is a table to read (start-up of `pathgate hook`)
+
     try:
         doc = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

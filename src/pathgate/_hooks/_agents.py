@@ -26,8 +26,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from pathgate._hooks._core import Target, has_glob
 
@@ -39,8 +38,7 @@ _DIR_KEYS = ("path", "dir_path", "directory")
 _FILTER_KEYS = ("glob", "include")
 
 
-@dataclass(frozen=True, slots=True)
-class Answer:
+class Answer(NamedTuple):
     """What the hook process prints and exits with."""
 
     stdout: str = ""
@@ -48,8 +46,7 @@ class Answer:
     exit_code: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class HookRequest:
+class HookRequest(NamedTuple):
     """A parsed hook payload: the targets to decide, where relative paths start, the
     candidate project roots (first is the default), and the model when the tool says."""
 
@@ -140,8 +137,7 @@ def _targets(tools: Mapping[str, Extract], name: Any, args: Any) -> tuple[Target
     return tuple(tools.get(name, _generic)(args))
 
 
-@dataclass(frozen=True, slots=True)
-class Agent:
+class Agent(NamedTuple):
     """One agent CLI's hook protocol."""
 
     name: str
@@ -149,7 +145,7 @@ class Agent:
     allow: Callable[[Mapping[str, Any]], Answer]
     deny: Callable[[Mapping[str, Any], str], Answer]
     fail: Callable[[str], Answer]
-    events: tuple[str, ...] = field(default=())
+    events: tuple[str, ...] = ()
 
 
 def _cwd(payload: Mapping[str, Any]) -> str:

@@ -10,9 +10,12 @@ only what it needs: it runs before every tool call of the agent).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    import argparse
 
 __all__ = ["main"]
 
@@ -28,7 +31,42 @@ exit status (the agent's convention): 0 = answered (allow or deny in JSON);
 2 = blocked because the check itself failed (reason on stderr)."""
 
 
+class HookArgs(NamedTuple):
+    """The options of one hook run."""
+
+    agent: str
+    root: str | None = None
+    config: str | None = None
+    renderer: str | None = None
+
+
+_OPTIONS = ("--root", "--config", "--renderer")
+
+
+def _plain_args(argv: Sequence[str]) -> HookArgs | None:
+    """``AGENT [--root DIR] [--config FILE] [--renderer R]`` (``--opt=value`` too), read
+    without argparse (a hook starts on every tool call); ``None`` for anything else (help,
+    a typo, a missing value): argparse then answers."""
+    if not argv or argv[0] not in AGENT_NAMES:
+        return None
+    values: dict[str, str] = {}
+    rest = list(argv[1:])
+    while rest:
+        word = rest.pop(0)
+        name, eq, value = word.partition("=")
+        if name not in _OPTIONS or name in values:
+            return None
+        if not eq:
+            if not rest or rest[0].startswith("-"):
+                return None
+            value = rest.pop(0)
+        values[name] = value
+    return HookArgs(argv[0], values.get("--root"), values.get("--config"), values.get("--renderer"))
+
+
 def _parser() -> argparse.ArgumentParser:
+    import argparse
+
     p = argparse.ArgumentParser(
         prog="pathgate hook",
         description="Answer an agent CLI's pre-tool hook with pathgate's gates, or install it.",
@@ -48,6 +86,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _install_parser() -> argparse.ArgumentParser:
+    import argparse
+
     p = argparse.ArgumentParser(
         prog="pathgate hook install",
         description="Merge pathgate's hook into an agent CLI's settings file (idempotent).",
@@ -90,7 +130,7 @@ def main(argv: Sequence[str]) -> int:
     """Entry point of ``pathgate hook ...`` (called by :func:`pathgate.cli.main`)."""
     if argv and argv[0] == "install":
         return _install(argv[1:])
-    args = _parser().parse_args(argv)
+    args = _plain_args(argv) or _parser().parse_args(argv)
     from pathgate._hooks._run import run_hook
 
     answer = run_hook(args.agent, sys.stdin.buffer.read(), root=args.root, config=args.config,

@@ -5,8 +5,11 @@ A tool call is reduced to :class:`Target` values — a path the tool reads or wr
 directory it walks, or a glob pattern it matches — and each is decided with the runtime's
 path-only gates (:meth:`pathgate.Runtime.check_paths`: ``path``, ``secrets``,
 ``host_filter``, ``ignore``; no file is opened, so a missing file or a directory passes and
-the tool reports it itself). Two checks are the hook's own, because the agent's tools walk
-and match without pathgate:
+the tool reports it itself). :func:`decide` takes a :class:`~pathgate.Runtime` or, as
+``pathgate hook`` does, a bare ``GateCore``, whose check runs in the calling thread without
+an event loop (:mod:`pathgate.runtime._gating`): the same gates either way.
+
+Three checks are the hook's own, because the agent's tools walk and match without pathgate:
 
 * ``.git/`` internals are never read nor written through a hook (SPEC §2), whatever the
   ignore rules say;
@@ -30,13 +33,10 @@ import os
 import posixpath
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
-
-import anyio.to_thread
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 if TYPE_CHECKING:
-    from pathgate.runtime._runtime import Runtime
+    from pathgate.runtime._gating import GateCore
     from pathgate.verdicts import Verdict
 
 __all__ = ["GIT_DIR_TEXT", "Target", "decide", "split_glob"]
@@ -61,8 +61,7 @@ _MAX_ALTERNATIVES = 256
 TargetKind = Literal["file", "dir", "glob"]
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
+class Target(NamedTuple):
     """One thing a tool call touches: a ``file`` it reads or writes, a ``dir`` it walks,
     or a ``glob`` pattern matched below ``base`` (a directory, ``""`` for the root)."""
 
@@ -124,7 +123,7 @@ def _first_group(text: str) -> tuple[int, int, list[str]] | None:
     return None
 
 
-def _probes(runtime: Runtime) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _probes(runtime: GateCore) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Concrete secret names (basenames) and secret paths a glob could be aimed at: the
     ``.env`` probes plus one spelling of each secret pattern (``*`` read as ``x``)."""
     names: list[str] = list(_SECRET_PROBES)
@@ -141,7 +140,7 @@ def _generic(segment: str, benign: Sequence[str]) -> bool:
     return any(fnmatch.fnmatchcase(b, segment) for b in benign)
 
 
-def _aims_at_secret(runtime: Runtime, pattern: str) -> bool:
+def _aims_at_secret(runtime: GateCore, pattern: str) -> bool:
     """Is a glob aimed at secret names? Every brace alternative and every segment is
     judged: a literal secret name, or a wildcard segment that matches a secret name but no
     ordinary one (``?env``, ``[.]env``, ``id_rs?``, ``*.pem``; not ``*`` or ``*.py``); a
@@ -189,7 +188,7 @@ def _relative(path: str, root: str, cwd: str) -> str:
     return full
 
 
-def _text(runtime: Runtime, renderer: str | None, model: str | None, verdict: Verdict) -> str:
+def _text(runtime: GateCore, renderer: str | None, model: str | None, verdict: Verdict) -> str:
     out: Any = runtime.renderer_for(model, renderer).render_verdict("", verdict)
     if isinstance(out, str):
         return out
@@ -198,10 +197,11 @@ def _text(runtime: Runtime, renderer: str | None, model: str | None, verdict: Ve
     return json.dumps(out, ensure_ascii=False)
 
 
-async def _secret_alias(runtime: Runtime, rel: str) -> bool:
+async def _secret_alias(runtime: GateCore, rel: str) -> bool:
     """Is the file ``rel`` names a hard link sharing its inode with a secret (or, with
     ``strict_hard_links``, any multi-linked file)? The agent's own tool opens the file, so
-    the hook checks the file that is there now (``stat``, in a worker thread)."""
+    the hook checks the file that is there now: one ``stat``, run where the runtime runs
+    blocking calls (a bare ``GateCore``: inline)."""
     linked = runtime._linked_secret()
     if linked is None:
         return False
@@ -214,11 +214,11 @@ async def _secret_alias(runtime: Runtime, rel: str) -> bool:
             return False
         return stat.S_ISREG(st.st_mode) and st.st_nlink > 1 and linked(st)
 
-    return await anyio.to_thread.run_sync(probe)
+    return await runtime.run_blocking(probe)
 
 
 async def decide(
-    runtime: Runtime,
+    runtime: GateCore,
     targets: Sequence[Target],
     *,
     cwd: str,

@@ -4,6 +4,12 @@ Anything that goes wrong in pathgate itself — a payload that is not JSON, a mi
 a bad ``pathgate.toml``, an internal error — blocks the call in the agent's documented way
 (exit 2 with the reason on stderr; Cursor also gets a deny object), so a broken hook never
 lets a call through unchecked.
+
+A hook is a fresh process on every tool call, so it decides without an event loop: a bare
+:class:`~pathgate.runtime._gating.GateCore` (the runtime's gates, index and renderers,
+without its tools, threads or middleware chain) driven by
+:func:`~pathgate.runtime._gating.run_now`. Neither asyncio, anyio nor the tools are
+imported (``tests/hooks/test_hook_imports.py``).
 """
 
 from __future__ import annotations
@@ -47,13 +53,13 @@ async def _answer(agent: Agent, payload: Mapping[str, Any], root: str | None, co
     request = agent.parse(payload)
     if request is None or not request.targets:
         return agent.allow(payload)
-    from pathgate import Runtime
     from pathgate.config import load_config, load_host_config
+    from pathgate.runtime._gating import GateCore
 
     chosen = _pick_root(request, root)
     # the same policy as the CLI and `pathgate mcp`: the host's (--config, else the
     # user-level file), tightened by the project's own
-    runtime = Runtime(chosen, policy=load_config(chosen, host=load_host_config(config)))
+    runtime = GateCore(chosen, policy=load_config(chosen, host=load_host_config(config)))
     if renderer is not None:
         runtime.renderer_for(None, renderer)  # an unknown name fails here, closed
     reason = await decide(runtime, request.targets, cwd=request.cwd, renderer=renderer,
@@ -71,9 +77,9 @@ def run_hook(agent_name: str, data: bytes, *, root: str | None = None, config: s
         payload = json.loads(data)
         if not isinstance(payload, dict):
             raise ValueError("the payload must be a JSON object")
-        import anyio
+        from pathgate.runtime._gating import run_now
 
-        return anyio.run(_answer, agent, payload, root, config, renderer)
+        return run_now(_answer(agent, payload, root, config, renderer))
     except Exception as exc:  # fail closed, whatever broke
         detail = f"{type(exc).__name__}: {exc}" if not isinstance(exc, ValueError) else str(exc)
         return agent.fail(f"pathgate hook {agent_name}: blocked because the check failed ({detail})")

@@ -34,12 +34,50 @@ help.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from pathgate.runtime.ignore import IgnoreSession, Match
 from pathgate.verdicts import BUILTIN_SOURCE, Remedy, Rule
 
-__all__ = ["candidate_lines", "escape_component", "remedy_bases", "suggest_remedy"]
+if TYPE_CHECKING:
+    from pathgate.config import Policy
+
+__all__ = ["Decider", "candidate_lines", "escape_component", "ignore_decider", "remedy_bases", "suggest_remedy"]
+
+#: ``(session, real relpath, is_dir, is_secret) -> (match, verified remedy or None)``.
+Decider = Callable[[IgnoreSession, str, bool, bool], tuple[Match, "Remedy | None"]]
+
+
+def ignore_decider(policy: Policy, purpose: str) -> Decider:
+    """The ``MATCH`` fact of one real relpath: the ignore decision and, for a block that
+    explains itself, its verified remedy (never for a secret nor a fail-closed decision).
+    Blocking, pure of any event loop: ``read_files`` runs it in its worker threads, a
+    one-shot command (``pathgate hook``) in its own thread."""
+    agent_files = policy.all_agent_files
+    blocks = policy.ignore_mode == "block" or purpose == "write"
+    want_remedy = blocks and bool(agent_files)
+    agent_file = agent_files[0] if agent_files else ""
+
+    def decide(session: IgnoreSession, relpath: str, is_dir: bool, secret: bool) -> tuple[Match, Remedy | None]:
+        match = session.match(relpath, is_dir)
+        remedy = None
+        if want_remedy and match.ignored and not match.fail_closed and not secret:
+            remedy = _safe_remedy(session, relpath, match, agent_file, is_dir)
+        return match, remedy
+
+    return decide
+
+
+def _safe_remedy(session: IgnoreSession, relpath: str, match: Match, agent_file: str, is_dir: bool) -> Remedy | None:
+    """A bug in the remedy search never fails a read: no remedy, and a warning."""
+    try:
+        return suggest_remedy(session, relpath, match, agent_file, is_dir=is_dir)
+    except Exception:
+        import logging
+
+        logging.getLogger("pathgate").warning("pathgate: suggest_remedy failed for an ignored path", exc_info=True)
+        return None
 
 #: The name of a sibling that must stay excluded after a remedy under an excluded directory.
 PROBE_NAME = ".pathgate-remedy-probe"

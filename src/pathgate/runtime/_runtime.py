@@ -20,17 +20,16 @@ and returns what the model receives, rendered for the call's model.
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 import anyio.to_thread
 
 from pathgate._names import spell_names, unspell_path
 from pathgate._types import CallNext, CallState, Middleware, ToolCall
-from pathgate.config import Policy, RendererRule, load_config
-from pathgate.errors import ConfigError, ToolArgumentError
-from pathgate.renderers._base import Renderer, RendererSelector, default_registry
+from pathgate.config import Policy
+from pathgate.errors import ConfigError
 from pathgate.renderers._discovery import render_discovery
 from pathgate.renderers._writes import render_write
 from pathgate.results import GlobResult, ListResult, SearchResult, WriteResult
@@ -46,24 +45,25 @@ from pathgate.runtime._dispatch import (
     unknown_tool,
     validate_args,
 )
+from pathgate.runtime._gating import GateCore, RendererRules, project_git_dirs
 from pathgate.runtime._live import LiveIndex
 from pathgate.runtime._tracing import SpanMode, TracingMiddleware
-from pathgate.runtime.fs import Backends, FileOps, IoLimiter, OsFS, SyncFS
-from pathgate.runtime.gates import Fact, GateCheck, GateContext, GatePipeline, PathFacts, lexical_name
-from pathgate.runtime.gates.path import PathGate
-from pathgate.runtime.ignore import IgnoreIndex
+from pathgate.runtime.fs import Backends, IoLimiter, SyncFS
+from pathgate.runtime.gates import GateCheck, GateContext
 from pathgate.runtime.tools._versions import FileLocks, VersionStore
 from pathgate.runtime.tools._write_gates import build_write_pipeline
 from pathgate.runtime.tools.read_files import ReadFacts
 from pathgate.runtime.tools.read_files import read_files as _read_files
-from pathgate.verdicts import FileResult, Verdict
+from pathgate.verdicts import FileResult
 from pathgate.verdicts import Gate as GateName
 
 if TYPE_CHECKING:
     from opentelemetry.metrics import MeterProvider
     from opentelemetry.trace import TracerProvider
 
-RendererRules = RendererSelector | Iterable[RendererRule | tuple[str, str]]
+    from pathgate.runtime.gates import FactSource
+
+T = TypeVar("T")
 
 GLOB_DESCRIPTION = (
     "Find files by glob pattern, matched against paths relative to `path` (default: the "
@@ -86,34 +86,7 @@ CODE_SEARCH_DESCRIPTION = (
 __all__ = ["Runtime", "project_git_dirs"]
 
 
-def project_git_dirs(root: str) -> tuple[str, ...]:
-    """Project-relative git directories that a root ``.git`` *file* points to (``gitdir:``)
-    and that lie inside the project without a ``.git`` component of their own (those are
-    caught by name): the path gate never serves them. ``root`` is a real path."""
-    from pathgate.runtime.gates.path import is_git_internal
-    from pathgate.runtime.ignore._gitconfig import GitFatal, find_git_layout
-    from pathgate.runtime.tools._write_gates import _gitdir_of
-
-    dirs: tuple[str, ...]
-    try:
-        layout = find_git_layout(root)
-        dirs = (layout.git_dir, layout.common_dir) if layout is not None else ()
-    except GitFatal:
-        # a malformed .git file (git exits 128): the runtime still starts, its ignore index
-        # fails closed; whatever the file loosely names stays hidden all the same
-        loose = _gitdir_of(root)
-        dirs = (loose,) if loose is not None else ()
-    out: list[str] = []
-    for d in dirs:
-        real = os.path.realpath(d)
-        rel = os.path.relpath(real, root)
-        if rel == "." or rel == ".." or rel.startswith("../") or is_git_internal(rel):
-            continue
-        out.append(rel)
-    return tuple(dict.fromkeys(out))
-
-
-class Runtime:
+class Runtime(GateCore):
     """pathgate for one project root.
 
     * ``root``: the project directory (resolved with ``realpath`` once).
@@ -154,29 +127,10 @@ class Runtime:
         allow_writes: bool | None = None,
         live_index: bool | None = None,
     ) -> None:
-        real = os.path.realpath(root)
-        if not os.path.isdir(real):
-            raise ConfigError(f"project root {os.fspath(root)!r} is not a directory", key="root")
-        self.root = real
-        self.policy = load_config(real) if policy is None else policy
-        self.fs: SyncFS = fs if fs is not None else OsFS()
-        self.ops: FileOps = self.fs if isinstance(self.fs, FileOps) else OsFS()
-        self.index = IgnoreIndex(real, self.policy.ignore_config(), fs=self.fs)
+        super().__init__(root, policy, renderers=renderers, fs=fs, gates=gates)
         # discovery from memory (issue 15; opt-in): None walks on every call
         use_live = self.policy.live_index if live_index is None else bool(live_index)
         self.live_index: LiveIndex | None = LiveIndex(self.index) if use_live else None
-        self.pipeline = GatePipeline.for_policy(self.policy, extra=gates)
-        # an ignore file hard-linked to a secret is never read as rules (its lines would be
-        # quoted to the model by the verbose renderer)
-        self.index.linked_secret = self._linked_secret()
-        self.git_dirs = project_git_dirs(real)
-        # the path gate learns the root and any in-project git directory (git internals
-        # are never served); it is the pipeline's first gate by construction
-        self.pipeline.gates = (
-            PathGate(allow_outside_root=self.policy.allow_outside_root, root=real, git_dirs=self.git_dirs,
-                     is_secret=self.pipeline.secrets.is_secret_facts),
-            *self.pipeline.gates[1:],
-        )
         # writes (off unless enabled): their gates, what each agent read, one lock per file
         self.allow_writes = self.policy.allow_writes if allow_writes is None else bool(allow_writes)
         self.write_pipeline = build_write_pipeline(self.policy, extra=gates)
@@ -184,11 +138,6 @@ class Runtime:
         self.file_locks = FileLocks()
         self.limiter = IoLimiter(self.policy.max_concurrency)
         self.backends = Backends(self.ops, self.limiter)
-        if isinstance(renderers, RendererSelector):
-            self.renderers = renderers
-        else:
-            rules = self.policy.renderers if renderers is None else tuple(renderers)
-            self.renderers = RendererSelector(rules, self.policy.default_renderer)
         self._tracing = TracingMiddleware(
             tracer_provider=tracer_provider, meter_provider=meter_provider, span_mode=span_mode
         )
@@ -196,9 +145,6 @@ class Runtime:
         self._middlewares: list[Middleware] = []
         self._register_builtins()
         self._chain: CallNext = self._build_chain()
-
-    def __repr__(self) -> str:
-        return f"Runtime({self.root!r})"
 
     async def __aenter__(self) -> Runtime:
         return self
@@ -272,42 +218,17 @@ class Runtime:
         return await _edit_file(self, path, old_string, new_string, replace_all=replace_all,
                                 agent=agent, model=model)
 
-    async def check_paths(
-        self,
-        paths: Sequence[str],
-        *,
-        purpose: Literal["read", "discover"] = "read",
-        model: str | None = None,
-    ) -> list[Verdict | None]:
-        """The path-only gates for ``paths``, without opening any file: one verdict (or
-        ``None``: every path-only gate lets it through) per path, in request order.
+    def _read_facts(self, ctx: GateContext) -> FactSource:
+        """:meth:`read_verdicts` fetches its facts as ``read_files`` does (one worker hop)."""
+        return ReadFacts(self, self.backends.pick(self.policy.fs_backend), ctx, one_hop=True)
 
-        Runs the gates that decide from the name, the resolved real path and the ignore
-        rules — ``path``, ``secrets``, ``host_filter``, host gates needing no content, and
-        ``ignore`` (with its verified remedy) — and skips those that need the open file
-        (``existence``, ``size``, ``read``), so a missing file or a directory passes. Hooks
-        of other agents' tools (``pathgate hook``) and writers use it before acting on a
-        path. A bad argument raises :class:`~pathgate.ToolArgumentError`.
-        """
-        if isinstance(paths, (str, bytes)) or not all(isinstance(p, str) for p in paths):
-            raise ToolArgumentError("check_paths: `paths` must be a list of strings", field="paths")
-        if purpose not in ("read", "discover"):
-            raise ToolArgumentError("check_paths: `purpose` must be 'read' or 'discover'", field="purpose")
-        if not paths:
-            return []
-        policy = self.policy
-        ctx = GateContext(policy=policy, purpose=purpose, model=model, size_limit=policy.size_limit_for(model),
-                          root=self.root)
-        spellings = list(dict.fromkeys(paths))
-        facts = [PathFacts(request=s, name=lexical_name(s, self.root)) for s in spellings]
-        source = ReadFacts(self, self.backends.pick(policy.fs_backend), ctx)
-        await source.fetch(Fact.REAL, facts)
-        await source.fetch(Fact.MATCH, facts)
-        verdicts = await self.pipeline.run(
-            facts, ctx, None, have=frozenset({Fact.NAME, Fact.REAL, Fact.MATCH})
-        )
-        by_spelling = dict(zip(spellings, verdicts, strict=True))
-        return [by_spelling[p] for p in paths]
+    def _path_facts(self, ctx: GateContext) -> FactSource:
+        """:meth:`check_paths` fetches its facts in worker threads, as ``read_files`` does."""
+        return ReadFacts(self, self.backends.pick(self.policy.fs_backend), ctx)
+
+    async def run_blocking(self, fn: Callable[[], T]) -> T:
+        """Run a blocking call in a worker thread (under the runtime's limiter)."""
+        return await anyio.to_thread.run_sync(fn, limiter=self.limiter.get())
 
     # -- discovery tools (typed, raw results) ----------------------------------------------
 
@@ -346,15 +267,6 @@ class Runtime:
             self, regex, path, glob=glob, max_results=max_results, context=context,
             case_sensitive=case_sensitive, model=model, linked_secret=self.index.linked_secret,
         )
-
-    def _linked_secret(self) -> Callable[[os.stat_result], bool] | None:
-        """For tools that open files themselves (code_search): is this multi-linked regular
-        file (its ``fstat``) a secret? ``strict_hard_links`` refuses them all; otherwise the
-        secret-inode registry decides (sync: called in worker threads)."""
-        if self.pipeline.strict_hard_links:
-            return lambda st: True
-        reg = self.pipeline.secret_inodes(self.root)
-        return None if reg is None else reg.linked_secret
 
     # -- the middleware chain --------------------------------------------------------------
 
@@ -427,18 +339,6 @@ class Runtime:
     def tools(self) -> Mapping[str, ToolSpec]:
         """The registered tools by name (built-in and host)."""
         return dict(self._tools)
-
-    def renderer_for(self, model: str | None = None, name: str | None = None) -> Renderer:
-        """The renderer a call would use: ``name`` if given, else chosen by ``model``."""
-        if name is None:
-            return self.renderers.select(model)
-        built = self.renderers.renderers.get(name)
-        if built is not None:
-            return built
-        try:
-            return default_registry().create(name, key="renderer")
-        except ConfigError as exc:
-            raise ToolArgumentError(str(exc), field="renderer") from None
 
     def _build_chain(self) -> CallNext:
         return build_chain(

@@ -27,20 +27,12 @@ Reading (:func:`open_read`) walks from the root with ``openat`` + ``O_NOFOLLOW``
 the file's identity on the descriptor.
 
 Modules: :mod:`._ops` (protocols, :class:`OsFS`), :mod:`._resolve` (sans-IO resolution),
-:mod:`._read` (descriptor-anchored reads), :mod:`._backends` (limiter, async backends).
+:mod:`._read` (descriptor-anchored reads), :mod:`._backends` (limiter, async backends;
+loaded on first use, as it imports anyio: `pathgate hook` decides without an event loop).
 """
 
-from pathgate.runtime.fs._backends import (
-    AUTO_BACKEND,
-    AiofilesFS,
-    AsyncFS,
-    Backends,
-    DirStatMemo,
-    IoLimiter,
-    ThreadFS,
-    run_chunked,
-    running_asyncio,
-)
+from typing import TYPE_CHECKING, Any
+
 from pathgate.runtime.fs._ops import DIR_FLAGS, OPEN_FLAGS, DirEntryLike, FileOps, OsFS, SyncFS
 from pathgate.runtime.fs._read import (
     BINARY_SNIFF,
@@ -63,6 +55,32 @@ from pathgate.runtime.fs._resolve import (
     drive_sync,
     resolve_flow,
 )
+
+if TYPE_CHECKING:
+    from pathgate.runtime.fs._backends import (
+        AUTO_BACKEND,
+        AiofilesFS,
+        AsyncFS,
+        Backends,
+        DirStatMemo,
+        IoLimiter,
+        ThreadFS,
+        run_chunked,
+        running_asyncio,
+    )
+
+_LAZY = frozenset({"AUTO_BACKEND", "AiofilesFS", "AsyncFS", "Backends", "DirStatMemo", "IoLimiter",
+                   "ThreadFS", "run_chunked", "running_asyncio"})
+
+
+def __getattr__(name: str) -> Any:
+    """The async backends (:mod:`._backends`, which imports anyio) load on first use."""
+    if name in _LAZY:
+        from pathgate.runtime.fs import _backends
+
+        return getattr(_backends, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "AUTO_BACKEND",

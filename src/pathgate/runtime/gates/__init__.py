@@ -27,8 +27,6 @@ import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
-import anyio
-
 from pathgate.runtime._links import SecretInodes
 from pathgate.runtime.fs import Resolved
 from pathgate.runtime.gates._base import Fact, GateCheck, GateContext, GateResult, PathFacts, lexical_name
@@ -86,16 +84,18 @@ class WalkedEntry(Protocol):
     def match(self) -> Match | None: ...
 
 
-def default_gates(policy: Policy) -> list[GateCheck]:
-    """The built-in gates for ``policy``, in SPEC order; switched-off gates are left out."""
+def default_gates(policy: Policy, matcher: SecretMatcher | None = None) -> list[GateCheck]:
+    """The built-in gates for ``policy``, in SPEC order; switched-off gates are left out.
+    ``matcher``: the policy's secret matcher, if already built (it compiles the patterns)."""
+    if matcher is None:
+        matcher = SecretMatcher(policy.secret_patterns)
     gates: list[GateCheck] = [PathGate(allow_outside_root=policy.allow_outside_root)]
     if policy.enforce_secrets:
-        gates.append(SecretsGate(SecretMatcher(policy.secret_patterns)))
+        gates.append(SecretsGate(matcher))
     if policy.host_filter is not None:
         gates.append(HostFilterGate(policy.host_filter))
     gates.append(IgnoreGate(mode=policy.ignore_mode))
     if policy.enforce_secrets:
-        matcher = SecretMatcher(policy.secret_patterns)
         gates.append(LinkedSecretGate(matcher, strict=policy.strict_hard_links))
     gates += [ExistenceGate(), SizeGate(), ReadGate()]
     return gates
@@ -120,11 +120,12 @@ class GatePipeline:
     ) -> GatePipeline:
         """The default gates for ``policy``, with host gates ``extra`` inserted before the
         gate named ``before`` (default: ahead of ``ignore``, after the opaque gates)."""
-        gates = default_gates(policy)
+        matcher = SecretMatcher(policy.secret_patterns)  # one per policy: shared by the gates
+        gates = default_gates(policy, matcher)
         names = [g.name for g in gates]
         at = names.index(before) if before in names else len(gates)
         gates[at:at] = list(extra)
-        return cls(gates, SecretMatcher(policy.secret_patterns))
+        return cls(gates, matcher)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -230,9 +231,24 @@ async def _apply(
 async def _gather_into(
     verdicts: list[Verdict | None], waits: list[tuple[int, Awaitable[Verdict | None]]]
 ) -> None:
+    if len(waits) == 1:  # one awaited check: no task group
+        i, waitable = waits[0]
+        verdicts[i] = await waitable
+        return
+    import anyio  # only async host gates get here: a hook decides without anyio
+
+    try:
+        tg = anyio.create_task_group()
+    except BaseException:  # no event loop (a check driven without one): nothing left un-awaited
+        for _, waitable in waits:
+            close = getattr(waitable, "close", None)
+            if close is not None:
+                close()
+        raise
+
     async def one(i: int, waitable: Awaitable[Verdict | None]) -> None:
         verdicts[i] = await waitable
 
-    async with anyio.create_task_group() as tg:
+    async with tg:
         for i, waitable in waits:
             tg.start_soon(one, i, waitable)

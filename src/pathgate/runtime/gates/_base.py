@@ -83,6 +83,17 @@ class PathFacts:
         return None if self.resolved is None else self.resolved.relpath
 
     @property
+    def shown_relpath(self) -> str | None:
+        """The path a result shows: the real project-relative path (``"."`` for the root),
+        else the real path outside, else the lexical name."""
+        r = self.resolved
+        if r is None:
+            return self.name
+        if r.relpath is not None:
+            return r.relpath or "."
+        return r.real
+
+    @property
     def subject(self) -> str:
         """The best path to show a filter: real relpath, else real path, else the name."""
         r = self.resolved

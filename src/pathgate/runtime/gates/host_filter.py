@@ -17,7 +17,6 @@ awaited in the same order, one call at a time (a host filter may be a network ca
 from __future__ import annotations
 
 import inspect
-import logging
 from collections.abc import Awaitable
 
 from pathgate.config import HostFilter
@@ -26,7 +25,13 @@ from pathgate.verdicts import Gate, Status, Verdict
 
 __all__ = ["HostFilterGate"]
 
-log = logging.getLogger("pathgate")
+
+def _warn_raised() -> None:
+    """The host filter raised: log it with the traceback (``logging`` loads on first use)."""
+    import logging
+
+    logging.getLogger("pathgate").warning("pathgate host_filter raised; blocking (fail closed)", exc_info=True)
+
 
 _BLOCK = Verdict(status=Status.BLOCKED, gate=Gate.HOST_FILTER, opaque=True)
 _FAILED = Verdict(status=Status.BLOCKED, gate=Gate.HOST_FILTER, opaque=True, detail="filter raised")
@@ -57,7 +62,7 @@ class HostFilterGate:
             try:
                 answer = self.host_filter(prefix)
             except Exception:
-                log.warning("pathgate host_filter raised; blocking (fail closed)", exc_info=True)
+                _warn_raised()
                 return _FAILED
             if inspect.isawaitable(answer):
                 return self._await_all(answer, prefixes[i + 1 :])
@@ -73,7 +78,7 @@ class HostFilterGate:
             try:
                 answer = self.host_filter(prefix)
             except Exception:
-                log.warning("pathgate host_filter raised; blocking (fail closed)", exc_info=True)
+                _warn_raised()
                 return _FAILED
             if inspect.isawaitable(answer):
                 verdict = await self._await(answer)
@@ -85,7 +90,7 @@ class HostFilterGate:
         try:
             answer = self.host_filter(facts.subject)
         except Exception:
-            log.warning("pathgate host_filter raised; blocking (fail closed)", exc_info=True)
+            _warn_raised()
             return _FAILED
         if inspect.isawaitable(answer):
             return self._await(answer)
@@ -96,6 +101,6 @@ class HostFilterGate:
         try:
             result = await answer
         except Exception:
-            log.warning("pathgate host_filter raised; blocking (fail closed)", exc_info=True)
+            _warn_raised()
             return _FAILED
         return None if result is True else _BLOCK

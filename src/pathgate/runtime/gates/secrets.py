@@ -31,8 +31,6 @@ import stat
 import threading
 from collections.abc import Iterable
 
-import anyio
-
 from pathgate.runtime._links import SecretInodes
 from pathgate.runtime.fs import PATH_MAX
 from pathgate.runtime.gates._base import Fact, GateContext, GateResult, PathFacts
@@ -249,5 +247,7 @@ class LinkedSecretGate:
 
     @staticmethod
     async def _ask(reg: SecretInodes, st: os.stat_result) -> Verdict | None:
+        import anyio.to_thread  # OPEN facts only: a hook's path-only check never gets here
+
         linked = await anyio.to_thread.run_sync(reg.linked_secret, st)
         return _SECRET if linked else None

@@ -26,7 +26,6 @@ config line, a bare ``core.excludesFile``, a non-boolean ``core.ignoreCase`` or
 from __future__ import annotations
 
 import errno
-import logging
 import os
 import re
 import stat as _stat
@@ -45,7 +44,16 @@ __all__ = ["ConfigEntry", "GitFatal", "GitLayout", "GitSettings", "discover", "f
            "parse_bool", "read_gitfile", "resolve"]
 
 _MAX_INCLUDE_DEPTH = 10
-LOG = logging.getLogger("pathgate.git")  # the runtime logs a configuration it fails closed on
+
+
+def warn(message: str, *args: object) -> None:
+    """Log on ``pathgate.git`` (a configuration the runtime fails closed on); ``logging``
+    loads here, not at import (a hook's start-up)."""
+    import logging
+
+    logging.getLogger("pathgate.git").warning(message, *args)
+
+
 _access = os.access  # a seam: as root, access() grants everything
 _BOOL_KEYS = frozenset({"core.ignorecase", "core.quotepath", "core.filemode", "core.trustctime",
                         "core.symlinks"})

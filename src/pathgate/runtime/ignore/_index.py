@@ -351,8 +351,8 @@ class IgnoreIndex:
                                               layout=self.git_layout)
             except _gitconfig.GitFatal as e:
                 fatal = e
-                _gitconfig.LOG.warning("%s: every path is blocked (fail closed): %s", self.root,
-                                       str(e).replace("\n", " / "))
+                _gitconfig.warn("%s: every path is blocked (fail closed): %s", self.root,
+                                str(e).replace("\n", " / "))
         self._git_watch = tuple(dict.fromkeys(watched))
         return settings, fatal
 

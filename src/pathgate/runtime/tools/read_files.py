@@ -25,15 +25,14 @@ them; ``\r\n`` is returned as is.
 from __future__ import annotations
 
 import errno
-import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio.from_thread
 import anyio.lowlevel
 
 from pathgate.errors import ToolArgumentError
-from pathgate.runtime._remedy import suggest_remedy
+from pathgate.runtime._remedy import Decider, ignore_decider
 from pathgate.runtime.fs import (
     AsyncFS,
     DirFds,
@@ -50,7 +49,7 @@ from pathgate.runtime.gates import Fact, GateCheck, GateContext, PathFacts, lexi
 from pathgate.runtime.gates.ignore import IgnoreGate
 from pathgate.runtime.gates.path import PathGate
 from pathgate.runtime.gates.secrets import SecretsGate
-from pathgate.runtime.ignore import IgnoreSession, Match
+from pathgate.runtime.ignore import Match
 from pathgate.runtime.tools._window import MAX_SCAN, Window, read_window
 from pathgate.verdicts import FileResult, Gate, Remedy, Status, Verdict
 
@@ -59,7 +58,6 @@ if TYPE_CHECKING:
 
 __all__ = ["ReadFacts", "apply_window", "count_lines", "read_files"]
 
-log = logging.getLogger("pathgate")
 
 #: ``Verdict.detail`` of the notice on a result the output budget cut.
 BUDGET_DETAIL = "budget"
@@ -172,21 +170,9 @@ class ReadFacts:
         for facts, resolved in zip(todo, results, strict=True):
             facts.resolved = resolved
 
-    def _decider(self) -> Callable[[IgnoreSession, str, bool, bool], tuple[Match, Remedy | None]]:
+    def _decider(self) -> Decider:
         """The ignore decision (and verified remedy) of one real relpath, for a worker thread."""
-        agent_files = self.runtime.policy.all_agent_files
-        blocks = self.runtime.policy.ignore_mode == "block" or self.ctx.purpose == "write"
-        want_remedy = blocks and bool(agent_files)
-        agent_file = agent_files[0] if agent_files else ""
-
-        def decide(session: IgnoreSession, relpath: str, is_dir: bool, secret: bool) -> tuple[Match, Remedy | None]:
-            match = session.match(relpath, is_dir)
-            remedy = None
-            if want_remedy and match.ignored and not match.fail_closed and not secret:
-                remedy = _remedy(session, relpath, match, agent_file, is_dir)
-            return match, remedy
-
-        return decide
+        return ignore_decider(self.runtime.policy, self.ctx.purpose)
 
     async def _match(self, pending: Sequence[PathFacts]) -> None:
         keys: dict[str, tuple[bool, bool]] = {}
@@ -274,17 +260,6 @@ class ReadFacts:
                 f.opened = known[f.resolved.real]
 
 
-def _remedy(
-    session: IgnoreSession, relpath: str, match: Match, agent_file: str, is_dir: bool
-) -> Remedy | None:
-    """Integration point with the renderers' remedy module: a bug there never fails a read."""
-    try:
-        return suggest_remedy(session, relpath, match, agent_file, is_dir=is_dir)
-    except Exception:
-        log.warning("pathgate: suggest_remedy failed for an ignored path", exc_info=True)
-        return None
-
-
 async def read_files(
     runtime: Runtime,
     paths: Sequence[str],
@@ -341,7 +316,7 @@ def _assemble(
     for path in requested:
         i = by_spelling[path]
         f, verdict = facts[i], verdicts[i]
-        relpath = _shown_relpath(f)
+        relpath = f.shown_relpath
         text: str | None = None
         total: int | None = None
         if verdict is not None and i in windows:
@@ -428,12 +403,3 @@ def _window_outcome(window: Window, refused: Verdict) -> tuple[Verdict | None, s
     detail = WINDOW_SCAN_DETAIL if window.scan_capped else refused.detail
     return Verdict(status=Status.FILE_TOO_LARGE, gate=Gate.SIZE, exists=True, size=refused.size,
                    limit=MAX_SCAN if window.scan_capped else refused.limit, detail=detail), None, None
-
-
-def _shown_relpath(facts: PathFacts) -> str | None:
-    r = facts.resolved
-    if r is None:
-        return facts.name
-    if r.relpath is not None:
-        return r.relpath or "."
-    return r.real
