@@ -83,7 +83,13 @@ CODE_SEARCH_DESCRIPTION = (
     "`path-line-text`). Notes say what was omitted or skipped and why."
 )
 
-__all__ = ["Runtime", "project_git_dirs"]
+__all__ = ["GLOBALS_TTL", "Runtime", "project_git_dirs"]
+
+#: Seconds a validation of the repository-wide ignore sources (git config files, the
+#: ``GIT_*`` environment, ``core.excludesFile``, ``.git/info/exclude``) is shared by the calls
+#: that start within it (``IgnoreIndex.globals_ttl``; README: "Ignore rules", freshness).
+#: Per-directory ignore files are validated by every call. ``0`` when the secrets gate is off.
+GLOBALS_TTL = 0.1
 
 
 def project_git_dirs(root: str) -> tuple[str, ...]:
@@ -162,6 +168,9 @@ class Runtime:
         self.fs: SyncFS = fs if fs is not None else OsFS()
         self.ops: FileOps = self.fs if isinstance(self.fs, FileOps) else OsFS()
         self.index = IgnoreIndex(real, self.policy.ignore_config(), fs=self.fs)
+        # repository-wide sources re-validated at most every GLOBALS_TTL seconds; exact when
+        # the secrets gate is off (ignore rules are then what keeps a secret opaque)
+        self.index.globals_ttl = GLOBALS_TTL if self.policy.enforce_secrets else 0.0
         # discovery from memory (issue 15; opt-in): None walks on every call
         use_live = self.policy.live_index if live_index is None else bool(live_index)
         self.live_index: LiveIndex | None = LiveIndex(self.index) if use_live else None
