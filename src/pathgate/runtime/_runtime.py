@@ -52,6 +52,7 @@ from pathgate.runtime.fs import Backends, FileOps, IoLimiter, OsFS, SyncFS
 from pathgate.runtime.gates import Fact, GateCheck, GateContext, GatePipeline, PathFacts, lexical_name
 from pathgate.runtime.gates.path import PathGate
 from pathgate.runtime.ignore import IgnoreIndex
+from pathgate.runtime.tools._inline import InlineReads
 from pathgate.runtime.tools._versions import FileLocks, VersionStore
 from pathgate.runtime.tools._write_gates import build_write_pipeline
 from pathgate.runtime.tools.read_files import ReadFacts
@@ -192,6 +193,10 @@ class Runtime:
         self.versions = VersionStore()
         self.file_locks = FileLocks()
         self.limiter = IoLimiter(self.policy.max_concurrency)
+        # a one-file read may run on the event loop when every step of it is bounded
+        # (local filesystem, the real one, page-cached, small; runtime/tools/_inline.py)
+        real_fs = type(self.fs) is OsFS and self.ops is self.fs
+        self.inline_reads = InlineReads(real, None if real_fs else False)
         self.backends = Backends(self.ops, self.limiter)
         if isinstance(renderers, RendererSelector):
             self.renderers = renderers

@@ -41,7 +41,16 @@ from pathgate.runtime.fs._backends import (
     run_chunked,
     running_asyncio,
 )
-from pathgate.runtime.fs._ops import DIR_FLAGS, OPEN_FLAGS, DirEntryLike, FileOps, OsFS, SyncFS
+from pathgate.runtime.fs._ops import (
+    DIR_FLAGS,
+    LOCAL_FS_TYPES,
+    OPEN_FLAGS,
+    DirEntryLike,
+    FileOps,
+    OsFS,
+    SyncFS,
+    is_local_tree,
+)
 from pathgate.runtime.fs._read import (
     BINARY_SNIFF,
     MAX_CONFIG_BYTES,
@@ -49,10 +58,12 @@ from pathgate.runtime.fs._read import (
     DirFds,
     Opened,
     ReadRequest,
+    WouldBlock,
     decode,
     open_at,
     open_read,
     read_regular,
+    resolve_plain,
 )
 from pathgate.runtime.fs._resolve import (
     MAX_SYMLINKS,
@@ -68,6 +79,7 @@ __all__ = [
     "AUTO_BACKEND",
     "BINARY_SNIFF",
     "DIR_FLAGS",
+    "LOCAL_FS_TYPES",
     "MAX_CONFIG_BYTES",
     "MAX_IGNORE_BYTES",
     "MAX_SYMLINKS",
@@ -88,13 +100,16 @@ __all__ = [
     "Resolved",
     "SyncFS",
     "ThreadFS",
+    "WouldBlock",
     "decode",
     "drive_async",
     "drive_sync",
+    "is_local_tree",
     "open_at",
     "open_read",
     "read_regular",
     "resolve_flow",
+    "resolve_plain",
     "run_chunked",
     "running_asyncio",
 ]

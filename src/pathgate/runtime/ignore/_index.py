@@ -235,6 +235,21 @@ class IgnoreIndex:
         """One decision in a fresh session."""
         return self.session().match(relpath, is_dir)
 
+    def is_warm(self, reldir: str) -> bool:
+        """Are the repository-wide sources loaded and directory ``reldir`` and each of its
+        ancestors cached (a session deciding below it stats ignore files but, unless one
+        changed, reads none)?"""
+        if self._globals is None:
+            return False
+        nodes = self._nodes
+        cur = reldir
+        while True:
+            if cur not in nodes:
+                return False
+            if not cur:
+                return True
+            cur = cur.rpartition("/")[0]
+
     def cached_dirs(self) -> int:
         """How many directories the LRU holds now."""
         return len(self._nodes)
