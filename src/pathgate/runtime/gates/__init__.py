@@ -192,7 +192,11 @@ class GatePipeline:
                 for fact in missing:
                     await source.fetch(fact, batch)
                     known.add(fact)
-            pending = await _apply(gate.check, facts, ctx, pending, verdicts, at)
+            waits = _check_all(gate.check, facts, ctx, pending, verdicts, at)
+            if waits is not None:  # something blocked (or must be awaited)
+                if waits:
+                    await _gather_into(verdicts, waits)
+                pending = [i for i in pending if verdicts[i] is None]
         for i, verdict in enumerate(verdicts):
             if (
                 verdict is not None
@@ -230,6 +234,24 @@ async def _apply(
     """One gate step (the pipeline's gate number ``at``; ``-1``: the as-written pass) over
     the pending paths; returns those still pending. A path whose facts already cleared this
     gate (``PathFacts.cleared``) is not checked again."""
+    waits = _check_all(check, facts, ctx, pending, verdicts, at)
+    if waits is None:
+        return pending  # nothing blocked
+    if waits:
+        await _gather_into(verdicts, waits)
+    return [i for i in pending if verdicts[i] is None]
+
+
+def _check_all(
+    check: Callable[[PathFacts, GateContext], GateResult],
+    facts: Sequence[PathFacts],
+    ctx: GateContext,
+    pending: list[int],
+    verdicts: list[Verdict | None],
+    at: int,
+) -> list[tuple[int, Awaitable[Verdict | None]]] | None:
+    """The sync part of :func:`_apply`: verdicts filled in, awaitables returned (``None``:
+    every path passed)."""
     waits: list[tuple[int, Awaitable[Verdict | None]]] = []
     blocked = False
     for i in pending:
@@ -244,11 +266,7 @@ async def _apply(
         else:
             verdicts[i] = result
             blocked = True
-    if waits:
-        await _gather_into(verdicts, waits)
-    elif not blocked:
-        return pending
-    return [i for i in pending if verdicts[i] is None]
+    return waits if waits or blocked else None
 
 
 async def _gather_into(

@@ -175,7 +175,9 @@ class SecretMatcher:
             # a plain relative spelling (its own normalisation: no ``.``, ``..``, ``//``,
             # leading ``/``) that leads to itself: its written components, its name and its
             # real path are one path, judged once (``is_secret`` covers every component)
-            secret = self.is_secret(request) if request else False
+            secret = facts.plain_secret
+            if secret is None:
+                secret = facts.plain_secret = self.is_secret(request) if request else False
             if resolved is not None:
                 facts.secret = secret
             return secret

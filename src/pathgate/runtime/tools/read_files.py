@@ -232,7 +232,7 @@ class ReadFacts:
         The facts belong to this call and the loop awaits the hop: the worker fills them in.
         With ``on_loop``, a bounded attempt on the loop first (:mod:`._inline`)."""
         runtime = self.runtime
-        if self._on_loop and not await self._on_loop_first(pending, inline):
+        if self._on_loop and not self._on_loop_first(pending, inline):
             self._on_loop = False
         if not self._on_loop:
             chunk = self._fused_chunk(inline, anyio.from_thread.check_cancelled, None)
@@ -244,7 +244,7 @@ class ReadFacts:
             if f.opened is not None and f.resolved is not None and f.resolved.real is not None:
                 f.opened = first.setdefault(f.resolved.real, f.opened)
 
-    async def _on_loop_first(self, pending: Sequence[PathFacts], inline: tuple[GateCheck, ...]) -> bool:
+    def _on_loop_first(self, pending: Sequence[PathFacts], inline: tuple[GateCheck, ...]) -> bool:
         """The fused step on the event loop, bounded (``WouldBlock``: a file too large or not
         in the page cache); ``False`` when it gave up (the facts are reset)."""
         guard = self.runtime.inline_reads
@@ -259,7 +259,8 @@ class ReadFacts:
             return False
         finally:
             guard.took(mark)
-        await anyio.lowlevel.checkpoint()  # let other tasks run (and a cancel land)
+        # no checkpoint: a yield costs a whole event-loop iteration (as much as the read), and
+        # a cancel lands at the call's next one, as for any await that did not block
         return True
 
     def _fused_chunk(self, inline: tuple[GateCheck, ...], cancelled: Callable[[], None],
