@@ -12,7 +12,8 @@ moves. :class:`InlineReads` allows it only when every step is bounded:
 * the runtime uses the real filesystem (``OsFS`` itself; a host's own filesystem seam may be
   remote, and fault-injecting test seams may sleep);
 * the ignore index is **warm** for the file's directory (no ignore file is read unless one
-  changed since the last call);
+  changed since the last call; one that did — just written, so small and page-cached — is
+  read again on the loop, as is a git config file edited since the last validation);
 * the file is **at most** :data:`INLINE_MAX` bytes and **every byte is in the page cache**
   (``preadv`` with ``RWF_NOWAIT``); otherwise the inline attempt stops, closes its
   descriptors and the call does the whole read in a worker thread, as before;
