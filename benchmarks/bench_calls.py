@@ -96,12 +96,44 @@ def table(title: str, t: dict[str, tuple[float, float]], base: str, scale: float
               f"| {c * scale:.1f} | {c / bc:.2f}× |")
 
 
+def _sdk_runtime(tree: Path) -> tuple[Runtime, Callable[[], None]]:
+    """A runtime with the OpenTelemetry SDK attached (in-memory span exporter and metric
+    reader), and a function that drops the spans kept so far."""
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    tp = TracerProvider()
+    tp.add_span_processor(SimpleSpanProcessor(exporter))
+    mp = MeterProvider(metric_readers=[InMemoryMetricReader()])
+    return Runtime(tree, policy=Policy(), tracer_provider=tp, meter_provider=mp), exporter.clear
+
+
 async def bench_percall(tree: Path, runs: int, reps: int) -> None:
     rt = Runtime(tree, policy=Policy())
     (one,) = await served(rt, tree, 1)
     full = str(tree / one)
     res = await rt.read_files([one])
     assert res[0].verdict is None and res[0].content == plain_read(full), res[0]
+    deep = max(await served(rt, tree, 400), key=lambda p: (p.count("/"), p))
+    deep_full = str(tree / deep)
+    sdk_rt, clear_spans = _sdk_runtime(tree)
+    calls = [0]
+
+    async def plain_deep() -> None:
+        plain_read(deep_full)
+
+    async def call_deep() -> None:
+        await rt.call("read_files", {"paths": [deep]})
+
+    async def call_sdk() -> None:
+        await sdk_rt.call("read_files", {"paths": [one]})
+        calls[0] += 1
+        if calls[0] % 256 == 0:
+            clear_spans()
 
     async def plain() -> None:
         plain_read(full)
@@ -116,8 +148,13 @@ async def bench_percall(tree: Path, runs: int, reps: int) -> None:
         await rt.call("read_files", {"paths": [one]})
 
     t = await timed({"plain open/read/decode": plain, "plain read in one worker hop": hop,
-                     "rt.read_files([p])": typed, "rt.call('read_files', {paths: [p]})": call}, reps, runs)
-    table(f"per call: one file ({one})", t, "plain open/read/decode", 1e6, "µs")
+                     "rt.read_files([p])": typed, "rt.call('read_files', {paths: [p]})": call,
+                     "rt.call, tracing SDK (in-memory exporter)": call_sdk,
+                     f"plain open/read/decode, deep ({deep.count('/')} dirs)": plain_deep,
+                     "rt.call, deep": call_deep}, reps, runs)
+    table(f"per call: one file ({one}; deep: {deep})", t, "plain open/read/decode", 1e6, "µs")
+    print(f"(inline reads given up by the breaker: {rt.inline_reads.slow_reads})"
+          if hasattr(rt, "inline_reads") else "")
 
 
 async def bench_batch(tree: Path, runs: int, n: int) -> None:

@@ -274,3 +274,35 @@ async def test_limiter_is_per_event_loop_library(anyio_backend: str) -> None:
     limiter = IoLimiter(3)
     got = limiter.get()
     assert got is limiter.get() and got.total_tokens == 3
+
+
+def test_resolve_plain_agrees_with_resolve_flow_or_defers(tmp_path: Path) -> None:
+    """The descriptor route of plain spellings finds what the lstat walk finds, and defers
+    (``None``) on every symlink, missing or odd component."""
+    from pathgate.runtime.fs import DirFds, OsFS, drive_sync, resolve_flow, resolve_plain
+
+    root = tmp_path / "r"
+    (root / "d" / "e").mkdir(parents=True)
+    (root / "d" / "e" / "f.txt").write_text("f")
+    (root / "a.txt").write_text("a")
+    (root / "d" / "ln").symlink_to("e")
+    (root / "d" / "lf").symlink_to("e/f.txt")
+    (root / "d" / "out").symlink_to(tmp_path)
+    (root / "d" / "e" / "sock").mkdir()
+    real = os.path.realpath(root)
+    ops = OsFS()
+    ESCAPED, LONE = "d/" + chr(0xDCFF), "d/" + chr(0xD800)  # an undecodable byte; a lone surrogate
+    spellings = ["a.txt", "d", "d/e", "d/e/f.txt", "d/ln", "d/ln/f.txt", "d/lf", "d/out", "d/out/r",
+                 "nope", "a.txt/x", "d/nope/x", "d/e/sock", ESCAPED, LONE]
+    with DirFds(ops, real) as dirs:
+        deferred = set()
+        for s in spellings:
+            fast = resolve_plain(dirs, s)
+            if fast is None:
+                deferred.add(s)
+                continue
+            slow = drive_sync(resolve_flow(real, s), ops)
+            assert (fast.real, fast.relpath, fast.outside, fast.error, fast.identity, fast.is_dir) == (
+                slow.real, slow.relpath, slow.outside, slow.error, slow.identity, slow.is_dir), s
+    assert deferred == {"d/ln", "d/ln/f.txt", "d/lf", "d/out", "d/out/r", "nope", "a.txt/x", "d/nope/x",
+                        ESCAPED, LONE}

@@ -8,6 +8,7 @@ import os
 import threading
 from pathlib import Path
 
+import anyio
 import pytest
 
 from pathgate.runtime.fs import OsFS
@@ -189,3 +190,65 @@ def test_explain_lists_every_matching_rule(tmp_path: Path) -> None:
     ex = s.explain("a.log", is_dir=False)
     assert ex.match.ignored and [r.line for r in ex.matching] == [3, 2, 1]
     assert [src.source for src in ex.sources][-1] == ".gitignore"
+
+
+def _git_repo(root: Path) -> Path:
+    (root / ".git" / "info").mkdir(parents=True)
+    (root / ".git" / "objects").mkdir()
+    (root / ".git" / "refs").mkdir()
+    (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    exclude = root / ".git" / "info" / "exclude"
+    exclude.write_text("*.tmp\n")
+    return exclude
+
+
+def test_repository_wide_sources_are_shared_for_globals_ttl(tmp_path: Path) -> None:
+    """``globals_ttl``: an edit of ``.git/info/exclude`` is seen by the first session that
+    starts ``globals_ttl`` after the last validation, at the latest; per-directory files are
+    validated by every session; a fail-closed state is re-validated every time."""
+    exclude = _git_repo(tmp_path)
+    index = IgnoreIndex(tmp_path, IgnoreConfig.git_only(excludes_file="/dev/null"))
+    now = [10.0]
+    index._clock = lambda: now[0]
+    index.globals_ttl = 0.1
+    assert index.match("x.tmp").ignored and not index.match("x.bak").ignored
+    _bump(exclude, b"*.bak\n")
+    _bump(tmp_path / ".gitignore", b"*.log\n")
+    now[0] += 0.05  # within the window: the last validation is reused
+    assert index.match("x.tmp").ignored and not index.match("x.bak").ignored
+    assert index.match("x.log").ignored  # per-directory: exact
+    now[0] += 0.06  # the window is over: validated again
+    assert not index.match("x.tmp").ignored and index.match("x.bak").ignored
+    (tmp_path / ".git").rename(tmp_path / ".gitstore")
+    (tmp_path / ".git").write_text("gitdir:.gitstore\n")  # malformed: git exits 128, fail closed
+    now[0] += 1
+    assert index.match("a.txt").fail_closed
+    (tmp_path / ".git").write_text("gitdir: .gitstore\n")
+    assert not index.match("a.txt").ignored  # fail-closed globals are never reused
+
+
+def test_globals_ttl_zero_is_exact(tmp_path: Path) -> None:
+    exclude = _git_repo(tmp_path)
+    index = IgnoreIndex(tmp_path, IgnoreConfig.git_only(excludes_file="/dev/null"))
+    assert index.globals_ttl == 0.0
+    assert index.match("x.tmp").ignored
+    _bump(exclude, b"*.bak\n")
+    assert not index.match("x.tmp").ignored and index.match("x.bak").ignored
+
+
+def test_runtime_validates_repository_wide_sources_on_every_call(tmp_path: Path) -> None:
+    """Exact by default: an edit of ``.git/info/exclude`` is seen by the very next call."""
+    from pathgate import Policy, Runtime
+
+    exclude = _git_repo(tmp_path)
+    exclude.write_text("")
+    (tmp_path / "x.tmp").write_text("x")
+    rt = Runtime(tmp_path, Policy())
+    assert rt.index.globals_ttl == 0.0
+
+    async def glob() -> list[str]:
+        return list((await rt.glob("*.tmp")).matches)
+
+    assert anyio.run(glob) == ["x.tmp"]
+    _bump(exclude, b"*.tmp\n")
+    assert anyio.run(glob) == []

@@ -49,6 +49,7 @@ def _count_hops(monkeypatch: pytest.MonkeyPatch) -> list[Callable[..., Any]]:
 async def test_one_path_is_one_hop(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     rt = Runtime(tree, Policy())
     await rt.read_files(["a.txt"])  # warm: the ignore index's first load
+    rt.inline_reads.enabled = False  # no read on the loop (tests/runtime/test_read_inline.py)
     hops = _count_hops(monkeypatch)
     (res,) = await rt.read_files(["a.txt"])
     assert res.content == "one\n" and res.verdict is None

@@ -48,8 +48,9 @@ from pathgate.runtime._dispatch import (
 from pathgate.runtime._gating import GateCore, RendererRules, project_git_dirs
 from pathgate.runtime._live import LiveIndex
 from pathgate.runtime._tracing import SpanMode, TracingMiddleware
-from pathgate.runtime.fs import Backends, IoLimiter, SyncFS
+from pathgate.runtime.fs import Backends, IoLimiter, OsFS, SyncFS
 from pathgate.runtime.gates import GateCheck, GateContext
+from pathgate.runtime.tools._inline import InlineReads
 from pathgate.runtime.tools._versions import FileLocks, VersionStore
 from pathgate.runtime.tools._write_gates import build_write_pipeline
 from pathgate.runtime.tools.read_files import ReadFacts
@@ -137,6 +138,10 @@ class Runtime(GateCore):
         self.versions = VersionStore()
         self.file_locks = FileLocks()
         self.limiter = IoLimiter(self.policy.max_concurrency)
+        # a one-file read may run on the event loop when every step of it is bounded
+        # (local filesystem, the real one, page-cached, small; runtime/tools/_inline.py)
+        real_fs = type(self.fs) is OsFS and self.ops is self.fs
+        self.inline_reads = InlineReads(self.root, None if real_fs else False)
         self.backends = Backends(self.ops, self.limiter)
         self._tracing = TracingMiddleware(
             tracer_provider=tracer_provider, meter_provider=meter_provider, span_mode=span_mode

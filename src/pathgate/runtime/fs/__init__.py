@@ -33,7 +33,16 @@ loaded on first use, as it imports anyio: `pathgate hook` decides without an eve
 
 from typing import TYPE_CHECKING, Any
 
-from pathgate.runtime.fs._ops import DIR_FLAGS, OPEN_FLAGS, DirEntryLike, FileOps, OsFS, SyncFS
+from pathgate.runtime.fs._ops import (
+    DIR_FLAGS,
+    LOCAL_FS_TYPES,
+    OPEN_FLAGS,
+    DirEntryLike,
+    FileOps,
+    OsFS,
+    SyncFS,
+    is_local_tree,
+)
 from pathgate.runtime.fs._read import (
     BINARY_SNIFF,
     MAX_CONFIG_BYTES,
@@ -41,10 +50,12 @@ from pathgate.runtime.fs._read import (
     DirFds,
     Opened,
     ReadRequest,
+    WouldBlock,
     decode,
     open_at,
     open_read,
     read_regular,
+    resolve_plain,
 )
 from pathgate.runtime.fs._resolve import (
     MAX_SYMLINKS,
@@ -86,6 +97,7 @@ __all__ = [
     "AUTO_BACKEND",
     "BINARY_SNIFF",
     "DIR_FLAGS",
+    "LOCAL_FS_TYPES",
     "MAX_CONFIG_BYTES",
     "MAX_IGNORE_BYTES",
     "MAX_SYMLINKS",
@@ -106,13 +118,16 @@ __all__ = [
     "Resolved",
     "SyncFS",
     "ThreadFS",
+    "WouldBlock",
     "decode",
     "drive_async",
     "drive_sync",
+    "is_local_tree",
     "open_at",
     "open_read",
     "read_regular",
     "resolve_flow",
+    "resolve_plain",
     "run_chunked",
     "running_asyncio",
 ]

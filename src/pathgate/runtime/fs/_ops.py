@@ -11,7 +11,8 @@ import os
 from collections.abc import Iterator
 from typing import Protocol, runtime_checkable
 
-__all__ = ["DIR_FLAGS", "OPEN_FLAGS", "DirEntryLike", "FileOps", "OsFS", "SyncFS"]
+__all__ = ["DIR_FLAGS", "LOCAL_FS_TYPES", "OPEN_FLAGS", "DirEntryLike", "FileOps", "OsFS", "SyncFS",
+           "is_local_tree"]
 
 
 class DirEntryLike(Protocol):
@@ -116,3 +117,57 @@ class OsFS:
     def close(self, fd: int) -> None:
         os.close(fd)
 
+
+
+#: Filesystem types (``/proc/self/mountinfo``) whose ``lstat``/``open`` of a cached entry
+#: never waits on a network: the only ones a read may be done on the event loop for
+#: (``read_files``' inline one-file read). NFS, SMB/CIFS, FUSE (sshfs, ...), 9p, Ceph,
+#: GlusterFS, Lustre and anything unknown are not in it.
+LOCAL_FS_TYPES = frozenset({
+    "ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "ramfs", "overlay", "zfs", "f2fs",
+    "bcachefs", "jfs", "reiserfs", "nilfs2",
+})
+
+
+def _unescape(field: str) -> str:
+    """A mountinfo path field (``\\040`` for a space, octal escapes)."""
+    if "\\" not in field:
+        return field
+    out = bytearray()
+    raw = field.encode("utf-8", "surrogateescape")
+    i = 0
+    while i < len(raw):
+        digits = raw[i + 1 : i + 4]
+        if raw[i] == 0x5C and len(digits) == 3 and all(0x30 <= c <= 0x37 for c in digits):
+            out.append(int(digits, 8) & 0xFF)
+            i += 4
+        else:
+            out.append(raw[i])
+            i += 1
+    return os.fsdecode(bytes(out))
+
+
+def is_local_tree(root: str, mountinfo: str = "/proc/self/mountinfo") -> bool:
+    """Is every filesystem that serves paths at or below the real path ``root`` a local one
+    (:data:`LOCAL_FS_TYPES`): the mount holding ``root`` and every mount below it? ``False``
+    when it cannot be told (no ``/proc``, not Linux, ``root`` is ``/``)."""
+    if root == "/":
+        return False
+    try:
+        with open(mountinfo, encoding="utf-8", errors="surrogateescape") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return False
+    holder: tuple[int, str] = (-1, "")
+    for line in lines:
+        left, sep, right = line.partition(" - ")
+        fields = left.split(" ")
+        if not sep or len(fields) < 5 or not right:
+            return False
+        point, fstype = _unescape(fields[4]), right.split(" ", 1)[0]
+        if point == root or root.startswith(point.rstrip("/") + "/"):
+            if len(point) >= holder[0]:  # the deepest mount point above: the last one wins ties
+                holder = (len(point), fstype)
+        elif point.startswith(root + "/") and fstype not in LOCAL_FS_TYPES:
+            return False
+    return holder[1] in LOCAL_FS_TYPES

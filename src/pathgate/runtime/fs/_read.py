@@ -16,8 +16,8 @@ import os
 import stat as stat_mod
 from dataclasses import dataclass
 
-from pathgate.runtime.fs._ops import FileOps
-from pathgate.runtime.fs._resolve import _rel, _within
+from pathgate.runtime.fs._ops import FileOps, OsFS
+from pathgate.runtime.fs._resolve import PATH_MAX, Resolved, _rel, _within
 
 __all__ = [
     "BINARY_SNIFF",
@@ -26,10 +26,12 @@ __all__ = [
     "DirFds",
     "Opened",
     "ReadRequest",
+    "WouldBlock",
     "decode",
     "open_at",
     "open_read",
     "read_regular",
+    "resolve_plain",
 ]
 
 #: Largest ignore file (per-directory, ``info/exclude``, ``core.excludesFile``) pathgate
@@ -148,6 +150,31 @@ class DirFds:
         self.close()
 
 
+def resolve_plain(dirs: DirFds, request: str) -> Resolved | None:
+    """Resolve a plain spelling through the call's directory descriptors, or ``None``.
+
+    ``request`` must be its own lexical normalisation (relative, no ``.``/``..``/empty
+    component). Its parent is opened from the root one component at a time with
+    ``O_DIRECTORY | O_NOFOLLOW`` (each directory once per :class:`DirFds`), then the last
+    component is ``lstat``-ed relative to that descriptor. When every directory opens and the
+    last component is not a symlink, no component is a symlink, so the real path is the
+    spelling (what :func:`~pathgate.runtime.fs.resolve_flow` finds with one ``lstat`` per
+    component). Anything else -- a symlink, a missing or unreadable component, an
+    unencodable name -- returns ``None``: the caller resolves it with ``resolve_flow``, which
+    knows every case. Only for the real filesystem (:class:`OsFS` itself): a fault-injecting
+    or remote seam keeps its own ``lstat``."""
+    if type(dirs.ops) is not OsFS or not request or len(request) > PATH_MAX or dirs.root == "/":
+        return None
+    parent, _, name = request.rpartition("/")
+    try:
+        st = os.stat(name, dir_fd=dirs.get(parent), follow_symlinks=False)
+    except (OSError, ValueError):
+        return None
+    if stat_mod.S_ISLNK(st.st_mode):
+        return None
+    return Resolved(request, dirs.root + "/" + request, request, st=st)
+
+
 def open_at(ops: FileOps, req: ReadRequest, dirs: DirFds | None = None) -> int:
     """Open the file of ``req``: by path, or walked from ``req.root`` (through ``dirs``)."""
     root = req.root
@@ -214,8 +241,44 @@ def _with_st(opened: Opened, st: os.stat_result) -> Opened:
     return Opened(st=st, data=opened.data, text=opened.text, binary=opened.binary)
 
 
-def open_read(ops: FileOps, req: ReadRequest, dirs: DirFds | None = None) -> Opened:
-    """Open, fstat, confirm and read one file with blocking calls."""
+class WouldBlock(Exception):
+    """An inline read (``open_read(..., inline=N)``) would wait for the disk or read more
+    than ``N`` bytes: nothing was returned; do it again in a worker thread."""
+
+
+_NOWAIT = getattr(os, "RWF_NOWAIT", 0)
+
+
+def _read_cached(fd: int, cap: int) -> bytes:
+    """Up to ``cap + 1`` bytes of ``fd`` from the page cache only (``preadv`` with
+    ``RWF_NOWAIT``): :class:`WouldBlock` when a byte is not cached (``EAGAIN``) or the
+    kernel or filesystem cannot tell (``EOPNOTSUPP``)."""
+    if not _NOWAIT:
+        raise WouldBlock
+    buf = bytearray(cap + 1)
+    view = memoryview(buf)
+    got = 0
+    while got <= cap:
+        try:
+            n = os.preadv(fd, [view[got:]], got, _NOWAIT)
+        except OSError as exc:
+            if exc.errno in (errno.EAGAIN, errno.EOPNOTSUPP, errno.EINVAL):
+                raise WouldBlock from None
+            raise
+        if n == 0:
+            break
+        got += n
+    del view
+    return bytes(buf[:got])
+
+
+def open_read(ops: FileOps, req: ReadRequest, dirs: DirFds | None = None, *,
+              inline: int | None = None) -> Opened:
+    """Open, fstat, confirm and read one file with blocking calls.
+
+    ``inline`` (bytes; the real filesystem only): the call runs on the event loop, so a file
+    larger than that, or whose bytes are not all in the page cache, raises
+    :class:`WouldBlock` instead of being read (the descriptor is closed)."""
     try:
         fd = open_at(ops, req, dirs)
     except OSError as exc:
@@ -225,6 +288,13 @@ def open_read(ops: FileOps, req: ReadRequest, dirs: DirFds | None = None) -> Ope
         early = _checked(st, req)
         if early is not None:
             return early
+        if inline is not None:
+            if st.st_size > inline:
+                raise WouldBlock
+            data = _read_cached(fd, min(req.max_bytes, inline))
+            if len(data) > inline:
+                raise WouldBlock  # grew past the inline bound since fstat
+            return _with_st(decode(data, req.max_bytes), st)
         remaining = req.max_bytes + 1
         chunks: list[bytes] = []
         while remaining > 0:

@@ -109,10 +109,23 @@ class GatePipeline:
     """An ordered, immutable list of gates plus the secret matcher. Built once per runtime."""
 
     def __init__(self, gates: Sequence[GateCheck], secrets: SecretMatcher) -> None:
+        self.gates = tuple(gates)
+        self.secrets = secrets
+
+    @property
+    def gates(self) -> tuple[GateCheck, ...]:
+        """The gates in order (``path`` first). Setting them re-derives, once, what each
+        run needs: the as-written checks and each gate's facts in fetch order."""
+        return self._gates
+
+    @gates.setter
+    def gates(self, gates: Sequence[GateCheck]) -> None:
         if not gates or gates[0].name != GateName.PATH.value:
             raise ValueError("the path gate must come first")
-        self.gates: tuple[GateCheck, ...] = tuple(gates)
-        self.secrets = secrets
+        self._gates: tuple[GateCheck, ...] = tuple(gates)
+        written = (getattr(g, "check_written", None) for g in self._gates)
+        self._written = tuple(w for w in written if w is not None)
+        self._needs = tuple(tuple(sorted(g.needs)) for g in self._gates)
 
     @classmethod
     def for_policy(
@@ -165,15 +178,14 @@ class GatePipeline:
         skipped (discovery)."""
         verdicts: list[Verdict | None] = [None] * len(facts)
         pending = list(range(len(facts)))
-        for gate in self.gates:  # the spelling as written, before any I/O
-            written = getattr(gate, "check_written", None)
-            if written is not None and pending:
+        for written in self._written:  # the spelling as written, before any I/O
+            if pending:
                 pending = await _apply(written, facts, ctx, pending, verdicts)
         known = set(have)
-        for gate in self.gates:
+        for at, gate in enumerate(self._gates):
             if not pending:
                 break
-            missing = sorted(gate.needs - known)
+            missing = [fact for fact in self._needs[at] if fact not in known]
             if missing:
                 if source is None:
                     continue
@@ -181,7 +193,11 @@ class GatePipeline:
                 for fact in missing:
                     await source.fetch(fact, batch)
                     known.add(fact)
-            pending = await _apply(gate.check, facts, ctx, pending, verdicts)
+            waits = _check_all(gate.check, facts, ctx, pending, verdicts, at)
+            if waits is not None:  # something blocked (or must be awaited)
+                if waits:
+                    await _gather_into(verdicts, waits)
+                pending = [i for i in pending if verdicts[i] is None]
         for i, verdict in enumerate(verdicts):
             if (
                 verdict is not None
@@ -214,18 +230,44 @@ async def _apply(
     ctx: GateContext,
     pending: list[int],
     verdicts: list[Verdict | None],
+    at: int = -1,
 ) -> list[int]:
-    """One gate step over the pending paths; returns those still pending."""
-    waits: list[tuple[int, Awaitable[Verdict | None]]] = []
-    for i in pending:
-        result = check(facts[i], ctx)
-        if inspect.isawaitable(result):
-            waits.append((i, result))
-        elif result is not None:
-            verdicts[i] = result
+    """One gate step (the pipeline's gate number ``at``; ``-1``: the as-written pass) over
+    the pending paths; returns those still pending. A path whose facts already cleared this
+    gate (``PathFacts.cleared``) is not checked again."""
+    waits = _check_all(check, facts, ctx, pending, verdicts, at)
+    if waits is None:
+        return pending  # nothing blocked
     if waits:
         await _gather_into(verdicts, waits)
     return [i for i in pending if verdicts[i] is None]
+
+
+def _check_all(
+    check: Callable[[PathFacts, GateContext], GateResult],
+    facts: Sequence[PathFacts],
+    ctx: GateContext,
+    pending: list[int],
+    verdicts: list[Verdict | None],
+    at: int,
+) -> list[tuple[int, Awaitable[Verdict | None]]] | None:
+    """The sync part of :func:`_apply`: verdicts filled in, awaitables returned (``None``:
+    every path passed)."""
+    waits: list[tuple[int, Awaitable[Verdict | None]]] = []
+    blocked = False
+    for i in pending:
+        f = facts[i]
+        if f.cleared > at >= 0:
+            continue
+        result = check(f, ctx)
+        if result is None:
+            continue
+        if not isinstance(result, Verdict) and inspect.isawaitable(result):
+            waits.append((i, result))
+        else:
+            verdicts[i] = result
+            blocked = True
+    return waits if waits or blocked else None
 
 
 async def _gather_into(

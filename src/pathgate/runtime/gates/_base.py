@@ -66,7 +66,11 @@ class PathFacts:
       root (``./a`` → ``a``), ``None`` when it is not a plain inside path.
     * ``resolved``: where it really leads (``REAL``); ``match``/``remedy`` (``MATCH``);
       ``opened`` (``OPEN``).
-    * ``secret``: the secret matcher's answer, cached once ``resolved`` is known.
+    * ``secret``: the secret matcher's answer, cached once ``resolved`` is known;
+      ``plain_secret``: its answer for a plain spelling itself (a function of ``request``).
+    * ``cleared``: how many of the pipeline's leading gates the fact source has already run
+      on these very facts and seen pass (``read_files`` runs the path-only built-in gates in
+      its worker to decide what to open); the runner does not run them again.
     """
 
     request: str
@@ -76,6 +80,8 @@ class PathFacts:
     remedy: Remedy | None = None
     opened: Opened | None = None
     secret: bool | None = None
+    plain_secret: bool | None = None
+    cleared: int = 0
 
     @property
     def relpath(self) -> str | None:

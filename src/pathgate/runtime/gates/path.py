@@ -77,16 +77,17 @@ class PathGate:
 
     def is_git(self, facts: PathFacts) -> bool:
         """Git internals, judged on the spelling, its normalisation and its real path."""
-        spellings = [self._written(facts.request)]
+        written = self._written(facts.request)
+        spellings = {written}
         if facts.name is not None:
-            spellings.append(facts.name)
+            spellings.add(facts.name)
         resolved = facts.resolved
         if resolved is not None:
             if resolved.relpath is not None:
-                spellings.append(resolved.relpath)
+                spellings.add(resolved.relpath)
             elif resolved.real is not None:
-                spellings.append(self._written(resolved.real))
-        return any(is_git_internal(s, self.git_dirs) for s in spellings)
+                spellings.add(self._written(resolved.real))
+        return any(is_git_internal(s, self.git_dirs) for s in spellings)  # each distinct one once
 
     def is_git_path(self, relpath: str) -> bool:
         """Is this project-relative path (a walked entry) git internals?"""

@@ -167,11 +167,22 @@ class SecretMatcher:
         if facts.secret is not None:
             return facts.secret
         resolved = facts.resolved
+        request = facts.request
+        if request == facts.name and len(request) <= MAX_CACHED_DIR and (
+                resolved is None or resolved.relpath == request):
+            # a plain relative spelling (its own normalisation: no ``.``, ``..``, ``//``,
+            # leading ``/``) that leads to itself: its written components, its name and its
+            # real path are one path, judged once (``is_secret`` covers every component)
+            secret = facts.plain_secret
+            if secret is None:
+                secret = facts.plain_secret = self.is_secret(request) if request else False
+            if resolved is not None:
+                facts.secret = secret
+            return secret
         names = {facts.name or ""}
         if resolved is not None:
             names.add(resolved.relpath if resolved.relpath is not None else resolved.real or "")
         names.discard("")
-        request = facts.request
         if root is None and request.startswith("/"):
             written = self.is_secret_name(request.rstrip("/").rsplit("/", 1)[-1])
         else:

@@ -13,6 +13,7 @@ import errno
 import os
 import stat as _stat
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -213,6 +214,14 @@ class IgnoreIndex:
         self.on_warning: Callable[[str], None] | None = None
         self._git_watch: tuple[str, ...] = ()  # files the last git config resolution read
         self.git_layout: _gitconfig.GitLayout | None = None  # GIT_DIR (check-ignore sets it)
+        #: Seconds a validation of the repository-wide sources (git config files, the
+        #: ``GIT_*`` environment, ``core.excludesFile``, ``.git/info/exclude``) is reused by
+        #: later sessions; ``0`` (the default) re-validates in every session. Per-directory
+        #: ignore files are validated in every session whatever this says. The runtime sets it
+        #: (README: "Ignore rules", freshness).
+        self.globals_ttl = 0.0
+        self._clock: Callable[[], float] = time.monotonic
+        self._globals_checked = float("-inf")  # clock time the last validation began
 
     # -- public ------------------------------------------------------------------------
 
@@ -226,6 +235,21 @@ class IgnoreIndex:
         """One decision in a fresh session."""
         return self.session().match(relpath, is_dir)
 
+    def is_warm(self, reldir: str) -> bool:
+        """Are the repository-wide sources loaded and directory ``reldir`` and each of its
+        ancestors cached (a session deciding below it stats ignore files but, unless one
+        changed, reads none)?"""
+        if self._globals is None:
+            return False
+        nodes = self._nodes
+        cur = reldir
+        while True:
+            if cur not in nodes:
+                return False
+            if not cur:
+                return True
+            cur = cur.rpartition("/")[0]
+
     def cached_dirs(self) -> int:
         """How many directories the LRU holds now."""
         return len(self._nodes)
@@ -235,6 +259,7 @@ class IgnoreIndex:
         with self._lock:
             self._nodes.clear()
             self._globals = None
+            self._globals_checked = float("-inf")
 
     # -- internals -----------------------------------------------------------------------
 
@@ -357,15 +382,20 @@ class IgnoreIndex:
         return settings, fatal
 
     def _current_globals(self) -> _Globals:
-        key = self._config_key()
         g = self._globals
+        began = self._clock()
+        if g is not None and g.node.stop is None and began - self._globals_checked < self.globals_ttl:
+            return g  # validated less than ``globals_ttl`` ago (0: never; fail-closed: never)
+        key = self._config_key()
         if (g is not None and g.key == key
                 and all(self._stat_sig(p, follow=True) == s
                         for p, s in zip(g.paths, g.node.sigs, strict=True))):
+            self._globals_checked = began
             return g
         g = self._load_globals(key)
         with self._lock:
             self._globals = g
+            self._globals_checked = began
         return g
 
     def _lookup(self, rel: str) -> DirNode | None:

@@ -25,7 +25,7 @@ them; ``\r\n`` is returned as is.
 from __future__ import annotations
 
 import errno
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio.from_thread
@@ -40,9 +40,11 @@ from pathgate.runtime.fs import (
     Opened,
     ReadRequest,
     ThreadFS,
+    WouldBlock,
     drive_sync,
     open_read,
     resolve_flow,
+    resolve_plain,
     run_chunked,
 )
 from pathgate.runtime.gates import Fact, GateCheck, GateContext, PathFacts, lexical_name
@@ -118,6 +120,8 @@ def apply_window(text: str, offset: int | None, limit: int | None) -> tuple[str,
 #: Built-in gates that are sync, pure functions of the facts: the one-hop read may run them in
 #: its worker thread to decide whether to open a file ahead of the pipeline.
 _INLINE_GATES: tuple[type, ...] = (PathGate, SecretsGate, IgnoreGate)
+#: id(gate tuple) -> (the tuple, its inline gates): keeping the tuple makes the id safe.
+_INLINE_OF: dict[int, tuple[tuple[GateCheck, ...], tuple[GateCheck, ...] | None]] = {}
 
 
 class ReadFacts:
@@ -132,23 +136,36 @@ class ReadFacts:
     ahead)."""
 
     def __init__(self, runtime: Runtime, backend: AsyncFS, ctx: GateContext, *,
-                 one_hop: bool = False) -> None:
+                 one_hop: bool = False, on_loop: bool = False) -> None:
         self.runtime = runtime
         self.backend = backend
         self.ctx = ctx
         self._inline = self._inline_gates() if one_hop and isinstance(backend, ThreadFS) else None
+        self._on_loop = on_loop  # try the fused step on the event loop first (runtime/tools/_inline.py)
         self._matched = False
 
     def _inline_gates(self) -> tuple[GateCheck, ...] | None:
-        """The gates before the first one needing ``OPEN``, when all are built-in sync gates."""
+        """The gates before the first one needing ``OPEN``, when all are built-in sync gates
+        (derived once per gate tuple: the runtime's pipeline is fixed after construction)."""
+        gates = self.runtime.pipeline.gates
+        got = _INLINE_OF.get(id(gates))
+        if got is not None and got[0] is gates:
+            return got[1]
         before: list[GateCheck] = []
-        for gate in self.runtime.pipeline.gates:
+        result: tuple[GateCheck, ...] | None = None
+        for gate in gates:
             if Fact.OPEN in gate.needs:
-                return tuple(before)
+                result = tuple(before)
+                break
             if type(gate) not in _INLINE_GATES:
-                return None
+                break
             before.append(gate)
-        return tuple(before)
+        else:
+            result = tuple(before)
+        if len(_INLINE_OF) > 64:
+            _INLINE_OF.clear()
+        _INLINE_OF[id(gates)] = (gates, result)
+        return result
 
     async def fetch(self, fact: Fact, pending: Sequence[PathFacts]) -> None:
         if fact is Fact.REAL:
@@ -198,7 +215,44 @@ class ReadFacts:
 
     async def _fused(self, pending: Sequence[PathFacts], inline: tuple[GateCheck, ...]) -> None:
         """``REAL`` + ``MATCH`` + ``OPEN`` (where the inline gates pass) in one hop per chunk.
-        The facts belong to this call and the loop awaits the hop: the worker fills them in."""
+        The facts belong to this call and the loop awaits the hop: the worker fills them in.
+        With ``on_loop``, a bounded attempt on the loop first (:mod:`._inline`)."""
+        runtime = self.runtime
+        if self._on_loop and not self._on_loop_first(pending, inline):
+            self._on_loop = False
+        if not self._on_loop:
+            chunk = self._fused_chunk(inline, anyio.from_thread.check_cancelled, None)
+            await run_chunked(chunk, pending, runtime.limiter.reads())
+            await anyio.lowlevel.checkpoint_if_cancelled()  # a hop may end after its call's cancel
+        self._matched = True
+        first: dict[str, Opened] = {}  # one descriptor read per real file, across chunks too
+        for f in pending:
+            if f.opened is not None and f.resolved is not None and f.resolved.real is not None:
+                f.opened = first.setdefault(f.resolved.real, f.opened)
+
+    def _on_loop_first(self, pending: Sequence[PathFacts], inline: tuple[GateCheck, ...]) -> bool:
+        """The fused step on the event loop, bounded (``WouldBlock``: a file too large or not
+        in the page cache); ``False`` when it gave up (the facts are reset)."""
+        guard = self.runtime.inline_reads
+        chunk = self._fused_chunk(inline, _no_cancel, guard.max_bytes)
+        mark = guard.start()
+        try:
+            chunk(pending)
+        except WouldBlock:
+            for f in pending:
+                f.resolved = f.match = f.remedy = f.opened = f.secret = None
+                f.cleared = 0
+            return False
+        finally:
+            guard.took(mark)
+        # no checkpoint: a yield costs a whole event-loop iteration (as much as the read), and
+        # a cancel lands at the call's next one, as for any await that did not block
+        return True
+
+    def _fused_chunk(self, inline: tuple[GateCheck, ...], cancelled: Callable[[], None],
+                     on_loop: int | None) -> Callable[[Sequence[PathFacts]], list[None]]:
+        """The blocking body of :meth:`_fused` for one chunk (a worker thread, or the loop
+        with ``on_loop`` = the inline read bound in bytes)."""
         runtime, ctx = self.runtime, self.ctx
         backend = self.backend
         assert isinstance(backend, ThreadFS)  # one_hop is only set up on the thread backend
@@ -206,36 +260,42 @@ class ReadFacts:
         allow_outside = runtime.policy.allow_outside_root
         is_secret = runtime.pipeline.secrets.is_secret_facts
         decide = self._decider()
+        cleared = len(inline)
 
         def chunk(items: Sequence[PathFacts]) -> list[None]:
-            cancelled = anyio.from_thread.check_cancelled  # a cancelled call stops between files
             session, memo = index.session(), DirStatMemo(ops)
             matches: dict[str, tuple[Match, Remedy | None]] = {}
             opened: dict[str, Opened] = {}
             with DirFds(ops, root) as dirs:
-                for f in items:
-                    cancelled()
-                    r = f.resolved = drive_sync(resolve_flow(root, f.request, allow_outside=allow_outside), memo)
-                    if r.relpath is not None:
-                        got = matches.get(r.relpath)
+                for k, f in enumerate(items):
+                    if not k & 15:
+                        cancelled()  # a cancelled call stops within 16 files
+                    request = f.request
+                    r = resolve_plain(dirs, request) if request == f.name else None
+                    if r is None:
+                        r = drive_sync(resolve_flow(root, request, allow_outside=allow_outside), memo)
+                    f.resolved = r
+                    relpath = r.relpath
+                    if relpath is not None:
+                        got = matches.get(relpath)
                         if got is None:
-                            got = matches[r.relpath] = decide(session, r.relpath, r.is_dir, is_secret(f, ctx.root))
+                            got = matches[relpath] = decide(session, relpath, r.is_dir, is_secret(f, ctx.root))
                         f.match, f.remedy = got
-                    if r.real is None or r.st is None or any(g.check(f, ctx) is not None for g in inline):
+                    if r.real is None or r.st is None:
                         continue
-                    if r.real not in opened:
-                        req = ReadRequest(r.real, ctx.size_limit, r.identity, root if r.relpath is not None else None)
-                        opened[r.real] = open_read(ops, req, dirs)
-                    f.opened = opened[r.real]
+                    for g in inline:
+                        if g.check(f, ctx) is not None:
+                            break
+                    else:
+                        f.cleared = cleared  # the pipeline need not run these gates again
+                        got_open = opened.get(r.real)
+                        if got_open is None:
+                            req = ReadRequest(r.real, ctx.size_limit, r.identity, root if relpath is not None else None)
+                            got_open = opened[r.real] = open_read(ops, req, dirs, inline=on_loop)
+                        f.opened = got_open
             return [None] * len(items)
 
-        await run_chunked(chunk, pending, runtime.limiter.reads())
-        await anyio.lowlevel.checkpoint_if_cancelled()  # a hop may end after its call's cancel
-        self._matched = True
-        first: dict[str, Opened] = {}  # one descriptor read per real file, across chunks too
-        for f in pending:
-            if f.opened is not None and f.resolved is not None and f.resolved.real is not None:
-                f.opened = first.setdefault(f.resolved.real, f.opened)
+        return chunk
 
     async def _open(self, pending: Sequence[PathFacts]) -> None:
         requests: dict[str, ReadRequest] = {}
@@ -258,6 +318,10 @@ class ReadFacts:
         for f in pending:
             if f.opened is None and f.resolved is not None and f.resolved.real is not None:
                 f.opened = known[f.resolved.real]
+
+
+def _no_cancel() -> None:
+    """On the loop, cancellation is checked at the next checkpoint, not between files."""
 
 
 async def read_files(
@@ -285,7 +349,8 @@ async def read_files(
 
     spellings = list(dict.fromkeys(requested))
     facts = [PathFacts(request=s, name=lexical_name(s, runtime.root)) for s in spellings]
-    source = ReadFacts(runtime, runtime.backends.pick(policy.fs_backend), ctx, one_hop=True)
+    on_loop = len(facts) == 1 and _may_run_on_loop(runtime, facts[0])
+    source = ReadFacts(runtime, runtime.backends.pick(policy.fs_backend), ctx, one_hop=True, on_loop=on_loop)
     verdicts = await runtime.pipeline.run(facts, ctx, source)
     if runtime.allow_writes and limit != 0:  # what this agent saw, for the no-lost-update check
         runtime.versions.record_reads(agent, facts, verdicts)
@@ -296,6 +361,15 @@ async def read_files(
                                           ctx.size_limit)
     by_spelling = {s: i for i, s in enumerate(spellings)}
     return _assemble(requested, by_spelling, facts, verdicts, windows, offset, limit, call_budget)
+
+
+def _may_run_on_loop(runtime: Runtime, facts: PathFacts) -> bool:
+    """A one-file call may try the loop (runtime/tools/_inline.py): a plain spelling whose
+    directory the ignore index holds, on a runtime whose guard allows it."""
+    name = facts.name
+    if not name or name != facts.request or not runtime.inline_reads.allowed():
+        return False
+    return runtime.index.is_warm(name.rpartition("/")[0])
 
 
 def _assemble(

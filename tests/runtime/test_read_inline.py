@@ -1,0 +1,155 @@
+"""A one-file ``read_files`` on the event loop (issue 19, runtime/tools/_inline.py): only
+when every step is bounded, with every gate and the descriptor-anchored read; anything
+larger, uncached, cold, remote or fault-injected takes the worker-thread hop as before."""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.to_thread
+import pytest
+
+from pathgate import Gate, Policy, Runtime, Status
+from pathgate.runtime.fs import _read, is_local_tree
+from pathgate.runtime.tools import _inline
+from pathgate.runtime.tools._inline import INLINE_MAX, InlineReads
+from tests.runtime.gates._tree import SeamFS, write_tree
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    return write_tree(
+        tmp_path / "root",
+        {
+            "a.txt": "one\n",
+            "d/b.txt": "bee\n",
+            "big.txt": "x" * (INLINE_MAX + 10),
+            ".gitignore": "*.log\n",
+            "x.log": "log\n",
+            ".env": "KEY=1\n",
+            "link": "-> a.txt",
+        },
+    )
+
+
+def _count_hops(monkeypatch: pytest.MonkeyPatch) -> list[Callable[..., Any]]:
+    hops: list[Callable[..., Any]] = []
+    real = anyio.to_thread.run_sync
+
+    async def counting(fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
+        hops.append(fn)
+        return await real(fn, *args, **kw)
+
+    monkeypatch.setattr(anyio.to_thread, "run_sync", counting)
+    return hops
+
+
+async def _warm(rt: Runtime) -> None:
+    await rt.read_files(["a.txt", "d/b.txt"])  # the ignore index's first load, in a worker
+
+
+@pytest.mark.anyio
+async def test_small_cached_file_is_read_on_the_loop_with_every_gate(
+        tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rt = Runtime(tree, Policy())
+    assert rt.inline_reads.allowed()  # pytest's tmp_path is on a local filesystem here
+    await _warm(rt)
+    hops = _count_hops(monkeypatch)
+    for path, want in (("a.txt", "one\n"), ("d/b.txt", "bee\n"), ("link", "one\n")):
+        (res,) = await rt.read_files([path])
+        assert res.verdict is None and res.content == want, path
+    blocked = {p: (await rt.read_files([p]))[0].verdict for p in (".env", "x.log", "nope.txt", "d")}
+    assert hops == []  # nothing above took a worker thread
+    statuses = {p: (v.status, v.gate, v.opaque) for p, v in blocked.items() if v is not None}
+    assert statuses == {
+        ".env": (Status.BLOCKED, Gate.SECRETS, True),
+        "x.log": (Status.BLOCKED, Gate.IGNORE, False),
+        "nope.txt": (Status.FILE_DOES_NOT_EXIST, Gate.EXISTENCE, False),
+        "d": (Status.NOT_A_FILE, Gate.EXISTENCE, False),
+    }
+
+
+@pytest.mark.anyio
+async def test_large_uncached_cold_or_seamed_reads_take_the_hop(
+        tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cold = Runtime(tree, Policy())
+    hops = _count_hops(monkeypatch)
+    (res,) = await cold.read_files(["a.txt"])  # cold ignore index: nothing read on the loop
+    assert res.content == "one\n" and len(hops) == 1
+    await _warm(cold)
+    hops.clear()
+    (res,) = await cold.read_files(["big.txt"])  # above INLINE_MAX: given up, then one hop
+    assert res.content == "x" * (INLINE_MAX + 10) and len(hops) == 1
+    seamed = Runtime(tree, Policy(), fs=SeamFS())  # a host's (or a test's) filesystem seam
+    assert not seamed.inline_reads.allowed()
+    hops.clear()
+    await _warm(seamed)
+    (res,) = await seamed.read_files(["a.txt"])
+    assert res.content == "one\n" and len(hops) == 2
+
+    def not_cached(fd: int, buffers: Any, offset: int, flags: int = 0) -> int:
+        raise OSError(errno.EAGAIN, "not in the page cache")
+
+    monkeypatch.setattr(_read.os, "preadv", not_cached)  # RWF_NOWAIT says: would wait
+    hops.clear()
+    (res,) = await cold.read_files(["d/b.txt"])
+    assert res.content == "bee\n" and len(hops) == 1
+
+
+@pytest.mark.anyio
+async def test_giving_up_leaves_no_descriptor_open(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rt = Runtime(tree, Policy())
+    await _warm(rt)
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(20):
+        (res,) = await rt.read_files(["big.txt"])
+        assert res.verdict is None
+    assert len(os.listdir("/proc/self/fd")) == before
+
+
+def test_breaker_turns_inline_reads_off_after_a_slow_read_that_slept(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    now = [100.0]
+    sleeps = [0]
+    monkeypatch.setattr(_inline, "_sleeps", lambda: sleeps[0])
+    guard = InlineReads("/x", True, clock=lambda: now[0])
+    mark = guard.start()
+    now[0] += 1.0  # slow, but never slept: preempted, not blocked
+    guard.took(mark)
+    assert guard.allowed() and guard.slow_reads == 0
+    mark = guard.start()
+    now[0] += guard.slow / 2
+    sleeps[0] += 1  # slept, but fast
+    guard.took(mark)
+    assert guard.allowed()
+    mark = guard.start()
+    now[0] += guard.slow * 2
+    sleeps[0] += 1  # slow and slept: a blocking disk
+    guard.took(mark)
+    assert not guard.allowed() and guard.slow_reads == 1
+    now[0] += guard.backoff
+    assert guard.allowed()
+
+
+def test_only_local_trees_are_read_on_the_loop(tmp_path: Path) -> None:
+    info = tmp_path / "mountinfo"
+
+    def local(root: str, *mounts: tuple[str, str]) -> bool:
+        info.write_text("".join(f"{i} 1 0:{i} / {point} rw - {kind} src rw\n"
+                                for i, (point, kind) in enumerate(mounts)))
+        return is_local_tree(root, str(info))
+
+    assert local("/srv/p", ("/", "ext4"))
+    assert local("/srv/p", ("/", "nfs"), ("/srv", "xfs"))
+    assert not local("/srv/p", ("/", "ext4"), ("/srv", "nfs4"))
+    assert not local("/srv/p", ("/", "ext4"), ("/srv/p/vendor", "fuse.sshfs"))  # a mount below
+    assert local("/srv/p", ("/", "ext4"), ("/srv/p/tmp", "tmpfs"))
+    assert not local("/srv/p", ("/", "zz-unknown"))
+    assert local("/srv/my p", ("/", "nfs"), ("/srv/my\\040p", "ext4"))  # escaped mount point
+    assert not local("/", ("/", "ext4"))
+    assert not is_local_tree("/srv/p", str(tmp_path / "missing"))
