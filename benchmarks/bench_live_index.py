@@ -110,8 +110,10 @@ def index_memory(tree: Path) -> tuple[int, int, int]:
     snap = tracemalloc.take_snapshot()
     tracemalloc.stop()
     total = sum(s.size_diff for s in snap.compare_to(base, "filename") if s.size_diff > 0)
-    entries = [e for d in live._dirs.values() for e in d.entries]
-    strings = sum(sys.getsizeof(e.relpath) for e in entries)
+    # the index stores each entry's name (not its relpath): those are its path strings
+    names = [n for d in live._dirs.values() for n in d.names]
+    strings = sum(sys.getsizeof(n) for n in names)
+    entries = names
     live.close()
     # the ignore index grows during the scan too: count only what the live index holds
     return total, strings, len(entries)
@@ -122,7 +124,7 @@ async def latency(rt: Runtime, tree: Path, edits: int) -> list[float]:
     live = rt.live_index
     assert live is not None
     live.entries("")
-    kept = sorted(r for r, d in live._dirs.items() if r and d.error is None and d.entries)
+    kept = sorted(r for r, d in live._dirs.items() if r and d.error is None and d.names)
     rng = random.Random(0)
     out: list[float] = []
     for i in range(edits):

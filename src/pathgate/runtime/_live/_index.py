@@ -55,8 +55,8 @@ from pathgate.runtime._live._inotify import (
     Event,
     Inotify,
 )
-from pathgate.runtime._walk import DIR, Entry, Walker
-from pathgate.runtime.ignore import DirNode, IgnoreIndex, IgnoreSession
+from pathgate.runtime._walk import DIR, FILE, OTHER, SYMLINK, Entry, Walker
+from pathgate.runtime.ignore import DirNode, IgnoreIndex, IgnoreSession, Match
 
 __all__ = ["INDEX_MODE", "LiveIndex", "set_index_mode"]
 
@@ -84,15 +84,53 @@ class _WatchLimit(Exception):
     """``inotify_add_watch`` failed with ``ENOSPC``: the user's watch limit is reached."""
 
 
-class _Dir:
-    """One kept directory: the walker's entries for it (or its error entry) and its watch."""
+_KINDS = (FILE, DIR, SYMLINK, OTHER)
+_CODE = {k: i for i, k in enumerate(_KINDS)}
+_DIR_CODE = _CODE[DIR]
 
-    __slots__ = ("entries", "error", "wd")
+
+class _Dir:
+    """One kept directory, stored compactly: its entries' names (the walker's order), one
+    kind byte each, the ignore :class:`Match` of each (``None`` when nothing in it is
+    excluded), or its error entry; its watch; the verdict classes of its entries once a
+    query asked (:meth:`LiveIndex.classes`, dropped with the record)."""
+
+    __slots__ = ("classes", "error", "kinds", "matches", "names", "wd")
 
     def __init__(self, wd: int) -> None:
-        self.entries: list[Entry] = []
+        self.names: tuple[str, ...] = ()
+        self.kinds: bytes = b""
+        self.matches: tuple[Match | None, ...] | None = None
         self.error: Entry | None = None
+        self.classes: bytes | None = None
         self.wd = wd
+
+    def record(self, entries: list[Entry]) -> None:
+        """Store one listing (entries of this directory, in the walker's order)."""
+        self.names = tuple(e.relpath.rpartition("/")[2] for e in entries)
+        self.kinds = bytes(_CODE[e.kind] for e in entries)
+        matches = tuple(e.match for e in entries)
+        self.matches = matches if any(m is not None for m in matches) else None
+        self.classes = None
+
+    def clear(self, error: Entry | None = None) -> None:
+        self.names, self.kinds, self.matches, self.classes, self.error = (), b"", None, None, error
+
+    def entries(self, rel: str) -> list[Entry]:
+        """The stored listing as the walker's entries (``rel``: this directory)."""
+        prefix = rel + "/" if rel else ""
+        kinds, matches = self.kinds, self.matches
+        if matches is None:
+            return [Entry(prefix + n, _KINDS[k]) for n, k in zip(self.names, kinds, strict=True)]
+        return [Entry(prefix + n, _KINDS[k], m)
+                for n, k, m in zip(self.names, kinds, matches, strict=True)]
+
+    def kept_subdirs(self, rel: str) -> list[str]:
+        """Relpaths of the kept subdirectories (those the index records too)."""
+        prefix = rel + "/" if rel else ""
+        matches = self.matches
+        return [prefix + n for i, (n, k) in enumerate(zip(self.names, self.kinds, strict=True))
+                if k == _DIR_CODE and (matches is None or matches[i] is None)]
 
 
 def _parent(rel: str) -> str:
@@ -245,7 +283,7 @@ class LiveIndex:
                 del wds[d.wd]
                 if self._ino is not None:
                     self._ino.rm_watch(d.wd)
-            stack.extend(e.relpath for e in d.entries if e.kind == DIR and e.match is None)
+            stack.extend(d.kept_subdirs(r))
         self._unwatched.discard(rel)
 
     def _walk(self, session: IgnoreSession, start: str, enter: Callable[[str], bool]) -> None:
@@ -262,20 +300,26 @@ class LiveIndex:
             return True
 
         walker = Walker(session, start, descend=descend)
+        listed: dict[str, list[Entry]] = {}  # a directory's entries come together
         try:
             while chunk := walker.step():
                 for e in chunk:
                     if e.error is not None:
                         d = dirs.get(e.relpath)
                         if d is not None:
-                            d.error, d.entries = e, []
+                            d.clear(e)
+                            listed.pop(e.relpath, None)
                     elif e.relpath == start:  # the start itself is excluded now
                         self._drop(start)
                         return
                     else:
-                        dirs[_parent(e.relpath)].entries.append(e)
+                        listed.setdefault(_parent(e.relpath), []).append(e)
         finally:
             walker.close()
+            for rel, entries in listed.items():
+                d = dirs.get(rel)
+                if d is not None and d.error is None:
+                    d.record(entries)
 
     # -- at query time ---------------------------------------------------------------------
 
@@ -343,8 +387,8 @@ class LiveIndex:
         ``deep``: its whole subtree. Subdirectories that are new, in ``force`` or could not
         be entered before are walked afresh; those gone are dropped."""
         d = self._dirs[rel]
-        old = [e.relpath for e in d.entries if e.kind == DIR and e.match is None]
-        d.entries, d.error = [], None
+        old = d.kept_subdirs(rel)
+        d.clear()
         dirs, forced = self._dirs, force or set()
         self.relists += 1
 
@@ -367,7 +411,7 @@ class LiveIndex:
             return
         if rel not in dirs:
             return
-        kept = {e.relpath for e in dirs[rel].entries if e.kind == DIR and e.match is None}
+        kept = set(dirs[rel].kept_subdirs(rel))
         for sub in old:
             if sub not in kept:
                 self._drop(sub)
@@ -386,7 +430,8 @@ class LiveIndex:
         stack = [start]
         counted = 0
         while stack and (limit is None or counted < limit):
-            d = dirs.get(stack.pop())
+            rel = stack.pop()
+            d = dirs.get(rel)
             if d is None:  # never expected: answer by walking, rescan at the next query
                 self._reset("index inconsistent")
                 return None
@@ -395,7 +440,7 @@ class LiveIndex:
                 continue
             subs: list[str] = []
             mark = len(out)
-            for e in d.entries:
+            for e in d.entries(rel):
                 if e.kind == DIR:
                     out.append(e)
                     if e.match is None and (descend is None or descend(e.relpath)):
