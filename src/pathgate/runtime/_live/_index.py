@@ -38,7 +38,9 @@ import os
 import threading
 from collections.abc import Callable
 from contextvars import ContextVar
+from typing import NamedTuple
 
+from pathgate.runtime._live._counts import ExcludedCounts
 from pathgate.runtime._live._inotify import (
     IN_ATTRIB,
     IN_CLOSE_WRITE,
@@ -58,7 +60,7 @@ from pathgate.runtime._live._inotify import (
 from pathgate.runtime._walk import DIR, FILE, OTHER, SYMLINK, Entry, Walker
 from pathgate.runtime.ignore import DirNode, IgnoreIndex, IgnoreSession, Match
 
-__all__ = ["INDEX_MODE", "LiveIndex", "set_index_mode"]
+__all__ = ["INDEX_MODE", "SECRET", "Classify", "GlobScan", "LiveIndex", "set_index_mode"]
 
 log = logging.getLogger("pathgate.live_index")
 
@@ -75,6 +77,30 @@ def set_index_mode(mode: str) -> None:
 
 #: Relpaths each memoised path predicate remembers (:meth:`LiveIndex.memo`).
 MEMO_SIZE = 1 << 21
+
+#: Verdict classes of stored entries (:meth:`LiveIndex.glob_scan`), ``| SECRET`` when the
+#: relpath is secret by name (never charged to the walk budget).
+C_MATCH, C_OPAQUE, C_GIT, C_IGNORE, C_IGNORE_FC, C_LINK, C_DIR = range(7)
+SECRET = 8
+#: ``classify(relpath, kind, match)``: an entry's class (a pure function of the policy).
+Classify = Callable[[str, str, "Match | None"], int]
+
+
+class GlobScan(NamedTuple):
+    """A glob's walk answered from the index with the entries' verdicts precomputed:
+    ``matches`` (walk order), per class ``counts`` and the first ``examples`` as
+    ``(position, relpath)``, the symlinks still to judge ``(position, entry)`` (a target
+    may change without an event here), the excluded directories met, the error entries,
+    and the entries the walk budget would charge."""
+
+    matches: list[str]
+    counts: list[int]
+    examples: list[list[tuple[int, str]]]
+    links: list[tuple[int, Entry]]
+    excluded: list[Entry]
+    errors: list[Entry]
+    counted: int
+
 
 _CHILD_DIR = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB
 _CONTENT = IN_MODIFY | IN_CLOSE_WRITE
@@ -164,6 +190,9 @@ class LiveIndex:
         self.disabled: str | None = None
         self._closed = False
         self._memos: dict[str, Callable[[str], bool]] = {}
+        self._class_key: object = None
+        #: remembered listings of excluded directories (omission counts)
+        self.counts = ExcludedCounts()
         #: counters for tests and benchmarks
         self.scans = 0
         self.relists = 0
@@ -190,23 +219,44 @@ class LiveIndex:
         ``limit``: stop after that many entries that are neither error entries nor
         ``uncounted`` (the caller's budget would stop there)."""
         with self._lock:
-            if self._closed or self.disabled is not None:
-                return None
-            try:
-                if self._ino is None:
-                    self._scan()
-                elif not self._refresh():
-                    return None
-            except _WatchLimit:
-                self._disable("inotify watch limit reached (fs.inotify.max_user_watches)")
-                return None
-            except OSError as exc:
-                if self._ino is None:
-                    self._disable(f"no file-system events: {exc.strerror or exc}")
-                else:
-                    self._reset(f"root not listable: {exc.strerror or exc}")
+            if not self._ready():
                 return None
             return self._replay(start, descend, want, limit, uncounted)
+
+    def glob_scan(self, start: str, descend: Callable[[str], bool] | None,
+                  want: Callable[[str], bool] | None, classify: Classify, key: object,
+                  examples: int) -> GlobScan | None:
+        """A glob's walk below ``start`` with every stored entry's verdict class known
+        (``classify``, cached per record while ``key`` is the same object): no per-entry
+        gate work at query time; ``None``: walk or replay instead."""
+        with self._lock:
+            if not self._ready():
+                return None
+            if key is not self._class_key:
+                self._class_key = key
+                for d in self._dirs.values():
+                    d.classes = None
+            return self._scan_glob(start, descend, want, classify, examples)
+
+    def _ready(self) -> bool:
+        """Scan or drain pending events (under the lock); ``False``: answer by walking."""
+        if self._closed or self.disabled is not None:
+            return False
+        try:
+            if self._ino is None:
+                self._scan()
+            elif not self._refresh():
+                return False
+        except _WatchLimit:
+            self._disable("inotify watch limit reached (fs.inotify.max_user_watches)")
+            return False
+        except OSError as exc:
+            if self._ino is None:
+                self._disable(f"no file-system events: {exc.strerror or exc}")
+            else:
+                self._reset(f"root not listable: {exc.strerror or exc}")
+            return False
+        return True
 
     def memo(self, name: str, fn: Callable[[str], bool]) -> Callable[[str], bool]:
         """``fn`` (a pure, path-only predicate of the runtime's fixed policy, such as
@@ -231,6 +281,7 @@ class LiveIndex:
         self._wds.clear()
         self._unwatched.clear()
         self._root_node = None
+        self.counts = ExcludedCounts()
         if ino is not None:
             ino.close()
 
@@ -453,6 +504,68 @@ class LiveIndex:
             subs.reverse()
             stack.extend(subs)
         return out
+
+    def _scan_glob(self, start: str, descend: Callable[[str], bool] | None,
+                   want: Callable[[str], bool] | None, classify: Classify,
+                   n_examples: int) -> GlobScan | None:
+        """:meth:`glob_scan` under the lock: the replay's traversal over the classes."""
+        dirs = self._dirs
+        first = dirs.get(start)
+        if first is None or first.error is not None:
+            return None
+        out = GlobScan([], [0] * SECRET, [[] for _ in range(SECRET)], [], [], [], 0)
+        matches, counts, examples, links = out.matches, out.counts, out.examples, out.links
+        counted = pos = 0
+        stack = [start]
+        while stack:
+            rel = stack.pop()
+            d = dirs.get(rel)
+            if d is None:  # never expected: answer by walking, rescan at the next query
+                self._reset("index inconsistent")
+                return None
+            if d.error is not None:
+                out.errors.append(d.error)
+                continue
+            cls = d.classes
+            if cls is None:
+                cls = d.classes = _classes(rel, d, classify)
+            prefix = rel + "/" if rel else ""
+            ms = d.matches
+            subs: list[str] = []
+            for i, name in enumerate(d.names):
+                c = cls[i]
+                kind = c & 7
+                crel = prefix + name
+                if kind == C_DIR:
+                    counted += not c & SECRET
+                    m = None if ms is None else ms[i]
+                    if m is not None:
+                        out.excluded.append(Entry(crel, DIR, m))
+                    elif descend is None or descend(crel):
+                        subs.append(crel)
+                    continue
+                if want is not None and not want(crel):
+                    continue
+                counted += not c & SECRET
+                if kind == C_MATCH:
+                    matches.append(crel)
+                elif kind == C_LINK:
+                    links.append((pos, Entry(crel, SYMLINK, None if ms is None else ms[i])))
+                elif kind != C_OPAQUE:
+                    counts[kind] += 1
+                    if len(examples[kind]) < n_examples:
+                        examples[kind].append((pos, crel))
+                pos += 1
+            subs.reverse()
+            stack.extend(subs)
+        return out._replace(counted=counted)
+
+
+def _classes(rel: str, d: _Dir, classify: Classify) -> bytes:
+    """The verdict class of each entry of one record."""
+    prefix = rel + "/" if rel else ""
+    ms = d.matches or (None,) * len(d.names)
+    return bytes(classify(prefix + n, _KINDS[k], m) for n, k, m in zip(d.names, d.kinds, ms, strict=True))
 
 
 def _same_root(node: DirNode, old: DirNode | None) -> bool:

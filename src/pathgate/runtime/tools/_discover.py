@@ -40,6 +40,18 @@ import anyio.from_thread
 
 from pathgate.results import Omission, Unsearched
 from pathgate.runtime._live import set_index_mode
+from pathgate.runtime._live._index import (
+    C_DIR,
+    C_GIT,
+    C_IGNORE,
+    C_IGNORE_FC,
+    C_LINK,
+    C_MATCH,
+    C_OPAQUE,
+    SECRET,
+    GlobScan,
+    LiveIndex,
+)
 from pathgate.runtime._walk import DIR, FILE, SYMLINK, Entry, Walker, list_files_below
 from pathgate.runtime.fs import Resolved
 from pathgate.runtime.gates import Fact, GateContext, GatePipeline, HostFilterGate, PathFacts, lexical_name
@@ -143,6 +155,7 @@ class Discovery:
         # Only the built-in path-only gates: walked plain entries can be judged inline
         # (same verdicts as GatePipeline.check_entries, without its per-entry machinery).
         self._inline = {g.name for g in self.pipeline.gates} <= _INLINE_GATES
+        self._enforce = any(g.name == "secrets" for g in self.pipeline.gates)
         policy = runtime.policy
         self.ctx = GateContext(policy=policy, purpose="discover", model=model,
                                size_limit=policy.size_limit_for(model), root=runtime.root)
@@ -170,6 +183,9 @@ class Discovery:
             self._is_secret = live.memo("secret", self._is_secret)
             is_git = None if is_git is None else live.memo("git", is_git)
         self._is_git: Callable[[str], bool] | None = is_git
+        self._secret_name = self._is_secret  # by name only (no hard-link aliases)
+        #: the secret-inode registry's snapshot a live glob validated (no multi-linked secret)
+        self._snapshot: object | None = None
         # hard-link aliases of secrets met by this walk (the secret-inode registry asked in
         # the worker thread, once per step, only about multi-linked regular files): secrets
         # too, opaque and uncounted like the secret they alias
@@ -253,6 +269,74 @@ class Discovery:
         if reg is not None:
             reg.walk_files = sum(1 for c in chunks for e in c if e.kind == FILE)
         return chunks
+
+    async def live_glob(self, start: str, descend: Callable[[str], bool] | None,
+                        want: Callable[[str], bool]) -> tuple[list[str], list[Entry]] | None:
+        """glob's walk and verdicts from the live index's stored verdict classes (issue 15):
+        the matches (unsorted) and the excluded directories met, the omissions noted as
+        :meth:`judge` would (same counts, same first examples in walk order); ``None``:
+        use :meth:`walk` (no index, host gates, a multi-linked secret, over budget)."""
+        live = self.runtime.live_index
+        if live is None or not self._inline:
+            return None
+        scan = await anyio.to_thread.run_sync(partial(self._glob_scan, live, start, descend, want),
+                                              limiter=self.runtime.limiter.get())
+        if scan is None:
+            return None
+        set_index_mode("live")
+        self.walked = scan.counted
+        self.unlisted.extend(scan.errors)
+        om = self.omissions
+        pending: dict[tuple[Gate, bool], list[tuple[int, str]]] = {}
+        for cls, key in ((C_GIT, (Gate.PATH, False)), (C_IGNORE, (Gate.IGNORE, False)),
+                         (C_IGNORE_FC, (Gate.IGNORE, True))):
+            if scan.counts[cls]:
+                om.counts[key] = om.counts.get(key, 0) + scan.counts[cls]
+                pending.setdefault(key, []).extend(scan.examples[cls])
+        matches = scan.matches
+        for (pos, e), v in zip(scan.links, await self.judge([e for _, e in scan.links]), strict=True):
+            if v is None:
+                matches.append(e.relpath)
+            elif not v.opaque:
+                key = (v.gate, v.fail_closed)
+                om.counts[key] = om.counts.get(key, 0) + 1
+                pending.setdefault(key, []).append((pos, e.relpath))
+        for key, items in pending.items():
+            ex = om.examples.setdefault(key, [])
+            ex.extend(rel for _, rel in sorted(items)[:max(0, om.max_examples - len(ex))])
+        return matches, scan.excluded
+
+    def _glob_scan(self, live: LiveIndex, start: str, descend: Callable[[str], bool] | None,
+                   want: Callable[[str], bool]) -> GlobScan | None:
+        """:meth:`live_glob`'s worker-thread part."""
+        pipeline = self.runtime.pipeline
+        if pipeline.strict_hard_links:
+            return None  # every multi-linked file is judged per entry: replay
+        reg = pipeline.secret_inodes(self.runtime.root)
+        if reg is not None:
+            snap = reg.current()  # validated now: one lstat per project directory
+            if snap.inodes or snap.overflow:
+                return None  # a secret is multi-linked: its aliases are judged per entry
+            self._snapshot = snap  # vouches for remembered listings of excluded directories
+        scan = live.glob_scan(start, descend, want, self._classify, self.runtime.pipeline,
+                              self.omissions.max_examples)
+        return None if scan is None or scan.counted > WALK_BUDGET else scan
+
+    def _classify(self, rel: str, kind: str, m: Match | None) -> int:
+        """An entry's verdict class for the live index (what :meth:`_judge_inline` would
+        decide, a pure function of the policy; symlinks are judged per query)."""
+        secret = self._secret_name(rel)
+        bit = SECRET if secret else 0
+        if kind == DIR:
+            return C_DIR | bit
+        if kind == SYMLINK:
+            return C_LINK | bit
+        is_git = self._is_git
+        if is_git is not None and is_git(rel) and not secret:
+            return C_GIT
+        if m is None:
+            return C_OPAQUE | bit if secret and self._enforce else C_MATCH | bit
+        return C_OPAQUE | bit if secret else (C_IGNORE_FC if m.fail_closed else C_IGNORE)
 
     def _linked_check(self) -> _LinkCheck:
         """A fresh hard-link test for one worker-thread hop (see :class:`_LinkCheck`)."""
@@ -475,9 +559,16 @@ class Discovery:
         """Files below ``excluded_dir`` (relpath, kind), visiting at most ``budget`` entries
         on descriptors; secrets (and, with ``linked``, their hard-link aliases) are neither
         listed nor counted against the budget."""
-        files, seen, short = list_files_below(
-            self.runtime.index.fs, self.runtime.root, excluded_dir, budget,
-            opaque=self._opaque_in_thread(), linked=linked)
+        live = self.runtime.live_index
+        if live is not None and self._snapshot is not None and self._host is None:
+            # the live index remembers them, validated by the registry's snapshot (issue 15)
+            files, seen, short = live.counts.files_below(
+                self.runtime.index.fs, self.runtime.root, excluded_dir, budget,
+                self.pipeline.secrets.is_secret, self._snapshot)
+        else:
+            files, seen, short = list_files_below(
+                self.runtime.index.fs, self.runtime.root, excluded_dir, budget,
+                opaque=self._opaque_in_thread(), linked=linked)
         self.count_left = 0 if short else self.count_left - seen
         return files, short
 
