@@ -38,7 +38,7 @@ import os
 import threading
 from collections.abc import Callable
 from contextvars import ContextVar
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pathgate.runtime._live._counts import ExcludedCounts
 from pathgate.runtime._live._inotify import (
@@ -59,6 +59,9 @@ from pathgate.runtime._live._inotify import (
 )
 from pathgate.runtime._walk import DIR, FILE, OTHER, SYMLINK, Entry, Walker
 from pathgate.runtime.ignore import DirNode, IgnoreIndex, IgnoreSession, Match
+
+if TYPE_CHECKING:
+    from pathgate.runtime._links import SecretInodes
 
 __all__ = ["INDEX_MODE", "SECRET", "Classify", "GlobScan", "LiveIndex", "set_index_mode"]
 
@@ -193,6 +196,9 @@ class LiveIndex:
         self._class_key: object = None
         #: remembered listings of excluded directories (omission counts)
         self.counts = ExcludedCounts()
+        #: bumped by every drain that saw an event, every scan and reset
+        self.epoch = 0
+        self._reg: tuple[Any, int, list[tuple[str, Any]]] | None = None
         #: counters for tests and benchmarks
         self.scans = 0
         self.relists = 0
@@ -238,6 +244,25 @@ class LiveIndex:
                     d.classes = None
             return self._scan_glob(start, descend, want, classify, examples)
 
+    def validated(self, registry: SecretInodes) -> Any:
+        """``registry.current()`` (the secret-inode registry's validated snapshot), with
+        the index's help: while no event arrived since this index last validated it, the
+        kept, watched directories cannot have changed signature (any entry created,
+        removed or renamed, any permission change of a directory sends an event to its or
+        its parent's watch), so only the directories the index does not watch (inside
+        excluded ones, unwatchable ones) are ``lstat``-ed. Call it after a query's drain."""
+        with self._lock:
+            got = self._reg
+            if got is not None and got[1] == self.epoch and self._ino is not None \
+                    and _unchanged(self._root, got[2]):
+                return got[0]
+            snap = registry.current()
+            dirs = self._dirs
+            outside = [(rel, sig) for rel, sig in snap.dirs.items()
+                       if rel in self._unwatched or (d := dirs.get(rel)) is None or d.wd < 0]
+            self._reg = (snap, self.epoch, outside)
+            return snap
+
     def _ready(self) -> bool:
         """Scan or drain pending events (under the lock); ``False``: answer by walking."""
         if self._closed or self.disabled is not None:
@@ -277,6 +302,8 @@ class LiveIndex:
 
     def _release(self) -> None:
         ino, self._ino = self._ino, None
+        self.epoch += 1
+        self._reg = None
         self._dirs.clear()
         self._wds.clear()
         self._unwatched.clear()
@@ -300,6 +327,7 @@ class LiveIndex:
         """The first scan (or a rescan after a reset): watch and walk from the root."""
         self._ino = self._factory()
         self.scans += 1
+        self.epoch += 1
         session = self._ignore.session()
         self._names = session.ignore_names
         self._root_node = session.dir_node("")
@@ -379,6 +407,8 @@ class LiveIndex:
         after an overflow (the index is reset: this query walks)."""
         assert self._ino is not None
         events = self._ino.read_events()
+        if events or self._unwatched:
+            self.epoch += 1
         session = self._ignore.session()
         root = session.dir_node("")
         if not _same_root(root, self._root_node):
@@ -566,6 +596,18 @@ def _classes(rel: str, d: _Dir, classify: Classify) -> bytes:
     prefix = rel + "/" if rel else ""
     ms = d.matches or (None,) * len(d.names)
     return bytes(classify(prefix + n, _KINDS[k], m) for n, k, m in zip(d.names, d.kinds, ms, strict=True))
+
+
+def _unchanged(root: str, sigs: list[tuple[str, Any]]) -> bool:
+    """Do these directories still have these ``(st_ino, st_mtime_ns, st_ctime_ns)``?"""
+    for rel, sig in sigs:
+        try:
+            st = os.lstat(os.path.join(root, rel) if rel else root)
+        except OSError:
+            return False
+        if (st.st_ino, st.st_mtime_ns, st.st_ctime_ns) != sig:
+            return False
+    return True
 
 
 def _same_root(node: DirNode, old: DirNode | None) -> bool:

@@ -312,14 +312,14 @@ class Discovery:
         pipeline = self.runtime.pipeline
         if pipeline.strict_hard_links:
             return None  # every multi-linked file is judged per entry: replay
+        scan = live.glob_scan(start, descend, want, self._classify, pipeline,
+                              self.omissions.max_examples)
         reg = pipeline.secret_inodes(self.runtime.root)
-        if reg is not None:
-            snap = reg.current()  # validated now: one lstat per project directory
+        if scan is not None and reg is not None:
+            snap = live.validated(reg)  # after the drain; lstat only what is not watched
             if snap.inodes or snap.overflow:
                 return None  # a secret is multi-linked: its aliases are judged per entry
             self._snapshot = snap  # vouches for remembered listings of excluded directories
-        scan = live.glob_scan(start, descend, want, self._classify, self.runtime.pipeline,
-                              self.omissions.max_examples)
         return None if scan is None or scan.counted > WALK_BUDGET else scan
 
     def _classify(self, rel: str, kind: str, m: Match | None) -> int:
