@@ -12,7 +12,8 @@ Measures CPU time (user + sys: the machine is shared), interleaved, medians of `
 * the first scan (a fresh live index answering its first query, which also builds the
   secret-inode registry), the index's own scan alone, and the latter with a no-op event
   source to show what the inotify watches cost;
-* index memory (``tracemalloc``), per kept entry, with and without the path strings;
+* index memory (what its structures hold, after two warm globs), per recorded entry, with
+  and without the path strings (entry names, directory keys, remembered listings);
 * event-to-visible latency: a change is made, then the next query's drain + re-list until
   the change is visible (p50 / p99 over ``--edits`` edits of leaf directories).
 
@@ -30,7 +31,6 @@ import statistics
 import subprocess
 import sys
 import time
-import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -43,7 +43,6 @@ import anyio  # noqa: E402
 from pathgate import Policy, Runtime  # noqa: E402
 from pathgate.runtime._live import LiveIndex  # noqa: E402
 from pathgate.runtime._live._inotify import Inotify  # noqa: E402
-from pathgate.runtime._walk import walk  # noqa: E402
 
 GIT_ENV = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1", "LC_ALL": "C"}
 GIT = ["git", "-c", "core.excludesFile=/dev/null", "-c", "core.untrackedCache=false",
@@ -118,28 +117,52 @@ def index_scan(tree: Path, inotify: Callable[[], Inotify]) -> float:
     return t
 
 
-def index_memory(tree: Path) -> tuple[int, int, int]:
-    """(bytes allocated by a first scan and kept, bytes of the path strings, entries)."""
+def _deep(obj: Any, seen: set[int]) -> int:
+    """``sys.getsizeof`` of ``obj`` and what it holds (containers, a record's slots), each
+    object once; a ``Match`` counts itself, not its rule (shared with the ignore cache)."""
+    if id(obj) in seen:
+        return 0
+    seen.add(id(obj))
+    size = sys.getsizeof(obj)
+    if isinstance(obj, dict):
+        return size + sum(_deep(k, seen) + _deep(v, seen) for k, v in obj.items())
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return size + sum(_deep(x, seen) for x in obj)
+    for slot in getattr(type(obj), "__slots__", ()) if type(obj).__name__ == "_Dir" else ():
+        if hasattr(obj, slot):
+            size += _deep(getattr(obj, slot), seen)
+    return size
+
+
+async def index_memory(tree: Path) -> tuple[int, int, int]:
+    """(bytes the index holds after a first scan and two warm globs, bytes of its path
+    strings, recorded entries): its records (names, kinds, decisions, verdict classes),
+    its dictionaries (directories, watches), the registry check's unwatched list and the
+    remembered listings inside excluded directories. Match objects are counted; the
+    ignore cache and the secret-inode registry (today's too) are not the index."""
     rt = Runtime(tree, POLICY, live_index=True)
-    for _ in walk(rt.index.session()):  # the ignore cache (today's too) is not the index
-        pass
-    gc.collect()
-    tracemalloc.start()
-    base = tracemalloc.take_snapshot()
+    await rt.glob("**", limit=0)
+    await rt.glob("**/*.java", limit=0)
     live = rt.live_index
     assert live is not None
-    live.entries("")
-    gc.collect()
-    snap = tracemalloc.take_snapshot()
-    tracemalloc.stop()
-    total = sum(s.size_diff for s in snap.compare_to(base, "filename") if s.size_diff > 0)
-    # the index stores each entry's name (not its relpath): those are its path strings
-    names = [n for d in live._dirs.values() for n in d.names]
-    strings = sum(sys.getsizeof(n) for n in names)
-    entries = names
-    live.close()
-    # the ignore index grows during the scan too: count only what the live index holds
-    return total, strings, len(entries)
+    seen: set[int] = set()
+    strings = 0
+    for rel, d in live._dirs.items():
+        for n in (rel, *d.names):
+            if id(n) not in seen:
+                seen.add(id(n))
+                strings += sys.getsizeof(n)
+    for lst in live.counts._items.values():
+        for f, _kind in lst.files:
+            if id(f) not in seen:
+                seen.add(id(f))
+                strings += sys.getsizeof(f)
+    reg = live._reg
+    held = _deep(live._dirs, seen) + _deep(live._wds, seen) + _deep(live.counts._items, seen) + \
+        (0 if reg is None else _deep(reg[2], seen))
+    entries = sum(len(d.names) for d in live._dirs.values())
+    await rt.aclose()
+    return held + strings, strings, entries
 
 
 async def latency(rt: Runtime, tree: Path, edits: int) -> list[float]:
@@ -201,7 +224,7 @@ async def run(tree: Path, repeat: int, edits: int) -> None:
     assert live.live_index is not None
     watches, dirs = live.live_index.watches, live.live_index.dirs
     await live.aclose()
-    mem, strings, n_entries = index_memory(tree)
+    mem, strings, n_entries = await index_memory(tree)
     print(f"tree={tree} files: git={n_git} pathgate(walk)={n_walk} pathgate(live)={n_live}; "
           f"kept dirs={dirs} watches={watches} index entries={n_entries}")
     rows = [

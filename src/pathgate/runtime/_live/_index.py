@@ -36,6 +36,7 @@ import functools
 import logging
 import os
 import threading
+from array import array
 from collections.abc import Callable
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -85,6 +86,8 @@ MEMO_SIZE = 1 << 21
 #: relpath is secret by name (never charged to the walk budget).
 C_MATCH, C_OPAQUE, C_GIT, C_IGNORE, C_IGNORE_FC, C_LINK, C_DIR = range(7)
 SECRET = 8
+#: Set in a record's kind bytes once its verdict classes are stored there.
+CLASSIFIED = 0x80
 #: ``classify(relpath, kind, match)``: an entry's class (a pure function of the policy).
 Classify = Callable[[str, str, "Match | None"], int]
 
@@ -121,17 +124,16 @@ _DIR_CODE = _CODE[DIR]
 class _Dir:
     """One kept directory, stored compactly: its entries' names (the walker's order), one
     kind byte each, the ignore :class:`Match` of each (``None`` when nothing in it is
-    excluded), or its error entry; its watch; the verdict classes of its entries once a
-    query asked (:meth:`LiveIndex.classes`, dropped with the record)."""
+    excluded), or its error entry; its watch. A kind byte also holds the entry's verdict
+    class once a glob asked (``kind | class << 2 | CLASSIFIED``; dropped with the record)."""
 
-    __slots__ = ("classes", "error", "kinds", "matches", "names", "wd")
+    __slots__ = ("error", "kinds", "matches", "names", "wd")
 
     def __init__(self, wd: int) -> None:
         self.names: tuple[str, ...] = ()
         self.kinds: bytes = b""
         self.matches: tuple[Match | None, ...] | None = None
         self.error: Entry | None = None
-        self.classes: bytes | None = None
         self.wd = wd
 
     def record(self, entries: list[Entry]) -> None:
@@ -140,18 +142,17 @@ class _Dir:
         self.kinds = bytes(_CODE[e.kind] for e in entries)
         matches = tuple(e.match for e in entries)
         self.matches = matches if any(m is not None for m in matches) else None
-        self.classes = None
 
     def clear(self, error: Entry | None = None) -> None:
-        self.names, self.kinds, self.matches, self.classes, self.error = (), b"", None, None, error
+        self.names, self.kinds, self.matches, self.error = (), b"", None, error
 
     def entries(self, rel: str) -> list[Entry]:
         """The stored listing as the walker's entries (``rel``: this directory)."""
         prefix = rel + "/" if rel else ""
         kinds, matches = self.kinds, self.matches
         if matches is None:
-            return [Entry(prefix + n, _KINDS[k]) for n, k in zip(self.names, kinds, strict=True)]
-        return [Entry(prefix + n, _KINDS[k], m)
+            return [Entry(prefix + n, _KINDS[k & 3]) for n, k in zip(self.names, kinds, strict=True)]
+        return [Entry(prefix + n, _KINDS[k & 3], m)
                 for n, k, m in zip(self.names, kinds, matches, strict=True)]
 
     def kept_subdirs(self, rel: str) -> list[str]:
@@ -159,7 +160,7 @@ class _Dir:
         prefix = rel + "/" if rel else ""
         matches = self.matches
         return [prefix + n for i, (n, k) in enumerate(zip(self.names, self.kinds, strict=True))
-                if k == _DIR_CODE and (matches is None or matches[i] is None)]
+                if k & 3 == _DIR_CODE and (matches is None or matches[i] is None)]
 
 
 def _parent(rel: str) -> str:
@@ -198,7 +199,9 @@ class LiveIndex:
         self.counts = ExcludedCounts()
         #: bumped by every drain that saw an event, every scan and reset
         self.epoch = 0
-        self._reg: tuple[Any, int, list[tuple[str, Any]]] | None = None
+        #: (registry snapshot, the epoch it was validated at, the directories the index does
+        #: not watch, their inode numbers, their mtimes and ctimes)
+        self._reg: tuple[Any, int, list[str], array[int], array[int]] | None = None
         #: counters for tests and benchmarks
         self.scans = 0
         self.relists = 0
@@ -241,7 +244,7 @@ class LiveIndex:
             if key is not self._class_key:
                 self._class_key = key
                 for d in self._dirs.values():
-                    d.classes = None
+                    d.kinds = bytes(k & 3 for k in d.kinds)
             return self._scan_glob(start, descend, want, classify, examples)
 
     def validated(self, registry: SecretInodes) -> Any:
@@ -254,13 +257,19 @@ class LiveIndex:
         with self._lock:
             got = self._reg
             if got is not None and got[1] == self.epoch and self._ino is not None \
-                    and _unchanged(self._root, got[2]):
+                    and _unchanged(self._root, got[2], got[3], got[4]):
                 return got[0]
             snap = registry.current()
             dirs = self._dirs
-            outside = [(rel, sig) for rel, sig in snap.dirs.items()
-                       if rel in self._unwatched or (d := dirs.get(rel)) is None or d.wd < 0]
-            self._reg = (snap, self.epoch, outside)
+            rels: list[str] = []
+            inos: array[int] = array("Q")
+            times: array[int] = array("q")
+            for rel, (ino, mtime, ctime) in snap.dirs.items():
+                if rel in self._unwatched or (d := dirs.get(rel)) is None or d.wd < 0:
+                    rels.append(rel)
+                    inos.append(ino)
+                    times.extend((mtime, ctime))
+            self._reg = (snap, self.epoch, rels, inos, times)
             return snap
 
     def _ready(self) -> bool:
@@ -556,14 +565,14 @@ class LiveIndex:
             if d.error is not None:
                 out.errors.append(d.error)
                 continue
-            cls = d.classes
-            if cls is None:
-                cls = d.classes = _classes(rel, d, classify)
+            cls = d.kinds
+            if cls and not cls[0] & CLASSIFIED:
+                cls = d.kinds = _classes(rel, d, classify)
             prefix = rel + "/" if rel else ""
             ms = d.matches
             subs: list[str] = []
             for i, name in enumerate(d.names):
-                c = cls[i]
+                c = cls[i] >> 2
                 kind = c & 7
                 crel = prefix + name
                 if kind == C_DIR:
@@ -592,20 +601,23 @@ class LiveIndex:
 
 
 def _classes(rel: str, d: _Dir, classify: Classify) -> bytes:
-    """The verdict class of each entry of one record."""
+    """One record's kind bytes with each entry's verdict class added."""
     prefix = rel + "/" if rel else ""
     ms = d.matches or (None,) * len(d.names)
-    return bytes(classify(prefix + n, _KINDS[k], m) for n, k, m in zip(d.names, d.kinds, ms, strict=True))
+    return bytes(k | classify(prefix + n, _KINDS[k], m) << 2 | CLASSIFIED
+                 for n, k, m in zip(d.names, d.kinds, ms, strict=True))
 
 
-def _unchanged(root: str, sigs: list[tuple[str, Any]]) -> bool:
-    """Do these directories still have these ``(st_ino, st_mtime_ns, st_ctime_ns)``?"""
-    for rel, sig in sigs:
+def _unchanged(root: str, rels: list[str], inos: array[int], times: array[int]) -> bool:
+    """Do these directories still have these ``st_ino`` and ``(st_mtime_ns, st_ctime_ns)``
+    (two integers each in ``times``)?"""
+    prefix = root.rstrip("/") + "/"
+    for i, rel in enumerate(rels):
         try:
-            st = os.lstat(os.path.join(root, rel) if rel else root)
+            st = os.lstat(prefix + rel if rel else root)
         except OSError:
             return False
-        if (st.st_ino, st.st_mtime_ns, st.st_ctime_ns) != sig:
+        if st.st_ino != inos[i] or st.st_mtime_ns != times[2 * i] or st.st_ctime_ns != times[2 * i + 1]:
             return False
     return True
 
