@@ -40,23 +40,12 @@ import anyio.from_thread
 
 from pathgate.results import Omission, Unsearched
 from pathgate.runtime._live import set_index_mode
-from pathgate.runtime._live._index import (
-    C_DIR,
-    C_GIT,
-    C_IGNORE,
-    C_IGNORE_FC,
-    C_LINK,
-    C_MATCH,
-    C_OPAQUE,
-    SECRET,
-    GlobScan,
-    LiveIndex,
-)
 from pathgate.runtime._walk import DIR, FILE, SYMLINK, Entry, Walker, list_files_below
 from pathgate.runtime.fs import Resolved
 from pathgate.runtime.gates import Fact, GateContext, GatePipeline, HostFilterGate, PathFacts, lexical_name
 from pathgate.runtime.gates.path import GIT_INTERNALS, PathGate
 from pathgate.runtime.ignore import IgnoreSession, Match
+from pathgate.runtime.tools._live_glob import live_glob
 from pathgate.runtime.tools.read_files import ReadFacts
 from pathgate.verdicts import Gate, Status, Verdict
 
@@ -272,71 +261,9 @@ class Discovery:
 
     async def live_glob(self, start: str, descend: Callable[[str], bool] | None,
                         want: Callable[[str], bool]) -> tuple[list[str], list[Entry]] | None:
-        """glob's walk and verdicts from the live index's stored verdict classes (issue 15):
-        the matches (unsorted) and the excluded directories met, the omissions noted as
-        :meth:`judge` would (same counts, same first examples in walk order); ``None``:
-        use :meth:`walk` (no index, host gates, a multi-linked secret, over budget)."""
-        live = self.runtime.live_index
-        if live is None or not self._inline:
-            return None
-        scan = await anyio.to_thread.run_sync(partial(self._glob_scan, live, start, descend, want),
-                                              limiter=self.runtime.limiter.get())
-        if scan is None:
-            return None
-        set_index_mode("live")
-        self.walked = scan.counted
-        self.unlisted.extend(scan.errors)
-        om = self.omissions
-        pending: dict[tuple[Gate, bool], list[tuple[int, str]]] = {}
-        for cls, key in ((C_GIT, (Gate.PATH, False)), (C_IGNORE, (Gate.IGNORE, False)),
-                         (C_IGNORE_FC, (Gate.IGNORE, True))):
-            if scan.counts[cls]:
-                om.counts[key] = om.counts.get(key, 0) + scan.counts[cls]
-                pending.setdefault(key, []).extend(scan.examples[cls])
-        matches = scan.matches
-        for (pos, e), v in zip(scan.links, await self.judge([e for _, e in scan.links]), strict=True):
-            if v is None:
-                matches.append(e.relpath)
-            elif not v.opaque:
-                key = (v.gate, v.fail_closed)
-                om.counts[key] = om.counts.get(key, 0) + 1
-                pending.setdefault(key, []).append((pos, e.relpath))
-        for key, items in pending.items():
-            ex = om.examples.setdefault(key, [])
-            ex.extend(rel for _, rel in sorted(items)[:max(0, om.max_examples - len(ex))])
-        return matches, scan.excluded
-
-    def _glob_scan(self, live: LiveIndex, start: str, descend: Callable[[str], bool] | None,
-                   want: Callable[[str], bool]) -> GlobScan | None:
-        """:meth:`live_glob`'s worker-thread part."""
-        pipeline = self.runtime.pipeline
-        if pipeline.strict_hard_links:
-            return None  # every multi-linked file is judged per entry: replay
-        scan = live.glob_scan(start, descend, want, self._classify, pipeline,
-                              self.omissions.max_examples)
-        reg = pipeline.secret_inodes(self.runtime.root)
-        if scan is not None and reg is not None:
-            snap = live.validated(reg)  # after the drain; lstat only what is not watched
-            if snap.inodes or snap.overflow:
-                return None  # a secret is multi-linked: its aliases are judged per entry
-            self._snapshot = snap  # vouches for remembered listings of excluded directories
-        return None if scan is None or scan.counted > WALK_BUDGET else scan
-
-    def _classify(self, rel: str, kind: str, m: Match | None) -> int:
-        """An entry's verdict class for the live index (what :meth:`_judge_inline` would
-        decide, a pure function of the policy; symlinks are judged per query)."""
-        secret = self._secret_name(rel)
-        bit = SECRET if secret else 0
-        if kind == DIR:
-            return C_DIR | bit
-        if kind == SYMLINK:
-            return C_LINK | bit
-        is_git = self._is_git
-        if is_git is not None and is_git(rel) and not secret:
-            return C_GIT
-        if m is None:
-            return C_OPAQUE | bit if secret and self._enforce else C_MATCH | bit
-        return C_OPAQUE | bit if secret else (C_IGNORE_FC if m.fail_closed else C_IGNORE)
+        """glob's walk and verdicts from the live index's stored verdict classes (see
+        :func:`~pathgate.runtime.tools._live_glob.live_glob`); ``None``: use :meth:`walk`."""
+        return await live_glob(self, start, descend, want, WALK_BUDGET)
 
     def _linked_check(self) -> _LinkCheck:
         """A fresh hard-link test for one worker-thread hop (see :class:`_LinkCheck`)."""
