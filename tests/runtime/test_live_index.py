@@ -11,6 +11,7 @@ import errno
 import os
 import shutil
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from pathgate import Policy, Runtime
-from pathgate.runtime._live import LiveIndex
+from pathgate.runtime._live import LiveIndex, _counts
 from pathgate.runtime._live._inotify import IN_Q_OVERFLOW, Event, Inotify
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="inotify is Linux-only")
@@ -404,3 +405,94 @@ def test_host_filtered_entries_do_not_cut_the_replay(tmp_path: Path, budget: int
                 assert await live.glob("**", limit=0) == await ref.glob("**", limit=0)
 
     anyio.run(main)
+
+
+# -- warm globs: stored verdicts, remembered counts inside excluded directories -----------------
+
+
+def _seed_excluded(root: Path) -> None:
+    (root / "node_modules/a/b").mkdir(parents=True)
+    (root / "node_modules/a/b/x.js").write_text("x\n")
+    (root / "node_modules/y.js").write_text("x\n")
+    (root / "node_modules/.env").write_text("S=1\n")
+    (root / "src").mkdir()
+    (root / "src/m.js").write_text("x\n")
+    (root / ".gitignore").write_text("node_modules/\n")
+    time.sleep(0.05)  # later changes get a directory ctime of their own (a timestamp tick)
+
+
+@pytest.mark.anyio
+async def test_excluded_counts_are_remembered_until_a_change_inside(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A warm glob reuses the listing of an excluded directory while the secret-inode
+    registry's snapshot vouches for it; any change deep inside (no watch there) is seen by
+    the next query, whose answer equals a fresh walk's."""
+    monkeypatch.setattr(_counts, "RACY_NS", 0)  # the seeding is older than a tick already
+    _seed_excluded(tmp_path)
+    edits = [
+        lambda: (tmp_path / "node_modules/a/b/z.js").write_text("x\n"),
+        lambda: (tmp_path / "node_modules/a/b/x.js").unlink(),
+        lambda: os.rename(tmp_path / "node_modules/a/b", tmp_path / "node_modules/c"),
+        lambda: (tmp_path / "node_modules/c/.env.js").write_text("S=1\n"),
+        lambda: shutil.rmtree(tmp_path / "node_modules/c"),
+    ]
+    async with Runtime(tmp_path, live_index=True) as live, Runtime(tmp_path) as ref:
+        index = live.live_index
+        assert index is not None
+        for edit in [None, *edits]:
+            if edit is not None:
+                edit()
+            listed = index.counts.listed
+            a = await live.glob("**/*.js", limit=0)
+            assert a == await ref.glob("**/*.js", limit=0)
+            assert index.counts.listed == listed + 1  # listed after the change
+            reused = index.counts.reused
+            assert await live.glob("**/*.js", limit=0) == a
+            assert (index.counts.listed, index.counts.reused) == (listed + 1, reused + 1)
+            time.sleep(0.02)  # the next edit's ctime differs from the listed one's
+
+
+@pytest.mark.anyio
+async def test_racy_listings_are_not_remembered(tmp_path: Path) -> None:
+    """A directory changed within RACY_NS of its listing may change again without its ctime
+    moving: such a listing is taken again at every query."""
+    _seed_excluded(tmp_path)
+    (tmp_path / "node_modules/new.js").write_text("x\n")  # just now: racy
+    async with Runtime(tmp_path, live_index=True) as live, Runtime(tmp_path) as ref:
+        index = live.live_index
+        assert index is not None
+        for _ in range(2):
+            assert await live.glob("**/*.js", limit=0) == await ref.glob("**/*.js", limit=0)
+        assert (index.counts.listed, index.counts.reused) == (2, 0)
+
+
+@pytest.mark.anyio
+async def test_registry_validated_by_events_and_unwatched_directories(tmp_path: Path) -> None:
+    """The secret-inode registry is re-validated in full only after an event (or a change
+    in a directory the index does not watch); either way a new hard link of a secret is
+    neither listed nor counted, exactly as by a fresh walk."""
+    _seed_excluded(tmp_path)
+    async with Runtime(tmp_path, live_index=True) as live, Runtime(tmp_path) as ref:
+        reg = live.pipeline.secret_inodes(live.root)
+        assert reg is not None
+        calls = 0
+        current = reg.current
+
+        def counting() -> Any:
+            nonlocal calls
+            calls += 1
+            return current()
+
+        reg.current = counting  # type: ignore[method-assign]
+        await live.glob("**", limit=0)
+        calls = 0
+        assert await live.glob("**", limit=0) == await ref.glob("**", limit=0)
+        assert calls == 0  # no event, excluded directories unchanged: nothing re-validated
+        for link in ("src/alias.txt", "node_modules/a/alias.js"):  # watched, then not
+            os.link(tmp_path / "node_modules/.env", tmp_path / link)
+            calls = 0
+            for pat in ("**", "**/*.js", "**/*.txt"):
+                got = await live.glob(pat, limit=0)
+                assert got == await ref.glob(pat, limit=0)
+                assert "alias" not in repr(got)
+            assert calls >= 1

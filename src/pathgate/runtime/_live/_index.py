@@ -36,9 +36,12 @@ import functools
 import logging
 import os
 import threading
+from array import array
 from collections.abc import Callable
 from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any
 
+from pathgate.runtime._live._counts import ExcludedCounts
 from pathgate.runtime._live._inotify import (
     IN_ATTRIB,
     IN_CLOSE_WRITE,
@@ -55,8 +58,12 @@ from pathgate.runtime._live._inotify import (
     Event,
     Inotify,
 )
+from pathgate.runtime._live._records import Classify, GlobScan, _Dir, scan_glob
 from pathgate.runtime._walk import DIR, Entry, Walker
 from pathgate.runtime.ignore import DirNode, IgnoreIndex, IgnoreSession
+
+if TYPE_CHECKING:
+    from pathgate.runtime._links import SecretInodes
 
 __all__ = ["INDEX_MODE", "LiveIndex", "set_index_mode"]
 
@@ -75,25 +82,12 @@ def set_index_mode(mode: str) -> None:
 
 #: Relpaths each memoised path predicate remembers (:meth:`LiveIndex.memo`).
 MEMO_SIZE = 1 << 21
-
 _CHILD_DIR = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB
 _CONTENT = IN_MODIFY | IN_CLOSE_WRITE
 
 
 class _WatchLimit(Exception):
     """``inotify_add_watch`` failed with ``ENOSPC``: the user's watch limit is reached."""
-
-
-class _Dir:
-    """One kept directory: the walker's entries for it (or its error entry) and its watch."""
-
-    __slots__ = ("entries", "error", "wd")
-
-    def __init__(self, wd: int) -> None:
-        self.entries: list[Entry] = []
-        self.error: Entry | None = None
-        self.wd = wd
-
 
 def _parent(rel: str) -> str:
     return rel.rpartition("/")[0]
@@ -126,6 +120,14 @@ class LiveIndex:
         self.disabled: str | None = None
         self._closed = False
         self._memos: dict[str, Callable[[str], bool]] = {}
+        self._class_key: object = None
+        #: remembered listings of excluded directories (omission counts)
+        self.counts = ExcludedCounts()
+        #: bumped by every drain that saw an event, every scan and reset
+        self.epoch = 0
+        #: (registry snapshot, the epoch it was validated at, the directories the index does
+        #: not watch, their inode numbers, their mtimes and ctimes)
+        self._reg: tuple[Any, int, list[str], array[int], array[int]] | None = None
         #: counters for tests and benchmarks
         self.scans = 0
         self.relists = 0
@@ -152,23 +154,69 @@ class LiveIndex:
         ``limit``: stop after that many entries that are neither error entries nor
         ``uncounted`` (the caller's budget would stop there)."""
         with self._lock:
-            if self._closed or self.disabled is not None:
-                return None
-            try:
-                if self._ino is None:
-                    self._scan()
-                elif not self._refresh():
-                    return None
-            except _WatchLimit:
-                self._disable("inotify watch limit reached (fs.inotify.max_user_watches)")
-                return None
-            except OSError as exc:
-                if self._ino is None:
-                    self._disable(f"no file-system events: {exc.strerror or exc}")
-                else:
-                    self._reset(f"root not listable: {exc.strerror or exc}")
+            if not self._ready():
                 return None
             return self._replay(start, descend, want, limit, uncounted)
+
+    def glob_scan(self, start: str, descend: Callable[[str], bool] | None,
+                  want: Callable[[str], bool] | None, classify: Classify, key: object,
+                  examples: int) -> GlobScan | None:
+        """A glob's walk below ``start`` with every stored entry's verdict class known
+        (``classify``, cached per record while ``key`` is the same object): no per-entry
+        gate work at query time; ``None``: walk or replay instead."""
+        with self._lock:
+            if not self._ready():
+                return None
+            if key is not self._class_key:
+                self._class_key = key
+                for d in self._dirs.values():
+                    d.kinds = bytes(k & 3 for k in d.kinds)
+            return self._scan_glob(start, descend, want, classify, examples)
+
+    def validated(self, registry: SecretInodes) -> Any:
+        """``registry.current()`` (the secret-inode registry's validated snapshot), with
+        the index's help: while no event arrived since this index last validated it, the
+        kept, watched directories cannot have changed signature (any entry created,
+        removed or renamed, any permission change of a directory sends an event to its or
+        its parent's watch), so only the directories the index does not watch (inside
+        excluded ones, unwatchable ones) are ``lstat``-ed. Call it after a query's drain."""
+        with self._lock:
+            got = self._reg
+            if got is not None and got[1] == self.epoch and self._ino is not None \
+                    and _unchanged(self._root, got[2], got[3], got[4]):
+                return got[0]
+            snap = registry.current()
+            dirs = self._dirs
+            rels: list[str] = []
+            inos: array[int] = array("Q")
+            times: array[int] = array("q")
+            for rel, (ino, mtime, ctime) in snap.dirs.items():
+                if rel in self._unwatched or (d := dirs.get(rel)) is None or d.wd < 0:
+                    rels.append(rel)
+                    inos.append(ino)
+                    times.extend((mtime, ctime))
+            self._reg = (snap, self.epoch, rels, inos, times)
+            return snap
+
+    def _ready(self) -> bool:
+        """Scan or drain pending events (under the lock); ``False``: answer by walking."""
+        if self._closed or self.disabled is not None:
+            return False
+        try:
+            if self._ino is None:
+                self._scan()
+            elif not self._refresh():
+                return False
+        except _WatchLimit:
+            self._disable("inotify watch limit reached (fs.inotify.max_user_watches)")
+            return False
+        except OSError as exc:
+            if self._ino is None:
+                self._disable(f"no file-system events: {exc.strerror or exc}")
+            else:
+                self._reset(f"root not listable: {exc.strerror or exc}")
+            return False
+        return True
 
     def memo(self, name: str, fn: Callable[[str], bool]) -> Callable[[str], bool]:
         """``fn`` (a pure, path-only predicate of the runtime's fixed policy, such as
@@ -189,10 +237,13 @@ class LiveIndex:
 
     def _release(self) -> None:
         ino, self._ino = self._ino, None
+        self.epoch += 1
+        self._reg = None
         self._dirs.clear()
         self._wds.clear()
         self._unwatched.clear()
         self._root_node = None
+        self.counts = ExcludedCounts()
         if ino is not None:
             ino.close()
 
@@ -211,6 +262,7 @@ class LiveIndex:
         """The first scan (or a rescan after a reset): watch and walk from the root."""
         self._ino = self._factory()
         self.scans += 1
+        self.epoch += 1
         session = self._ignore.session()
         self._names = session.ignore_names
         self._root_node = session.dir_node("")
@@ -245,7 +297,7 @@ class LiveIndex:
                 del wds[d.wd]
                 if self._ino is not None:
                     self._ino.rm_watch(d.wd)
-            stack.extend(e.relpath for e in d.entries if e.kind == DIR and e.match is None)
+            stack.extend(d.kept_subdirs(r))
         self._unwatched.discard(rel)
 
     def _walk(self, session: IgnoreSession, start: str, enter: Callable[[str], bool]) -> None:
@@ -262,20 +314,26 @@ class LiveIndex:
             return True
 
         walker = Walker(session, start, descend=descend)
+        listed: dict[str, list[Entry]] = {}  # a directory's entries come together
         try:
             while chunk := walker.step():
                 for e in chunk:
                     if e.error is not None:
                         d = dirs.get(e.relpath)
                         if d is not None:
-                            d.error, d.entries = e, []
+                            d.clear(e)
+                            listed.pop(e.relpath, None)
                     elif e.relpath == start:  # the start itself is excluded now
                         self._drop(start)
                         return
                     else:
-                        dirs[_parent(e.relpath)].entries.append(e)
+                        listed.setdefault(_parent(e.relpath), []).append(e)
         finally:
             walker.close()
+            for rel, entries in listed.items():
+                d = dirs.get(rel)
+                if d is not None and d.error is None:
+                    d.record(entries)
 
     # -- at query time ---------------------------------------------------------------------
 
@@ -284,6 +342,8 @@ class LiveIndex:
         after an overflow (the index is reset: this query walks)."""
         assert self._ino is not None
         events = self._ino.read_events()
+        if events or self._unwatched:
+            self.epoch += 1
         session = self._ignore.session()
         root = session.dir_node("")
         if not _same_root(root, self._root_node):
@@ -343,8 +403,8 @@ class LiveIndex:
         ``deep``: its whole subtree. Subdirectories that are new, in ``force`` or could not
         be entered before are walked afresh; those gone are dropped."""
         d = self._dirs[rel]
-        old = [e.relpath for e in d.entries if e.kind == DIR and e.match is None]
-        d.entries, d.error = [], None
+        old = d.kept_subdirs(rel)
+        d.clear()
         dirs, forced = self._dirs, force or set()
         self.relists += 1
 
@@ -367,7 +427,7 @@ class LiveIndex:
             return
         if rel not in dirs:
             return
-        kept = {e.relpath for e in dirs[rel].entries if e.kind == DIR and e.match is None}
+        kept = set(dirs[rel].kept_subdirs(rel))
         for sub in old:
             if sub not in kept:
                 self._drop(sub)
@@ -386,7 +446,8 @@ class LiveIndex:
         stack = [start]
         counted = 0
         while stack and (limit is None or counted < limit):
-            d = dirs.get(stack.pop())
+            rel = stack.pop()
+            d = dirs.get(rel)
             if d is None:  # never expected: answer by walking, rescan at the next query
                 self._reset("index inconsistent")
                 return None
@@ -395,7 +456,7 @@ class LiveIndex:
                 continue
             subs: list[str] = []
             mark = len(out)
-            for e in d.entries:
+            for e in d.entries(rel):
                 if e.kind == DIR:
                     out.append(e)
                     if e.match is None and (descend is None or descend(e.relpath)):
@@ -408,6 +469,29 @@ class LiveIndex:
             subs.reverse()
             stack.extend(subs)
         return out
+    def _scan_glob(self, start: str, descend: Callable[[str], bool] | None,
+                   want: Callable[[str], bool] | None, classify: Classify,
+                   n_examples: int) -> GlobScan | None:
+        """:meth:`glob_scan` under the lock."""
+        try:
+            return scan_glob(self._dirs, start, descend, want, classify, n_examples)
+        except KeyError:  # never expected: answer by walking, rescan at the next query
+            self._reset("index inconsistent")
+            return None
+
+
+def _unchanged(root: str, rels: list[str], inos: array[int], times: array[int]) -> bool:
+    """Do these directories still have these ``st_ino`` and ``(st_mtime_ns, st_ctime_ns)``
+    (two integers each in ``times``)?"""
+    prefix = root.rstrip("/") + "/"
+    for i, rel in enumerate(rels):
+        try:
+            st = os.lstat(prefix + rel if rel else root)
+        except OSError:
+            return False
+        if st.st_ino != inos[i] or st.st_mtime_ns != times[2 * i] or st.st_ctime_ns != times[2 * i + 1]:
+            return False
+    return True
 
 
 def _same_root(node: DirNode, old: DirNode | None) -> bool:

@@ -45,6 +45,7 @@ from pathgate.runtime.fs import Resolved
 from pathgate.runtime.gates import Fact, GateContext, GatePipeline, HostFilterGate, PathFacts, lexical_name
 from pathgate.runtime.gates.path import GIT_INTERNALS, PathGate
 from pathgate.runtime.ignore import IgnoreSession, Match
+from pathgate.runtime.tools._live_glob import live_glob
 from pathgate.runtime.tools.read_files import ReadFacts
 from pathgate.verdicts import Gate, Status, Verdict
 
@@ -143,6 +144,7 @@ class Discovery:
         # Only the built-in path-only gates: walked plain entries can be judged inline
         # (same verdicts as GatePipeline.check_entries, without its per-entry machinery).
         self._inline = {g.name for g in self.pipeline.gates} <= _INLINE_GATES
+        self._enforce = any(g.name == "secrets" for g in self.pipeline.gates)
         policy = runtime.policy
         self.ctx = GateContext(policy=policy, purpose="discover", model=model,
                                size_limit=policy.size_limit_for(model), root=runtime.root)
@@ -170,6 +172,9 @@ class Discovery:
             self._is_secret = live.memo("secret", self._is_secret)
             is_git = None if is_git is None else live.memo("git", is_git)
         self._is_git: Callable[[str], bool] | None = is_git
+        self._secret_name = self._is_secret  # by name only (no hard-link aliases)
+        #: the secret-inode registry's snapshot a live glob validated (no multi-linked secret)
+        self._snapshot: object | None = None
         # hard-link aliases of secrets met by this walk (the secret-inode registry asked in
         # the worker thread, once per step, only about multi-linked regular files): secrets
         # too, opaque and uncounted like the secret they alias
@@ -253,6 +258,12 @@ class Discovery:
         if reg is not None:
             reg.walk_files = sum(1 for c in chunks for e in c if e.kind == FILE)
         return chunks
+
+    async def live_glob(self, start: str, descend: Callable[[str], bool] | None,
+                        want: Callable[[str], bool]) -> tuple[list[str], list[Entry]] | None:
+        """glob's walk and verdicts from the live index's stored verdict classes (see
+        :func:`~pathgate.runtime.tools._live_glob.live_glob`); ``None``: use :meth:`walk`."""
+        return await live_glob(self, start, descend, want, WALK_BUDGET)
 
     def _linked_check(self) -> _LinkCheck:
         """A fresh hard-link test for one worker-thread hop (see :class:`_LinkCheck`)."""
@@ -475,9 +486,16 @@ class Discovery:
         """Files below ``excluded_dir`` (relpath, kind), visiting at most ``budget`` entries
         on descriptors; secrets (and, with ``linked``, their hard-link aliases) are neither
         listed nor counted against the budget."""
-        files, seen, short = list_files_below(
-            self.runtime.index.fs, self.runtime.root, excluded_dir, budget,
-            opaque=self._opaque_in_thread(), linked=linked)
+        live = self.runtime.live_index
+        if live is not None and self._snapshot is not None and self._host is None:
+            # the live index remembers them, validated by the registry's snapshot (issue 15)
+            files, seen, short = live.counts.files_below(
+                self.runtime.index.fs, self.runtime.root, excluded_dir, budget,
+                self.pipeline.secrets.is_secret, self._snapshot)
+        else:
+            files, seen, short = list_files_below(
+                self.runtime.index.fs, self.runtime.root, excluded_dir, budget,
+                opaque=self._opaque_in_thread(), linked=linked)
         self.count_left = 0 if short else self.count_left - seen
         return files, short
 

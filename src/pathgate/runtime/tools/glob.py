@@ -63,25 +63,29 @@ async def glob(
         return pat.match(rel[cut:])
 
     prunes = pat.prunes  # "**/…": every directory may hold a match, skip the pre-filter
-    candidates: list[Entry] = []
     excluded_dirs: list[Entry] = []
-    chunks = await d.walk(start, descend if prunes else None, want)
-    if d.start_error is not None:
-        return GlobResult(pattern=pattern, path=path, matches=(), verdict=d.start_error, limit=cap)
-    for chunk in chunks:
-        for e in chunk:
-            if e.kind == DIR:
-                if e.match is not None and (not prunes or pat.could_match_below(e.relpath[cut:])):
-                    excluded_dirs.append(e)
-                continue
-            candidates.append(e)
-
-    matches: list[str] = []
-    for e, v in zip(candidates, await d.judge(candidates), strict=True):
-        if v is None:
-            matches.append(e.relpath)
-        else:
-            d.omissions.add(v, e.relpath)
+    fast = await d.live_glob(start, descend if prunes else None, want)
+    if fast is not None:  # the live index with its stored verdicts (issue 15)
+        matches, met = fast
+        excluded_dirs = [e for e in met if not prunes or pat.could_match_below(e.relpath[cut:])]
+    else:
+        chunks = await d.walk(start, descend if prunes else None, want)
+        if d.start_error is not None:
+            return GlobResult(pattern=pattern, path=path, matches=(), verdict=d.start_error, limit=cap)
+        candidates: list[Entry] = []
+        for chunk in chunks:
+            for e in chunk:
+                if e.kind == DIR:
+                    if e.match is not None and (not prunes or pat.could_match_below(e.relpath[cut:])):
+                        excluded_dirs.append(e)
+                    continue
+                candidates.append(e)
+        matches = []
+        for e, v in zip(candidates, await d.judge(candidates), strict=True):
+            if v is None:
+                matches.append(e.relpath)
+            else:
+                d.omissions.add(v, e.relpath)
     unsearched = await d.count_excluded(excluded_dirs, lambda rel: pat.match(rel[cut:]))
     matches.sort()
     truncated = cap is not None and len(matches) > cap

@@ -1,0 +1,159 @@
+"""The live index's records: one compact record per kept directory, and a glob's
+traversal of them over stored verdict classes (issue 15)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+from pathgate.runtime._walk import DIR, FILE, OTHER, SYMLINK, Entry
+from pathgate.runtime.ignore import Match
+
+__all__ = [
+    "CLASSIFIED",
+    "C_DIR",
+    "C_GIT",
+    "C_IGNORE",
+    "C_IGNORE_FC",
+    "C_LINK",
+    "C_MATCH",
+    "C_OPAQUE",
+    "SECRET",
+    "Classify",
+    "GlobScan",
+    "scan_glob",
+]
+
+#: Verdict classes of stored entries (:meth:`LiveIndex.glob_scan`), ``| SECRET`` when the
+#: relpath is secret by name (never charged to the walk budget).
+C_MATCH, C_OPAQUE, C_GIT, C_IGNORE, C_IGNORE_FC, C_LINK, C_DIR = range(7)
+SECRET = 8
+#: Set in a record's kind bytes once its verdict classes are stored there.
+CLASSIFIED = 0x80
+#: ``classify(relpath, kind, match)``: an entry's class (a pure function of the policy).
+Classify = Callable[[str, str, "Match | None"], int]
+
+
+class GlobScan(NamedTuple):
+    """A glob's walk answered from the index with the entries' verdicts precomputed:
+    ``matches`` (walk order), per class ``counts`` and the first ``examples`` as
+    ``(position, relpath)``, the symlinks still to judge ``(position, entry)`` (a target
+    may change without an event here), the excluded directories met, the error entries,
+    and the entries the walk budget would charge."""
+
+    matches: list[str]
+    counts: list[int]
+    examples: list[list[tuple[int, str]]]
+    links: list[tuple[int, Entry]]
+    excluded: list[Entry]
+    errors: list[Entry]
+    counted: int
+
+
+_KINDS = (FILE, DIR, SYMLINK, OTHER)
+_CODE = {k: i for i, k in enumerate(_KINDS)}
+_DIR_CODE = _CODE[DIR]
+
+
+class _Dir:
+    """One kept directory, stored compactly: its entries' names (the walker's order), one
+    kind byte each, the ignore :class:`Match` of each (``None`` when nothing in it is
+    excluded), or its error entry; its watch. A kind byte also holds the entry's verdict
+    class once a glob asked (``kind | class << 2 | CLASSIFIED``; dropped with the record)."""
+
+    __slots__ = ("error", "kinds", "matches", "names", "wd")
+
+    def __init__(self, wd: int) -> None:
+        self.names: tuple[str, ...] = ()
+        self.kinds: bytes = b""
+        self.matches: tuple[Match | None, ...] | None = None
+        self.error: Entry | None = None
+        self.wd = wd
+
+    def record(self, entries: list[Entry]) -> None:
+        """Store one listing (entries of this directory, in the walker's order)."""
+        self.names = tuple(e.relpath.rpartition("/")[2] for e in entries)
+        self.kinds = bytes(_CODE[e.kind] for e in entries)
+        matches = tuple(e.match for e in entries)
+        self.matches = matches if any(m is not None for m in matches) else None
+
+    def clear(self, error: Entry | None = None) -> None:
+        self.names, self.kinds, self.matches, self.error = (), b"", None, error
+
+    def entries(self, rel: str) -> list[Entry]:
+        """The stored listing as the walker's entries (``rel``: this directory)."""
+        prefix = rel + "/" if rel else ""
+        kinds, matches = self.kinds, self.matches
+        if matches is None:
+            return [Entry(prefix + n, _KINDS[k & 3]) for n, k in zip(self.names, kinds, strict=True)]
+        return [Entry(prefix + n, _KINDS[k & 3], m)
+                for n, k, m in zip(self.names, kinds, matches, strict=True)]
+
+    def kept_subdirs(self, rel: str) -> list[str]:
+        """Relpaths of the kept subdirectories (those the index records too)."""
+        prefix = rel + "/" if rel else ""
+        matches = self.matches
+        return [prefix + n for i, (n, k) in enumerate(zip(self.names, self.kinds, strict=True))
+                if k & 3 == _DIR_CODE and (matches is None or matches[i] is None)]
+
+
+def scan_glob(dirs: dict[str, _Dir], start: str, descend: Callable[[str], bool] | None,
+              want: Callable[[str], bool] | None, classify: Classify,
+              n_examples: int) -> GlobScan | None:
+    """A glob's traversal of the records below ``start`` (the replay's order) over their
+    verdict classes (stored on first use); ``None``: the start is not a listable kept
+    directory. Raises :class:`KeyError` when a recorded subdirectory has no record."""
+    first = dirs.get(start)
+    if first is None or first.error is not None:
+        return None
+    out = GlobScan([], [0] * SECRET, [[] for _ in range(SECRET)], [], [], [], 0)
+    matches, counts, examples, links = out.matches, out.counts, out.examples, out.links
+    counted = pos = 0
+    stack = [start]
+    while stack:
+        rel = stack.pop()
+        d = dirs[rel]
+        if d.error is not None:
+            out.errors.append(d.error)
+            continue
+        cls = d.kinds
+        if cls and not cls[0] & CLASSIFIED:
+            cls = d.kinds = _classes(rel, d, classify)
+        prefix = rel + "/" if rel else ""
+        ms = d.matches
+        subs: list[str] = []
+        for i, name in enumerate(d.names):
+            c = cls[i] >> 2
+            kind = c & 7
+            crel = prefix + name
+            if kind == C_DIR:
+                counted += not c & SECRET
+                m = None if ms is None else ms[i]
+                if m is not None:
+                    out.excluded.append(Entry(crel, DIR, m))
+                elif descend is None or descend(crel):
+                    subs.append(crel)
+                continue
+            if want is not None and not want(crel):
+                continue
+            counted += not c & SECRET
+            if kind == C_MATCH:
+                matches.append(crel)
+            elif kind == C_LINK:
+                links.append((pos, Entry(crel, SYMLINK, None if ms is None else ms[i])))
+            elif kind != C_OPAQUE:
+                counts[kind] += 1
+                if len(examples[kind]) < n_examples:
+                    examples[kind].append((pos, crel))
+            pos += 1
+        subs.reverse()
+        stack.extend(subs)
+    return out._replace(counted=counted)
+
+
+def _classes(rel: str, d: _Dir, classify: Classify) -> bytes:
+    """One record's kind bytes with each entry's verdict class added."""
+    prefix = rel + "/" if rel else ""
+    ms = d.matches or (None,) * len(d.names)
+    return bytes(k | classify(prefix + n, _KINDS[k], m) << 2 | CLASSIFIED
+                 for n, k, m in zip(d.names, d.kinds, ms, strict=True))
