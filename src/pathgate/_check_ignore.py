@@ -28,6 +28,7 @@ instead. The index is never consulted (``--no-index`` is implied; ``--index`` is
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import stat as _stat
@@ -36,7 +37,7 @@ from collections.abc import Iterator, Sequence
 from typing import BinaryIO
 
 from pathgate._pathspec import PathspecError, Resolver
-from pathgate.runtime.ignore import IgnoreConfig, IgnoreIndex, Match
+from pathgate.runtime.ignore import IgnoreConfig, IgnoreIndex, IgnoreSession, Match
 from pathgate.runtime.ignore._gitconfig import GitFatal, GitSettings, discover, resolve
 
 __all__ = ["main", "quote_c_style", "unquote_c_style"]
@@ -282,9 +283,9 @@ def _err(message: str) -> None:
         sys.stderr.write(text)
 
 
-def _output(out: BinaryIO, arg: str, m: Match | None, verbose: bool, nul: bool,
+def _output(out: BinaryIO, path: bytes, m: Match | None, verbose: bool, nul: bool,
             full: bool = True) -> None:
-    path = _fs(arg)
+    """Write one answer (``path``: the argument's bytes) as git does."""
     rule = m.rule if m is not None else None
     if not nul:
         if not verbose:
@@ -304,34 +305,46 @@ def _output(out: BinaryIO, arg: str, m: Match | None, verbose: bool, nul: bool,
             out.write(b"\0\0\0" + path + b"\0")
 
 
-def _stdin_records(stream: BinaryIO, nul: bool) -> Iterator[bytes]:
-    """git's ``strbuf_getline_lf``/``_nul``: a CR before the LF is kept; without ``-z`` a
-    line starting with ``"`` is C-unquoted, and the path ends at a NUL (a C string)."""
-    if nul:
-        buf = b""
-        while True:
-            chunk = stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536)
-            if not chunk:
-                break
-            buf += chunk
-            *recs, buf = buf.split(b"\0")
-            yield from recs
-        if buf:
-            yield buf
-        return
+def _stdin_batches(stream: BinaryIO, nul: bool) -> Iterator[list[bytes]]:
+    """The records of stdin (git's ``strbuf_getline_lf``/``_nul``: a CR before the LF is
+    kept), in batches: each batch holds the complete records the input had ready, since
+    ``read1`` blocks only when nothing is buffered. The caller answers a batch and flushes
+    before asking for the next, so a coprocess that writes one path and waits gets its
+    answer, while a long list is answered in a few large writes."""
+    sep = b"\0" if nul else b"\n"
+    read = getattr(stream, "read1", stream.read)
+    pending: list[bytes] = []  # the start of an unfinished record
     while True:
-        line = stream.readline()
-        if not line:
-            return
-        if line.endswith(b"\n"):
-            line = line[:-1]
+        chunk = read(65536)
+        if not chunk:
+            break
+        if sep not in chunk:
+            pending.append(chunk)
+            continue
+        if pending:
+            pending.append(chunk)
+            chunk = b"".join(pending)
+            pending.clear()
+        recs = chunk.split(sep)
+        tail = recs.pop()
+        if tail:
+            pending.append(tail)
+        yield recs
+    if pending:
+        yield [b"".join(pending)]
+
+
+def _line_path(line: bytes) -> bytes:
+    """The path of one ``--stdin`` line without ``-z``: it ends at a NUL (a C string), and a
+    line starting with ``"`` is C-unquoted."""
+    if b"\0" in line:
         line = line.split(b"\0", 1)[0]
-        if line.startswith(b'"'):
-            unq = unquote_c_style(line)
-            if unq is None:
-                raise _Fatal("fatal: line is badly quoted")
-            line = unq.split(b"\0", 1)[0]
-        yield line
+    if line.startswith(b'"'):
+        unq = unquote_c_style(line)
+        if unq is None:
+            raise _Fatal("fatal: line is badly quoted")
+        line = unq.split(b"\0", 1)[0]
+    return line
 
 
 # ---------------------------------------------------------------------------------------
@@ -342,6 +355,8 @@ def _stdin_records(stream: BinaryIO, nul: bool) -> Iterator[bytes]:
 def main(argv: Sequence[str]) -> int:
     """Run ``pathgate check-ignore``; returns the exit code."""
     out = sys.stdout.buffer
+    if isinstance(out, io.RawIOBase):  # PYTHONUNBUFFERED / -u: buffer the answers anyway
+        out = io.BufferedWriter(out)
     try:
         return _run(argv, out)
     except _Fatal as e:
@@ -440,37 +455,40 @@ def _run(argv: Sequence[str], out: BinaryIO) -> int:
     if deferred is not None:
         raise deferred
     quiet, verbose, nul, use_stdin, non_matching = _check_options(opts, paths)
-    session = index.session()
+    session = IgnoreSession(index, private=True)  # one run: no shared LRU copy of each node
     specs = Resolver(index.root, cwd)
     num = 0
 
-    def answer(arg: str, rel: str) -> None:
+    def answer(path: bytes, arg: str, rel: str) -> None:
         nonlocal num
         m: Match | None = session.match_pathspec(rel)
-        if m is not None and m.rule is None:
-            m = None
-        if m is not None and not verbose and m.rule is not None and m.rule.negated:
+        rule = m.rule if m is not None else None
+        if rule is None or (not verbose and rule.negated):
             m = None
         if not quiet and (m is not None or non_matching):
-            _output(out, arg, m, verbose, nul, quote_path)
+            _output(out, path, m, verbose, nul, quote_path)
         if m is not None:
             num += 1
 
     if use_stdin:
         flush = _flush_each_answer(out)
-        for rec in _stdin_records(sys.stdin.buffer, nul):
-            arg = rec.decode("utf-8", "surrogateescape")
-            if arg == "":
-                raise _Fatal(_EMPTY)
-            answer(arg, specs.resolve(arg))
+        quoted = not nul
+        for batch in _stdin_batches(sys.stdin.buffer, nul):
+            for rec in batch:
+                if quoted and (rec.startswith(b'"') or b"\0" in rec):
+                    rec = _line_path(rec)
+                if not rec:
+                    raise _Fatal(_EMPTY)
+                arg = rec.decode("utf-8", "surrogateescape")
+                answer(rec, arg, specs.resolve(arg))
             if flush:
-                out.flush()
+                out.flush()  # git flushes each answer; here each batch (see _stdin_batches)
     else:
         if "" in paths:
             raise _Fatal(_EMPTY)
         rels = [specs.resolve(arg) for arg in paths]  # git checks every path before output
         for arg, rel in zip(paths, rels, strict=True):
-            answer(arg, rel)
+            answer(_fs(arg), arg, rel)
     out.flush()
     return 0 if num else 1
 

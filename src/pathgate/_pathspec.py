@@ -40,6 +40,8 @@ _UNNORMAL = re.compile(r"(?:^|/)\.\.?(?:/|$)|//")
 def normalize_path(path: str) -> str | None:
     """git's ``normalize_path_copy_len``: collapse ``//``, drop ``.``, apply ``..``;
     ``None`` when a ``..`` climbs above the start. A trailing ``/`` is kept."""
+    if "//" not in path and "/." not in path and not path.startswith("."):
+        return path  # no empty, "." or ".." component: nothing to do (the common case)
     if _UNNORMAL.search(path) is None:
         return path
     out: list[str] = []
@@ -150,6 +152,12 @@ class Resolver:
         # directory prefix -> 0: a directory all the way; 1: a symlink at or above it;
         # 2: something else (missing, not a directory) at or above it
         self._states: dict[str, int] = {}
+        # the last leading directory checked and its state (a sorted list repeats it)
+        self._last_lead = ""
+        self._last_state = 0
+        # the global magic of a path without magic of its own (None: not computed yet;
+        # computing it may raise, as git dies, so it is computed on first use)
+        self._plain_magic: int | None = None
 
     def _global_magic(self, element: int) -> int:
         g = 0
@@ -172,10 +180,27 @@ class Resolver:
     def resolve(self, elt: str) -> str:
         """The path to match for ``elt`` (trailing ``/`` kept); :class:`PathspecError`
         with git's message where git dies."""
+        prefix = self.prefix
+        if (prefix is not None and self._plain_magic == 0 and not elt.startswith((":", "/"))):
+            # the common case: no magic, a relative path below the current directory
+            match = normalize_path(prefix + elt if prefix else elt)
+            if match is None:
+                raise PathspecError(f"fatal: {elt}: '{elt}' is outside repository at "
+                                    f"'{self.top}'")
+            if self._symlink_leading(match):
+                raise PathspecError(f"fatal: pathspec '{elt}' is beyond a symbolic link")
+            return match
+        return self._resolve_magic(elt)
+
+    def _resolve_magic(self, elt: str) -> str:
+        """:meth:`resolve` of any path: magic, absolute paths, global magic."""
         magic, rest = 0, elt
         if elt.startswith(":") and not self.literal:
             magic, rest = _long_magic(elt) if elt.startswith(":(") else _short_magic(elt)
-        magic |= self._global_magic(magic)
+        g = self._global_magic(magic)
+        if magic == 0:
+            self._plain_magic = g
+        magic |= g
         if magic & _LITERAL and magic & _GLOB:
             raise PathspecError(f"fatal: {elt}: 'literal' and 'glob' are incompatible")
         if magic & _TOP:
@@ -232,10 +257,13 @@ class Resolver:
         if end <= 0:
             return False
         lead = match[:end]
-        states = self._states
-        state = states.get(lead)
+        if lead == self._last_lead:
+            return self._last_state == 1
+        state = self._states.get(lead)
         if state is None:
             state = self._fill(lead)
+        self._last_lead = lead
+        self._last_state = state
         return state == 1
 
     def _fill(self, lead: str) -> int:

@@ -60,10 +60,11 @@ _LIT, _SUFFIX, _BGLOB, _PLIT, _PGLOB, _NOTHING, _WILD = range(7)
 class Pattern:
     """One compiled ignore line. ``text`` is the matching view (latin-1 of the bytes)."""
 
-    __slots__ = ("dir_only", "kind", "match", "negated", "regex", "rule", "text", "wild")
+    __slots__ = ("dir_only", "kind", "lead", "match", "negated", "regex", "rule", "text", "wild")
 
     def __init__(self, rule: Rule, kind: int, text: str, regex: re.Pattern[str] | None,
-                 negated: bool, dir_only: bool, wild: Wildmatch | None = None) -> None:
+                 negated: bool, dir_only: bool, wild: Wildmatch | None = None,
+                 lead: str = "") -> None:
         self.rule = rule
         self.kind = kind
         self.text = text
@@ -71,6 +72,9 @@ class Pattern:
         self.negated = negated
         self.dir_only = dir_only
         self.wild = wild  # _WILD: git's wildmatch, on the basename or the path
+        # _PGLOB: the first path component every match starts with ("" when the pattern
+        # starts with a wildcard): the tables test a rule only on paths under it
+        self.lead = lead
         self.match = Match(ignored=not negated, rule=rule)
 
     def matches(self, name: str, rel: str) -> bool:
@@ -130,6 +134,12 @@ def compile_pattern(line: str, rule: Rule, fold: bool = False) -> Pattern:
             pat = pat[1:]
             prefix -= 1
         lit = _fold(pat[:prefix]) if fold else pat[:prefix]
+        tail = pat[3:]
+        if (pat.startswith("**/") and tail and "/" not in tail
+                and _simple_length(tail) == len(tail)):
+            # "**/name" matches "name" at any depth below the base: it is the basename
+            # literal "name" (wildmatch: "**/" matches zero or more leading directories)
+            return Pattern(rule, _LIT, _fold(tail) if fold else tail, None, negated, dir_only)
         if prefix == len(pat):
             kind, text, rx = _PLIT, lit, None
         else:
@@ -140,8 +150,10 @@ def compile_pattern(line: str, rule: Rule, fold: bool = False) -> Pattern:
                 wild = Wildmatch(pat[prefix:], True, fold, lit)
                 return Pattern(rule, _WILD, pat, None, negated, dir_only, wild)
             else:
-                kind, text, rx = _PGLOB, pat, re.compile(
-                    "".join(_esc(c) for c in lit) + body, re.DOTALL)
+                lead = lit.partition("/")[0] if "/" in lit else ""
+                return Pattern(rule, _PGLOB, pat, re.compile(
+                    "".join(_esc(c) for c in lit) + body, re.DOTALL), negated, dir_only,
+                    lead=lead)
     return Pattern(rule, kind, text, rx, negated, dir_only)
 
 
@@ -187,7 +199,8 @@ def parse_lines(data: bytes) -> list[tuple[int, bytes]]:
 class _Table:
     """The rules of one list usable for one kind of path (files: no dir-only rules)."""
 
-    __slots__ = ("bre", "brules", "lit", "plit", "pre", "prules", "sfx", "sfx_rules", "wild")
+    __slots__ = ("bre", "brules", "lit", "pdirs", "plit", "pre", "prules", "sfx", "sfx_rules",
+                 "wild")
 
     def __init__(self, pats: Sequence[tuple[int, Pattern]]) -> None:
         self.lit: dict[str, int] = {}
@@ -217,9 +230,21 @@ class _Table:
         self.sfx = tuple(s for _, s in sfx) or None
         self.sfx_rules = sfx
         self.brules = [(i, pt.regex) for i, pt in bglob if pt.regex is not None]
-        self.prules = [(i, pt.regex) for i, pt in pglob if pt.regex is not None]
         self.bre = _combine(pt for _, pt in bglob)
-        self.pre = _combine(pt for _, pt in pglob)
+        # path globs: those starting with a wildcard are tested on every path; the others
+        # only on paths whose first component is theirs (one dict lookup)
+        anywhere = [(i, pt) for i, pt in pglob if not pt.lead]
+        self.prules = [(i, pt.regex) for i, pt in anywhere if pt.regex is not None]
+        self.pre = _combine(pt for _, pt in anywhere)
+        groups: dict[str, list[tuple[int, Pattern]]] = {}
+        for i, pt in pglob:
+            if pt.lead:
+                groups.setdefault(pt.lead, []).append((i, pt))
+        self.pdirs: dict[str, tuple[re.Pattern[str], list[tuple[int, re.Pattern[str]]]]] = {}
+        for lead, group in groups.items():
+            rx = _combine(pt for _, pt in group)
+            if rx is not None:
+                self.pdirs[lead] = (rx, [(i, pt.regex) for i, pt in group if pt.regex is not None])
 
     def best(self, name: str, rel: str) -> int:
         """Index of the last matching rule, or -1."""
@@ -243,12 +268,12 @@ class _Table:
             if v > best:
                 best = v
         if self.pre is not None and self.pre.fullmatch(rel) is not None:
-            for idx, rx in self.prules:
-                if idx <= best:
-                    break
-                if rx.fullmatch(rel) is not None:
-                    best = idx
-                    break
+            best = _last(self.prules, rel, best)
+        if self.pdirs:
+            cut = rel.find("/")
+            group = self.pdirs.get(rel[:cut]) if cut > 0 else None
+            if group is not None and group[0].fullmatch(rel) is not None:
+                best = _last(group[1], rel, best)
         for idx, pt in self.wild:  # no combined pre-test: each runs git's wildmatch
             if idx <= best:
                 break
@@ -256,6 +281,17 @@ class _Table:
                 best = idx
                 break
         return best
+
+
+def _last(rules: list[tuple[int, re.Pattern[str]]], text: str, best: int) -> int:
+    """The index of the last rule (``rules`` run from the last) above ``best`` that
+    matches ``text``; ``best`` when none does."""
+    for idx, rx in rules:
+        if idx <= best:
+            break
+        if rx.fullmatch(text) is not None:
+            return idx
+    return best
 
 
 def _combine(pats: Iterable[Pattern]) -> re.Pattern[str] | None:

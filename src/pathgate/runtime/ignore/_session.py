@@ -38,10 +38,14 @@ class Explanation(msgspec.Struct, frozen=True, kw_only=True):
 class IgnoreSession:
     """One call's view of an :class:`IgnoreIndex` (not shared between threads)."""
 
-    def __init__(self, index: IgnoreIndex, *, extra: Mapping[str, Sequence[str]] | None = None
-                 ) -> None:
+    def __init__(self, index: IgnoreIndex, *, extra: Mapping[str, Sequence[str]] | None = None,
+                 private: bool = False) -> None:
+        """``private``: the nodes this session builds are neither taken from nor stored in
+        the index's shared cache (a one-shot run such as ``check-ignore``, whose session
+        holds every directory it saw anyway: no second copy, no lock per directory)."""
         self._index = index
         self._extra = extra
+        self._shared = extra is None and not private
         g = index._current_globals()
         self._globals = g
         self._fold = g.fold
@@ -258,7 +262,8 @@ class IgnoreSession:
         """Validate or build the node of ``rel`` (an entry of allowed ``parent``)."""
         index = self._index
         extra = self._extra
-        cached = index._lookup(rel) if extra is None else None
+        shared = self._shared
+        cached = index._lookup(rel) if shared else None
         if cached is not None and cached.parent is parent:
             if cached.stop is not None and cached.stop.ancestor == rel:
                 return cached
@@ -271,13 +276,13 @@ class IgnoreSession:
             m = decided if decided is not None else self._match_in(parent, rel, name, True)
             if m.ignored:
                 node = DirNode(rel, parent, Match(ignored=True, rule=m.rule, ancestor=rel), (), (), ())
-                if extra is None:
+                if shared:
                     index._store(node)
                 return node
         sigs = index._own_sigs(rel, present)
         node = index._read_own(rel, parent, sigs, self._fold, cached,
                                extra.get(rel) if extra is not None else None)
-        if extra is None:
+        if shared:
             index._store(node)
         return node
 
