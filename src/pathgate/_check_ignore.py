@@ -37,7 +37,7 @@ from collections.abc import Iterator, Sequence
 from typing import BinaryIO
 
 from pathgate._pathspec import PathspecError, Resolver
-from pathgate.runtime.ignore import IgnoreConfig, IgnoreIndex, IgnoreSession, Match
+from pathgate.runtime.ignore import DirNode, IgnoreConfig, IgnoreIndex, IgnoreSession, Match
 from pathgate.runtime.ignore._gitconfig import GitFatal, GitSettings, discover, resolve
 
 __all__ = ["main", "quote_c_style", "unquote_c_style"]
@@ -455,42 +455,100 @@ def _run(argv: Sequence[str], out: BinaryIO) -> int:
     if deferred is not None:
         raise deferred
     quiet, verbose, nul, use_stdin, non_matching = _check_options(opts, paths)
-    session = IgnoreSession(index, private=True)  # one run: no shared LRU copy of each node
-    specs = Resolver(index.root, cwd)
-    num = 0
-
-    def answer(path: bytes, arg: str, rel: str) -> None:
-        nonlocal num
-        m: Match | None = session.match_pathspec(rel)
-        rule = m.rule if m is not None else None
-        if rule is None or (not verbose and rule.negated):
-            m = None
-        if not quiet and (m is not None or non_matching):
-            _output(out, path, m, verbose, nul, quote_path)
-        if m is not None:
-            num += 1
-
+    answers = _Answers(IgnoreSession(index, private=True), Resolver(index.root, cwd), out,
+                       verbose=verbose, nul=nul, quiet=quiet, non_matching=non_matching,
+                       full=quote_path)
     if use_stdin:
-        flush = _flush_each_answer(out)
-        quoted = not nul
-        for batch in _stdin_batches(sys.stdin.buffer, nul):
-            for rec in batch:
-                if quoted and (rec.startswith(b'"') or b"\0" in rec):
-                    rec = _line_path(rec)
-                if not rec:
-                    raise _Fatal(_EMPTY)
-                arg = rec.decode("utf-8", "surrogateescape")
-                answer(rec, arg, specs.resolve(arg))
-            if flush:
-                out.flush()  # git flushes each answer; here each batch (see _stdin_batches)
+        answers.stdin(sys.stdin.buffer, _flush_each_answer(out))
     else:
         if "" in paths:
             raise _Fatal(_EMPTY)
-        rels = [specs.resolve(arg) for arg in paths]  # git checks every path before output
+        rels = [answers.specs.resolve(arg) for arg in paths]  # git checks every path first
         for arg, rel in zip(paths, rels, strict=True):
-            answer(_fs(arg), arg, rel)
+            answers.emit(_fs(arg), answers.session.match_pathspec(rel))
     out.flush()
-    return 0 if num else 1
+    return 0 if answers.num else 1
+
+
+_DOTS = frozenset(("", ".", ".."))  # names that never take the last-directory shortcut
+
+
+class _Answers:
+    """Answers paths in order as git does and counts the matches (the exit code)."""
+
+    def __init__(self, session: IgnoreSession, specs: Resolver, out: BinaryIO, *,
+                 verbose: bool, nul: bool, quiet: bool, non_matching: bool, full: bool
+                 ) -> None:
+        self.session = session
+        self.specs = specs
+        self.out = out
+        self.verbose, self.nul, self.quiet, self.non_matching = verbose, nul, quiet, non_matching
+        self.full = full
+        self.num = 0
+        # The last directory answered, as spelled in the input ("a/b/"), and its node: a
+        # path that continues it needs no resolution (git keeps its last directory too).
+        # Set only when the path resolved to itself: no magic, nothing to normalise, no
+        # symbolic link leading to it, so any other name in it resolves to itself too.
+        self._last_dir: str | None = None
+        self._last_node: DirNode | None = None
+
+    def emit(self, path: bytes, m: Match) -> None:
+        """Output one decision (``path``: the argument's bytes) as git does."""
+        rule = m.rule
+        if rule is None or (rule.negated and not self.verbose):
+            if self.non_matching and not self.quiet:
+                _output(self.out, path, None, self.verbose, self.nul, self.full)
+            return
+        self.num += 1
+        if not self.quiet:
+            _output(self.out, path, m, self.verbose, self.nul, self.full)
+
+    def answer(self, path: bytes, arg: str) -> None:
+        """Resolve and answer one argument; remember its directory when it may be reused."""
+        rel = self.specs.resolve(arg)
+        session = self.session
+        self.emit(path, session.match_pathspec(rel))
+        prefix = self.specs.prefix
+        cut = arg.rfind("/")
+        if prefix is not None and 0 < cut < len(arg) - 1 and (
+                rel == arg if not prefix else rel == prefix + arg):
+            self._last_dir = arg[:cut + 1]
+            self._last_node = session.dir_node(rel[:len(prefix) + cut])
+
+    def stdin(self, stream: BinaryIO, flush: bool) -> None:
+        """Answer every ``--stdin`` record; ``flush``: after each batch (git: each answer)."""
+        quoted = not self.nul
+        decide = self.session.decide_entry
+        prefix = self.specs.prefix or ""
+        quiet_misses = not self.non_matching
+        # (operators rather than method calls below: this loop runs once per path)
+        for batch in _stdin_batches(stream, self.nul):
+            for rec in batch:
+                if not rec:
+                    raise _Fatal(_EMPTY)
+                if quoted and (rec[0] == 0x22 or 0 in rec):  # '"' or a NUL
+                    rec = _line_path(rec)
+                    if not rec:
+                        raise _Fatal(_EMPTY)
+                try:
+                    arg = rec.decode()
+                except UnicodeDecodeError:
+                    arg = rec.decode("utf-8", "surrogateescape")
+                last = self._last_dir
+                if last is not None and arg[:len(last)] == last:
+                    cut = len(last)
+                    name = arg[cut:]
+                    node = self._last_node
+                    if "/" not in name and name not in _DOTS and node is not None:
+                        stop = node.stop
+                        m = stop if stop is not None else decide(
+                            node, prefix + arg if prefix else arg, name, None)
+                        if m.rule is not None or not quiet_misses:
+                            self.emit(rec, m)
+                        continue
+                self.answer(rec, arg)
+            if flush:
+                self.out.flush()  # git flushes each answer; here each batch (_stdin_batches)
 
 
 def _flush_each_answer(out: BinaryIO) -> bool:

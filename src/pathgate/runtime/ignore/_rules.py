@@ -199,8 +199,8 @@ def parse_lines(data: bytes) -> list[tuple[int, bytes]]:
 class _Table:
     """The rules of one list usable for one kind of path (files: no dir-only rules)."""
 
-    __slots__ = ("bre", "brules", "lit", "pdirs", "plit", "pre", "prules", "sfx", "sfx_rules",
-                 "wild")
+    __slots__ = ("bre", "brules", "lit", "pathwise", "pdirs", "plit", "pre", "prules", "sfx",
+                 "sfx_rules", "wild")
 
     def __init__(self, pats: Sequence[tuple[int, Pattern]]) -> None:
         self.lit: dict[str, int] = {}
@@ -245,29 +245,33 @@ class _Table:
             rx = _combine(pt for _, pt in group)
             if rx is not None:
                 self.pdirs[lead] = (rx, [(i, pt.regex) for i, pt in group if pt.regex is not None])
+        # does any rule look past the basename? (if not, the path is never sliced)
+        self.pathwise = bool(self.plit or self.pre is not None or self.pdirs or self.wild)
 
-    def best(self, name: str, rel: str) -> int:
-        """Index of the last matching rule, or -1."""
+    def best(self, name: str, path: str, off: int = 0) -> int:
+        """Index of the last rule matching the basename ``name`` or the base-relative
+        path ``path[off:]``, or -1."""
         best = self.lit.get(name, -1)
-        if self.sfx is not None and name.endswith(self.sfx):
+        sfx = self.sfx
+        if sfx is not None and name.endswith(sfx):
             for idx, s in self.sfx_rules:
                 if idx <= best:
                     break
                 if name.endswith(s):
                     best = idx
                     break
-        if self.bre is not None and self.bre.fullmatch(name) is not None:
-            for idx, rx in self.brules:
-                if idx <= best:
-                    break
-                if rx.fullmatch(name) is not None:
-                    best = idx
-                    break
+        bre = self.bre
+        if bre is not None and bre.fullmatch(name) is not None:
+            best = _last(self.brules, name, best)
+        if not self.pathwise:
+            return best
+        rel = path[off:] if off else path
         if self.plit:
             v = self.plit.get(rel, -1)
             if v > best:
                 best = v
-        if self.pre is not None and self.pre.fullmatch(rel) is not None:
+        pre = self.pre
+        if pre is not None and pre.fullmatch(rel) is not None:
             best = _last(self.prules, rel, best)
         if self.pdirs:
             cut = rel.find("/")
@@ -310,14 +314,15 @@ class IgnoreList:
     the root and the repository-wide lists).
     """
 
-    __slots__ = ("base", "dtab", "fold", "ftab", "has_dir_rules", "nlines", "patterns", "sig",
-                 "source")
+    __slots__ = ("base", "dtab", "fold", "ftab", "has_dir_rules", "nlines", "offset",
+                 "patterns", "sig", "source")
 
     def __init__(self, source: str, base: str, lines: Sequence[tuple[int, str, str]],
                  fold: bool, sig: object = None, nlines: int = 0) -> None:
         self.source = source
         self.nlines = nlines
         self.base = base
+        self.offset = len(base)  # where a path below the base starts
         self.fold = fold
         self.sig = sig
         self.patterns = [
@@ -325,8 +330,18 @@ class IgnoreList:
             for lineno, view, shown in lines
         ]
         self.has_dir_rules = any(p.dir_only for p in self.patterns)
-        self.ftab = _Table([(i, p) for i, p in enumerate(self.patterns) if not p.dir_only])
-        self.dtab = _Table(list(enumerate(self.patterns))) if self.has_dir_rules else self.ftab
+        # the table for entries known to be files is built on first use when it differs
+        # (check-ignore, which never knows, rarely needs it)
+        self.dtab = _Table(list(enumerate(self.patterns)))
+        self.ftab: _Table | None = None if self.has_dir_rules else self.dtab
+
+    def file_table(self) -> _Table:
+        """The rules that can match a non-directory (no dir-only rules)."""
+        tab = self.ftab
+        if tab is None:
+            tab = self.ftab = _Table([(i, p) for i, p in enumerate(self.patterns)
+                                      if not p.dir_only])
+        return tab
 
     @classmethod
     def from_bytes(cls, source: str, base: str, data: bytes, fold: bool,
@@ -361,7 +376,7 @@ class IgnoreList:
         path_v = _fold(os.fsencode(relpath).decode("latin-1")) if self.fold else \
             os.fsencode(relpath).decode("latin-1")
         name_v = path_v.rpartition("/")[2] if name else ""
-        pt = decide((self,), path_v, name_v, is_dir, lambda: is_dir)
+        pt = decide((self,), path_v, name_v, is_dir, lambda _: is_dir, relpath)
         return NO_MATCH if pt is None else pt.match
 
     def __len__(self) -> int:
@@ -369,20 +384,21 @@ class IgnoreList:
 
 
 def decide(chain: tuple[IgnoreList, ...], path: str, name: str, is_dir: bool | None,
-            lstat_isdir: Callable[[], bool]) -> Pattern | None:
-    """``last_matching_pattern_from_lists`` over a chain (views already folded)."""
+            isdir_of: Callable[[str], bool], relpath: str) -> Pattern | None:
+    """``last_matching_pattern_from_lists`` over a chain (views already folded).
+    ``is_dir=None``: ``isdir_of(relpath)`` tells, asked only when a dir-only rule would
+    decide."""
     for lst in chain:
-        base = lst.base
-        rel = path[len(base):] if base else path
+        off = lst.offset
         if is_dir is False:
-            r = lst.ftab.best(name, rel)
+            r = (lst.ftab or lst.file_table()).best(name, path, off)
         else:
             # the dir table is a superset: its best rule decides unless it is dir-only
-            r = lst.dtab.best(name, rel)
+            r = lst.dtab.best(name, path, off)
             if r >= 0 and is_dir is None and lst.patterns[r].dir_only:
-                is_dir = lstat_isdir()
+                is_dir = isdir_of(relpath)
                 if not is_dir:
-                    r = lst.ftab.best(name, rel)
+                    r = (lst.ftab or lst.file_table()).best(name, path, off)
         if r >= 0:
             return lst.patterns[r]
     return None

@@ -52,6 +52,7 @@ class IgnoreSession:
         self._dirs: dict[str, DirNode] = {}
         self._fs = index.fs
         self._root = index.root
+        self._isdir_of = self._lstat_isdir
         self._root_node = self._make_root()
 
     # -- public ------------------------------------------------------------------------
@@ -89,7 +90,7 @@ class IgnoreSession:
         if not node.chain:
             return NO_MATCH
         path_v, _ = self._views(path, "")
-        pt = decide(node.chain, path_v, "", None, lambda: self._lstat_isdir(path))
+        pt = decide(node.chain, path_v, "", None, self._isdir_of, path)
         return NO_MATCH if pt is None else pt.match
 
     def match_with_extra(self, relpath: str, extra: Mapping[str, Sequence[str]],
@@ -215,7 +216,7 @@ class IgnoreSession:
             path_v, name_v = relpath, name
         else:
             path_v, name_v = self._views(relpath, name)
-        pt = decide(chain, path_v, name_v, is_dir, lambda: self._lstat_isdir(relpath))
+        pt = decide(chain, path_v, name_v, is_dir, self._isdir_of, relpath)
         return NO_MATCH if pt is None else pt.match
 
     def _make_root(self) -> DirNode:
