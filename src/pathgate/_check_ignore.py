@@ -507,13 +507,18 @@ class _Answers:
         """Resolve and answer one argument; remember its directory when it may be reused."""
         rel = self.specs.resolve(arg)
         session = self.session
-        self.emit(path, session.match_pathspec(rel))
+        cut = rel.rfind("/")
+        name = rel[cut + 1:]
+        if name in _DOTS:  # "" (the top, or a trailing "/"): git's own path
+            self.emit(path, session.match_pathspec(rel))
+            return
+        node = session.dir_node(rel[:cut] if cut > 0 else "")
+        stop = node.stop
+        self.emit(path, stop if stop is not None else session.decide_entry(node, rel, name, None))
         prefix = self.specs.prefix
-        cut = arg.rfind("/")
-        if prefix is not None and 0 < cut < len(arg) - 1 and (
-                rel == arg if not prefix else rel == prefix + arg):
-            self._last_dir = arg[:cut + 1]
-            self._last_node = session.dir_node(rel[:len(prefix) + cut])
+        if prefix is not None and cut > 0 and (rel == arg if not prefix else rel == prefix + arg):
+            self._last_dir = arg[:cut + 1 - len(prefix)]
+            self._last_node = node
 
     def stdin(self, stream: BinaryIO, flush: bool) -> None:
         """Answer every ``--stdin`` record; ``flush``: after each batch (git: each answer)."""

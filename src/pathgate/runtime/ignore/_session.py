@@ -242,7 +242,8 @@ class IgnoreSession:
         cur = rel
         parent: DirNode | None = None
         while cur:
-            cur = cur.rpartition("/")[0]
+            cut = cur.rfind("/")
+            cur = cur[:cut] if cut >= 0 else ""
             parent = dirs.get(cur)
             if parent is not None:
                 break
@@ -253,7 +254,7 @@ class IgnoreSession:
             if r and parent.stop is not None:
                 dirs[r] = parent  # excluded or fail-closed above: it decides everything below
                 continue
-            parent = self._child(parent, r, r.rpartition("/")[2], None,
+            parent = self._child(parent, r, r[r.rfind("/") + 1:], None,
                                  present if r == rel else None)
             dirs[r] = parent
         return parent
