@@ -28,6 +28,9 @@ instead. The index is never consulted (``--no-index`` is implied; ``--index`` is
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import io
 import os
 import re
 import stat as _stat
@@ -36,7 +39,7 @@ from collections.abc import Iterator, Sequence
 from typing import BinaryIO
 
 from pathgate._pathspec import PathspecError, Resolver
-from pathgate.runtime.ignore import IgnoreConfig, IgnoreIndex, Match
+from pathgate.runtime.ignore import DirNode, IgnoreConfig, IgnoreIndex, IgnoreSession, Match
 from pathgate.runtime.ignore._gitconfig import GitFatal, GitSettings, discover, resolve
 
 __all__ = ["main", "quote_c_style", "unquote_c_style"]
@@ -282,9 +285,9 @@ def _err(message: str) -> None:
         sys.stderr.write(text)
 
 
-def _output(out: BinaryIO, arg: str, m: Match | None, verbose: bool, nul: bool,
+def _output(out: BinaryIO, path: bytes, m: Match | None, verbose: bool, nul: bool,
             full: bool = True) -> None:
-    path = _fs(arg)
+    """Write one answer (``path``: the argument's bytes) as git does."""
     rule = m.rule if m is not None else None
     if not nul:
         if not verbose:
@@ -304,34 +307,46 @@ def _output(out: BinaryIO, arg: str, m: Match | None, verbose: bool, nul: bool,
             out.write(b"\0\0\0" + path + b"\0")
 
 
-def _stdin_records(stream: BinaryIO, nul: bool) -> Iterator[bytes]:
-    """git's ``strbuf_getline_lf``/``_nul``: a CR before the LF is kept; without ``-z`` a
-    line starting with ``"`` is C-unquoted, and the path ends at a NUL (a C string)."""
-    if nul:
-        buf = b""
-        while True:
-            chunk = stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536)
-            if not chunk:
-                break
-            buf += chunk
-            *recs, buf = buf.split(b"\0")
-            yield from recs
-        if buf:
-            yield buf
-        return
+def _stdin_batches(stream: BinaryIO, nul: bool) -> Iterator[list[bytes]]:
+    """The records of stdin (git's ``strbuf_getline_lf``/``_nul``: a CR before the LF is
+    kept), in batches: each batch holds the complete records the input had ready, since
+    ``read1`` blocks only when nothing is buffered. The caller answers a batch and flushes
+    before asking for the next, so a coprocess that writes one path and waits gets its
+    answer, while a long list is answered in a few large writes."""
+    sep = b"\0" if nul else b"\n"
+    read = getattr(stream, "read1", stream.read)
+    pending: list[bytes] = []  # the start of an unfinished record
     while True:
-        line = stream.readline()
-        if not line:
-            return
-        if line.endswith(b"\n"):
-            line = line[:-1]
+        chunk = read(65536)
+        if not chunk:
+            break
+        if sep not in chunk:
+            pending.append(chunk)
+            continue
+        if pending:
+            pending.append(chunk)
+            chunk = b"".join(pending)
+            pending.clear()
+        recs = chunk.split(sep)
+        tail = recs.pop()
+        if tail:
+            pending.append(tail)
+        yield recs
+    if pending:
+        yield [b"".join(pending)]
+
+
+def _line_path(line: bytes) -> bytes:
+    """The path of one ``--stdin`` line without ``-z``: it ends at a NUL (a C string), and a
+    line starting with ``"`` is C-unquoted."""
+    if b"\0" in line:
         line = line.split(b"\0", 1)[0]
-        if line.startswith(b'"'):
-            unq = unquote_c_style(line)
-            if unq is None:
-                raise _Fatal("fatal: line is badly quoted")
-            line = unq.split(b"\0", 1)[0]
-        yield line
+    if line.startswith(b'"'):
+        unq = unquote_c_style(line)
+        if unq is None:
+            raise _Fatal("fatal: line is badly quoted")
+        line = unq.split(b"\0", 1)[0]
+    return line
 
 
 # ---------------------------------------------------------------------------------------
@@ -342,6 +357,8 @@ def _stdin_records(stream: BinaryIO, nul: bool) -> Iterator[bytes]:
 def main(argv: Sequence[str]) -> int:
     """Run ``pathgate check-ignore``; returns the exit code."""
     out = sys.stdout.buffer
+    if isinstance(out, io.RawIOBase):  # PYTHONUNBUFFERED / -u: buffer the answers anyway
+        out = io.BufferedWriter(out)
     try:
         return _run(argv, out)
     except _Fatal as e:
@@ -440,39 +457,121 @@ def _run(argv: Sequence[str], out: BinaryIO) -> int:
     if deferred is not None:
         raise deferred
     quiet, verbose, nul, use_stdin, non_matching = _check_options(opts, paths)
-    session = index.session()
-    specs = Resolver(index.root, cwd)
-    num = 0
-
-    def answer(arg: str, rel: str) -> None:
-        nonlocal num
-        m: Match | None = session.match_pathspec(rel)
-        if m is not None and m.rule is None:
-            m = None
-        if m is not None and not verbose and m.rule is not None and m.rule.negated:
-            m = None
-        if not quiet and (m is not None or non_matching):
-            _output(out, arg, m, verbose, nul, quote_path)
-        if m is not None:
-            num += 1
-
+    answers = _Answers(IgnoreSession(index, private=True), Resolver(index.root, cwd), out,
+                       verbose=verbose, nul=nul, quiet=quiet, non_matching=non_matching,
+                       full=quote_path)
     if use_stdin:
-        flush = _flush_each_answer(out)
-        for rec in _stdin_records(sys.stdin.buffer, nul):
-            arg = rec.decode("utf-8", "surrogateescape")
-            if arg == "":
-                raise _Fatal(_EMPTY)
-            answer(arg, specs.resolve(arg))
-            if flush:
-                out.flush()
+        with _few_collections():
+            answers.stdin(sys.stdin.buffer, _flush_each_answer(out))
     else:
         if "" in paths:
             raise _Fatal(_EMPTY)
-        rels = [specs.resolve(arg) for arg in paths]  # git checks every path before output
+        rels = [answers.specs.resolve(arg) for arg in paths]  # git checks every path first
         for arg, rel in zip(paths, rels, strict=True):
-            answer(arg, rel)
+            answers.emit(_fs(arg), answers.session.match_pathspec(rel))
     out.flush()
-    return 0 if num else 1
+    return 0 if answers.num else 1
+
+
+_DOTS = frozenset(("", ".", ".."))  # names that never take the last-directory shortcut
+
+
+class _Answers:
+    """Answers paths in order as git does and counts the matches (the exit code)."""
+
+    def __init__(self, session: IgnoreSession, specs: Resolver, out: BinaryIO, *,
+                 verbose: bool, nul: bool, quiet: bool, non_matching: bool, full: bool
+                 ) -> None:
+        self.session = session
+        self.specs = specs
+        self.out = out
+        self.verbose, self.nul, self.quiet, self.non_matching = verbose, nul, quiet, non_matching
+        self.full = full
+        self.num = 0
+        # The last directory answered, as spelled in the input ("a/b/"), and its node: a
+        # path that continues it needs no resolution (git keeps its last directory too).
+        # Set only when the path resolved to itself: no magic, nothing to normalise, no
+        # symbolic link leading to it, so any other name in it resolves to itself too.
+        self._last_dir: str | None = None
+        self._last_node: DirNode | None = None
+
+    def emit(self, path: bytes, m: Match) -> None:
+        """Output one decision (``path``: the argument's bytes) as git does."""
+        rule = m.rule
+        if rule is None or (rule.negated and not self.verbose):
+            if self.non_matching and not self.quiet:
+                _output(self.out, path, None, self.verbose, self.nul, self.full)
+            return
+        self.num += 1
+        if not self.quiet:
+            _output(self.out, path, m, self.verbose, self.nul, self.full)
+
+    def answer(self, path: bytes, arg: str) -> None:
+        """Resolve and answer one argument; remember its directory when it may be reused."""
+        rel = self.specs.resolve(arg)
+        session = self.session
+        cut = rel.rfind("/")
+        name = rel[cut + 1:]
+        if name in _DOTS:  # "" (the top, or a trailing "/"): git's own path
+            self.emit(path, session.match_pathspec(rel))
+            return
+        node = session.dir_node(rel[:cut] if cut > 0 else "")
+        stop = node.stop
+        self.emit(path, stop if stop is not None else session.decide_entry(node, rel, name, None))
+        prefix = self.specs.prefix
+        if prefix is not None and cut > 0 and (rel == arg if not prefix else rel == prefix + arg):
+            self._last_dir = arg[:cut + 1 - len(prefix)]
+            self._last_node = node
+
+    def stdin(self, stream: BinaryIO, flush: bool) -> None:
+        """Answer every ``--stdin`` record; ``flush``: after each batch (git: each answer)."""
+        quoted = not self.nul
+        decide = self.session.decide_entry
+        prefix = self.specs.prefix or ""
+        quiet_misses = not self.non_matching
+        # (operators rather than method calls below: this loop runs once per path)
+        for batch in _stdin_batches(stream, self.nul):
+            for rec in batch:
+                if not rec:
+                    raise _Fatal(_EMPTY)
+                if quoted and (rec[0] == 0x22 or 0 in rec):  # '"' or a NUL
+                    rec = _line_path(rec)
+                    if not rec:
+                        raise _Fatal(_EMPTY)
+                try:
+                    arg = rec.decode()
+                except UnicodeDecodeError:
+                    arg = rec.decode("utf-8", "surrogateescape")
+                last = self._last_dir
+                if last is not None and arg[:len(last)] == last:
+                    cut = len(last)
+                    name = arg[cut:]
+                    node = self._last_node
+                    if "/" not in name and name not in _DOTS and node is not None:
+                        stop = node.stop
+                        m = stop if stop is not None else decide(
+                            node, prefix + arg if prefix else arg, name, None)
+                        if m.rule is not None or not quiet_misses:
+                            self.emit(rec, m)
+                        continue
+                self.answer(rec, arg)
+            if flush:
+                self.out.flush()  # git flushes each answer; here each batch (_stdin_batches)
+
+
+@contextlib.contextmanager
+def _few_collections() -> Iterator[None]:
+    """Fewer cyclic garbage collections while a long list is answered: the loop makes no
+    cycles (reference counting frees everything), but each collection would walk every
+    directory node built so far. Restored afterwards (``main`` also runs in-process)."""
+    thresholds = gc.get_threshold()
+    gc.freeze()  # what start-up built is never garbage: no collection walks it again
+    gc.set_threshold(50_000, 50, 50)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*thresholds)
+        gc.unfreeze()
 
 
 def _flush_each_answer(out: BinaryIO) -> bool:

@@ -18,7 +18,6 @@ them (``pathspec.c``, ``path.c``, ``setup.c``).
 from __future__ import annotations
 
 import os
-import re
 import stat as _stat
 from collections.abc import Mapping
 
@@ -30,18 +29,22 @@ _MNEMONIC = {"top": "/", "exclude": "!"}
 _TOP, _LITERAL, _GLOB, _ICASE, _EXCLUDE, _ATTR = (1 << i for i in range(6))
 
 
+_S_IFMT = 0o170000
+
+
 class PathspecError(Exception):
     """git dies (exit 128) with this message."""
-
-
-_UNNORMAL = re.compile(r"(?:^|/)\.\.?(?:/|$)|//")
 
 
 def normalize_path(path: str) -> str | None:
     """git's ``normalize_path_copy_len``: collapse ``//``, drop ``.``, apply ``..``;
     ``None`` when a ``..`` climbs above the start. A trailing ``/`` is kept."""
-    if _UNNORMAL.search(path) is None:
-        return path
+    if "//" not in path:
+        if "/." not in path and not path.startswith("."):
+            return path  # no empty, "." or ".." component: nothing to do (the common case)
+        framed = f"/{path}/"
+        if "/./" not in framed and "/../" not in framed:
+            return path  # dot files only (".gitignore", "a/.mvn/b")
     out: list[str] = []
     i, n = 0, len(path)
     if path.startswith("/"):
@@ -150,6 +153,12 @@ class Resolver:
         # directory prefix -> 0: a directory all the way; 1: a symlink at or above it;
         # 2: something else (missing, not a directory) at or above it
         self._states: dict[str, int] = {}
+        # the last leading directory checked and its state (a sorted list repeats it)
+        self._last_lead = ""
+        self._last_state = 0
+        # the global magic of a path without magic of its own (None: not computed yet;
+        # computing it may raise, as git dies, so it is computed on first use)
+        self._plain_magic: int | None = None
 
     def _global_magic(self, element: int) -> int:
         g = 0
@@ -172,10 +181,31 @@ class Resolver:
     def resolve(self, elt: str) -> str:
         """The path to match for ``elt`` (trailing ``/`` kept); :class:`PathspecError`
         with git's message where git dies."""
+        prefix = self.prefix
+        if prefix is not None and self._plain_magic == 0 and not elt.startswith((":", "/")):
+            # the common case: no magic, a relative path below the current directory
+            match = prefix + elt if prefix else elt
+            if "/." in match or "//" in match or match.startswith("."):
+                norm = normalize_path(match)
+                if norm is None:
+                    raise PathspecError(f"fatal: {elt}: '{elt}' is outside repository at "
+                                        f"'{self.top}'")
+                match = norm
+            end = match.rfind("/")
+            if end > 0 and self._symlink_leading(match, end):
+                raise PathspecError(f"fatal: pathspec '{elt}' is beyond a symbolic link")
+            return match
+        return self._resolve_magic(elt)
+
+    def _resolve_magic(self, elt: str) -> str:
+        """:meth:`resolve` of any path: magic, absolute paths, global magic."""
         magic, rest = 0, elt
         if elt.startswith(":") and not self.literal:
             magic, rest = _long_magic(elt) if elt.startswith(":(") else _short_magic(elt)
-        magic |= self._global_magic(magic)
+        g = self._global_magic(magic)
+        if magic == 0:
+            self._plain_magic = g
+        magic |= g
         if magic & _LITERAL and magic & _GLOB:
             raise PathspecError(f"fatal: {elt}: 'literal' and 'glob' are incompatible")
         if magic & _TOP:
@@ -188,7 +218,8 @@ class Resolver:
             match = found
         if magic & ~_TOP:
             raise _unsupported(elt, magic & ~_TOP)
-        if self._symlink_leading(match):
+        end = match.rfind("/")
+        if end > 0 and self._symlink_leading(match, end):
             raise PathspecError(f"fatal: pathspec '{elt}' is beyond a symbolic link")
         return match
 
@@ -221,21 +252,25 @@ class Resolver:
             return ""
         return None
 
-    def _symlink_leading(self, match: str) -> bool:
+    def _symlink_leading(self, match: str, end: int = -1) -> bool:
         """git's ``has_symlink_leading_path``: is a leading directory a symlink? An
         ``lstat`` error or a non-directory ends the check (git's answer: no).
 
         Cached for the run per directory prefix (git keeps only the last directory): the
         state of a prefix is its first non-directory component's kind, so each directory
         is ``lstat``-ed once and a hit costs one dictionary lookup."""
-        end = match.rfind("/")
-        if end <= 0:
-            return False
-        lead = match[:end]
-        states = self._states
-        state = states.get(lead)
+        if end < 0:
+            end = match.rfind("/")
+            if end <= 0:
+                return False
+        lead = match[:end]  # end: the last "/" (> 0)
+        if lead == self._last_lead:
+            return self._last_state == 1
+        state = self._states.get(lead)
         if state is None:
             state = self._fill(lead)
+        self._last_lead = lead
+        self._last_state = state
         return state == 1
 
     def _fill(self, lead: str) -> int:
@@ -253,12 +288,18 @@ class Resolver:
                 break
             missing.append(parent)
             cut = lead.rfind("/", 0, cut)
+        if state != 0:  # a symlink or a non-directory above: it decides every prefix below
+            for prefix in missing:
+                states[prefix] = state
+            return state
+        top = self.top + "/"
+        lstat = os.lstat
         for prefix in reversed(missing):
             if state == 0:
                 try:
-                    mode = os.lstat(self.top + "/" + prefix).st_mode
-                    state = 1 if _stat.S_ISLNK(mode) else 0 if _stat.S_ISDIR(mode) else 2
+                    fmt = lstat(top + prefix).st_mode & _S_IFMT
                 except OSError:
-                    state = 2
+                    fmt = 0
+                state = 0 if fmt == _stat.S_IFDIR else 1 if fmt == _stat.S_IFLNK else 2
             states[prefix] = state
         return state

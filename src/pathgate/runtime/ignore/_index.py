@@ -151,10 +151,13 @@ class DirNode:
         self.lists = lists
         self.sigs = sigs
         self.sources = sources
-        self.view = _view(rel)
-        own = tuple(lst for lst in reversed(lists) if len(lst))
+        self.view = rel if rel.isascii() else _view(rel)
         parent_chain = parent.chain if parent is not None else ()
-        self.chain: tuple[IgnoreList, ...] = own + parent_chain if own else parent_chain
+        if lists:
+            own = tuple(lst for lst in reversed(lists) if len(lst))
+            self.chain: tuple[IgnoreList, ...] = own + parent_chain if own else parent_chain
+        else:
+            self.chain = parent_chain
 
 
 def _view(path: str) -> str:
@@ -211,6 +214,7 @@ class IgnoreIndex:
         self._warned: set[str] = set()
         self._ignore_names = (".gitignore", *self.config.agent_files)
         self._ignore_set = frozenset(self._ignore_names)
+        self._no_sigs: tuple[_Sig, ...] = (None,) * len(self._ignore_names)
         self.on_warning: Callable[[str], None] | None = None
         self._git_watch: tuple[str, ...] = ()  # files the last git config resolution read
         self.git_layout: _gitconfig.GitLayout | None = None  # GIT_DIR (check-ignore sets it)
@@ -430,28 +434,33 @@ class IgnoreIndex:
         return False
 
     def _own_sigs(self, rel: str, present: frozenset[str] | None) -> tuple[_Sig, ...]:
-        """The stat signature of each candidate ignore file of directory ``rel``."""
-        base = self.root + "/" + rel + "/" if rel else self.root + "/"
-        lstat = self.fs.lstat
-        out: list[_Sig] = []
-        for name in self._names():
+        """The stat signature of each candidate ignore file of directory ``rel`` (one
+        shared tuple of ``None`` when there is none, the common case)."""
+        base = f"{self.root}/{rel}/" if rel else self.root + "/"
+        fs = self.fs
+        lstat = os.lstat if type(fs) is OsFS else fs.lstat
+        out: list[_Sig] | None = None
+        for k, name in enumerate(self._ignore_names):
             if present is not None and name not in present:
-                out.append(None)
                 continue
+            sig: _Sig
             try:
                 st = lstat(base + name)
+            except (FileNotFoundError, NotADirectoryError):
+                continue
             except OSError as e:
-                if e.errno in (errno.ENOENT, errno.ENOTDIR) or (
-                        e.errno == errno.EACCES and self._unsearchable(base)):
+                if e.errno == errno.EACCES and self._unsearchable(base):
                     # an unsearchable directory: nothing below it can be opened or listed
                     # at all, so its ignore files decide nothing; reads and walks report
                     # the real cause (permission denied), not "an ignore file failed"
-                    out.append(None)
-                else:
-                    out.append(f"error:{_err_name(e.errno)}")
-                continue
-            out.append((st.st_mode, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
-        return tuple(out)
+                    continue
+                sig = f"error:{_err_name(e.errno)}"
+            else:
+                sig = (st.st_mode, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+            if out is None:
+                out = list(self._no_sigs)
+            out[k] = sig
+        return self._no_sigs if out is None else tuple(out)
 
     def _read_source(self, path: str) -> bytes:
         """A per-directory ignore file's bytes. With :attr:`linked_secret` set (the runtime
@@ -479,6 +488,8 @@ class IgnoreIndex:
     def _read_own(self, rel: str, parent: DirNode, sigs: tuple[_Sig, ...], fold: bool,
                   old: DirNode | None, extra: Sequence[str] | None = None) -> DirNode:
         """Build an allowed directory node by reading its ignore files."""
+        if sigs is self._no_sigs and extra is None:
+            return DirNode(rel, parent, None, (), sigs, ())  # no ignore file: nothing to read
         base_view = (_view(rel) + "/") if rel else ""
         lists: list[IgnoreList] = []
         sources: list[SourceInfo] = []

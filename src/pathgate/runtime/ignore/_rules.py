@@ -60,10 +60,11 @@ _LIT, _SUFFIX, _BGLOB, _PLIT, _PGLOB, _NOTHING, _WILD = range(7)
 class Pattern:
     """One compiled ignore line. ``text`` is the matching view (latin-1 of the bytes)."""
 
-    __slots__ = ("dir_only", "kind", "match", "negated", "regex", "rule", "text", "wild")
+    __slots__ = ("dir_only", "kind", "lead", "match", "negated", "regex", "rule", "text", "wild")
 
     def __init__(self, rule: Rule, kind: int, text: str, regex: re.Pattern[str] | None,
-                 negated: bool, dir_only: bool, wild: Wildmatch | None = None) -> None:
+                 negated: bool, dir_only: bool, wild: Wildmatch | None = None,
+                 lead: str = "") -> None:
         self.rule = rule
         self.kind = kind
         self.text = text
@@ -71,6 +72,9 @@ class Pattern:
         self.negated = negated
         self.dir_only = dir_only
         self.wild = wild  # _WILD: git's wildmatch, on the basename or the path
+        # _PGLOB: the first path component every match starts with ("" when the pattern
+        # starts with a wildcard): the tables test a rule only on paths under it
+        self.lead = lead
         self.match = Match(ignored=not negated, rule=rule)
 
     def matches(self, name: str, rel: str) -> bool:
@@ -130,6 +134,12 @@ def compile_pattern(line: str, rule: Rule, fold: bool = False) -> Pattern:
             pat = pat[1:]
             prefix -= 1
         lit = _fold(pat[:prefix]) if fold else pat[:prefix]
+        tail = pat[3:]
+        if (pat.startswith("**/") and tail and "/" not in tail
+                and _simple_length(tail) == len(tail)):
+            # "**/name" matches "name" at any depth below the base: it is the basename
+            # literal "name" (wildmatch: "**/" matches zero or more leading directories)
+            return Pattern(rule, _LIT, _fold(tail) if fold else tail, None, negated, dir_only)
         if prefix == len(pat):
             kind, text, rx = _PLIT, lit, None
         else:
@@ -140,8 +150,10 @@ def compile_pattern(line: str, rule: Rule, fold: bool = False) -> Pattern:
                 wild = Wildmatch(pat[prefix:], True, fold, lit)
                 return Pattern(rule, _WILD, pat, None, negated, dir_only, wild)
             else:
-                kind, text, rx = _PGLOB, pat, re.compile(
-                    "".join(_esc(c) for c in lit) + body, re.DOTALL)
+                lead = lit.partition("/")[0] if "/" in lit else ""
+                return Pattern(rule, _PGLOB, pat, re.compile(
+                    "".join(_esc(c) for c in lit) + body, re.DOTALL), negated, dir_only,
+                    lead=lead)
     return Pattern(rule, kind, text, rx, negated, dir_only)
 
 
@@ -187,7 +199,8 @@ def parse_lines(data: bytes) -> list[tuple[int, bytes]]:
 class _Table:
     """The rules of one list usable for one kind of path (files: no dir-only rules)."""
 
-    __slots__ = ("bre", "brules", "lit", "plit", "pre", "prules", "sfx", "sfx_rules", "wild")
+    __slots__ = ("bre", "brules", "lit", "pathwise", "pdirs", "plit", "pre", "prules", "sfx",
+                 "sfx_rules", "wild")
 
     def __init__(self, pats: Sequence[tuple[int, Pattern]]) -> None:
         self.lit: dict[str, int] = {}
@@ -217,38 +230,54 @@ class _Table:
         self.sfx = tuple(s for _, s in sfx) or None
         self.sfx_rules = sfx
         self.brules = [(i, pt.regex) for i, pt in bglob if pt.regex is not None]
-        self.prules = [(i, pt.regex) for i, pt in pglob if pt.regex is not None]
         self.bre = _combine(pt for _, pt in bglob)
-        self.pre = _combine(pt for _, pt in pglob)
+        # path globs: those starting with a wildcard are tested on every path; the others
+        # only on paths whose first component is theirs (one dict lookup)
+        anywhere = [(i, pt) for i, pt in pglob if not pt.lead]
+        self.prules = [(i, pt.regex) for i, pt in anywhere if pt.regex is not None]
+        self.pre = _combine(pt for _, pt in anywhere)
+        groups: dict[str, list[tuple[int, Pattern]]] = {}
+        for i, pt in pglob:
+            if pt.lead:
+                groups.setdefault(pt.lead, []).append((i, pt))
+        self.pdirs: dict[str, tuple[re.Pattern[str], list[tuple[int, re.Pattern[str]]]]] = {}
+        for lead, group in groups.items():
+            rx = _combine(pt for _, pt in group)
+            if rx is not None:
+                self.pdirs[lead] = (rx, [(i, pt.regex) for i, pt in group if pt.regex is not None])
+        # does any rule look past the basename? (if not, the path is never sliced)
+        self.pathwise = bool(self.plit or self.pre is not None or self.pdirs or self.wild)
 
-    def best(self, name: str, rel: str) -> int:
-        """Index of the last matching rule, or -1."""
+    def best(self, name: str, path: str, off: int = 0) -> int:
+        """Index of the last rule matching the basename ``name`` or the base-relative
+        path ``path[off:]``, or -1."""
         best = self.lit.get(name, -1)
-        if self.sfx is not None and name.endswith(self.sfx):
+        sfx = self.sfx
+        if sfx is not None and name.endswith(sfx):
             for idx, s in self.sfx_rules:
                 if idx <= best:
                     break
                 if name.endswith(s):
                     best = idx
                     break
-        if self.bre is not None and self.bre.fullmatch(name) is not None:
-            for idx, rx in self.brules:
-                if idx <= best:
-                    break
-                if rx.fullmatch(name) is not None:
-                    best = idx
-                    break
+        bre = self.bre
+        if bre is not None and bre.fullmatch(name) is not None:
+            best = _last(self.brules, name, best)
+        if not self.pathwise:
+            return best
+        rel = path[off:] if off else path
         if self.plit:
             v = self.plit.get(rel, -1)
             if v > best:
                 best = v
-        if self.pre is not None and self.pre.fullmatch(rel) is not None:
-            for idx, rx in self.prules:
-                if idx <= best:
-                    break
-                if rx.fullmatch(rel) is not None:
-                    best = idx
-                    break
+        pre = self.pre
+        if pre is not None and pre.fullmatch(rel) is not None:
+            best = _last(self.prules, rel, best)
+        if self.pdirs:
+            cut = rel.find("/")
+            group = self.pdirs.get(rel[:cut]) if cut > 0 else None
+            if group is not None and group[0].fullmatch(rel) is not None:
+                best = _last(group[1], rel, best)
         for idx, pt in self.wild:  # no combined pre-test: each runs git's wildmatch
             if idx <= best:
                 break
@@ -256,6 +285,17 @@ class _Table:
                 best = idx
                 break
         return best
+
+
+def _last(rules: list[tuple[int, re.Pattern[str]]], text: str, best: int) -> int:
+    """The index of the last rule (``rules`` run from the last) above ``best`` that
+    matches ``text``; ``best`` when none does."""
+    for idx, rx in rules:
+        if idx <= best:
+            break
+        if rx.fullmatch(text) is not None:
+            return idx
+    return best
 
 
 def _combine(pats: Iterable[Pattern]) -> re.Pattern[str] | None:
@@ -274,14 +314,15 @@ class IgnoreList:
     the root and the repository-wide lists).
     """
 
-    __slots__ = ("base", "dtab", "fold", "ftab", "has_dir_rules", "nlines", "patterns", "sig",
-                 "source")
+    __slots__ = ("base", "dtab", "fold", "ftab", "has_dir_rules", "nlines", "offset",
+                 "patterns", "sig", "source")
 
     def __init__(self, source: str, base: str, lines: Sequence[tuple[int, str, str]],
                  fold: bool, sig: object = None, nlines: int = 0) -> None:
         self.source = source
         self.nlines = nlines
         self.base = base
+        self.offset = len(base)  # where a path below the base starts
         self.fold = fold
         self.sig = sig
         self.patterns = [
@@ -289,8 +330,18 @@ class IgnoreList:
             for lineno, view, shown in lines
         ]
         self.has_dir_rules = any(p.dir_only for p in self.patterns)
-        self.ftab = _Table([(i, p) for i, p in enumerate(self.patterns) if not p.dir_only])
-        self.dtab = _Table(list(enumerate(self.patterns))) if self.has_dir_rules else self.ftab
+        # the table for entries known to be files is built on first use when it differs
+        # (check-ignore, which never knows, rarely needs it)
+        self.dtab = _Table(list(enumerate(self.patterns)))
+        self.ftab: _Table | None = None if self.has_dir_rules else self.dtab
+
+    def file_table(self) -> _Table:
+        """The rules that can match a non-directory (no dir-only rules)."""
+        tab = self.ftab
+        if tab is None:
+            tab = self.ftab = _Table([(i, p) for i, p in enumerate(self.patterns)
+                                      if not p.dir_only])
+        return tab
 
     @classmethod
     def from_bytes(cls, source: str, base: str, data: bytes, fold: bool,
@@ -325,7 +376,7 @@ class IgnoreList:
         path_v = _fold(os.fsencode(relpath).decode("latin-1")) if self.fold else \
             os.fsencode(relpath).decode("latin-1")
         name_v = path_v.rpartition("/")[2] if name else ""
-        pt = decide((self,), path_v, name_v, is_dir, lambda: is_dir)
+        pt = decide((self,), path_v, name_v, is_dir, lambda _: is_dir, relpath)
         return NO_MATCH if pt is None else pt.match
 
     def __len__(self) -> int:
@@ -333,20 +384,21 @@ class IgnoreList:
 
 
 def decide(chain: tuple[IgnoreList, ...], path: str, name: str, is_dir: bool | None,
-            lstat_isdir: Callable[[], bool]) -> Pattern | None:
-    """``last_matching_pattern_from_lists`` over a chain (views already folded)."""
+            isdir_of: Callable[[str], bool], relpath: str) -> Pattern | None:
+    """``last_matching_pattern_from_lists`` over a chain (views already folded).
+    ``is_dir=None``: ``isdir_of(relpath)`` tells, asked only when a dir-only rule would
+    decide."""
     for lst in chain:
-        base = lst.base
-        rel = path[len(base):] if base else path
+        off = lst.offset
         if is_dir is False:
-            r = lst.ftab.best(name, rel)
+            r = (lst.ftab or lst.file_table()).best(name, path, off)
         else:
             # the dir table is a superset: its best rule decides unless it is dir-only
-            r = lst.dtab.best(name, rel)
+            r = lst.dtab.best(name, path, off)
             if r >= 0 and is_dir is None and lst.patterns[r].dir_only:
-                is_dir = lstat_isdir()
+                is_dir = isdir_of(relpath)
                 if not is_dir:
-                    r = lst.ftab.best(name, rel)
+                    r = (lst.ftab or lst.file_table()).best(name, path, off)
         if r >= 0:
             return lst.patterns[r]
     return None

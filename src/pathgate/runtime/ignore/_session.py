@@ -38,16 +38,21 @@ class Explanation(msgspec.Struct, frozen=True, kw_only=True):
 class IgnoreSession:
     """One call's view of an :class:`IgnoreIndex` (not shared between threads)."""
 
-    def __init__(self, index: IgnoreIndex, *, extra: Mapping[str, Sequence[str]] | None = None
-                 ) -> None:
+    def __init__(self, index: IgnoreIndex, *, extra: Mapping[str, Sequence[str]] | None = None,
+                 private: bool = False) -> None:
+        """``private``: the nodes this session builds are neither taken from nor stored in
+        the index's shared cache (a one-shot run such as ``check-ignore``, whose session
+        holds every directory it saw anyway: no second copy, no lock per directory)."""
         self._index = index
         self._extra = extra
+        self._shared = extra is None and not private
         g = index._current_globals()
         self._globals = g
         self._fold = g.fold
         self._dirs: dict[str, DirNode] = {}
         self._fs = index.fs
         self._root = index.root
+        self._isdir_of = self._lstat_isdir
         self._root_node = self._make_root()
 
     # -- public ------------------------------------------------------------------------
@@ -85,7 +90,7 @@ class IgnoreSession:
         if not node.chain:
             return NO_MATCH
         path_v, _ = self._views(path, "")
-        pt = decide(node.chain, path_v, "", None, lambda: self._lstat_isdir(path))
+        pt = decide(node.chain, path_v, "", None, self._isdir_of, path)
         return NO_MATCH if pt is None else pt.match
 
     def match_with_extra(self, relpath: str, extra: Mapping[str, Sequence[str]],
@@ -211,7 +216,7 @@ class IgnoreSession:
             path_v, name_v = relpath, name
         else:
             path_v, name_v = self._views(relpath, name)
-        pt = decide(chain, path_v, name_v, is_dir, lambda: self._lstat_isdir(relpath))
+        pt = decide(chain, path_v, name_v, is_dir, self._isdir_of, relpath)
         return NO_MATCH if pt is None else pt.match
 
     def _make_root(self) -> DirNode:
@@ -237,7 +242,8 @@ class IgnoreSession:
         cur = rel
         parent: DirNode | None = None
         while cur:
-            cur = cur.rpartition("/")[0]
+            cut = cur.rfind("/")
+            cur = cur[:cut] if cut >= 0 else ""
             parent = dirs.get(cur)
             if parent is not None:
                 break
@@ -248,7 +254,7 @@ class IgnoreSession:
             if r and parent.stop is not None:
                 dirs[r] = parent  # excluded or fail-closed above: it decides everything below
                 continue
-            parent = self._child(parent, r, r.rpartition("/")[2], None,
+            parent = self._child(parent, r, r[r.rfind("/") + 1:], None,
                                  present if r == rel else None)
             dirs[r] = parent
         return parent
@@ -258,7 +264,8 @@ class IgnoreSession:
         """Validate or build the node of ``rel`` (an entry of allowed ``parent``)."""
         index = self._index
         extra = self._extra
-        cached = index._lookup(rel) if extra is None else None
+        shared = self._shared
+        cached = index._lookup(rel) if shared else None
         if cached is not None and cached.parent is parent:
             if cached.stop is not None and cached.stop.ancestor == rel:
                 return cached
@@ -271,13 +278,13 @@ class IgnoreSession:
             m = decided if decided is not None else self._match_in(parent, rel, name, True)
             if m.ignored:
                 node = DirNode(rel, parent, Match(ignored=True, rule=m.rule, ancestor=rel), (), (), ())
-                if extra is None:
+                if shared:
                     index._store(node)
                 return node
         sigs = index._own_sigs(rel, present)
         node = index._read_own(rel, parent, sigs, self._fold, cached,
                                extra.get(rel) if extra is not None else None)
-        if extra is None:
+        if shared:
             index._store(node)
         return node
 
