@@ -252,3 +252,32 @@ def test_runtime_validates_repository_wide_sources_on_every_call(tmp_path: Path)
     assert anyio.run(glob) == ["x.tmp"]
     _bump(exclude, b"*.tmp\n")
     assert anyio.run(glob) == []
+
+
+@pytest.mark.parametrize("swaps", [1, 3])
+def test_ignore_file_replaced_during_its_read_is_read_again(tmp_path: Path, swaps: int) -> None:
+    """An atomic rename of ``.gitignore`` while the runtime (``linked_secret`` set) reads it
+    is not a failure: the file is read again and the new rules apply (it used to fail
+    closed, hiding every path below it for that call)."""
+    (tmp_path / "a.log").write_text("x")
+    (tmp_path / "a.txt").write_text("x")
+    gi = tmp_path / ".gitignore"
+    gi.write_text("*.log\n")
+    left = [swaps]
+
+    class SwappingFS(OsFS):
+        def read_bytes(self, path: str) -> bytes:
+            if path.endswith(".gitignore") and left[0] > 0:
+                left[0] -= 1
+                new = tmp_path / ".gitignore.new"
+                new.write_text("*.txt\n")
+                os.replace(new, gi)  # a new inode, as an editor's save or git's checkout
+            return super().read_bytes(path)
+
+    index = IgnoreIndex(str(tmp_path), IgnoreConfig(defaults=(), agent_files=(), git_sources=False),
+                        fs=SwappingFS())
+    index.linked_secret = lambda st: False
+    m = index.match("a.txt")
+    assert m.ignored and not m.fail_closed
+    assert not index.match("a.log").ignored
+    assert left[0] == 0

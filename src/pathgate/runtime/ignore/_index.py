@@ -75,6 +75,10 @@ DEFAULT_IGNORES: tuple[str, ...] = (
 )
 
 
+#: Reads of an ignore file that was replaced while it was read, before it fails closed.
+_SWAP_RETRIES = 4
+
+
 class IgnoreConfig(msgspec.Struct, frozen=True, kw_only=True):
     """Which ignore sources apply.
 
@@ -467,16 +471,19 @@ class IgnoreIndex:
         sets it; ``check-ignore`` does not), a multi-linked file that shares its inode with
         a secret is refused like an unreadable one (``EACCES``: the paths it governs fail
         closed), so a secret's lines can never become rules a renderer quotes. The file is
-        judged before and after the read, and must be the same inode both times (a swap
-        during the read is refused too)."""
+        judged before and after the read, and must be the same inode both times: a file
+        replaced during the read (an editor's or git's atomic rename) is read again, up to
+        :data:`_SWAP_RETRIES` times, then refused (``EAGAIN``: the paths it governs fail
+        closed for this session only)."""
         refuse = self.linked_secret
         if refuse is None:
             return self.fs.read_bytes(path)
-        before = self._judge_link(path, refuse)
-        data = self.fs.read_bytes(path)
-        if self._judge_link(path, refuse) != before:
-            raise OSError(errno.EACCES, os.strerror(errno.EACCES), path)
-        return data
+        for _ in range(_SWAP_RETRIES):
+            before = self._judge_link(path, refuse)
+            data = self.fs.read_bytes(path)
+            if self._judge_link(path, refuse) == before:
+                return data
+        raise OSError(errno.EAGAIN, os.strerror(errno.EAGAIN), path)
 
     def _judge_link(self, path: str, refuse: Callable[[os.stat_result], bool]) -> tuple[int, int]:
         """``(st_dev, st_ino)`` of ``path``; ``EACCES`` when it is a secret's hard link."""
