@@ -29,7 +29,7 @@ import os
 import re
 import stat
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import anyio
 
@@ -130,6 +130,19 @@ class SecretMatcher:
             # No tool serves a path this long (resolution and walks stop at PATH_MAX), so
             # its components need no scan; the basename and path patterns still apply.
             return False, head.casefold()
+        parent, sep, last = head.rpartition("/")
+        known = self._dirs.get(parent) if sep and ":" not in head else None
+        if known is not None:
+            # from the cached parent (a walk meets parents first): the same answer, one
+            # component's work instead of the whole path's (a parent's path-pattern match
+            # ends at a "/" or its end, so it still matches below it)
+            norm = f"{known[1]}/{normalize_name(last)}"
+            info = (known[0] or self.is_secret_name(last) or self._full_dir.match(norm) is not None, norm)
+            if len(head) <= MAX_CACHED_DIR:
+                if len(self._dirs) >= DIR_CACHE:
+                    self._dirs.clear()
+                self._dirs[head] = info
+            return info
         comps = head.split("/")
         secret = any(self.is_secret_name(c) for c in set(comps))
         norm = "/".join(normalize_name(c) for c in comps)
@@ -148,6 +161,14 @@ class SecretMatcher:
         secret, or below a directory named like one?"""
         path = path.strip("/")
         head, _, basename = path.rpartition("/")
+        if ":" not in path:  # the common case, one spelling (the same tests as below)
+            norm = basename.rstrip(" .").casefold()
+            if self._is_secret_norm(norm):
+                return True
+            if not head:
+                return self._full.match(norm) is not None
+            secret, head_norm = self._dir_info(head)
+            return secret or self._full.match(f"{head_norm}/{norm}") is not None
         norms = name_variants(basename)
         if any(self._is_secret_norm(n) for n in norms):
             return True
@@ -160,6 +181,28 @@ class SecretMatcher:
             whole = "/".join(c.rstrip(" .").casefold() for c in path.split("/"))
             return self._full.match(whole) is not None
         return False
+
+    def in_dir(self, head: str) -> Callable[[str], bool]:
+        """``is_secret(head + "/" + name)`` as a function of a basename ``name``, with the
+        directory's part decided once (a walk asks about a whole directory's entries)."""
+        head = head.strip("/")
+        if not head or ":" in head:
+            return lambda name: self.is_secret(f"{head}/{name}")
+        secret, head_norm = self._dir_info(head)
+        if secret:
+            return _always
+        prefix = head_norm + "/"
+        base, full = self._base.match, self._full.match
+
+        def check(name: str) -> bool:
+            if ":" in name:
+                return self.is_secret(f"{head}/{name}")
+            norm = name.rstrip(" .").casefold()
+            if norm == ".env" or (norm.startswith(".env.") and norm not in ENV_TEMPLATES):
+                return True
+            return base(norm) is not None or full(prefix + norm) is not None
+
+        return check
 
     def is_secret_facts(self, facts: PathFacts, root: str | None = None) -> bool:
         """Secret by the requested spelling as written (every component, ``..`` not
@@ -182,6 +225,10 @@ class SecretMatcher:
         if resolved is not None:
             facts.secret = secret
         return secret
+
+
+def _always(name: str) -> bool:
+    return True
 
 
 _SECRET = Verdict(status=Status.BLOCKED, gate=Gate.SECRETS, opaque=True)

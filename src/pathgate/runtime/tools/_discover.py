@@ -137,7 +137,7 @@ class Omissions:
 class Discovery:
     """The per-call helper of one discovery tool call (never shared between calls)."""
 
-    def __init__(self, runtime: Runtime, *, model: str | None = None) -> None:
+    def __init__(self, runtime: Runtime, *, model: str | None = None, count_budget: int | None = None) -> None:
         self.runtime = runtime
         self.pipeline = discovery_pipeline(runtime.pipeline)
         # Only the built-in path-only gates: walked plain entries can be judged inline
@@ -155,7 +155,9 @@ class Discovery:
         self.start_error: Verdict | None = None
         #: error entries of directories the walk could not enter (see :meth:`unsearched_unlisted`)
         self.unlisted: list[Entry] = []
-        self.count_left = COUNT_BUDGET
+        #: entries left to visit inside excluded directories (a tool may ask for less than
+        #: :data:`COUNT_BUDGET`: code_search's counts are files it did not open anyway)
+        self.count_left = COUNT_BUDGET if count_budget is None else min(count_budget, COUNT_BUDGET)
         #: verdicts of walked entries judged before charging the walk budget (relpath keyed)
         self._verdicts: dict[str, Verdict | None] = {}
         self._host = next((g for g in self.pipeline.gates if isinstance(g, HostFilterGate)), None)
@@ -169,12 +171,16 @@ class Discovery:
         if live is not None:
             self._is_secret = live.memo("secret", self._is_secret)
             is_git = None if is_git is None else live.memo("git", is_git)
+        else:
+            # each walked entry is asked about at least twice (charging the budget, then
+            # judging): decided once per call
+            self._is_secret = _memo(self.pipeline.secrets.in_dir)
         self._is_git: Callable[[str], bool] | None = is_git
         # hard-link aliases of secrets met by this walk (the secret-inode registry asked in
         # the worker thread, once per step, only about multi-linked regular files): secrets
         # too, opaque and uncounted like the secret they alias
         self._aliases: set[str] = set()
-        base_secret = self._is_secret
+        base_secret = self._is_secret_name = self._is_secret
         aliases = self._aliases
         self._is_secret = lambda rel: rel in aliases or base_secret(rel)
 
@@ -486,7 +492,7 @@ class Discovery:
         excluded directories, which runs in a worker thread: a sync filter is called there,
         an async one is awaited on the event loop (``anyio.from_thread``). Fail-closed
         filter answers count as opaque, like the gate's."""
-        is_secret = self.pipeline.secrets.is_secret
+        is_secret = self._is_secret_name
         gate = self._host
         if gate is None:
             return is_secret
@@ -562,3 +568,23 @@ def _never(st: os.stat_result) -> bool:
 
 async def _wait(answer: Awaitable[Verdict | None]) -> Verdict | None:
     return await answer
+
+
+
+def _memo(in_dir: Callable[[str], Callable[[str], bool]]) -> Callable[[str], bool]:
+    """A secret test of relpaths for one call: each decided once, a directory's part once
+    per run of its entries (walks and counts ask directory by directory)."""
+    seen: dict[str, bool] = {}
+    cur: list[tuple[str, Callable[[str], bool]]] = [("\0", in_dir(""))]  # no head is "\0"
+
+    def memo(rel: str) -> bool:
+        hit = seen.get(rel)
+        if hit is None:
+            head, _, name = rel.rpartition("/")
+            last = cur[0]  # one read, one write: threads may share it (a stale pair is only slower)
+            if last[0] != head:
+                last = cur[0] = (head, in_dir(head))
+            hit = seen[rel] = last[1](name)
+        return hit
+
+    return memo

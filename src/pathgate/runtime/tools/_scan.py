@@ -232,15 +232,14 @@ class Scanner:
         self.rx_batches = _TEXT_ANCHOR.search(rx.pattern) is None
         #: Measured search speed (bytes/second, smoothed): sets the region size.
         self.rate = (64 << 10) / CALL_SECONDS
-
-    @property
-    def region(self) -> int:
-        """Bytes to search per RE2 call (about :data:`CALL_SECONDS` at the measured speed)."""
-        return max(MIN_REGION, min(MAX_REGION, int(self.rate * CALL_SECONDS)))
+        #: Bytes to search per RE2 call (about :data:`CALL_SECONDS` at the measured speed).
+        self.region = max(MIN_REGION, min(MAX_REGION, int(self.rate * CALL_SECONDS)))
 
     def _learn(self, nbytes: int, seconds: float) -> None:
         if nbytes >= 1024:
             self.rate = 0.5 * self.rate + 0.5 * nbytes / max(seconds, 1e-6)
+            # bytes to search per RE2 call (about CALL_SECONDS at the measured speed)
+            self.region = max(MIN_REGION, min(MAX_REGION, int(self.rate * CALL_SECONDS)))
 
     @property
     def done(self) -> bool:
