@@ -381,7 +381,10 @@ class Walker:
             elif want is not None and not want(crel):
                 continue  # cheap filter first: an unwanted file is never decided
             else:
-                kind = _kind(e)[0]
+                try:  # _kind(e) knowing it is not a directory
+                    kind = SYMLINK if e.is_symlink() else FILE if e.is_file(follow_symlinks=False) else OTHER
+                except OSError:
+                    kind = OTHER
             m = decide(node, crel, name, is_dir)
             links = multi_linked(e) if marks and kind == FILE else None
             if m.ignored:

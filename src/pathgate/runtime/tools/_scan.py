@@ -255,6 +255,7 @@ class Scanner:
         spent = pending = 0
         deadline = time.monotonic() + HOP_SECONDS
         batch: list[tuple[str, bytes | str]] = []
+        files, count = self.files, len(self.files)
         while spent < budget and not self.done and time.monotonic() < deadline:
             if self._stream is not None:
                 self._flush(batch)
@@ -262,7 +263,9 @@ class Scanner:
                 if not self.done:
                     spent += self._stream_piece(self._stream)
                 continue
-            rel = self.files[self.index]
+            if self.index >= count:
+                break
+            rel = files[self.index]
             self.index += 1
             outcome = self._file(rel)
             if outcome is not None:
@@ -293,7 +296,7 @@ class Scanner:
         ops = self.ops
         parent, _, name = rel.rpartition("/")
         try:
-            fd = ops.open_fd(name, dir_fd=self.dirs.enter(parent))
+            fd = ops.open_fd(name, self.dirs.enter(parent))
         except OSError as exc:
             return None if exc.errno == errno.ENOENT else "unreadable"  # ENOENT: gone since the walk
         try:
