@@ -42,8 +42,8 @@ DEFAULT_MAX_RESULTS = 200
 SEARCH_SIZE_LIMIT = 64 << 20
 #: Entries one call may visit inside excluded directories to count the files it did not
 #: search (glob and list_directory count up to ``_discover.COUNT_BUDGET``): past it the note
-#: says "at least N files not searched". Counting is about a fifth of a call's CPU on a
-#: 50,000-file tree at the larger budget, and these files are never opened anyway.
+#: says "at least N files not searched". Counting at the larger budget was 10-20 % of a
+#: call's CPU on a 50,000-file tree, for files a search never opens anyway.
 SEARCH_COUNT_BUDGET = 2_000
 
 
