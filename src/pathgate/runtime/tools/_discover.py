@@ -137,7 +137,7 @@ class Omissions:
 class Discovery:
     """The per-call helper of one discovery tool call (never shared between calls)."""
 
-    def __init__(self, runtime: Runtime, *, model: str | None = None, count_budget: int | None = None) -> None:
+    def __init__(self, runtime: Runtime, *, model: str | None = None) -> None:
         self.runtime = runtime
         self.pipeline = discovery_pipeline(runtime.pipeline)
         # Only the built-in path-only gates: walked plain entries can be judged inline
@@ -155,9 +155,7 @@ class Discovery:
         self.start_error: Verdict | None = None
         #: error entries of directories the walk could not enter (see :meth:`unsearched_unlisted`)
         self.unlisted: list[Entry] = []
-        #: entries left to visit inside excluded directories (a tool may ask for less than
-        #: :data:`COUNT_BUDGET`: code_search's counts are files it did not open anyway)
-        self.count_left = COUNT_BUDGET if count_budget is None else min(count_budget, COUNT_BUDGET)
+        self.count_left = COUNT_BUDGET
         #: verdicts of walked entries judged before charging the walk budget (relpath keyed)
         self._verdicts: dict[str, Verdict | None] = {}
         self._host = next((g for g in self.pipeline.gates if isinstance(g, HostFilterGate)), None)

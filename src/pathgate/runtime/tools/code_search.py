@@ -32,7 +32,7 @@ from pathgate.runtime.tools._scan import MAX_LINE, LinkedSecret, Scanner
 if TYPE_CHECKING:
     from pathgate.runtime._runtime import Runtime
 
-__all__ = ["DEFAULT_MAX_RESULTS", "MAX_LINE", "SEARCH_COUNT_BUDGET", "SEARCH_SIZE_LIMIT", "code_search"]
+__all__ = ["DEFAULT_MAX_RESULTS", "MAX_LINE", "SEARCH_SIZE_LIMIT", "code_search"]
 
 #: Hits returned when the caller gives no ``max_results`` (``0``: no limit).
 DEFAULT_MAX_RESULTS = 200
@@ -40,11 +40,6 @@ DEFAULT_MAX_RESULTS = 200
 #: (which ``read_files`` refuses whole, suggesting a search) are searched up to this size,
 #: streamed in pieces; larger files are skipped and counted as over the size limit.
 SEARCH_SIZE_LIMIT = 64 << 20
-#: Entries one call may visit inside excluded directories to count the files it did not
-#: search (glob and list_directory count up to ``_discover.COUNT_BUDGET``): past it the note
-#: says "at least N files not searched". Counting at the larger budget was 10-20 % of a
-#: call's CPU on a 50,000-file tree, for files a search never opens anyway.
-SEARCH_COUNT_BUDGET = 2_000
 
 
 def _check_args(regex: object, path: object, max_results: object, context: object) -> None:
@@ -85,7 +80,7 @@ async def code_search(
     rx, pat = await anyio.to_thread.run_sync(_compile, regex, bool(case_sensitive), glob)
     cap = DEFAULT_MAX_RESULTS if max_results is None else (max_results or None)
 
-    d = Discovery(runtime, model=model, count_budget=SEARCH_COUNT_BUDGET)
+    d = Discovery(runtime, model=model)
     start, verdict = await d.start_dir(path)
     if verdict is not None:
         return SearchResult(regex=regex, path=path, hits=(), verdict=verdict, limit=cap)
