@@ -83,6 +83,7 @@ class SecretMatcher:
     """Decides whether a path names a secret. Built once per policy; no I/O."""
 
     def __init__(self, patterns: Iterable[str]) -> None:
+        patterns = tuple(patterns)
         base: list[str] = []
         full: list[str] = []
         full_dir: list[str] = []
@@ -100,6 +101,7 @@ class SecretMatcher:
         # the same path patterns, matching a directory or any of its ancestors
         self._full_dir = re.compile("|".join(full_dir)) if full_dir else _NEVER
         self._dirs: dict[str, tuple[bool, str]] = {}
+        self._quick = _QuickNames(patterns)
 
     def is_secret_name(self, basename: str) -> bool:
         """Is this basename (any case, NTFS tricks included, ``:`` kept or cut) a secret?"""
@@ -192,7 +194,9 @@ class SecretMatcher:
         if secret:
             return _always
         prefix = head_norm + "/"
-        base, full = self._base.match, self._full.match
+        full = self._full.match
+        q = self._quick
+        exact, suffixes, prefixes, rest, last = q.exact, q.suffixes, q.prefixes, q.rest, q.last
 
         def check(name: str) -> bool:
             if ":" in name:
@@ -200,7 +204,11 @@ class SecretMatcher:
             norm = name.rstrip(" .").casefold()
             if norm == ".env" or (norm.startswith(".env.") and norm not in ENV_TEMPLATES):
                 return True
-            return base(norm) is not None or full(prefix + norm) is not None
+            if norm in exact or norm.endswith(suffixes) or norm.startswith(prefixes):
+                return True
+            if rest is not None and rest(norm) is not None:
+                return True
+            return (last is None or norm in last) and full(prefix + norm) is not None
 
         return check
 
@@ -225,6 +233,50 @@ class SecretMatcher:
         if resolved is not None:
             facts.secret = secret
         return secret
+
+
+class _QuickNames:
+    """The basename patterns split for plain string tests (``in_dir``): literals, ``*x``
+    suffixes, ``x*`` prefixes, the rest one regex; and the literal last components of the
+    path patterns (a name can only complete a path pattern's match by equalling its last
+    component when that is literal: ``None`` when one is not)."""
+
+    __slots__ = ("exact", "last", "prefixes", "rest", "suffixes")
+
+    def __init__(self, patterns: Iterable[str]) -> None:
+        exact: set[str] = set()
+        suffixes: list[str] = []
+        prefixes: list[str] = []
+        rest: list[str] = []
+        last: set[str] | None = set()
+        for pattern in patterns:
+            p = pattern.casefold().strip("/")
+            if not p:
+                continue
+            if "/" in p:
+                tail = p.rpartition("/")[2]
+                if last is not None and not _META.search(tail):
+                    last.add(tail)
+                else:
+                    last = None
+                continue
+            core = p[1:] if p.startswith("*") else p[:-1] if p.endswith("*") else p
+            if _META.search(core):
+                rest.append(fnmatch.translate(p))
+            elif p.startswith("*"):
+                suffixes.append(core)
+            elif p.endswith("*"):
+                prefixes.append(core)
+            else:
+                exact.add(p)
+        self.exact = frozenset(exact)
+        self.suffixes = tuple(suffixes)
+        self.prefixes = tuple(prefixes)
+        self.rest = re.compile("|".join(rest)).match if rest else None
+        self.last = None if last is None else frozenset(last)
+
+
+_META = re.compile(r"[*?\[]")
 
 
 def _always(name: str) -> bool:
