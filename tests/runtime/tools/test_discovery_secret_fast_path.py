@@ -13,7 +13,7 @@ from pathgate.runtime.tools._discover import _memo
 _NAMES = [".env", ".ENV. ", ".env.example", ".Env.Example.", "x.pem", "host:443.pem", ".env:$DATA", "a:b",
           "credentials", "config", "config.json", "id_rsa.pub", "client_secret_1.json", "ok.txt", "..", "."]
 _DIRS = ["", "src", ".aws", "a/.aws", ".docker", "x/.kube", ".env.d", "k.pem", "a:b", "c.pem:x", "A/.AWS ",
-         "q/.env/z", "deep/er/est", "p/q"]
+         "q/.env/z", "deep/er/est", "p/q", "p/q/r", "p/q/r/s", "a/.aws/credentials", "z/.kube/config/w"]
 _PATTERNS = [*Policy().secret_patterns, "p/*/r", "deep/", "*.x", "a/*b", "x*y", "*z*", "[q]w", "lit"]
 
 
@@ -33,14 +33,15 @@ def test_incremental_directory_info_equals_whole_path() -> None:
     """A directory's secret decision built from its cached parent equals the one computed
     from its whole path (a path pattern matching an ancestor still matches below it)."""
     warm, cold = SecretMatcher(_PATTERNS), SecretMatcher(_PATTERNS)
-    for d in ["p", "p/q", "p/q/r", "p/q/r/s", "a", "a/xb", "a/xb/c", "deep", "deep/x", "k.pem", "k.pem/y", "z/.aws"]:
+    for d in ["p", "p/q", "p/q/r", "p/q/r/s", "a", "a/xb", "a/xb/c", "deep", "deep/x", "k.pem", "k.pem/y", "z",
+              "z/.aws", "z/.aws/credentials", "z/.aws/credentials/x", "z/.aws/other"]:
         assert warm.is_secret(d + "/f") == cold.is_secret(d + "/f") == SecretMatcher(_PATTERNS).is_secret(d + "/f")
 
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.sampled_from(["*", "*.x", "x*", "?x", "[ab]c", "a/*", "a/b?", "a/b", "b/*/c", "lit", "q*r"]),
                 max_size=5),
-       st.lists(st.tuples(st.sampled_from(["", "a", "b/q", "a/b"]),
+       st.lists(st.tuples(st.sampled_from(["", "a", "b/q", "a/b", "b/q/c", "b/x/c/d", "a/b/lit", "x/a/b/y"]),
                           st.text(alphabet="abcqrx.*?/[]:", min_size=1, max_size=6)), min_size=1, max_size=20))
 def test_quick_name_tests_equal_the_patterns(patterns: list[str], paths: list[tuple[str, str]]) -> None:
     """Literal, suffix and prefix patterns tested as strings, path patterns skipped by their

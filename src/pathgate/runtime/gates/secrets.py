@@ -138,8 +138,13 @@ class SecretMatcher:
             # from the cached parent (a walk meets parents first): the same answer, one
             # component's work instead of the whole path's (a parent's path-pattern match
             # ends at a "/" or its end, so it still matches below it)
-            norm = f"{known[1]}/{normalize_name(last)}"
-            info = (known[0] or self.is_secret_name(last) or self._full_dir.match(norm) is not None, norm)
+            # (and a new path-pattern match ends at this component: when the patterns' last
+            # components are literal, only a component equal to one can end it)
+            own = normalize_name(last)
+            norm = f"{known[1]}/{own}"
+            lasts = self._quick.last
+            info = (known[0] or self.is_secret_name(last)
+                    or ((lasts is None or own in lasts) and self._full_dir.match(norm) is not None), norm)
             if len(head) <= MAX_CACHED_DIR:
                 if len(self._dirs) >= DIR_CACHE:
                     self._dirs.clear()
