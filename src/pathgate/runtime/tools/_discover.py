@@ -45,6 +45,7 @@ from pathgate.runtime.fs import Resolved
 from pathgate.runtime.gates import Fact, GateContext, GatePipeline, HostFilterGate, PathFacts, lexical_name
 from pathgate.runtime.gates.path import GIT_INTERNALS, PathGate
 from pathgate.runtime.ignore import IgnoreSession, Match
+from pathgate.runtime.tools._scan import DirChain
 from pathgate.runtime.tools.read_files import ReadFacts
 from pathgate.verdicts import Gate, Status, Verdict
 
@@ -467,21 +468,33 @@ class Discovery:
         out: list[tuple[list[tuple[str, str]], bool]] = []
         check, mark = self._plan_marks()  # one plan (and validation at most) for them all
         linked = check if mark else None
-        for rel in excluded_dirs:
-            if self.count_left <= 0:
-                out.append(([], True))
-            else:
-                out.append(self._list_below(rel, self.count_left, linked))
+        fs = self.runtime.index.fs
+        # each directory opened from its parent's descriptor, held along the path (the
+        # directories come in path order): not from the root, component by component
+        parents = DirChain(fs, self.runtime.root)
+
+        def opener(rel: str) -> int:
+            parent, _, name = rel.rpartition("/")
+            return fs.open_dir(name, dir_fd=parents.enter(parent))
+
+        try:
+            for rel in excluded_dirs:
+                if self.count_left <= 0:
+                    out.append(([], True))
+                else:
+                    out.append(self._list_below(rel, self.count_left, linked, opener))
+        finally:
+            parents.close()
         return out
 
-    def _list_below(self, excluded_dir: str, budget: int,
-                    linked: _LinkCheck | None) -> tuple[list[tuple[str, str]], bool]:
+    def _list_below(self, excluded_dir: str, budget: int, linked: _LinkCheck | None,
+                    opener: Callable[[str], int] | None = None) -> tuple[list[tuple[str, str]], bool]:
         """Files below ``excluded_dir`` (relpath, kind), visiting at most ``budget`` entries
         on descriptors; secrets (and, with ``linked``, their hard-link aliases) are neither
         listed nor counted against the budget."""
         files, seen, short = list_files_below(
             self.runtime.index.fs, self.runtime.root, excluded_dir, budget,
-            opaque=self._opaque_in_thread(), linked=linked)
+            opaque=self._opaque_in_thread(), linked=linked, opener=opener)
         self.count_left = 0 if short else self.count_left - seen
         return files, short
 

@@ -37,6 +37,7 @@ import time
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from pathgate.results import SearchHit
 from pathgate.runtime.fs import FileOps
@@ -51,6 +52,7 @@ __all__ = [
     "MAX_REGION",
     "MIN_REGION",
     "DirChain",
+    "DirOps",
     "LinkedSecret",
     "Scanner",
 ]
@@ -85,11 +87,18 @@ _TEXT_ANCHOR = re.compile(r"\\[Az]|\(\?[a-zA-Z]*-")
 LinkedSecret = Callable[[os.stat_result], bool]
 
 
+class DirOps(Protocol):
+    """What :class:`DirChain` needs: opening a directory (no symlink followed), closing."""
+
+    def open_dir(self, path: str, dir_fd: int | None = None) -> int: ...
+    def close(self, fd: int) -> None: ...
+
+
 class DirChain:
     """The descriptors of the current directory's chain from the root (path order: moving
     to the next directory closes what is no longer on its path)."""
 
-    def __init__(self, ops: FileOps, root: str) -> None:
+    def __init__(self, ops: DirOps, root: str) -> None:
         self.ops = ops
         self.root = root
         self._root_fd: int | None = None
