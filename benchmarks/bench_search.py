@@ -17,8 +17,9 @@ search   ``code_search`` of ``--literal`` and ``--regex`` against ``rg`` (same f
          bench_tools.py, ``-F`` for the literal): in-process on a warm runtime, and whole
          processes (``pathgate search --git-only --limit 0`` against ``rg``). Wall and CPU
          (this process + children). Hit sets (path, line) are compared first.
-phases   where code_search's CPU goes: start + walk, path gates, counting omissions in
-         excluded directories, and the scan (open, read, search), timed inside one call.
+phases   where code_search's CPU goes: start + walk (split: the walker's steps, and the
+         per-entry budget and secret tests), path gates, counting omissions in excluded
+         directories, and the scan (open, read, search), timed inside one call.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ import anyio
 from bench_ignore import ensure_tree
 from bench_tools import GIT_ENV, RG_ARGS, _rg_hits, interleaved, policy, ratio_rows, run_proc
 from pathgate import Runtime
+from pathgate.runtime import _walk
 from pathgate.runtime.tools import _discover, _scan
 from pathgate.runtime.tools import code_search as cs_mod
 
@@ -281,6 +283,17 @@ async def bench_phases(tree: Path, runs: int, literal: str) -> None:
         cur["scan"] = cur.get("scan", 0.0) + time.thread_time() - c
 
     _scan.Scanner.step = timed_step  # type: ignore[method-assign]
+    subs = {"walk: Walker.step (listing, ignore decisions)": (_walk.Walker, "step"),
+            "walk: Discovery._admit (budget, secret tests)": (_discover.Discovery, "_admit")}
+    saved = {k: getattr(cls, name) for k, (cls, name) in subs.items()}
+    for key, (cls, name) in subs.items():
+        def timed_sub(self: Any, *a: Any, _k: str = key, _f: Any = saved[key]) -> Any:
+            c = time.thread_time()
+            try:
+                return _f(self, *a)
+            finally:
+                cur[_k] = cur.get(_k, 0.0) + time.thread_time() - c
+        setattr(cls, name, timed_sub)
     for _ in range(runs):
         cur.clear()
         c = _cpu_self()
@@ -289,6 +302,8 @@ async def bench_phases(tree: Path, runs: int, literal: str) -> None:
         for k, v in cur.items():
             spent.setdefault(k, []).append(v)
     _scan.Scanner.step = step  # type: ignore[method-assign]
+    for key, (cls, name) in subs.items():
+        setattr(cls, name, saved[key])
     print(f"\nwhere code_search's CPU goes ({literal!r}, warm runtime, medians of {runs}; judge includes "
           "the judging inside count_excluded):\n")
     print("| phase | CPU |\n| --- | ---: |")

@@ -381,7 +381,10 @@ class Walker:
             elif want is not None and not want(crel):
                 continue  # cheap filter first: an unwanted file is never decided
             else:
-                kind = _kind(e)[0]
+                try:  # _kind(e) knowing it is not a directory
+                    kind = SYMLINK if e.is_symlink() else FILE if e.is_file(follow_symlinks=False) else OTHER
+                except OSError:
+                    kind = OTHER
             m = decide(node, crel, name, is_dir)
             links = multi_linked(e) if marks and kind == FILE else None
             if m.ignored:
@@ -413,6 +416,7 @@ def list_files_below(fs: SyncFS, root: str, start: str, budget: int,
                      on_error: Callable[[str, str], None] | None = None,
                      opaque: Callable[[str], bool] | None = None,
                      linked: Callable[[os.stat_result], bool] | None = None,
+                     opener: Callable[[str], int] | None = None,
                      ) -> tuple[list[tuple[str, str]], int, bool]:
     """Files (non-directories) below directory ``start`` as ``(relpath, kind)``, without any
     ignore decision, visiting at most ``budget`` entries, on descriptors like the walk
@@ -421,12 +425,14 @@ def list_files_below(fs: SyncFS, root: str, start: str, budget: int,
     that cannot be entered is passed to ``on_error(relpath, errno name)`` and skipped.
     ``opaque(relpath)`` true: the entry (and all below it) is skipped before the budget
     sees it, so counts are what they would be without it; so is a multi-linked regular file
-    whose ``lstat`` ``linked`` says is a secret's hard link."""
+    whose ``lstat`` ``linked`` says is a secret's hard link. ``opener(start)``: a new
+    descriptor of ``start`` opened without following links (default: from the root, one
+    component at a time; a caller counting many directories opens each from a held parent)."""
     out: list[tuple[str, str]] = []
     seen = 0
     root_len = len(os.fsencode(root))
     try:
-        fd = open_below(fs, root, start)
+        fd = open_below(fs, root, start) if opener is None else opener(start)
     except OSError as exc:
         if on_error is not None:
             on_error(start, _err(exc.errno))

@@ -96,8 +96,8 @@ class OsFS:
             yield from it
 
     def scandir_fd(self, fd: int, path: str) -> Iterator[DirEntryLike]:
-        with os.scandir(fd) as it:
-            yield from it
+        with os.scandir(fd) as it:  # listed at once: no generator frame per entry (walks)
+            return iter(list(it))
 
     def readlink(self, path: str) -> str:
         return os.readlink(path)

@@ -29,7 +29,7 @@ import os
 import re
 import stat
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from pathgate.runtime._links import SecretInodes
 from pathgate.runtime.fs import PATH_MAX
@@ -81,6 +81,7 @@ class SecretMatcher:
     """Decides whether a path names a secret. Built once per policy; no I/O."""
 
     def __init__(self, patterns: Iterable[str]) -> None:
+        patterns = tuple(patterns)
         base: list[str] = []
         full: list[str] = []
         full_dir: list[str] = []
@@ -98,6 +99,7 @@ class SecretMatcher:
         # the same path patterns, matching a directory or any of its ancestors
         self._full_dir = re.compile("|".join(full_dir)) if full_dir else _NEVER
         self._dirs: dict[str, tuple[bool, str]] = {}
+        self._quick = _QuickNames(patterns)
 
     def is_secret_name(self, basename: str) -> bool:
         """Is this basename (any case, NTFS tricks included, ``:`` kept or cut) a secret?"""
@@ -128,6 +130,24 @@ class SecretMatcher:
             # No tool serves a path this long (resolution and walks stop at PATH_MAX), so
             # its components need no scan; the basename and path patterns still apply.
             return False, head.casefold()
+        parent, sep, last = head.rpartition("/")
+        known = self._dirs.get(parent) if sep and ":" not in head else None
+        if known is not None:
+            # from the cached parent (a walk meets parents first): the same answer, one
+            # component's work instead of the whole path's (a parent's path-pattern match
+            # ends at a "/" or its end, so it still matches below it)
+            # (and a new path-pattern match ends at this component: when the patterns' last
+            # components are literal, only a component equal to one can end it)
+            own = normalize_name(last)
+            norm = f"{known[1]}/{own}"
+            lasts = self._quick.last
+            info = (known[0] or self.is_secret_name(last)
+                    or ((lasts is None or own in lasts) and self._full_dir.match(norm) is not None), norm)
+            if len(head) <= MAX_CACHED_DIR:
+                if len(self._dirs) >= DIR_CACHE:
+                    self._dirs.clear()
+                self._dirs[head] = info
+            return info
         comps = head.split("/")
         secret = any(self.is_secret_name(c) for c in set(comps))
         norm = "/".join(normalize_name(c) for c in comps)
@@ -146,6 +166,14 @@ class SecretMatcher:
         secret, or below a directory named like one?"""
         path = path.strip("/")
         head, _, basename = path.rpartition("/")
+        if ":" not in path:  # the common case, one spelling (the same tests as below)
+            norm = basename.rstrip(" .").casefold()
+            if self._is_secret_norm(norm):
+                return True
+            if not head:
+                return self._full.match(norm) is not None
+            secret, head_norm = self._dir_info(head)
+            return secret or self._full.match(f"{head_norm}/{norm}") is not None
         norms = name_variants(basename)
         if any(self._is_secret_norm(n) for n in norms):
             return True
@@ -158,6 +186,34 @@ class SecretMatcher:
             whole = "/".join(c.rstrip(" .").casefold() for c in path.split("/"))
             return self._full.match(whole) is not None
         return False
+
+    def in_dir(self, head: str) -> Callable[[str], bool]:
+        """``is_secret(head + "/" + name)`` as a function of a basename ``name``, with the
+        directory's part decided once (a walk asks about a whole directory's entries)."""
+        head = head.strip("/")
+        if not head or ":" in head:
+            return lambda name: self.is_secret(f"{head}/{name}")
+        secret, head_norm = self._dir_info(head)
+        if secret:
+            return _always
+        prefix = head_norm + "/"
+        full = self._full.match
+        q = self._quick
+        exact, suffixes, prefixes, rest, last = q.exact, q.suffixes, q.prefixes, q.rest, q.last
+
+        def check(name: str) -> bool:
+            if ":" in name:
+                return self.is_secret(f"{head}/{name}")
+            norm = name.rstrip(" .").casefold()
+            if norm == ".env" or (norm.startswith(".env.") and norm not in ENV_TEMPLATES):
+                return True
+            if norm in exact or norm.endswith(suffixes) or norm.startswith(prefixes):
+                return True
+            if rest is not None and rest(norm) is not None:
+                return True
+            return (last is None or norm in last) and full(prefix + norm) is not None
+
+        return check
 
     def is_secret_facts(self, facts: PathFacts, root: str | None = None) -> bool:
         """Secret by the requested spelling as written (every component, ``..`` not
@@ -191,6 +247,54 @@ class SecretMatcher:
         if resolved is not None:
             facts.secret = secret
         return secret
+
+
+class _QuickNames:
+    """The basename patterns split for plain string tests (``in_dir``): literals, ``*x``
+    suffixes, ``x*`` prefixes, the rest one regex; and the literal last components of the
+    path patterns (a name can only complete a path pattern's match by equalling its last
+    component when that is literal: ``None`` when one is not)."""
+
+    __slots__ = ("exact", "last", "prefixes", "rest", "suffixes")
+
+    def __init__(self, patterns: Iterable[str]) -> None:
+        exact: set[str] = set()
+        suffixes: list[str] = []
+        prefixes: list[str] = []
+        rest: list[str] = []
+        last: set[str] | None = set()
+        for pattern in patterns:
+            p = pattern.casefold().strip("/")
+            if not p:
+                continue
+            if "/" in p:
+                tail = p.rpartition("/")[2]
+                if last is not None and not _META.search(tail):
+                    last.add(tail)
+                else:
+                    last = None
+                continue
+            core = p[1:] if p.startswith("*") else p[:-1] if p.endswith("*") else p
+            if _META.search(core):
+                rest.append(fnmatch.translate(p))
+            elif p.startswith("*"):
+                suffixes.append(core)
+            elif p.endswith("*"):
+                prefixes.append(core)
+            else:
+                exact.add(p)
+        self.exact = frozenset(exact)
+        self.suffixes = tuple(suffixes)
+        self.prefixes = tuple(prefixes)
+        self.rest = re.compile("|".join(rest)).match if rest else None
+        self.last = None if last is None else frozenset(last)
+
+
+_META = re.compile(r"[*?\[]")
+
+
+def _always(name: str) -> bool:
+    return True
 
 
 _SECRET = Verdict(status=Status.BLOCKED, gate=Gate.SECRETS, opaque=True)

@@ -46,6 +46,7 @@ from pathgate.runtime.gates import Fact, GateContext, GatePipeline, HostFilterGa
 from pathgate.runtime.gates.path import GIT_INTERNALS, PathGate
 from pathgate.runtime.ignore import IgnoreSession, Match
 from pathgate.runtime.tools._live_glob import live_glob
+from pathgate.runtime.tools._scan import DirChain
 from pathgate.runtime.tools.read_files import ReadFacts
 from pathgate.verdicts import Gate, Status, Verdict
 
@@ -171,6 +172,10 @@ class Discovery:
         if live is not None:
             self._is_secret = live.memo("secret", self._is_secret)
             is_git = None if is_git is None else live.memo("git", is_git)
+        else:
+            # each walked entry is asked about at least twice (charging the budget, then
+            # judging): decided once per call
+            self._is_secret = _memo(self.pipeline.secrets.in_dir)
         self._is_git: Callable[[str], bool] | None = is_git
         self._secret_name = self._is_secret  # by name only (no hard-link aliases)
         #: the secret-inode registry's snapshot a live glob validated (no multi-linked secret)
@@ -179,7 +184,7 @@ class Discovery:
         # the worker thread, once per step, only about multi-linked regular files): secrets
         # too, opaque and uncounted like the secret they alias
         self._aliases: set[str] = set()
-        base_secret = self._is_secret
+        base_secret = self._is_secret_name = self._is_secret
         aliases = self._aliases
         self._is_secret = lambda rel: rel in aliases or base_secret(rel)
 
@@ -474,15 +479,27 @@ class Discovery:
         out: list[tuple[list[tuple[str, str]], bool]] = []
         check, mark = self._plan_marks()  # one plan (and validation at most) for them all
         linked = check if mark else None
-        for rel in excluded_dirs:
-            if self.count_left <= 0:
-                out.append(([], True))
-            else:
-                out.append(self._list_below(rel, self.count_left, linked))
+        fs = self.runtime.index.fs
+        # each directory opened from its parent's descriptor, held along the path (the
+        # directories come in path order): not from the root, component by component
+        parents = DirChain(fs, self.runtime.root)
+
+        def opener(rel: str) -> int:
+            parent, _, name = rel.rpartition("/")
+            return fs.open_dir(name, dir_fd=parents.enter(parent))
+
+        try:
+            for rel in excluded_dirs:
+                if self.count_left <= 0:
+                    out.append(([], True))
+                else:
+                    out.append(self._list_below(rel, self.count_left, linked, opener))
+        finally:
+            parents.close()
         return out
 
-    def _list_below(self, excluded_dir: str, budget: int,
-                    linked: _LinkCheck | None) -> tuple[list[tuple[str, str]], bool]:
+    def _list_below(self, excluded_dir: str, budget: int, linked: _LinkCheck | None,
+                    opener: Callable[[str], int] | None = None) -> tuple[list[tuple[str, str]], bool]:
         """Files below ``excluded_dir`` (relpath, kind), visiting at most ``budget`` entries
         on descriptors; secrets (and, with ``linked``, their hard-link aliases) are neither
         listed nor counted against the budget."""
@@ -495,7 +512,7 @@ class Discovery:
         else:
             files, seen, short = list_files_below(
                 self.runtime.index.fs, self.runtime.root, excluded_dir, budget,
-                opaque=self._opaque_in_thread(), linked=linked)
+                opaque=self._opaque_in_thread(), linked=linked, opener=opener)
         self.count_left = 0 if short else self.count_left - seen
         return files, short
 
@@ -504,7 +521,7 @@ class Discovery:
         excluded directories, which runs in a worker thread: a sync filter is called there,
         an async one is awaited on the event loop (``anyio.from_thread``). Fail-closed
         filter answers count as opaque, like the gate's."""
-        is_secret = self.pipeline.secrets.is_secret
+        is_secret = self._is_secret_name
         gate = self._host
         if gate is None:
             return is_secret
@@ -580,3 +597,23 @@ def _never(st: os.stat_result) -> bool:
 
 async def _wait(answer: Awaitable[Verdict | None]) -> Verdict | None:
     return await answer
+
+
+
+def _memo(in_dir: Callable[[str], Callable[[str], bool]]) -> Callable[[str], bool]:
+    """A secret test of relpaths for one call: each decided once, a directory's part once
+    per run of its entries (walks and counts ask directory by directory)."""
+    seen: dict[str, bool] = {}
+    cur: list[tuple[str, Callable[[str], bool]]] = [("\0", in_dir(""))]  # no head is "\0"
+
+    def memo(rel: str) -> bool:
+        hit = seen.get(rel)
+        if hit is None:
+            head, _, name = rel.rpartition("/")
+            last = cur[0]  # one read, one write: threads may share it (a stale pair is only slower)
+            if last[0] != head:
+                last = cur[0] = (head, in_dir(head))
+            hit = seen[rel] = last[1](name)
+        return hit
+
+    return memo

@@ -37,6 +37,7 @@ import time
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from pathgate.results import SearchHit
 from pathgate.runtime.fs import FileOps
@@ -51,6 +52,7 @@ __all__ = [
     "MAX_REGION",
     "MIN_REGION",
     "DirChain",
+    "DirOps",
     "LinkedSecret",
     "Scanner",
 ]
@@ -85,11 +87,18 @@ _TEXT_ANCHOR = re.compile(r"\\[Az]|\(\?[a-zA-Z]*-")
 LinkedSecret = Callable[[os.stat_result], bool]
 
 
+class DirOps(Protocol):
+    """What :class:`DirChain` needs: opening a directory (no symlink followed), closing."""
+
+    def open_dir(self, path: str, dir_fd: int | None = None) -> int: ...
+    def close(self, fd: int) -> None: ...
+
+
 class DirChain:
     """The descriptors of the current directory's chain from the root (path order: moving
     to the next directory closes what is no longer on its path)."""
 
-    def __init__(self, ops: FileOps, root: str) -> None:
+    def __init__(self, ops: DirOps, root: str) -> None:
         self.ops = ops
         self.root = root
         self._root_fd: int | None = None
@@ -232,15 +241,14 @@ class Scanner:
         self.rx_batches = _TEXT_ANCHOR.search(rx.pattern) is None
         #: Measured search speed (bytes/second, smoothed): sets the region size.
         self.rate = (64 << 10) / CALL_SECONDS
-
-    @property
-    def region(self) -> int:
-        """Bytes to search per RE2 call (about :data:`CALL_SECONDS` at the measured speed)."""
-        return max(MIN_REGION, min(MAX_REGION, int(self.rate * CALL_SECONDS)))
+        #: Bytes to search per RE2 call (about :data:`CALL_SECONDS` at the measured speed).
+        self.region = max(MIN_REGION, min(MAX_REGION, int(self.rate * CALL_SECONDS)))
 
     def _learn(self, nbytes: int, seconds: float) -> None:
         if nbytes >= 1024:
             self.rate = 0.5 * self.rate + 0.5 * nbytes / max(seconds, 1e-6)
+            # bytes to search per RE2 call (about CALL_SECONDS at the measured speed)
+            self.region = max(MIN_REGION, min(MAX_REGION, int(self.rate * CALL_SECONDS)))
 
     @property
     def done(self) -> bool:
@@ -256,6 +264,7 @@ class Scanner:
         spent = pending = 0
         deadline = time.monotonic() + HOP_SECONDS
         batch: list[tuple[str, bytes | str]] = []
+        files, count = self.files, len(self.files)
         while spent < budget and not self.done and time.monotonic() < deadline:
             if self._stream is not None:
                 self._flush(batch)
@@ -263,7 +272,9 @@ class Scanner:
                 if not self.done:
                     spent += self._stream_piece(self._stream)
                 continue
-            rel = self.files[self.index]
+            if self.index >= count:
+                break
+            rel = files[self.index]
             self.index += 1
             outcome = self._file(rel)
             if outcome is not None:
@@ -294,7 +305,7 @@ class Scanner:
         ops = self.ops
         parent, _, name = rel.rpartition("/")
         try:
-            fd = ops.open_fd(name, dir_fd=self.dirs.enter(parent))
+            fd = ops.open_fd(name, self.dirs.enter(parent))
         except OSError as exc:
             return None if exc.errno == errno.ENOENT else "unreadable"  # ENOENT: gone since the walk
         try:
