@@ -1,0 +1,270 @@
+"""Fair scheduling of one runtime's worker-thread hops (issue 19, "concurrency that scales").
+
+Every blocking step of a tool call is a *hop*: one ``anyio.to_thread.run_sync`` under a
+limiter of this module. Hops are pure Python most of the time (walks, ignore matching,
+gates), so they share one interpreter lock: two hops running at once do not finish sooner
+than one after the other, and a short hop that runs beside a long one is slowed down far
+more than half (each system call it makes gives the lock away, and getting it back waits
+for the long hop's switch interval). A first-in-first-out queue of hops also charges a call
+one full queue wait *per hop*, so calls with many hops (a search of a big module) end far
+later than the rest: the tail latency of fifty agents.
+
+:class:`HopScheduler` therefore grants hops by *call*, not by arrival:
+
+- **oldest call first**: a waiting hop of a call that started earlier goes first (a call's
+  start is its :class:`Ticket`, set by :func:`call_scope`; a hop outside any scope is its
+  own call), so a call that has begun finishes before newer calls overtake it, and the
+  latency of fifty agents stays close to the mean instead of growing with each call's hops;
+- **long calls yield**: a call that has used more than :data:`LONG_CALL_SECONDS` of hop time
+  (its share of it, when hops run side by side) is *long*; its hops wait while any short
+  call has a hop running or waiting, in any pool, so a whole-tree search never slows fifty
+  small reads. A deferred hop runs anyway after :data:`MAX_DEFER_SECONDS`, so a long call
+  always progresses (it gets at least one hop per deferral);
+- each **pool** bounds its running hops (``max_concurrency`` for walks, searches and the
+  rest; a small one for ``read_files``' one-hop reads).
+
+The limiters are :class:`anyio.CapacityLimiter` s to their callers (``anyio.to_thread``
+under asyncio and trio uses only ``acquire``/``release`` on behalf of a borrower).
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from types import TracebackType
+
+import anyio
+from anyio import get_current_task
+
+__all__ = [
+    "LONG_CALL_SECONDS",
+    "MAX_DEFER_SECONDS",
+    "FairLimiter",
+    "HopScheduler",
+    "Ticket",
+    "call_scope",
+]
+
+#: Hop time (seconds, the call's share when hops run side by side) after which a call is
+#: long and yields to short calls.
+LONG_CALL_SECONDS = 0.25
+#: Longest a long call's hop waits for short calls before it runs anyway.
+MAX_DEFER_SECONDS = 0.2
+
+
+@dataclass(eq=False)
+class Ticket:
+    """One tool call as the scheduler sees it: when it started and the hop time it used."""
+
+    start: float
+    service: float = 0.0
+
+    @property
+    def is_long(self) -> bool:
+        return self.service >= LONG_CALL_SECONDS
+
+
+_CALL: ContextVar[Ticket | None] = ContextVar("pathgate_call", default=None)
+
+
+@contextmanager
+def call_scope() -> Iterator[Ticket]:
+    """Mark one tool call: hops inside share one :class:`Ticket` (nested scopes reuse the
+    outer one, so ``rt.call`` → ``rt.read_files`` is one call; tasks started inside inherit it)."""
+    ticket = _CALL.get()
+    if ticket is not None:
+        yield ticket
+        return
+    ticket = Ticket(time.monotonic())
+    token = _CALL.set(ticket)
+    try:
+        yield ticket
+    finally:
+        _CALL.reset(token)
+
+
+@dataclass(eq=False)
+class _Waiter:
+    pool: str
+    ticket: Ticket
+    seq: int
+    event: anyio.Event
+    long: bool
+    overdue: bool = False
+    granted: bool = False
+
+    def key(self) -> tuple[bool, float, int]:
+        return (self.long and not self.overdue, self.ticket.start, self.seq)
+
+
+@dataclass(eq=False)
+class _Running:
+    pool: str
+    ticket: Ticket
+    long: bool
+    vstart: float
+
+
+@dataclass(eq=False)
+class HopScheduler:
+    """The hop queue of one runtime under one event-loop library (see the module doc)."""
+
+    sizes: dict[str, int]
+    free: dict[str, int] = field(init=False)
+    waiting: list[_Waiter] = field(default_factory=list)
+    running: dict[object, _Running] = field(default_factory=dict)
+    _seq: Iterator[int] = field(default_factory=itertools.count)
+    _vclock: float = 0.0
+    _vlast: float = field(default_factory=time.monotonic)
+
+    def __post_init__(self) -> None:
+        self.free = dict(self.sizes)
+
+    # -- service accounting: each running hop is charged its share of the elapsed time ----
+
+    def _tick(self) -> float:
+        now = time.monotonic()
+        if self.running:
+            self._vclock += (now - self._vlast) / len(self.running)
+        self._vlast = now
+        return self._vclock
+
+    def _short_busy(self) -> bool:
+        return any(not r.long for r in self.running.values()) or any(
+            not w.long or w.overdue for w in self.waiting)
+
+    def _may_run(self, pool: str, long: bool) -> bool:
+        return self.free[pool] > 0 and not (long and self._short_busy())
+
+    def _start(self, borrower: object, pool: str, ticket: Ticket, long: bool) -> None:
+        if borrower in self.running:
+            raise RuntimeError("this borrower already holds a token of the hop scheduler")
+        self.running[borrower] = _Running(pool, ticket, long, self._tick())
+        self.free[pool] -= 1
+
+    def _dispatch(self) -> None:
+        """Grant free tokens to waiters, oldest call first, long calls after short ones."""
+        if not self.waiting:
+            return
+        for w in sorted(self.waiting, key=_Waiter.key):
+            if self.free[w.pool] > 0 and not (w.long and not w.overdue and self._short_busy_except(w)):
+                self.waiting.remove(w)
+                w.granted = True
+                self.free[w.pool] -= 1
+                w.event.set()
+
+    def _short_busy_except(self, waiter: _Waiter) -> bool:
+        return any(not r.long for r in self.running.values()) or any(
+            (not w.long or w.overdue) for w in self.waiting if w is not waiter)
+
+    # -- the limiter protocol ----------------------------------------------------------------
+
+    def try_acquire(self, pool: str, borrower: object) -> bool:
+        ticket = _CALL.get() or Ticket(time.monotonic())
+        long = ticket.is_long
+        if not any(w.pool == pool for w in self.waiting) and self._may_run(pool, long):
+            self._start(borrower, pool, ticket, long)
+            return True
+        return False
+
+    async def acquire(self, pool: str, borrower: object) -> None:
+        ticket = _CALL.get() or Ticket(time.monotonic())
+        long = ticket.is_long
+        if not any(w.pool == pool for w in self.waiting) and self._may_run(pool, long):
+            self._start(borrower, pool, ticket, long)
+            return
+        w = _Waiter(pool, ticket, next(self._seq), anyio.Event(), long)
+        self.waiting.append(w)
+        self._dispatch()
+        try:
+            if long and not w.granted:
+                with anyio.move_on_after(MAX_DEFER_SECONDS):
+                    await w.event.wait()
+                if not w.granted:
+                    w.overdue = True
+                    self._dispatch()
+            await w.event.wait()
+        except BaseException:
+            if w.granted:
+                self.free[pool] += 1
+                self._dispatch()
+            else:
+                self.waiting.remove(w)
+                self._dispatch()  # a long waiter may have been held back by this one
+            raise
+        # the token was taken for us in _dispatch; record the running hop
+        self.free[pool] += 1
+        self._start(borrower, pool, ticket, long)
+
+    def release(self, borrower: object) -> None:
+        run = self.running.get(borrower)
+        if run is None:
+            raise RuntimeError("this borrower holds no token of the hop scheduler")
+        run.ticket.service += self._tick() - run.vstart
+        del self.running[borrower]
+        self.free[run.pool] += 1
+        self._dispatch()
+
+
+class FairLimiter(anyio.CapacityLimiter):
+    """One pool of a :class:`HopScheduler`, as the :class:`anyio.CapacityLimiter` that
+    ``anyio.to_thread.run_sync(..., limiter=)`` takes (asyncio and trio)."""
+
+    def __new__(cls, scheduler: HopScheduler, pool: str) -> FairLimiter:
+        return object.__new__(cls)
+
+    def __init__(self, scheduler: HopScheduler, pool: str) -> None:
+        self._sched = scheduler
+        self._pool = pool
+
+    async def __aenter__(self) -> None:
+        await self.acquire()
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc_val: BaseException | None,
+                        exc_tb: TracebackType | None) -> None:
+        self.release()
+
+    @property
+    def total_tokens(self) -> float:
+        return self._sched.sizes[self._pool]
+
+    @total_tokens.setter
+    def total_tokens(self, value: float) -> None:
+        raise AttributeError("the hop scheduler's pools are sized once (Policy.max_concurrency)")
+
+    @property
+    def borrowed_tokens(self) -> int:
+        return self._sched.sizes[self._pool] - self._sched.free[self._pool]
+
+    @property
+    def available_tokens(self) -> float:
+        return self._sched.free[self._pool]
+
+    def acquire_nowait(self) -> None:
+        self.acquire_on_behalf_of_nowait(get_current_task())
+
+    def acquire_on_behalf_of_nowait(self, borrower: object) -> None:
+        if not self._sched.try_acquire(self._pool, borrower):
+            raise anyio.WouldBlock
+
+    async def acquire(self) -> None:
+        await self.acquire_on_behalf_of(get_current_task())
+
+    async def acquire_on_behalf_of(self, borrower: object) -> None:
+        await self._sched.acquire(self._pool, borrower)
+
+    def release(self) -> None:
+        self.release_on_behalf_of(get_current_task())
+
+    def release_on_behalf_of(self, borrower: object) -> None:
+        self._sched.release(borrower)
+
+    def statistics(self) -> anyio.CapacityLimiterStatistics:  # pragma: no cover - diagnostics
+        return anyio.CapacityLimiterStatistics(
+            borrowed_tokens=self.borrowed_tokens, total_tokens=self.total_tokens,
+            borrowers=tuple(b for b, r in self._sched.running.items() if r.pool == self._pool),
+            tasks_waiting=sum(1 for w in self._sched.waiting if w.pool == self._pool))
