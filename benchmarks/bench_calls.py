@@ -167,7 +167,8 @@ def _mixed_calls(tree: Path, agents: int, calls: int, seed: int = 19) -> list[li
 
 
 async def _agents_run(rt: Runtime, plan: list[list[tuple[str, dict[str, Any]]]], concurrent: bool
-                      ) -> tuple[float, list[float]]:
+                      ) -> tuple[float, list[float], float]:
+    """(wall seconds, per-call latencies, process CPU seconds) of one run of ``plan``."""
     lat: list[float] = []
 
     async def agent(mine: list[tuple[str, dict[str, Any]]]) -> None:
@@ -176,7 +177,7 @@ async def _agents_run(rt: Runtime, plan: list[list[tuple[str, dict[str, Any]]]],
             await rt.call(tool, args)
             lat.append(time.perf_counter() - t)
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     if concurrent:
         async with anyio.create_task_group() as tg:
             for mine in plan:
@@ -184,7 +185,7 @@ async def _agents_run(rt: Runtime, plan: list[list[tuple[str, dict[str, Any]]]],
     else:
         for mine in plan:
             await agent(mine)
-    return time.perf_counter() - start, lat
+    return time.perf_counter() - start, lat, time.process_time() - cpu
 
 
 async def _starvation(rt: Runtime, tree: Path) -> tuple[float, float]:
@@ -223,7 +224,7 @@ async def bench_agents(tree: Path, runs: int, agents: int, calls: int, backend: 
     rt = Runtime(tree, policy=Policy(**kw))
     plan = _mixed_calls(tree, agents, calls)
     await _agents_run(rt, plan[:5], False)  # warm: ignore index, regexes
-    rows: dict[str, list[tuple[float, list[float]]]] = {"sequential": [], "concurrent": []}
+    rows: dict[str, list[tuple[float, list[float], float]]] = {"sequential": [], "concurrent": []}
     for _ in range(runs):
         for mode in rows:
             gc.collect()
@@ -231,11 +232,14 @@ async def bench_agents(tree: Path, runs: int, agents: int, calls: int, backend: 
     total = agents * calls
     mc = rt.policy.max_concurrency
     print(f"\nagents ({backend}, max_concurrency={mc}): {agents} agents x {calls} mixed calls = {total}\n")
-    print("| mode | calls/s | vs sequential | p50 (ms) | p99 (ms) | Little's mean (ms) | p99 / Little |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| mode | calls/s | vs sequential | p50 (ms) | p99 (ms) | Little's mean (ms) | p99 / Little "
+          "| CPU/call (ms) | runs/s (spread) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
     seq_tp = 0.0
     for mode, samples in rows.items():
         elapsed = statistics.median(s[0] for s in samples)
+        cpu = statistics.median(s[2] for s in samples) / total * 1e3
+        spread = "/".join(f"{total / s[0]:.0f}" for s in samples)
         tp = total / elapsed
         seq_tp = seq_tp or tp
         lat = sorted(x for s in samples for x in s[1])
@@ -243,7 +247,7 @@ async def bench_agents(tree: Path, runs: int, agents: int, calls: int, backend: 
         inflight = agents if mode == "concurrent" else 1
         little = inflight / tp * 1e3
         print(f"| {mode} | {tp:.0f} | {tp / seq_tp:.2f}× | {p50:.1f} | {p99:.1f} | {little:.1f} "
-              f"| {p99 / little:.2f}× |")
+              f"| {p99 / little:.2f}× | {cpu:.2f} | {spread} |")
     alone, busy = await _starvation(rt, tree)
     print(f"\n50 one-file reads at once: median {alone:.1f} ms alone, {busy:.1f} ms while a whole-tree "
           f"search runs ({busy / alone:.2f}×)")

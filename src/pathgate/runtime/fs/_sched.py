@@ -93,20 +93,25 @@ class _Waiter:
     ticket: Ticket
     seq: int
     event: anyio.Event
-    long: bool
-    overdue: bool = False
+    rank: int
     granted: bool = False
 
-    def key(self) -> tuple[bool, float, int]:
-        return (self.long and not self.overdue, self.ticket.start, self.seq)
+    def key(self) -> tuple[int, float, int]:
+        return (self.rank, self.ticket.start, self.seq)
 
 
 @dataclass(eq=False)
 class _Running:
     pool: str
     ticket: Ticket
-    long: bool
+    rank: int
     vstart: float
+
+
+import os as _os
+_READS_FIRST = _os.environ.get("PG_READS_FIRST", "1") == "1"
+LONG_CALL_SECONDS = float(_os.environ.get("PG_LONG", str(LONG_CALL_SECONDS)))
+MAX_DEFER_SECONDS = float(_os.environ.get("PG_DEFER", str(MAX_DEFER_SECONDS)))
 
 
 @dataclass(eq=False)
@@ -114,6 +119,8 @@ class HopScheduler:
     """The hop queue of one runtime under one event-loop library (see the module doc)."""
 
     sizes: dict[str, int]
+    long_call_seconds: float = LONG_CALL_SECONDS
+    max_defer_seconds: float = MAX_DEFER_SECONDS
     free: dict[str, int] = field(init=False)
     waiting: list[_Waiter] = field(default_factory=list)
     running: dict[object, _Running] = field(default_factory=dict)
@@ -124,6 +131,12 @@ class HopScheduler:
     def __post_init__(self) -> None:
         self.free = dict(self.sizes)
 
+    def _rank(self, pool: str, ticket: Ticket) -> int:
+        """0: a read hop; 1: a hop of a short call; 2: a hop of a long call."""
+        if pool == "reads" and _READS_FIRST:
+            return 0
+        return 2 if ticket.service >= self.long_call_seconds else 1
+
     # -- service accounting: each running hop is charged its share of the elapsed time ----
 
     def _tick(self) -> float:
@@ -133,72 +146,64 @@ class HopScheduler:
         self._vlast = now
         return self._vclock
 
-    def _short_busy(self) -> bool:
-        return any(not r.long for r in self.running.values()) or any(
-            not w.long or w.overdue for w in self.waiting)
+    def _top_rank(self, skip: _Waiter | None = None) -> int:
+        """The most urgent rank with a hop running or waiting (3: none)."""
+        top = min((r.rank for r in self.running.values()), default=3)
+        return min((w.rank for w in self.waiting if w is not skip), default=top) if self.waiting else top
 
-    def _may_run(self, pool: str, long: bool) -> bool:
-        return self.free[pool] > 0 and not (long and self._short_busy())
-
-    def _start(self, borrower: object, pool: str, ticket: Ticket, long: bool) -> None:
+    def _start(self, borrower: object, pool: str, ticket: Ticket, rank: int) -> None:
         if borrower in self.running:
             raise RuntimeError("this borrower already holds a token of the hop scheduler")
-        self.running[borrower] = _Running(pool, ticket, long, self._tick())
+        self.running[borrower] = _Running(pool, ticket, rank, self._tick())
         self.free[pool] -= 1
 
     def _dispatch(self) -> None:
-        """Grant free tokens to waiters, oldest call first, long calls after short ones."""
+        """Grant free tokens to waiters: most urgent rank first, then oldest call first; a
+        hop never starts while a more urgent one runs or waits."""
         if not self.waiting:
             return
         for w in sorted(self.waiting, key=_Waiter.key):
-            if self.free[w.pool] > 0 and not (w.long and not w.overdue and self._short_busy_except(w)):
+            if self.free[w.pool] > 0 and w.rank <= self._top_rank(skip=w):
                 self.waiting.remove(w)
                 w.granted = True
                 self.free[w.pool] -= 1
                 w.event.set()
 
-    def _short_busy_except(self, waiter: _Waiter) -> bool:
-        return any(not r.long for r in self.running.values()) or any(
-            (not w.long or w.overdue) for w in self.waiting if w is not waiter)
-
     # -- the limiter protocol ----------------------------------------------------------------
 
     def try_acquire(self, pool: str, borrower: object) -> bool:
         ticket = _CALL.get() or Ticket(time.monotonic())
-        long = ticket.is_long
-        if not any(w.pool == pool for w in self.waiting) and self._may_run(pool, long):
-            self._start(borrower, pool, ticket, long)
+        rank = self._rank(pool, ticket)
+        if not any(w.pool == pool for w in self.waiting) and self.free[pool] > 0 and rank <= self._top_rank():
+            self._start(borrower, pool, ticket, rank)
             return True
         return False
 
     async def acquire(self, pool: str, borrower: object) -> None:
-        ticket = _CALL.get() or Ticket(time.monotonic())
-        long = ticket.is_long
-        if not any(w.pool == pool for w in self.waiting) and self._may_run(pool, long):
-            self._start(borrower, pool, ticket, long)
+        if self.try_acquire(pool, borrower):
             return
-        w = _Waiter(pool, ticket, next(self._seq), anyio.Event(), long)
+        ticket = _CALL.get() or Ticket(time.monotonic())
+        w = _Waiter(pool, ticket, next(self._seq), anyio.Event(), self._rank(pool, ticket))
         self.waiting.append(w)
         self._dispatch()
         try:
-            if long and not w.granted:
-                with anyio.move_on_after(MAX_DEFER_SECONDS):
+            if w.rank > 0 and not w.granted:
+                with anyio.move_on_after(self.max_defer_seconds):
                     await w.event.wait()
-                if not w.granted:
-                    w.overdue = True
+                if not w.granted:  # waited long enough: as urgent as anything
+                    w.rank = 0
                     self._dispatch()
             await w.event.wait()
         except BaseException:
             if w.granted:
                 self.free[pool] += 1
-                self._dispatch()
             else:
                 self.waiting.remove(w)
-                self._dispatch()  # a long waiter may have been held back by this one
+            self._dispatch()  # a less urgent waiter may have been held back by this one
             raise
         # the token was taken for us in _dispatch; record the running hop
         self.free[pool] += 1
-        self._start(borrower, pool, ticket, long)
+        self._start(borrower, pool, ticket, w.rank)
 
     def release(self, borrower: object) -> None:
         run = self.running.get(borrower)
