@@ -14,7 +14,7 @@ import os
 import stat as stat_mod
 import sys
 from collections.abc import Callable, Sequence
-from contextlib import AbstractAsyncContextManager
+from contextlib import AbstractContextManager
 from typing import Protocol, TypeVar
 
 import anyio
@@ -86,7 +86,10 @@ class IoLimiter:
         asyncio = running_asyncio()
         limiter = self._limiters.get((asyncio, pool))
         if limiter is None:
-            limiter = self._limiters[(asyncio, pool)] = FairLimiter(self._scheduler(), pool)
+            sched = self._schedulers.get(asyncio)
+            if sched is None:
+                sched = self._schedulers[asyncio] = HopScheduler({"main": self.tokens, "reads": self.read_tokens})
+            limiter = self._limiters[(asyncio, pool)] = FairLimiter(sched, pool)
         return limiter
 
     def get(self) -> anyio.CapacityLimiter:
@@ -97,18 +100,11 @@ class IoLimiter:
         """The small pool of ``read_files``' resolve + match + read hops."""
         return self._limiter("reads")
 
-    def call(self, tool: str | None = None) -> AbstractAsyncContextManager[Ticket]:
-        """Scope one tool call (``async with runtime.limiter.call(tool): ...``): its hops are
-        granted by the call's start, and calls other than ``read_files`` are admitted a few at
-        a time (:class:`._sched.HopScheduler`)."""
-        return self._scheduler().call(admit=tool != "read_files")
-
-    def _scheduler(self) -> HopScheduler:
-        asyncio = running_asyncio()
-        sched = self._schedulers.get(asyncio)
-        if sched is None:
-            sched = self._schedulers[asyncio] = HopScheduler({"main": self.tokens, "reads": self.read_tokens})
-        return sched
+    @staticmethod
+    def call() -> AbstractContextManager[Ticket]:
+        """Scope one tool call (``with runtime.limiter.call(): ...``): its hops are granted by
+        the call's start (:func:`._sched.call_scope`)."""
+        return call_scope()
 
 
 class DirStatMemo:

@@ -32,9 +32,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Iterator
-from contextlib import asynccontextmanager, contextmanager
-from collections import deque
-from collections.abc import AsyncIterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -64,7 +62,6 @@ class Ticket:
 
     start: float
     service: float = 0.0
-    admitted: bool = False
 
     @property
     def is_long(self) -> bool:
@@ -115,7 +112,6 @@ import os as _os
 _READS_FIRST = _os.environ.get("PG_READS_FIRST", "1") == "1"
 LONG_CALL_SECONDS = float(_os.environ.get("PG_LONG", str(LONG_CALL_SECONDS)))
 MAX_DEFER_SECONDS = float(_os.environ.get("PG_DEFER", str(MAX_DEFER_SECONDS)))
-_SLOTS = int(_os.environ.get("PG_SLOTS", "0"))
 
 
 @dataclass(eq=False)
@@ -131,62 +127,9 @@ class HopScheduler:
     _seq: Iterator[int] = field(default_factory=itertools.count)
     _vclock: float = 0.0
     _vlast: float = field(default_factory=time.monotonic)
-    slots: int = _SLOTS
-    _in_calls: int = 0
-    _call_queue: deque[tuple[Ticket, anyio.Event]] = field(default_factory=deque)
 
     def __post_init__(self) -> None:
         self.free = dict(self.sizes)
-
-    # -- call admission ------------------------------------------------------------------------
-
-    @asynccontextmanager
-    async def call(self, admit: bool = True) -> AsyncIterator[Ticket]:
-        """Scope one tool call (see :func:`call_scope`); with ``admit``, at most ``slots``
-        short calls run at once, the others wait in arrival order."""
-        ticket = _CALL.get()
-        if ticket is not None:
-            yield ticket
-            return
-        ticket = Ticket(time.monotonic())
-        token = _CALL.set(ticket)
-        try:
-            if admit and self.slots:
-                await self._admit(ticket)
-            try:
-                yield ticket
-            finally:
-                self._leave(ticket)
-        finally:
-            _CALL.reset(token)
-
-    async def _admit(self, ticket: Ticket) -> None:
-        if self._in_calls < self.slots and not self._call_queue:
-            self._in_calls += 1
-            ticket.admitted = True
-            return
-        ev = anyio.Event()
-        entry = (ticket, ev)
-        self._call_queue.append(entry)
-        try:
-            await ev.wait()
-        except BaseException:
-            if ticket.admitted:
-                self._leave(ticket)
-            else:
-                self._call_queue.remove(entry)
-            raise
-
-    def _leave(self, ticket: Ticket) -> None:
-        if not ticket.admitted:
-            return
-        ticket.admitted = False
-        self._in_calls -= 1
-        while self._call_queue and self._in_calls < self.slots:
-            nxt, ev = self._call_queue.popleft()
-            nxt.admitted = True
-            self._in_calls += 1
-            ev.set()
 
     def _rank(self, pool: str, ticket: Ticket) -> int:
         """0: a read hop; 1: a hop of a short call; 2: a hop of a long call."""
@@ -267,8 +210,6 @@ class HopScheduler:
         if run is None:
             raise RuntimeError("this borrower holds no token of the hop scheduler")
         run.ticket.service += self._tick() - run.vstart
-        if run.ticket.admitted and run.ticket.service >= self.long_call_seconds:
-            self._leave(run.ticket)  # a long call gives its place to the next call
         del self.running[borrower]
         self.free[run.pool] += 1
         self._dispatch()
