@@ -16,8 +16,9 @@ batch    1,000 small files: a plain sequential loop against one ``rt.read_files`
 agents   ``--agents`` agents x ``--calls`` mixed calls (read one file, glob within a module,
          list a module, search a literal within a module) on one runtime: all agents at once
          against the same calls one after another; throughput, p50/p99 latency, and the p99
-         against Little's law's mean (agents / throughput). Under asyncio and trio. Also a
-         "starvation" case: 50 one-file reads while a search of the whole tree runs.
+         against Little's law's mean (agents / throughput), CPU per call. Under asyncio and
+         trio. Also a "starvation" case: 50 one-file reads at once, alone and while a search
+         of the whole tree runs (5 interleaved repeats, medians).
 """
 
 from __future__ import annotations
@@ -188,11 +189,13 @@ async def _agents_run(rt: Runtime, plan: list[list[tuple[str, dict[str, Any]]]],
     return time.perf_counter() - start, lat, time.process_time() - cpu
 
 
-async def _starvation(rt: Runtime, tree: Path) -> tuple[float, float]:
-    """(median one-file read latency alone, the same while a whole-tree search runs) in ms."""
+async def _starvation(rt: Runtime, tree: Path, reps: int = 5) -> tuple[float, float, list[float]]:
+    """50 one-file reads at once, alone and while a whole-tree search runs (started first,
+    cancelled once the reads are done), ``reps`` times interleaved: (median of the runs'
+    median read latency alone, the same with the search, per-run ratios), ms."""
     files = await served(rt, tree, 50)
 
-    async def reads() -> list[float]:
+    async def reads() -> float:
         out: list[float] = []
 
         async def one(p: str) -> None:
@@ -203,19 +206,18 @@ async def _starvation(rt: Runtime, tree: Path) -> tuple[float, float]:
         async with anyio.create_task_group() as tg:
             for p in files:
                 tg.start_soon(one, p)
-        return out
+        return statistics.median(out) * 1e3
 
-    alone = statistics.median(await reads()) * 1e3
-    box: list[float] = []
-
-    async def with_search() -> None:
-        box.extend(await reads())
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(rt.call, "code_search", {"regex": "zzz_no_such_thing_q", "max_results": 0})
-        await anyio.sleep(0.01)
-        await with_search()
-    return alone, statistics.median(box) * 1e3
+    alone: list[float] = []
+    busy: list[float] = []
+    for _ in range(reps):
+        alone.append(await reads())
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(rt.call, "code_search", {"regex": "zzz_no_such_thing_q", "max_results": 0})
+            await anyio.sleep(0.05)  # the search is walking / scanning
+            busy.append(await reads())
+            tg.cancel_scope.cancel()
+    return statistics.median(alone), statistics.median(busy), [b / a for a, b in zip(alone, busy, strict=True)]
 
 
 async def bench_agents(tree: Path, runs: int, agents: int, calls: int, backend: str,
@@ -248,9 +250,9 @@ async def bench_agents(tree: Path, runs: int, agents: int, calls: int, backend: 
         little = inflight / tp * 1e3
         print(f"| {mode} | {tp:.0f} | {tp / seq_tp:.2f}× | {p50:.1f} | {p99:.1f} | {little:.1f} "
               f"| {p99 / little:.2f}× | {cpu:.2f} | {spread} |")
-    alone, busy = await _starvation(rt, tree)
-    print(f"\n50 one-file reads at once: median {alone:.1f} ms alone, {busy:.1f} ms while a whole-tree "
-          f"search runs ({busy / alone:.2f}×)")
+    alone, busy, ratios = await _starvation(rt, tree)
+    print(f"\n50 one-file reads at once (medians of 5): {alone:.1f} ms alone, {busy:.1f} ms while a whole-tree "
+          f"search runs ({busy / alone:.2f}×; runs {' '.join(f'{r:.2f}' for r in ratios)})")
 
 
 async def amain(args: argparse.Namespace, backend: str) -> None:
