@@ -51,7 +51,7 @@ __all__ = [
 
 #: Hop time (seconds, the call's share when hops run side by side) after which a call is
 #: long and yields to short calls.
-LONG_CALL_SECONDS = 0.25
+LONG_CALL_SECONDS = 1.0
 #: Longest a long call's hop waits for short calls before it runs anyway.
 MAX_DEFER_SECONDS = 0.2
 
