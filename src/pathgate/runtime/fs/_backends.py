@@ -33,7 +33,16 @@ from pathgate.runtime.fs._read import (
     open_read,
 )
 from pathgate.runtime.fs._resolve import Resolved, drive_async, drive_sync, resolve_flow
-from pathgate.runtime.fs._sched import FairLimiter, HopScheduler, Ticket, call_scope
+from pathgate.runtime.fs._sched import (
+    LONG_CALL_SECONDS,
+    MAIN,
+    MAX_DEFER_SECONDS,
+    READS,
+    FairLimiter,
+    HopScheduler,
+    Ticket,
+    call_scope,
+)
 
 __all__ = [
     "AUTO_BACKEND",
@@ -79,6 +88,9 @@ class IoLimiter:
     def __init__(self, tokens: int, read_tokens: int | None = None) -> None:
         self.tokens = tokens
         self.read_tokens = read_tokens if read_tokens is not None else max(2, tokens // 4)
+        #: Passed to each new :class:`HopScheduler` (tests set them before the first call).
+        self.long_call_seconds = LONG_CALL_SECONDS
+        self.max_defer_seconds = MAX_DEFER_SECONDS
         self._limiters: dict[tuple[bool, str], anyio.CapacityLimiter] = {}
         self._schedulers: dict[bool, HopScheduler] = {}
 
@@ -88,17 +100,18 @@ class IoLimiter:
         if limiter is None:
             sched = self._schedulers.get(asyncio)
             if sched is None:
-                sched = self._schedulers[asyncio] = HopScheduler({"main": self.tokens, "reads": self.read_tokens})
+                sched = self._schedulers[asyncio] = HopScheduler(
+                    {MAIN: self.tokens, READS: self.read_tokens}, self.long_call_seconds, self.max_defer_seconds)
             limiter = self._limiters[(asyncio, pool)] = FairLimiter(sched, pool)
         return limiter
 
     def get(self) -> anyio.CapacityLimiter:
         """The shared pool: walks, searches, matches, writes."""
-        return self._limiter("main")
+        return self._limiter(MAIN)
 
     def reads(self) -> anyio.CapacityLimiter:
         """The small pool of ``read_files``' resolve + match + read hops."""
-        return self._limiter("reads")
+        return self._limiter(READS)
 
     @staticmethod
     def call() -> AbstractContextManager[Ticket]:

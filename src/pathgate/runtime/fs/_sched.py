@@ -42,7 +42,9 @@ from anyio import get_current_task
 
 __all__ = [
     "LONG_CALL_SECONDS",
+    "MAIN",
     "MAX_DEFER_SECONDS",
+    "READS",
     "FairLimiter",
     "HopScheduler",
     "Ticket",
@@ -52,8 +54,12 @@ __all__ = [
 #: Hop time (seconds, the call's share when hops run side by side) after which a call is
 #: long and yields to short calls.
 LONG_CALL_SECONDS = 1.0
-#: Longest a long call's hop waits for short calls before it runs anyway.
+#: Longest a hop waits for more urgent hops (reads, short calls) before it runs anyway.
 MAX_DEFER_SECONDS = 0.2
+#: The pool of ``read_files``' one-hop reads: its hops come first (rank 0).
+READS = "reads"
+#: The pool of everything else (walks, searches, matches, writes).
+MAIN = "main"
 
 
 @dataclass(eq=False)
@@ -62,10 +68,6 @@ class Ticket:
 
     start: float
     service: float = 0.0
-
-    @property
-    def is_long(self) -> bool:
-        return self.service >= LONG_CALL_SECONDS
 
 
 _CALL: ContextVar[Ticket | None] = ContextVar("pathgate_call", default=None)
@@ -91,6 +93,7 @@ def call_scope() -> Iterator[Ticket]:
 class _Waiter:
     pool: str
     ticket: Ticket
+    borrower: object
     seq: int
     event: anyio.Event
     rank: int
@@ -106,12 +109,6 @@ class _Running:
     ticket: Ticket
     rank: int
     vstart: float
-
-
-import os as _os
-_READS_FIRST = _os.environ.get("PG_READS_FIRST", "1") == "1"
-LONG_CALL_SECONDS = float(_os.environ.get("PG_LONG", str(LONG_CALL_SECONDS)))
-MAX_DEFER_SECONDS = float(_os.environ.get("PG_DEFER", str(MAX_DEFER_SECONDS)))
 
 
 @dataclass(eq=False)
@@ -133,7 +130,7 @@ class HopScheduler:
 
     def _rank(self, pool: str, ticket: Ticket) -> int:
         """0: a read hop; 1: a hop of a short call; 2: a hop of a long call."""
-        if pool == "reads" and _READS_FIRST:
+        if pool == READS:
             return 0
         return 2 if ticket.service >= self.long_call_seconds else 1
 
@@ -166,7 +163,7 @@ class HopScheduler:
             if self.free[w.pool] > 0 and w.rank <= self._top_rank(skip=w):
                 self.waiting.remove(w)
                 w.granted = True
-                self.free[w.pool] -= 1
+                self._start(w.borrower, w.pool, w.ticket, w.rank)  # running from now on
                 w.event.set()
 
     # -- the limiter protocol ----------------------------------------------------------------
@@ -183,7 +180,7 @@ class HopScheduler:
         if self.try_acquire(pool, borrower):
             return
         ticket = _CALL.get() or Ticket(time.monotonic())
-        w = _Waiter(pool, ticket, next(self._seq), anyio.Event(), self._rank(pool, ticket))
+        w = _Waiter(pool, ticket, borrower, next(self._seq), anyio.Event(), self._rank(pool, ticket))
         self.waiting.append(w)
         self._dispatch()
         try:
@@ -196,14 +193,11 @@ class HopScheduler:
             await w.event.wait()
         except BaseException:
             if w.granted:
-                self.free[pool] += 1
+                self.release(borrower)
             else:
                 self.waiting.remove(w)
-            self._dispatch()  # a less urgent waiter may have been held back by this one
+                self._dispatch()  # a less urgent waiter may have been held back by this one
             raise
-        # the token was taken for us in _dispatch; record the running hop
-        self.free[pool] += 1
-        self._start(borrower, pool, ticket, w.rank)
 
     def release(self, borrower: object) -> None:
         run = self.running.get(borrower)
