@@ -3,25 +3,26 @@
 Every blocking step of a tool call is a *hop*: one ``anyio.to_thread.run_sync`` under a
 limiter of this module. Hops are pure Python most of the time (walks, ignore matching,
 gates), so they share one interpreter lock: two hops running at once do not finish sooner
-than one after the other, and a short hop that runs beside a long one is slowed down far
-more than half (each system call it makes gives the lock away, and getting it back waits
-for the long hop's switch interval). A first-in-first-out queue of hops also charges a call
-one full queue wait *per hop*, so calls with many hops (a search of a big module) end far
-later than the rest: the tail latency of fifty agents.
+than one after the other, and a short hop that runs beside a long one is slowed far more
+than half (each system call it makes gives the lock away, and getting it back waits for the
+other thread's switch interval). A first-in-first-out queue of hops also lets a big search
+put a hop between every two hops of fifty small reads.
 
-:class:`HopScheduler` therefore grants hops by *call*, not by arrival:
+:class:`HopScheduler` grants hops by *rank*, then by *call*:
 
-- **oldest call first**: a waiting hop of a call that started earlier goes first (a call's
-  start is its :class:`Ticket`, set by :func:`call_scope`; a hop outside any scope is its
-  own call), so a call that has begun finishes before newer calls overtake it, and the
-  latency of fifty agents stays close to the mean instead of growing with each call's hops;
-- **long calls yield**: a call that has used more than :data:`LONG_CALL_SECONDS` of hop time
-  (its share of it, when hops run side by side) is *long*; its hops wait while any short
-  call has a hop running or waiting, in any pool, so a whole-tree search never slows fifty
-  small reads. A deferred hop runs anyway after :data:`MAX_DEFER_SECONDS`, so a long call
-  always progresses (it gets at least one hop per deferral);
-- each **pool** bounds its running hops (``max_concurrency`` for walks, searches and the
-  rest; a small one for ``read_files``' one-hop reads).
+- rank 0, **reads first**: a hop of the ``read_files`` pool (:data:`READS`: resolve, match
+  and the descriptor-anchored read of a batch, bounded work) starts before any other, and no
+  other hop starts while one runs or waits, so a whole-tree search never slows small reads;
+- rank 1, short calls; rank 2, **long calls**: a call that has used more than
+  :data:`LONG_CALL_SECONDS` of hop time (its share of it, when hops run side by side) waits
+  while shorter calls have hops running or waiting;
+- within a rank, **oldest call first**: a waiting hop of a call that started earlier goes
+  first (a call's start is its :class:`Ticket`, set by :func:`call_scope`; a hop outside any
+  scope is a call of its own), so a call that has begun is not overtaken by newer ones;
+- no hop waits more than :data:`MAX_DEFER_SECONDS` for more urgent ones: then it runs as the
+  most urgent, so every call progresses;
+- each pool bounds its running hops (``max_concurrency`` for :data:`MAIN`, a small one for
+  :data:`READS`).
 
 The limiters are :class:`anyio.CapacityLimiter` s to their callers (``anyio.to_thread``
 under asyncio and trio uses only ``acquire``/``release`` on behalf of a borrower).
@@ -159,12 +160,16 @@ class HopScheduler:
         hop never starts while a more urgent one runs or waits."""
         if not self.waiting:
             return
+        top = min((r.rank for r in self.running.values()), default=3)
         for w in sorted(self.waiting, key=_Waiter.key):
-            if self.free[w.pool] > 0 and w.rank <= self._top_rank(skip=w):
+            if w.rank > top:
+                break  # the rest are less urgent than a hop running or still waiting
+            if self.free[w.pool] > 0:
                 self.waiting.remove(w)
                 w.granted = True
                 self._start(w.borrower, w.pool, w.ticket, w.rank)  # running from now on
                 w.event.set()
+            top = min(top, w.rank)
 
     # -- the limiter protocol ----------------------------------------------------------------
 

@@ -65,7 +65,7 @@ WALK_BUDGET = 400_000
 #: Entries one call may visit inside excluded directories to count omitted matches.
 COUNT_BUDGET = 20_000
 #: Entries handed over per worker-thread hop.
-CHUNK = 4096
+CHUNK = 1024
 #: Largest batch of walked entries judged inline on the event loop; larger ones take a hop.
 INLINE_ON_LOOP = 512
 #: Excluded directories named per result ("not searched" notes); the rest are counted.
