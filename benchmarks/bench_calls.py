@@ -18,7 +18,7 @@ agents   ``--agents`` agents x ``--calls`` mixed calls (read one file, glob with
          against the same calls one after another; throughput, p50/p99 latency, and the p99
          against Little's law's mean (agents / throughput), CPU per call. Under asyncio and
          trio. Also a "starvation" case: 50 one-file reads at once, alone and while a search
-         of the whole tree runs (5 interleaved repeats, medians).
+         of the whole tree runs (11 interleaved repeats, medians).
 """
 
 from __future__ import annotations
@@ -189,7 +189,7 @@ async def _agents_run(rt: Runtime, plan: list[list[tuple[str, dict[str, Any]]]],
     return time.perf_counter() - start, lat, time.process_time() - cpu
 
 
-async def _starvation(rt: Runtime, tree: Path, reps: int = 5) -> tuple[float, float, list[float]]:
+async def _starvation(rt: Runtime, tree: Path, reps: int = 11) -> tuple[float, float, list[float]]:
     """50 one-file reads at once, alone and while a whole-tree search runs (started first,
     cancelled once the reads are done), ``reps`` times interleaved: (median of the runs'
     median read latency alone, the same with the search, per-run ratios), ms."""
@@ -251,8 +251,9 @@ async def bench_agents(tree: Path, runs: int, agents: int, calls: int, backend: 
         print(f"| {mode} | {tp:.0f} | {tp / seq_tp:.2f}× | {p50:.1f} | {p99:.1f} | {little:.1f} "
               f"| {p99 / little:.2f}× | {cpu:.2f} | {spread} |")
     alone, busy, ratios = await _starvation(rt, tree)
-    print(f"\n50 one-file reads at once (medians of 5): {alone:.1f} ms alone, {busy:.1f} ms while a whole-tree "
-          f"search runs ({busy / alone:.2f}×; runs {' '.join(f'{r:.2f}' for r in ratios)})")
+    print(f"\n50 one-file reads at once (medians of {len(ratios)}): {alone:.1f} ms alone, {busy:.1f} ms while a "
+          f"whole-tree search runs ({busy / alone:.2f}×; median per-run ratio {statistics.median(ratios):.2f}×, "
+          f"runs {' '.join(f'{r:.2f}' for r in ratios)})")
 
 
 async def amain(args: argparse.Namespace, backend: str) -> None:
