@@ -154,7 +154,8 @@ class Policy(msgspec.Struct, frozen=True, kw_only=True):
     then the oldest call's hops, calls past 1 s of work after shorter ones
     (``runtime/fs/_sched.py``), so extra tokens cannot make a big search slow small reads.
     With a warm page cache the work is mostly GIL-bound (RE2 scanning and system calls
-    release it), so 2 and 8 measured alike on 2 cores (benchmarks/RESULTS.md, issue 19);
+    release it): on 2 cores no setting from 1 to 8 was consistently faster
+    (benchmarks/RESULTS.md, issue 19);
     raise it for slow or remote filesystems, where hops wait on I/O;
     ``fs_backend`` picks the ``read_files`` backend (``"auto"`` is the measured faster one,
     the batched-thread backend; ``"aiofiles"`` falls back to threads under trio).
