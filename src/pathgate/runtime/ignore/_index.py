@@ -29,6 +29,10 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_IGNORES", "IgnoreConfig", "IgnoreIndex", "SourceInfo"]
 
+#: Reads of an ignore file whose inode changed during the read (an atomic rewrite) before it
+#: is refused as unreadable (fail closed): a file swapped on every attempt is still refused.
+SWAP_RETRIES = 3
+
 # The documented built-in default ignore list (lowest precedence; "<built-in>" source).
 # Each entry is a gitignore line; ``Rule.line`` is its 1-based position here.
 DEFAULT_IGNORES: tuple[str, ...] = (
@@ -429,15 +433,16 @@ class IgnoreIndex:
         a secret is refused like an unreadable one (``EACCES``: the paths it governs fail
         closed), so a secret's lines can never become rules a renderer quotes. The file is
         judged before and after the read, and must be the same inode both times (a swap
-        during the read is refused too)."""
+        during the read is read again, up to :data:`SWAP_RETRIES` times, then refused)."""
         refuse = self.linked_secret
         if refuse is None:
             return self.fs.read_bytes(path)
-        before = self._judge_link(path, refuse)
-        data = self.fs.read_bytes(path)
-        if self._judge_link(path, refuse) != before:
-            raise OSError(errno.EACCES, os.strerror(errno.EACCES), path)
-        return data
+        for _ in range(SWAP_RETRIES):  # an atomic rewrite (os.replace) landed mid-read: read again
+            before = self._judge_link(path, refuse)
+            data = self.fs.read_bytes(path)
+            if self._judge_link(path, refuse) == before:
+                return data
+        raise OSError(errno.EACCES, os.strerror(errno.EACCES), path)
 
     def _judge_link(self, path: str, refuse: Callable[[os.stat_result], bool]) -> tuple[int, int]:
         """``(st_dev, st_ino)`` of ``path``; ``EACCES`` when it is a secret's hard link."""
