@@ -16,8 +16,9 @@ batch    1,000 small files: a plain sequential loop against one ``rt.read_files`
 agents   ``--agents`` agents x ``--calls`` mixed calls (read one file, glob within a module,
          list a module, search a literal within a module) on one runtime: all agents at once
          against the same calls one after another; throughput, p50/p99 latency, and the p99
-         against Little's law's mean (agents / throughput). Under asyncio and trio. Also a
-         "starvation" case: 50 one-file reads while a search of the whole tree runs.
+         against Little's law's mean (agents / throughput), CPU per call. Under asyncio and
+         trio. Also a "starvation" case: 50 one-file reads at once, alone and while a search
+         of the whole tree runs (11 interleaved repeats, medians).
 """
 
 from __future__ import annotations
@@ -204,7 +205,8 @@ def _mixed_calls(tree: Path, agents: int, calls: int, seed: int = 19) -> list[li
 
 
 async def _agents_run(rt: Runtime, plan: list[list[tuple[str, dict[str, Any]]]], concurrent: bool
-                      ) -> tuple[float, list[float]]:
+                      ) -> tuple[float, list[float], float]:
+    """(wall seconds, per-call latencies, process CPU seconds) of one run of ``plan``."""
     lat: list[float] = []
 
     async def agent(mine: list[tuple[str, dict[str, Any]]]) -> None:
@@ -213,7 +215,7 @@ async def _agents_run(rt: Runtime, plan: list[list[tuple[str, dict[str, Any]]]],
             await rt.call(tool, args)
             lat.append(time.perf_counter() - t)
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     if concurrent:
         async with anyio.create_task_group() as tg:
             for mine in plan:
@@ -221,14 +223,16 @@ async def _agents_run(rt: Runtime, plan: list[list[tuple[str, dict[str, Any]]]],
     else:
         for mine in plan:
             await agent(mine)
-    return time.perf_counter() - start, lat
+    return time.perf_counter() - start, lat, time.process_time() - cpu
 
 
-async def _starvation(rt: Runtime, tree: Path) -> tuple[float, float]:
-    """(median one-file read latency alone, the same while a whole-tree search runs) in ms."""
+async def _starvation(rt: Runtime, tree: Path, reps: int = 11) -> tuple[float, float, list[float]]:
+    """50 one-file reads at once, alone and while a whole-tree search runs (started first,
+    cancelled once the reads are done), ``reps`` times interleaved: (median of the runs'
+    median read latency alone, the same with the search, per-run ratios), ms."""
     files = await served(rt, tree, 50)
 
-    async def reads() -> list[float]:
+    async def reads() -> float:
         out: list[float] = []
 
         async def one(p: str) -> None:
@@ -239,19 +243,18 @@ async def _starvation(rt: Runtime, tree: Path) -> tuple[float, float]:
         async with anyio.create_task_group() as tg:
             for p in files:
                 tg.start_soon(one, p)
-        return out
+        return statistics.median(out) * 1e3
 
-    alone = statistics.median(await reads()) * 1e3
-    box: list[float] = []
-
-    async def with_search() -> None:
-        box.extend(await reads())
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(rt.call, "code_search", {"regex": "zzz_no_such_thing_q", "max_results": 0})
-        await anyio.sleep(0.01)
-        await with_search()
-    return alone, statistics.median(box) * 1e3
+    alone: list[float] = []
+    busy: list[float] = []
+    for _ in range(reps):
+        alone.append(await reads())
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(rt.call, "code_search", {"regex": "zzz_no_such_thing_q", "max_results": 0})
+            await anyio.sleep(0.05)  # the search is walking / scanning
+            busy.append(await reads())
+            tg.cancel_scope.cancel()
+    return statistics.median(alone), statistics.median(busy), [b / a for a, b in zip(alone, busy, strict=True)]
 
 
 async def bench_agents(tree: Path, runs: int, agents: int, calls: int, backend: str,
@@ -260,7 +263,7 @@ async def bench_agents(tree: Path, runs: int, agents: int, calls: int, backend: 
     rt = Runtime(tree, policy=Policy(**kw))
     plan = _mixed_calls(tree, agents, calls)
     await _agents_run(rt, plan[:5], False)  # warm: ignore index, regexes
-    rows: dict[str, list[tuple[float, list[float]]]] = {"sequential": [], "concurrent": []}
+    rows: dict[str, list[tuple[float, list[float], float]]] = {"sequential": [], "concurrent": []}
     for _ in range(runs):
         for mode in rows:
             gc.collect()
@@ -268,11 +271,14 @@ async def bench_agents(tree: Path, runs: int, agents: int, calls: int, backend: 
     total = agents * calls
     mc = rt.policy.max_concurrency
     print(f"\nagents ({backend}, max_concurrency={mc}): {agents} agents x {calls} mixed calls = {total}\n")
-    print("| mode | calls/s | vs sequential | p50 (ms) | p99 (ms) | Little's mean (ms) | p99 / Little |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| mode | calls/s | vs sequential | p50 (ms) | p99 (ms) | Little's mean (ms) | p99 / Little "
+          "| CPU/call (ms) | runs/s (spread) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
     seq_tp = 0.0
     for mode, samples in rows.items():
         elapsed = statistics.median(s[0] for s in samples)
+        cpu = statistics.median(s[2] for s in samples) / total * 1e3
+        spread = "/".join(f"{total / s[0]:.0f}" for s in samples)
         tp = total / elapsed
         seq_tp = seq_tp or tp
         lat = sorted(x for s in samples for x in s[1])
@@ -280,10 +286,11 @@ async def bench_agents(tree: Path, runs: int, agents: int, calls: int, backend: 
         inflight = agents if mode == "concurrent" else 1
         little = inflight / tp * 1e3
         print(f"| {mode} | {tp:.0f} | {tp / seq_tp:.2f}× | {p50:.1f} | {p99:.1f} | {little:.1f} "
-              f"| {p99 / little:.2f}× |")
-    alone, busy = await _starvation(rt, tree)
-    print(f"\n50 one-file reads at once: median {alone:.1f} ms alone, {busy:.1f} ms while a whole-tree "
-          f"search runs ({busy / alone:.2f}×)")
+              f"| {p99 / little:.2f}× | {cpu:.2f} | {spread} |")
+    alone, busy, ratios = await _starvation(rt, tree)
+    print(f"\n50 one-file reads at once (medians of {len(ratios)}): {alone:.1f} ms alone, {busy:.1f} ms while a "
+          f"whole-tree search runs ({busy / alone:.2f}×; median per-run ratio {statistics.median(ratios):.2f}×, "
+          f"runs {' '.join(f'{r:.2f}' for r in ratios)})")
 
 
 async def amain(args: argparse.Namespace, backend: str) -> None:

@@ -148,9 +148,15 @@ class Policy(msgspec.Struct, frozen=True, kw_only=True):
     (``.git/info/exclude`` and ``core.excludesFile``), ``excludes_file`` (explicit
     ``core.excludesFile``), ``ignore_case`` (``None``: the repository's ``core.ignoreCase``).
 
-    I/O: ``max_concurrency`` bounds the worker threads one runtime uses for file I/O
-    (default 8: with a warm page cache the work is GIL-bound and more threads only contend;
-    raise it for slow or remote filesystems);
+    I/O: ``max_concurrency`` bounds the worker-thread hops one runtime runs at once for walks,
+    searches and matching (default 8; ``read_files``' reads have a pool of ``max(2, n // 4)``
+    of their own). Hops are granted by a scheduler, not first come first served: reads first,
+    then the oldest call's hops, calls past 1 s of work after shorter ones
+    (``runtime/fs/_sched.py``), so extra tokens cannot make a big search slow small reads.
+    With a warm page cache the work is mostly GIL-bound (RE2 scanning and system calls
+    release it): on 2 cores no setting from 1 to 8 was consistently faster
+    (benchmarks/RESULTS.md, issue 19);
+    raise it for slow or remote filesystems, where hops wait on I/O;
     ``fs_backend`` picks the ``read_files`` backend (``"auto"`` is the measured faster one,
     the batched-thread backend; ``"aiofiles"`` falls back to threads under trio).
 

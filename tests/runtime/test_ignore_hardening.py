@@ -382,3 +382,41 @@ def test_collapsed_starstar_equals_git(tmp_path: Path, git_bin: str) -> None:
             assert ours.replace(line.encode(), b"LINE") == answers[-1], line
         assert answers[0] == answers[1], (long, short)
         assert b"LINE" in answers[0]
+
+
+# -- an ignore file rewritten (os.replace) during its read is read again, not failed closed --
+
+
+class SwappingFS(OsFS):
+    """Replaces ``path`` with ``content`` (a new inode, like an editor's atomic save) during
+    each of its first ``times`` reads."""
+
+    def __init__(self, path: str, content: bytes, times: int) -> None:
+        self.path = path
+        self.content = content
+        self.left = times
+
+    def read_bytes(self, path: str) -> bytes:
+        data = super().read_bytes(path)
+        if path == self.path and self.left > 0:
+            self.left -= 1
+            tmp = path + ".new"
+            with open(tmp, "wb") as fh:
+                fh.write(self.content)
+            os.replace(tmp, path)
+        return data
+
+
+@pytest.mark.parametrize("swaps", [1, 2, 50])
+def test_ignore_file_swapped_during_read(flaky_tree: Path, swaps: int) -> None:
+    from pathgate.runtime.ignore._index import SWAP_RETRIES
+
+    fs = SwappingFS(str(flaky_tree / "sub" / ".gitignore"), b"*.tmp\n", swaps)
+    index = IgnoreIndex(flaky_tree, GIT_ONLY, fs=fs)
+    index.linked_secret = lambda st: False  # the runtime's setting: reads are judged twice
+    m = index.session().match("sub/keep.tmp")
+    if swaps < SWAP_RETRIES:  # read again: the rules of the file as it now is
+        assert m.ignored and not m.fail_closed
+        assert not index.session().match("sub/other.txt").ignored
+    else:  # swapped on every attempt: refused, fail closed
+        assert m.ignored and m.fail_closed

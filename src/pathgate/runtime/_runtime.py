@@ -185,8 +185,9 @@ class Runtime(GateCore):
         :class:`~pathgate.ToolArgumentError` naming it. ``agent`` identifies the reader for
         the no-lost-update check of writes (what it read is recorded when writes are enabled).
         """
-        return await _read_files(self, paths, offset=offset, limit=limit, budget=budget, model=model,
-                                 agent=agent)
+        with self.limiter.call():  # hops granted by the call's start (fs/_sched.py)
+            return await _read_files(self, paths, offset=offset, limit=limit, budget=budget, model=model,
+                                     agent=agent)
 
     # -- write tools (typed, raw results; only when writes are enabled) --------------------
 
@@ -245,13 +246,15 @@ class Runtime(GateCore):
         maximum matches (default 500, ``0`` = no limit)."""
         from pathgate.runtime.tools.glob import glob as _glob  # discovery tools load on first use
 
-        return await _glob(self, pattern, path, limit=limit, model=model)
+        with self.limiter.call():
+            return await _glob(self, pattern, path, limit=limit, model=model)
 
     async def list_directory(self, path: str = ".", *, model: str | None = None) -> ListResult:
         """The visible entries of directory ``path`` and a summary of the hidden ones."""
         from pathgate.runtime.tools.list_directory import list_directory as _list_directory
 
-        return await _list_directory(self, path, model=model)
+        with self.limiter.call():
+            return await _list_directory(self, path, model=model)
 
     async def code_search(
         self,
@@ -268,10 +271,11 @@ class Runtime(GateCore):
         (secrets are never opened). ``max_results``: default 200, ``0`` = no limit."""
         from pathgate.runtime.tools.code_search import code_search as _code_search
 
-        return await _code_search(
-            self, regex, path, glob=glob, max_results=max_results, context=context,
-            case_sensitive=case_sensitive, model=model, linked_secret=self.index.linked_secret,
-        )
+        with self.limiter.call():
+            return await _code_search(
+                self, regex, path, glob=glob, max_results=max_results, context=context,
+                case_sensitive=case_sensitive, model=model, linked_secret=self.index.linked_secret,
+            )
 
     # -- the middleware chain --------------------------------------------------------------
 
@@ -297,7 +301,8 @@ class Runtime(GateCore):
         state = CallState()
         if renderer is not None:
             state.renderer = renderer
-        return await self._chain(ToolCall(tool, args or {}, model, call_id, agent, state))
+        with self.limiter.call():
+            return await self._chain(ToolCall(tool, args or {}, model, call_id, agent, state))
 
     def use(self, middleware: Middleware) -> None:
         """Add a host middleware ``async (call, call_next) -> result``. Host middlewares run

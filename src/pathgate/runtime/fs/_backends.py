@@ -14,6 +14,7 @@ import os
 import stat as stat_mod
 import sys
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from typing import Protocol, TypeVar
 
 import anyio
@@ -32,6 +33,16 @@ from pathgate.runtime.fs._read import (
     open_read,
 )
 from pathgate.runtime.fs._resolve import Resolved, drive_async, drive_sync, resolve_flow
+from pathgate.runtime.fs._sched import (
+    LONG_CALL_SECONDS,
+    MAIN,
+    MAX_DEFER_SECONDS,
+    READS,
+    FairLimiter,
+    HopScheduler,
+    Ticket,
+    call_scope,
+)
 
 __all__ = [
     "AUTO_BACKEND",
@@ -67,31 +78,46 @@ def running_asyncio() -> bool:
 
 
 class IoLimiter:
-    """The pathgate-owned :class:`anyio.CapacityLimiter` s of one runtime, one set per
-    event-loop library: :meth:`get` (``tokens``: walks, searches, anything long, one token
-    per hop) and :meth:`reads`, a separate small pool (``read_tokens``, default
-    ``max(2, tokens // 4)``) for ``read_files``' one-hop reads, so fifty small reads never
-    queue behind a big search's hops (benchmarks/bench_calls.py, "agents")."""
+    """The worker-thread pools of one runtime, one :class:`HopScheduler` per event-loop
+    library: :meth:`get` (``tokens``: walks, searches, anything long, one token per hop) and
+    :meth:`reads`, a separate small pool (``read_tokens``, default ``max(2, tokens // 4)``)
+    for ``read_files``' one-hop reads. Hops are granted oldest call first, and a long call's
+    hops wait while short calls have work (:mod:`._sched`), so fifty small reads never queue
+    behind a big search's hops (benchmarks/bench_calls.py, "agents")."""
 
     def __init__(self, tokens: int, read_tokens: int | None = None) -> None:
         self.tokens = tokens
         self.read_tokens = read_tokens if read_tokens is not None else max(2, tokens // 4)
-        self._limiters: dict[tuple[bool, bool], anyio.CapacityLimiter] = {}
+        #: Passed to each new :class:`HopScheduler` (tests set them before the first call).
+        self.long_call_seconds = LONG_CALL_SECONDS
+        self.max_defer_seconds = MAX_DEFER_SECONDS
+        self._limiters: dict[tuple[bool, str], anyio.CapacityLimiter] = {}
+        self._schedulers: dict[bool, HopScheduler] = {}
 
-    def _limiter(self, reads: bool) -> anyio.CapacityLimiter:
-        key = (running_asyncio(), reads)
-        limiter = self._limiters.get(key)
+    def _limiter(self, pool: str) -> anyio.CapacityLimiter:
+        asyncio = running_asyncio()
+        limiter = self._limiters.get((asyncio, pool))
         if limiter is None:
-            limiter = self._limiters[key] = anyio.CapacityLimiter(self.read_tokens if reads else self.tokens)
+            sched = self._schedulers.get(asyncio)
+            if sched is None:
+                sched = self._schedulers[asyncio] = HopScheduler(
+                    {MAIN: self.tokens, READS: self.read_tokens}, self.long_call_seconds, self.max_defer_seconds)
+            limiter = self._limiters[(asyncio, pool)] = FairLimiter(sched, pool)
         return limiter
 
     def get(self) -> anyio.CapacityLimiter:
         """The shared pool: walks, searches, matches, writes."""
-        return self._limiter(False)
+        return self._limiter(MAIN)
 
     def reads(self) -> anyio.CapacityLimiter:
         """The small pool of ``read_files``' resolve + match + read hops."""
-        return self._limiter(True)
+        return self._limiter(READS)
+
+    @staticmethod
+    def call() -> AbstractContextManager[Ticket]:
+        """Scope one tool call (``with runtime.limiter.call(): ...``): its hops are granted by
+        the call's start (:func:`._sched.call_scope`)."""
+        return call_scope()
 
 
 class DirStatMemo:

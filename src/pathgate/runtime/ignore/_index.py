@@ -30,6 +30,10 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_IGNORES", "IgnoreConfig", "IgnoreIndex", "SourceInfo"]
 
+#: Reads of an ignore file whose inode changed during the read (an atomic rewrite) before it
+#: is refused as unreadable (fail closed): a file swapped on every attempt is still refused.
+SWAP_RETRIES = 4
+
 # The documented built-in default ignore list (lowest precedence; "<built-in>" source).
 # Each entry is a gitignore line; ``Rule.line`` is its 1-based position here.
 DEFAULT_IGNORES: tuple[str, ...] = (
@@ -74,9 +78,6 @@ DEFAULT_IGNORES: tuple[str, ...] = (
     "go.sum",
 )
 
-
-#: Reads of an ignore file that was replaced while it was read, before it fails closed.
-_SWAP_RETRIES = 4
 
 
 class IgnoreConfig(msgspec.Struct, frozen=True, kw_only=True):
@@ -473,12 +474,12 @@ class IgnoreIndex:
         closed), so a secret's lines can never become rules a renderer quotes. The file is
         judged before and after the read, and must be the same inode both times: a file
         replaced during the read (an editor's or git's atomic rename) is read again, up to
-        :data:`_SWAP_RETRIES` times, then refused (``EAGAIN``: the paths it governs fail
+        :data:`SWAP_RETRIES` times, then refused (``EAGAIN``: the paths it governs fail
         closed for this session only)."""
         refuse = self.linked_secret
         if refuse is None:
             return self.fs.read_bytes(path)
-        for _ in range(_SWAP_RETRIES):
+        for _ in range(SWAP_RETRIES):
             before = self._judge_link(path, refuse)
             data = self.fs.read_bytes(path)
             if self._judge_link(path, refuse) == before:

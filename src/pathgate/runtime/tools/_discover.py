@@ -67,7 +67,9 @@ WALK_BUDGET = 400_000
 #: Entries one call may visit inside excluded directories to count omitted matches.
 COUNT_BUDGET = 20_000
 #: Entries handed over per worker-thread hop.
-CHUNK = 4096
+CHUNK = 1024
+#: Largest batch of walked entries judged inline on the event loop; larger ones take a hop.
+INLINE_ON_LOOP = 512
 #: Excluded directories named per result ("not searched" notes); the rest are counted.
 MAX_UNSEARCHED = 10
 #: Examples per omission note.
@@ -184,9 +186,22 @@ class Discovery:
         # the worker thread, once per step, only about multi-linked regular files): secrets
         # too, opaque and uncounted like the secret they alias
         self._aliases: set[str] = set()
-        base_secret = self._is_secret_name = self._is_secret
+        base_secret = self._base_secret = self._is_secret_name = self._is_secret
         aliases = self._aliases
-        self._is_secret = lambda rel: rel in aliases or base_secret(rel)
+        # answered in the worker thread for each walked entry (:meth:`_step`), so the event
+        # loop only looks them up: a big walk's secret checks never block other calls (issue 19)
+        known: dict[str, bool] = {}
+        self._secret_known = known
+
+        def is_secret(rel: str) -> bool:
+            if rel in aliases:
+                return True
+            got = known.get(rel)
+            if got is None:
+                got = known[rel] = base_secret(rel)
+            return got
+
+        self._is_secret = is_secret
 
     # -- the start directory ---------------------------------------------------------------
 
@@ -300,13 +315,16 @@ class Discovery:
         check = self._linked_check()
         return check if check.armed() else None
 
-    @staticmethod
-    def _step(walker: Walker, check: _LinkCheck | None) -> list[Entry]:
-        """One walk step (worker thread), its secrets' hard-link aliases noted."""
+    def _step(self, walker: Walker, check: _LinkCheck | None) -> list[Entry]:
+        """One walk step (worker thread), its secrets' hard-link aliases noted and every
+        entry's secret check answered here rather than on the event loop."""
         chunk = walker.step(CHUNK)
         if check is not None:
             for e in chunk:
                 check.entry(e)
+        known, base = self._secret_known, self._base_secret
+        for e in chunk:
+            known[e.relpath] = base(e.relpath)
         return chunk
 
     def _replay(self, start: str, descend: Callable[[str], bool] | None,
@@ -412,7 +430,12 @@ class Discovery:
         plain = [i for i, e in enumerate(entries) if e.kind != SYMLINK]
         links = [i for i, e in enumerate(entries) if e.kind == SYMLINK]
         out: list[Verdict | None] = [None] * len(entries)
-        if plain and self._inline:
+        if plain and self._inline and len(plain) > INLINE_ON_LOOP:
+            # a big batch (a whole walk's candidates, an excluded directory's count) is judged
+            # in a worker hop: the event loop stays free for other calls (issue 19)
+            await anyio.to_thread.run_sync(self._judge_inline, entries, plain, out,
+                                           limiter=self.runtime.limiter.get())
+        elif plain and self._inline:
             self._judge_inline(entries, plain, out)
         elif plain:
             verdicts = await self.pipeline.check_entries(

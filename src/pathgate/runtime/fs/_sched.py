@@ -1,0 +1,274 @@
+"""Fair scheduling of one runtime's worker-thread hops (issue 19, "concurrency that scales").
+
+Every blocking step of a tool call is a *hop*: one ``anyio.to_thread.run_sync`` under a
+limiter of this module. Hops are pure Python most of the time (walks, ignore matching,
+gates), so they share one interpreter lock: two hops running at once do not finish sooner
+than one after the other, and a short hop that runs beside a long one is slowed far more
+than half (each system call it makes gives the lock away, and getting it back waits for the
+other thread's switch interval). A first-in-first-out queue of hops also lets a big search
+put a hop between every two hops of fifty small reads.
+
+:class:`HopScheduler` grants hops by *rank*, then by *call*:
+
+- rank 0, **reads first**: a hop of the ``read_files`` pool (:data:`READS`: resolve, match
+  and the descriptor-anchored read of a batch, bounded work) starts before any other, and no
+  other hop starts while one runs or waits, so a whole-tree search never slows small reads;
+- rank 1, short calls; rank 2, **long calls**: a call that has used more than
+  :data:`LONG_CALL_SECONDS` of hop time (its share of it, when hops run side by side) waits
+  while shorter calls have hops running or waiting;
+- within a rank, **oldest call first**: a waiting hop of a call that started earlier goes
+  first (a call's start is its :class:`Ticket`, set by :func:`call_scope`; a hop outside any
+  scope is a call of its own), so a call that has begun is not overtaken by newer ones;
+- no hop waits more than :data:`MAX_DEFER_SECONDS` for more urgent ones: then it runs as the
+  most urgent, so every call progresses;
+- each pool bounds its running hops (``max_concurrency`` for :data:`MAIN`, a small one for
+  :data:`READS`).
+
+The limiters are :class:`anyio.CapacityLimiter` s to their callers (``anyio.to_thread``
+under asyncio and trio uses only ``acquire``/``release`` on behalf of a borrower).
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from types import TracebackType
+
+import anyio
+from anyio import get_current_task
+
+__all__ = [
+    "LONG_CALL_SECONDS",
+    "MAIN",
+    "MAX_DEFER_SECONDS",
+    "READS",
+    "FairLimiter",
+    "HopScheduler",
+    "Ticket",
+    "call_scope",
+]
+
+#: Hop time (seconds, the call's share when hops run side by side) after which a call is
+#: long and yields to short calls.
+LONG_CALL_SECONDS = 1.0
+#: Longest a hop waits for more urgent hops (reads, short calls) before it runs anyway.
+MAX_DEFER_SECONDS = 0.2
+#: The pool of ``read_files``' one-hop reads: its hops come first (rank 0).
+READS = "reads"
+#: The pool of everything else (walks, searches, matches, writes).
+MAIN = "main"
+
+
+@dataclass(eq=False)
+class Ticket:
+    """One tool call as the scheduler sees it: when it started and the hop time it used."""
+
+    start: float
+    service: float = 0.0
+
+
+_CALL: ContextVar[Ticket | None] = ContextVar("pathgate_call", default=None)
+
+
+@contextmanager
+def call_scope() -> Iterator[Ticket]:
+    """Mark one tool call: hops inside share one :class:`Ticket` (nested scopes reuse the
+    outer one, so ``rt.call`` → ``rt.read_files`` is one call; tasks started inside inherit it)."""
+    ticket = _CALL.get()
+    if ticket is not None:
+        yield ticket
+        return
+    ticket = Ticket(time.monotonic())
+    token = _CALL.set(ticket)
+    try:
+        yield ticket
+    finally:
+        _CALL.reset(token)
+
+
+@dataclass(eq=False)
+class _Waiter:
+    pool: str
+    ticket: Ticket
+    borrower: object
+    seq: int
+    event: anyio.Event
+    rank: int
+    granted: bool = False
+
+    def key(self) -> tuple[int, float, int]:
+        return (self.rank, self.ticket.start, self.seq)
+
+
+@dataclass(eq=False)
+class _Running:
+    pool: str
+    ticket: Ticket
+    rank: int
+    vstart: float
+
+
+@dataclass(eq=False)
+class HopScheduler:
+    """The hop queue of one runtime under one event-loop library (see the module doc)."""
+
+    sizes: dict[str, int]
+    long_call_seconds: float = LONG_CALL_SECONDS
+    max_defer_seconds: float = MAX_DEFER_SECONDS
+    free: dict[str, int] = field(init=False)
+    waiting: list[_Waiter] = field(default_factory=list)
+    running: dict[object, _Running] = field(default_factory=dict)
+    _seq: Iterator[int] = field(default_factory=itertools.count)
+    _vclock: float = 0.0
+    _vlast: float = field(default_factory=time.monotonic)
+
+    def __post_init__(self) -> None:
+        self.free = dict(self.sizes)
+
+    def _rank(self, pool: str, ticket: Ticket) -> int:
+        """0: a read hop; 1: a hop of a short call; 2: a hop of a long call."""
+        if pool == READS:
+            return 0
+        return 2 if ticket.service >= self.long_call_seconds else 1
+
+    # -- service accounting: each running hop is charged its share of the elapsed time ----
+
+    def _tick(self) -> float:
+        now = time.monotonic()
+        if self.running:
+            self._vclock += (now - self._vlast) / len(self.running)
+        self._vlast = now
+        return self._vclock
+
+    def _top_rank(self, skip: _Waiter | None = None) -> int:
+        """The most urgent rank with a hop running or waiting (3: none)."""
+        top = min((r.rank for r in self.running.values()), default=3)
+        return min((w.rank for w in self.waiting if w is not skip), default=top) if self.waiting else top
+
+    def _start(self, borrower: object, pool: str, ticket: Ticket, rank: int) -> None:
+        if borrower in self.running:
+            raise RuntimeError("this borrower already holds a token of the hop scheduler")
+        self.running[borrower] = _Running(pool, ticket, rank, self._tick())
+        self.free[pool] -= 1
+
+    def _dispatch(self) -> None:
+        """Grant free tokens to waiters: most urgent rank first, then oldest call first; a
+        hop never starts while a more urgent one runs or waits."""
+        if not self.waiting:
+            return
+        top = min((r.rank for r in self.running.values()), default=3)
+        for w in sorted(self.waiting, key=_Waiter.key):
+            if w.rank > top:
+                break  # the rest are less urgent than a hop running or still waiting
+            if self.free[w.pool] > 0:
+                self.waiting.remove(w)
+                w.granted = True
+                self._start(w.borrower, w.pool, w.ticket, w.rank)  # running from now on
+                w.event.set()
+            top = min(top, w.rank)
+
+    # -- the limiter protocol ----------------------------------------------------------------
+
+    def try_acquire(self, pool: str, borrower: object) -> bool:
+        ticket = _CALL.get() or Ticket(time.monotonic())
+        rank = self._rank(pool, ticket)
+        if not any(w.pool == pool for w in self.waiting) and self.free[pool] > 0 and rank <= self._top_rank():
+            self._start(borrower, pool, ticket, rank)
+            return True
+        return False
+
+    async def acquire(self, pool: str, borrower: object) -> None:
+        if self.try_acquire(pool, borrower):
+            return
+        ticket = _CALL.get() or Ticket(time.monotonic())
+        w = _Waiter(pool, ticket, borrower, next(self._seq), anyio.Event(), self._rank(pool, ticket))
+        self.waiting.append(w)
+        self._dispatch()
+        try:
+            if w.rank > 0 and not w.granted:
+                with anyio.move_on_after(self.max_defer_seconds):
+                    await w.event.wait()
+                if not w.granted:  # waited long enough: as urgent as anything
+                    w.rank = 0
+                    self._dispatch()
+            await w.event.wait()
+        except BaseException:
+            if w.granted:
+                self.release(borrower)
+            else:
+                self.waiting.remove(w)
+                self._dispatch()  # a less urgent waiter may have been held back by this one
+            raise
+
+    def release(self, borrower: object) -> None:
+        run = self.running.get(borrower)
+        if run is None:
+            raise RuntimeError("this borrower holds no token of the hop scheduler")
+        run.ticket.service += self._tick() - run.vstart
+        del self.running[borrower]
+        self.free[run.pool] += 1
+        self._dispatch()
+
+
+class FairLimiter(anyio.CapacityLimiter):
+    """One pool of a :class:`HopScheduler`, as the :class:`anyio.CapacityLimiter` that
+    ``anyio.to_thread.run_sync(..., limiter=)`` takes (asyncio and trio)."""
+
+    def __new__(cls, scheduler: HopScheduler, pool: str) -> FairLimiter:
+        return object.__new__(cls)
+
+    def __init__(self, scheduler: HopScheduler, pool: str) -> None:
+        self._sched = scheduler
+        self._pool = pool
+
+    async def __aenter__(self) -> None:
+        await self.acquire()
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc_val: BaseException | None,
+                        exc_tb: TracebackType | None) -> None:
+        self.release()
+
+    @property
+    def total_tokens(self) -> float:
+        return self._sched.sizes[self._pool]
+
+    @total_tokens.setter
+    def total_tokens(self, value: float) -> None:
+        raise AttributeError("the hop scheduler's pools are sized once (Policy.max_concurrency)")
+
+    @property
+    def borrowed_tokens(self) -> int:
+        return self._sched.sizes[self._pool] - self._sched.free[self._pool]
+
+    @property
+    def available_tokens(self) -> float:
+        return self._sched.free[self._pool]
+
+    def acquire_nowait(self) -> None:
+        self.acquire_on_behalf_of_nowait(get_current_task())
+
+    def acquire_on_behalf_of_nowait(self, borrower: object) -> None:
+        if not self._sched.try_acquire(self._pool, borrower):
+            raise anyio.WouldBlock
+
+    async def acquire(self) -> None:
+        await self.acquire_on_behalf_of(get_current_task())
+
+    async def acquire_on_behalf_of(self, borrower: object) -> None:
+        await self._sched.acquire(self._pool, borrower)
+
+    def release(self) -> None:
+        self.release_on_behalf_of(get_current_task())
+
+    def release_on_behalf_of(self, borrower: object) -> None:
+        self._sched.release(borrower)
+
+    def statistics(self) -> anyio.CapacityLimiterStatistics:  # pragma: no cover - diagnostics
+        return anyio.CapacityLimiterStatistics(
+            borrowed_tokens=self.borrowed_tokens, total_tokens=self.total_tokens,
+            borrowers=tuple(b for b, r in self._sched.running.items() if r.pool == self._pool),
+            tasks_waiting=sum(1 for w in self._sched.waiting if w.pool == self._pool))

@@ -1,0 +1,196 @@
+"""The hop scheduler (``runtime/fs/_sched.py``): hops granted oldest call first, reads before
+everything else, long calls after short ones, and a long search never holding back small
+reads. Orderings are checked with events and bounded waits, never with timing thresholds
+(deferral limits are set to an hour where a test needs them not to fire)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import anyio.to_thread
+import pytest
+
+from pathgate import Policy, Runtime
+from pathgate.runtime.fs import IoLimiter
+from pathgate.runtime.fs._sched import MAIN, READS, FairLimiter, HopScheduler, call_scope
+from pathgate.runtime.tools import _scan
+
+pytestmark = pytest.mark.anyio
+
+HOUR = 3600.0
+
+
+async def until(cond: object, what: str) -> None:
+    """Wait (bounded) until ``cond()`` holds."""
+    assert callable(cond)
+    with anyio.fail_after(20):
+        while not cond():
+            await anyio.sleep(0.002)
+
+
+async def hop(limiter: FairLimiter, fn: Callable[..., object], *args: object) -> None:
+    """One worker-thread hop of ``fn(*args)`` under ``limiter``."""
+    await anyio.to_thread.run_sync(fn, *args, limiter=limiter)
+
+
+@asynccontextmanager
+async def opened(gate: threading.Event) -> AsyncIterator[None]:
+    """Open ``gate`` on the way out, so a failing test never leaves a hop blocked."""
+    try:
+        yield
+    finally:
+        gate.set()
+
+
+def scheduler(main: int = 1, reads: int = 1, long: float = HOUR, defer: float = HOUR) -> HopScheduler:
+    return HopScheduler({MAIN: main, READS: reads}, long, defer)
+
+
+async def test_oldest_call_first(anyio_backend: str) -> None:
+    sched = scheduler()
+    lim = FairLimiter(sched, MAIN)
+    gate = threading.Event()
+    order: list[str] = []
+
+    async def call(name: str, start: float) -> None:
+        with call_scope() as ticket:
+            ticket.start = start
+            await anyio.to_thread.run_sync(order.append, name, limiter=lim)
+
+    async with anyio.create_task_group() as tg, opened(gate):
+        tg.start_soon(hop, lim, gate.wait)  # holds the token
+        await until(lambda: len(sched.running) == 1, "the holder runs")
+        tg.start_soon(call, "newer", 2.0)
+        await until(lambda: len(sched.waiting) == 1, "newer waits")
+        tg.start_soon(call, "older", 1.0)
+        await until(lambda: len(sched.waiting) == 2, "older waits")
+        gate.set()
+    assert order == ["older", "newer"]  # the older call overtakes the earlier-queued hop
+    assert not sched.running and sched.free == {MAIN: 1, READS: 1}
+
+
+async def test_reads_before_other_hops(anyio_backend: str) -> None:
+    sched = scheduler(main=2, reads=1)
+    main, reads = FairLimiter(sched, MAIN), FairLimiter(sched, READS)
+    gate = threading.Event()
+    order: list[str] = []
+
+    def read(name: str) -> None:
+        gate.wait()
+        order.append(name)
+
+    async with anyio.create_task_group() as tg, opened(gate):
+        tg.start_soon(hop, reads, read, "read 1")
+        await until(lambda: len(sched.running) == 1, "read 1 runs")
+        tg.start_soon(hop, reads, read, "read 2")
+        await until(lambda: len(sched.waiting) == 1, "read 2 waits")
+        # two main tokens are free, yet the walk step waits for the reads
+        tg.start_soon(hop, main, order.append, "walk step")
+        await until(lambda: len(sched.waiting) == 2, "the walk step waits")
+        assert sched.free[MAIN] == 2 and order == []
+        gate.set()
+    assert order == ["read 1", "read 2", "walk step"]
+
+
+async def test_long_call_yields_then_progresses(anyio_backend: str) -> None:
+    sched = scheduler(main=2, long=1.0, defer=0.05)
+    lim = FairLimiter(sched, MAIN)
+    gate = threading.Event()
+    order: list[str] = []
+
+    async def long_call() -> None:
+        with call_scope() as ticket:
+            ticket.service = 2.0  # already long
+            await anyio.to_thread.run_sync(order.append, "long hop", limiter=lim)
+
+    async with anyio.create_task_group() as tg, opened(gate):
+        with call_scope():  # a short call whose hop runs until the gate opens
+            tg.start_soon(hop, lim, gate.wait)
+        await until(lambda: len(sched.running) == 1, "the short hop runs")
+        tg.start_soon(long_call)
+        await until(lambda: len(sched.waiting) == 1, "the long hop is deferred")
+        assert sched.free[MAIN] == 1  # a free token: deferred, not queued behind a full pool
+        # after its deferral the long hop runs although the short hop still holds its token
+        await until(lambda: order == ["long hop"], "the long hop runs anyway")
+        assert not gate.is_set()
+        gate.set()
+
+
+async def test_cancelled_waiter_returns_its_place(anyio_backend: str) -> None:
+    sched = scheduler()
+    lim = FairLimiter(sched, MAIN)
+    gate = threading.Event()
+    async with anyio.create_task_group() as tg, opened(gate):
+        tg.start_soon(hop, lim, gate.wait)
+        await until(lambda: len(sched.running) == 1, "the holder runs")
+        with anyio.move_on_after(0.05):
+            await anyio.to_thread.run_sync(print, limiter=lim)
+        assert not sched.waiting  # the cancelled hop left the queue
+        gate.set()
+    assert not sched.running and sched.free[MAIN] == 1
+    with pytest.raises(RuntimeError, match="holds no token"):
+        lim.release()
+
+
+def tree(root: Path, dirs: int = 40, per: int = 20) -> None:
+    for d in range(dirs):
+        sub = root / f"m{d:02d}"
+        sub.mkdir(parents=True)
+        for i in range(per):
+            (sub / f"f{i}.txt").write_text(f"line {i}\n" * 20)
+
+
+async def test_search_does_not_hold_back_reads(anyio_backend: str, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fifty one-file reads issued while a whole-tree search is mid-way all finish while
+    the search still has most of its hops to go: only the search hop already running, and
+    one in a moment when no read has a hop queued, overlap them (25 on the FIFO limiter)."""
+    tree(tmp_path)
+    steps: list[int] = []
+    orig = _scan.Scanner.step
+
+    def small_step(self: _scan.Scanner, budget: int = _scan.HOP_BYTES) -> None:
+        steps.append(self.index)
+        orig(self, 2 * _scan.FILE_COST)  # two files a hop: 400 hops for the whole tree
+
+    monkeypatch.setattr(_scan.Scanner, "step", small_step)
+    rt = Runtime(tmp_path, policy=Policy(max_concurrency=2))
+    rt.limiter.max_defer_seconds = HOUR
+    files = [f"m{d:02d}/f0.txt" for d in range(40)] + [f"m{d:02d}/f1.txt" for d in range(10)]
+    done = anyio.Event()
+
+    async def search() -> None:
+        await rt.code_search("no such text", ".", max_results=0)
+        done.set()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(search)
+        await until(lambda: len(steps) >= 3, "the search is scanning")
+        before = len(steps)
+
+        async def read(p: str) -> None:
+            out = await rt.call("read_files", {"paths": [p]})
+            assert out == {p: "".join(f"line {p[-5]}\n" for _ in range(20))}
+
+        async with anyio.create_task_group() as reads:
+            for p in files:
+                reads.start_soon(read, p)
+        during = len(steps) - before
+        assert not done.is_set()
+        assert during <= 5, during  # the search waited for the reads (a hop in a gap at most)
+        await done.wait()
+    assert len(steps) > before + 100  # it was mid-way: most of its hops came after the reads
+
+
+async def test_io_limiter_pools(anyio_backend: str) -> None:
+    limiter = IoLimiter(6)
+    assert limiter.get() is limiter.get() and limiter.get().total_tokens == 6
+    assert limiter.reads().total_tokens == 2 and limiter.get().borrowed_tokens == 0
+    async with limiter.get():
+        assert limiter.get().borrowed_tokens == 1 and limiter.get().available_tokens == 5
+    with call_scope() as outer, call_scope() as inner:
+        assert inner is outer  # nested scopes are one call
