@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from itertools import compress
 from typing import TYPE_CHECKING
 
 import anyio
@@ -22,7 +23,9 @@ from pathgate.runtime._live._records import (
     C_MATCH,
     C_OPAQUE,
     SECRET,
+    Flat,
     GlobScan,
+    Select,
 )
 from pathgate.runtime._walk import DIR, SYMLINK, Entry
 from pathgate.runtime.ignore import Match
@@ -30,20 +33,25 @@ from pathgate.verdicts import Gate
 
 if TYPE_CHECKING:
     from pathgate.runtime.tools._discover import Discovery
+    from pathgate.runtime.tools._pattern import GlobPattern
 
-__all__ = ["live_glob"]
+__all__ = ["live_glob", "select_for"]
 
 
 async def live_glob(d: Discovery, start: str, descend: Callable[[str], bool] | None,
-                    want: Callable[[str], bool], budget: int) -> tuple[list[str], list[Entry]] | None:
+                    want: Callable[[str], bool], budget: int,
+                    pattern: GlobPattern | None = None) -> tuple[list[str], list[Entry]] | None:
     """glob's walk and verdicts from the live index's stored verdict classes (issue 15):
     the matches (unsorted) and the excluded directories met, the omissions noted as
     :meth:`Discovery.judge` would (same counts, same first examples in walk order); ``None``:
-    use :meth:`Discovery.walk` (no index, host gates, a multi-linked secret, over budget)."""
+    use :meth:`Discovery.walk` (no index, host gates, a multi-linked secret, over budget).
+    ``pattern``: the compiled glob ``want`` tests (then most paths are matched as one list)."""
     live = d.runtime.live_index
     if live is None or not d._inline:
         return None
-    scan = await anyio.to_thread.run_sync(partial(_glob_scan, d, live, start, descend, want, budget),
+    # the flattened records hold relpaths from the root: a select over them needs start ""
+    select = None if pattern is None or start else select_for(pattern)
+    scan = await anyio.to_thread.run_sync(partial(_glob_scan, d, live, start, descend, want, budget, select),
                                           limiter=d.runtime.limiter.get())
     if scan is None:
         return None
@@ -71,13 +79,13 @@ async def live_glob(d: Discovery, start: str, descend: Callable[[str], bool] | N
     return matches, scan.excluded
 
 def _glob_scan(d: Discovery, live: LiveIndex, start: str, descend: Callable[[str], bool] | None,
-               want: Callable[[str], bool], budget: int) -> GlobScan | None:
+               want: Callable[[str], bool], budget: int, select: Select | None) -> GlobScan | None:
     """:func:`live_glob`'s worker-thread part."""
     pipeline = d.runtime.pipeline
     if pipeline.strict_hard_links:
         return None  # every multi-linked file is judged per entry: replay
     scan = live.glob_scan(start, descend, want, partial(_classify, d), pipeline,
-                          d.omissions.max_examples)
+                          d.omissions.max_examples, select)
     reg = pipeline.secret_inodes(d.runtime.root)
     if scan is not None and reg is not None:
         snap = live.validated(reg)  # after the drain; lstat only what is not watched
@@ -85,6 +93,38 @@ def _glob_scan(d: Discovery, live: LiveIndex, start: str, descend: Callable[[str
             return None  # a secret is multi-linked: its aliases are judged per entry
         d._snapshot = snap  # vouches for remembered listings of excluded directories
     return None if scan is None or scan.counted > budget else scan
+
+def select_for(pattern: GlobPattern) -> Select | None:
+    """``pattern.match`` over the index's flattened relpaths (:class:`Flat`, from the root)
+    at C speed where it can be: ``**`` takes them all, ``**/SEG`` tests the names alone with
+    SEG's compiled matcher (a path matches exactly when its last segment does: SEG never
+    matches a ``/``), other patterns run their whole-path regex; ASCII strings are their
+    own latin-1 views, others are matched one by one. ``None``: matched path by path (a
+    pattern that prunes, or one with no single regex)."""
+    if pattern.prunes:
+        return None
+    segs, match = pattern.segments, pattern.match
+    if segs == ("**",):  # every non-empty path
+        return lambda f: list(f.plain)
+    seg = pattern._parts[1] if len(segs) == 2 and segs[1] != "**" else None
+    if seg is not None:
+        def by_name(f: Flat) -> list[str]:
+            if f.ascii:
+                return list(compress(f.plain, map(seg, f.names)))
+            return [p for p, n in zip(f.plain, f.names, strict=True) if match(n)]
+
+        return by_name
+    whole = pattern._whole
+    if whole is None:
+        return None
+
+    def by_path(f: Flat) -> list[str]:
+        if f.ascii:
+            return list(compress(f.plain, map(whole, f.plain)))
+        return [p for p in f.plain if match(p)]
+
+    return by_path
+
 
 def _classify(d: Discovery, rel: str, kind: str, m: Match | None) -> int:
     """An entry's verdict class for the live index (what :meth:`Discovery._judge_inline` would
