@@ -513,7 +513,7 @@ def test_flat_select_equals_path_matching(pattern: str, ascii_only: bool) -> Non
     if not ascii_only:
         paths += ["é.py", "src/é/a.py", "src/é.txt", "ü/ab/cdéf"]
     paths.sort()
-    flat = Flat(paths, [p.rpartition("/")[2] for p in paths], ascii_only, 0, [])
+    flat = Flat(paths, ascii_only, 0, [])
     pat = compile_glob(pattern)
     select = select_for(pat)
     if select is None:  # no single regex: the glob matches path by path

@@ -118,12 +118,11 @@ class Flat(NamedTuple):
     while the index and the verdict classes are unchanged: the relpaths of the files of
     *plain* records (kept non-secret subdirectories and matching-class files only, most
     of them), sorted; how many subdirectories those records hold (each charged to the
-    walk budget); and the other records (or error records), in the walk's order. ``names``
-    are the plain files' names (the records' own strings), ``ascii`` says whether every
-    plain relpath is ASCII (then it is its own latin-1 view: a regex takes it as is)."""
+    walk budget); and the other records (or error records), in the walk's order. ``ascii``
+    says whether every plain relpath is ASCII (then it is its own latin-1 view: a regex
+    takes it as is)."""
 
     plain: list[str]
-    names: list[str]
     ascii: bool
     plain_dirs: int
     odd: list[str]
@@ -132,7 +131,7 @@ class Flat(NamedTuple):
 def flatten(dirs: dict[str, _Dir], start: str, classify: Classify) -> Flat:
     """:class:`Flat` of the records below ``start`` (a listable kept directory), walked in
     the replay's order. Raises :class:`KeyError` like :func:`scan_glob`."""
-    plain: list[tuple[str, str]] = []
+    plain: list[str] = []
     odd: list[str] = []
     plain_dirs = 0
     stack = [start]
@@ -148,7 +147,7 @@ def flatten(dirs: dict[str, _Dir], start: str, classify: Classify) -> Flat:
             cls = d.kinds = _classes(rel, d, classify)
         prefix = rel + "/" if rel else ""
         if d.matches is None and _ODD.search(cls) is None:
-            plain.extend([(prefix + n, n) for n, c in zip(d.names, cls, strict=True) if c != pd])
+            plain.extend([prefix + n for n, c in zip(d.names, cls, strict=True) if c != pd])
             plain_dirs += cls.count(pd)
         else:
             odd.append(rel)
@@ -156,8 +155,7 @@ def flatten(dirs: dict[str, _Dir], start: str, classify: Classify) -> Flat:
         subs.reverse()
         stack.extend(subs)
     plain.sort()
-    paths = [p for p, _ in plain]
-    return Flat(paths, [n for _, n in plain], all(map(str.isascii, paths)), plain_dirs, odd)
+    return Flat(plain, all(map(str.isascii, plain)), plain_dirs, odd)
 
 
 class _Scan:

@@ -96,34 +96,24 @@ def _glob_scan(d: Discovery, live: LiveIndex, start: str, descend: Callable[[str
 
 def select_for(pattern: GlobPattern) -> Select | None:
     """``pattern.match`` over the index's flattened relpaths (:class:`Flat`, from the root)
-    at C speed where it can be: ``**`` takes them all, ``**/SEG`` tests the names alone with
-    SEG's compiled matcher (a path matches exactly when its last segment does: SEG never
-    matches a ``/``), other patterns run their whole-path regex; ASCII strings are their
-    own latin-1 views, others are matched one by one. ``None``: matched path by path (a
-    pattern that prunes, or one with no single regex)."""
+    at C speed where it can be: ``**`` takes them all (every non-empty path), other
+    patterns run their whole-path regex over ASCII paths (their own latin-1 views) and
+    match the others one by one. ``None``: matched path by path (a pattern that prunes,
+    or one with no single regex)."""
     if pattern.prunes:
         return None
-    segs, match = pattern.segments, pattern.match
-    if segs == ("**",):  # every non-empty path
+    if pattern.segments == ("**",):
         return lambda f: list(f.plain)
-    seg = pattern._parts[1] if len(segs) == 2 and segs[1] != "**" else None
-    if seg is not None:
-        def by_name(f: Flat) -> list[str]:
-            if f.ascii:
-                return list(compress(f.plain, map(seg, f.names)))
-            return [p for p, n in zip(f.plain, f.names, strict=True) if match(n)]
-
-        return by_name
-    whole = pattern._whole
+    whole, match = pattern._whole, pattern.match
     if whole is None:
         return None
 
-    def by_path(f: Flat) -> list[str]:
+    def select(f: Flat) -> list[str]:
         if f.ascii:
             return list(compress(f.plain, map(whole, f.plain)))
         return [p for p in f.plain if match(p)]
 
-    return by_path
+    return select
 
 
 def _classify(d: Discovery, rel: str, kind: str, m: Match | None) -> int:
