@@ -158,7 +158,7 @@ async def index_memory(tree: Path) -> tuple[int, int, int]:
                 seen.add(id(f))
                 strings += sys.getsizeof(f)
     flat = getattr(live, "_flat", None)  # the flattened plain records (2026-11-30)
-    for f in () if flat is None else flat[2].plain:
+    for f in () if flat is None else (*flat[2].plain, *flat[2].odd):
         if id(f) not in seen:
             seen.add(id(f))
             strings += sys.getsizeof(f)

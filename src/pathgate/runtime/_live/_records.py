@@ -154,7 +154,7 @@ def flatten(dirs: dict[str, _Dir], start: str, classify: Classify) -> Flat:
         subs = d.kept_subdirs(rel)
         subs.reverse()
         stack.extend(subs)
-    plain.sort()
+    plain = sorted(plain)  # (no spare capacity kept)
     return Flat(plain, all(map(str.isascii, plain)), plain_dirs, odd)
 
 
