@@ -499,7 +499,8 @@ async def test_registry_validated_by_events_and_unwatched_directories(tmp_path: 
 
 
 @pytest.mark.parametrize("pattern", ["**", "**/*.py", "**/é*", "**/?.py", "**/src/**/*.py",
-                                     "**/[!a]*", "**/*a*b*c*d*e*f*", "**/*a*/**/*b*c*d*e*f*"])
+                                     "**/[!a]*", "**/*a*b*c*d*e*f*", "**/*a*/**/*b*c*d*e*f*",
+                                     "**/*.PY", "**/*a.p[y]", "**/*\\*", "**/*.é", "**/*cdef"])
 @pytest.mark.parametrize("ascii_only", [True, False])
 def test_flat_select_equals_path_matching(pattern: str, ascii_only: bool) -> None:
     """The list-at-once match of the flattened records (:func:`select_for`) is, path for
@@ -509,9 +510,10 @@ def test_flat_select_equals_path_matching(pattern: str, ascii_only: bool) -> Non
     from pathgate.runtime.tools._pattern import compile_glob
 
     paths = ["a.py", "src/a.py", "src/pkg/b.py", "x/ab/cdef.txt", "abcdef", "ba/x/abcdef",
-             ".env", "src/.hidden/a.py", "deep/a/b/c/d/e/f/g.py", "a/bcdef"]
+             ".env", "src/.hidden/a.py", "deep/a/b/c/d/e/f/g.py", "a/bcdef", ".py", "x/.py",
+             "a.py/b", "b/a.PY", "c*"]
     if not ascii_only:
-        paths += ["é.py", "src/é/a.py", "src/é.txt", "ü/ab/cdéf"]
+        paths += ["é.py", "src/é/a.py", "src/é.txt", "ü/ab/cdéf", "x.é", "é/.py"]
     paths.sort()
     flat = Flat(paths, ascii_only, 0, [])
     pat = compile_glob(pattern)

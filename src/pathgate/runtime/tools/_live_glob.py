@@ -4,9 +4,11 @@ answered from :meth:`LiveIndex.glob_scan` with no per-entry gate work."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import partial
 from itertools import compress
+from operator import methodcaller
 from typing import TYPE_CHECKING
 
 import anyio
@@ -36,6 +38,9 @@ if TYPE_CHECKING:
     from pathgate.runtime.tools._pattern import GlobPattern
 
 __all__ = ["live_glob", "select_for"]
+
+#: A glob segment character that is not literal (a normalised segment escapes the rest).
+_MAGIC = re.compile(r"[*?\[\\]")
 
 
 async def live_glob(d: Discovery, start: str, descend: Callable[[str], bool] | None,
@@ -96,15 +101,28 @@ def _glob_scan(d: Discovery, live: LiveIndex, start: str, descend: Callable[[str
 
 def select_for(pattern: GlobPattern) -> Select | None:
     """``pattern.match`` over the index's flattened relpaths (:class:`Flat`, from the root)
-    at C speed where it can be: ``**`` takes them all (every non-empty path), other
-    patterns run their whole-path regex over ASCII paths (their own latin-1 views) and
-    match the others one by one. ``None``: matched path by path (a pattern that prunes,
+    at C speed where it can be: ``**`` takes them all (every non-empty path), ``**/*SUFFIX``
+    (a literal ASCII suffix, no ``/``) is ``str.endswith``, other patterns run their
+    whole-path regex over ASCII paths (their own latin-1 views); non-ASCII paths are
+    matched one by one. ``None``: matched path by path (a pattern that prunes,
     or one with no single regex)."""
     if pattern.prunes:
         return None
-    if pattern.segments == ("**",):
+    segs = pattern.segments
+    if segs == ("**",):
         return lambda f: list(f.plain)
     whole, match = pattern._whole, pattern.match
+    suffix = segs[1][1:] if len(segs) == 2 and segs[1][:1] == "*" else ""
+    if suffix and suffix.isascii() and not _MAGIC.search(suffix):
+        # "**/*.java": a path matches exactly when it ends with ".java" (no "/" in it)
+        ends = methodcaller("endswith", suffix)
+
+        def by_suffix(f: Flat) -> list[str]:
+            if f.ascii:
+                return list(compress(f.plain, map(ends, f.plain)))
+            return [p for p in f.plain if match(p)]
+
+        return by_suffix
     if whole is None:
         return None
 
