@@ -7,8 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import partial
-from itertools import compress
-from operator import methodcaller
+from itertools import compress, repeat
 from typing import TYPE_CHECKING
 
 import anyio
@@ -115,11 +114,9 @@ def select_for(pattern: GlobPattern) -> Select | None:
     suffix = segs[1][1:] if len(segs) == 2 and segs[1][:1] == "*" else ""
     if suffix and suffix.isascii() and not _MAGIC.search(suffix):
         # "**/*.java": a path matches exactly when it ends with ".java" (no "/" in it)
-        ends = methodcaller("endswith", suffix)
-
         def by_suffix(f: Flat) -> list[str]:
             if f.ascii:
-                return list(compress(f.plain, map(ends, f.plain)))
+                return list(compress(f.plain, map(str.endswith, f.plain, repeat(suffix))))
             return [p for p in f.plain if match(p)]
 
         return by_suffix
