@@ -137,8 +137,8 @@ def _deep(obj: Any, seen: set[int]) -> int:
 async def index_memory(tree: Path) -> tuple[int, int, int]:
     """(bytes the index holds after a first scan and two warm globs, bytes of its path
     strings, recorded entries): its records (names, kinds, decisions, verdict classes),
-    its dictionaries (directories, watches), the registry check's unwatched list and the
-    remembered listings inside excluded directories. Match objects are counted; the
+    its dictionaries (directories, watches), the registry check's unwatched list, the
+    remembered listings inside excluded directories and the flattened plain records. Match objects are counted; the
     ignore cache and the secret-inode registry (today's too) are not the index."""
     rt = Runtime(tree, POLICY, live_index=True)
     await rt.glob("**", limit=0)
@@ -157,9 +157,14 @@ async def index_memory(tree: Path) -> tuple[int, int, int]:
             if id(f) not in seen:
                 seen.add(id(f))
                 strings += sys.getsizeof(f)
+    flat = getattr(live, "_flat", None)  # the flattened plain records (2026-11-30)
+    for f in () if flat is None else (*flat[2].plain, *flat[2].odd):
+        if id(f) not in seen:
+            seen.add(id(f))
+            strings += sys.getsizeof(f)
     reg = live._reg
     held = _deep(live._dirs, seen) + _deep(live._wds, seen) + _deep(live.counts._items, seen) + \
-        (0 if reg is None else _deep(reg[2], seen))
+        (0 if reg is None else _deep(reg[2], seen)) + (0 if flat is None else _deep(flat, seen))
     entries = sum(len(d.names) for d in live._dirs.values())
     await rt.aclose()
     return held + strings, strings, entries

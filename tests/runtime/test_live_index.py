@@ -29,7 +29,7 @@ from pathgate.runtime._live._inotify import IN_Q_OVERFLOW, Event, Inotify
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="inotify is Linux-only")
 
-_PATTERNS = ("**", "**/*.py", "*", "src/**", "**/*.log")
+_PATTERNS = ("**", "**/*.py", "*", "src/**", "**/*.log", "**/pkg/*.py", "**/[a-m]*", "**/é*")
 
 
 def _open_fds() -> int:
@@ -76,7 +76,7 @@ def _seed(root: Path) -> None:
 
 # -- edits a hypothesis run draws --------------------------------------------------------------
 
-_NAMES = ("a", "b", "ign", "src", "pkg", "n.py", "m.log", ".env")
+_NAMES = ("a", "b", "ign", "src", "pkg", "n.py", "m.log", ".env", "é.py")
 _DIRS = ("", "src", "src/pkg", "ign", "a", "b")
 _RULES = ("ign/", "*.log", "!b.log", "pkg/", "*.py", "!src/pkg/a.py", "a", "/b")
 
@@ -496,3 +496,50 @@ async def test_registry_validated_by_events_and_unwatched_directories(tmp_path: 
                 assert got == await ref.glob(pat, limit=0)
                 assert "alias" not in repr(got)
             assert calls >= 1
+
+
+@pytest.mark.parametrize("pattern", ["**", "**/*.py", "**/é*", "**/?.py", "**/src/**/*.py",
+                                     "**/[!a]*", "**/*a*b*c*d*e*f*", "**/*a*/**/*b*c*d*e*f*",
+                                     "**/*.PY", "**/*a.p[y]", "**/*\\*", "**/*.é", "**/*cdef"])
+@pytest.mark.parametrize("ascii_only", [True, False])
+def test_flat_select_equals_path_matching(pattern: str, ascii_only: bool) -> None:
+    """The list-at-once match of the flattened records (:func:`select_for`) is, path for
+    path, the pattern's own match, on ASCII and non-ASCII relpaths."""
+    from pathgate.runtime._live._records import Flat
+    from pathgate.runtime.tools._live_glob import select_for
+    from pathgate.runtime.tools._pattern import compile_glob
+
+    paths = ["a.py", "src/a.py", "src/pkg/b.py", "x/ab/cdef.txt", "abcdef", "ba/x/abcdef",
+             ".env", "src/.hidden/a.py", "deep/a/b/c/d/e/f/g.py", "a/bcdef", ".py", "x/.py",
+             "a.py/b", "b/a.PY", "c*"]
+    if not ascii_only:
+        paths += ["é.py", "src/é/a.py", "src/é.txt", "ü/ab/cdéf", "x.é", "é/.py"]
+    paths.sort()
+    flat = Flat(paths, ascii_only, 0, [])
+    pat = compile_glob(pattern)
+    select = select_for(pat)
+    if select is None:  # no single regex: the glob matches path by path
+        assert pat._whole is None
+        return
+    assert select(flat) == [p for p in paths if pat.match(p)]
+
+
+def test_flattened_records_follow_changes(tmp_path: Path) -> None:
+    """The flattened records are rebuilt after any change: a warm glob sees a new file, a
+    removed one, a directory turned ignored and a file turned secret-adjacent at once."""
+    _seed(tmp_path)
+
+    async def run() -> None:
+        async with Runtime(tmp_path, live_index=True) as live, Runtime(tmp_path) as ref:
+            for _ in range(2):
+                assert await live.glob("**", limit=0) == await ref.glob("**", limit=0)
+            (tmp_path / "src/pkg/new.py").write_text("x\n")
+            (tmp_path / "src/b.log").unlink()
+            assert await live.glob("**/*.py", limit=0) == await ref.glob("**/*.py", limit=0)
+            (tmp_path / "src/.gitignore").write_text("pkg/\n")
+            for pat in ("**", "**/*.py"):
+                got = await live.glob(pat, limit=0)
+                assert got == await ref.glob(pat, limit=0)
+                assert "src/pkg/new.py" not in got.matches
+
+    anyio.run(run)

@@ -58,7 +58,7 @@ from pathgate.runtime._live._inotify import (
     Event,
     Inotify,
 )
-from pathgate.runtime._live._records import Classify, GlobScan, _Dir, scan_glob
+from pathgate.runtime._live._records import Classify, Flat, GlobScan, Select, _Dir, flatten, scan_glob
 from pathgate.runtime._walk import DIR, Entry, Walker
 from pathgate.runtime.ignore import DirNode, IgnoreIndex, IgnoreSession
 
@@ -128,6 +128,10 @@ class LiveIndex:
         #: (registry snapshot, the epoch it was validated at, the directories the index does
         #: not watch, their inode numbers, their mtimes and ctimes)
         self._reg: tuple[Any, int, list[str], array[int], array[int]] | None = None
+        #: bumped by every change of the records (or of their verdict classes)
+        self._gen = 0
+        #: the records below one start, flattened (its start, the generation it is of)
+        self._flat: tuple[str, int, Flat] | None = None
         #: counters for tests and benchmarks
         self.scans = 0
         self.relists = 0
@@ -160,18 +164,22 @@ class LiveIndex:
 
     def glob_scan(self, start: str, descend: Callable[[str], bool] | None,
                   want: Callable[[str], bool] | None, classify: Classify, key: object,
-                  examples: int) -> GlobScan | None:
+                  examples: int, select: Select | None = None) -> GlobScan | None:
         """A glob's walk below ``start`` with every stored entry's verdict class known
         (``classify``, cached per record while ``key`` is the same object): no per-entry
-        gate work at query time; ``None``: walk or replay instead."""
+        gate work at query time; ``None``: walk or replay instead. ``select``: the
+        pattern's test over a list of relpaths (for a glob that does not prune): the
+        plain records' files are then kept flattened and sorted (:class:`Flat`) until the
+        next change of the records, and matched as one list."""
         with self._lock:
             if not self._ready():
                 return None
             if key is not self._class_key:
                 self._class_key = key
+                self._gen += 1
                 for d in self._dirs.values():
                     d.kinds = bytes(k & 3 for k in d.kinds)
-            return self._scan_glob(start, descend, want, classify, examples)
+            return self._scan_glob(start, descend, want, classify, examples, select)
 
     def validated(self, registry: SecretInodes) -> Any:
         """``registry.current()`` (the secret-inode registry's validated snapshot), with
@@ -238,6 +246,8 @@ class LiveIndex:
     def _release(self) -> None:
         ino, self._ino = self._ino, None
         self.epoch += 1
+        self._gen += 1
+        self._flat = None
         self._reg = None
         self._dirs.clear()
         self._wds.clear()
@@ -286,6 +296,7 @@ class LiveIndex:
 
     def _drop(self, rel: str) -> None:
         """Forget ``rel`` and every kept directory below it, with their watches."""
+        self._gen += 1
         stack = [rel]
         dirs, wds = self._dirs, self._wds
         while stack:
@@ -304,6 +315,7 @@ class LiveIndex:
         """Walk below kept directory ``start`` (its record already reset), recording the
         entries of it and of every subdirectory ``enter`` lets the walker enter (those are
         dropped and watched afresh first)."""
+        self._gen += 1
         dirs = self._dirs
 
         def descend(rel: str) -> bool:
@@ -404,6 +416,7 @@ class LiveIndex:
         be entered before are walked afresh; those gone are dropped."""
         d = self._dirs[rel]
         old = d.kept_subdirs(rel)
+        self._gen += 1
         d.clear()
         dirs, forced = self._dirs, force or set()
         self.relists += 1
@@ -471,10 +484,17 @@ class LiveIndex:
         return out
     def _scan_glob(self, start: str, descend: Callable[[str], bool] | None,
                    want: Callable[[str], bool] | None, classify: Classify,
-                   n_examples: int) -> GlobScan | None:
+                   n_examples: int, select: Select | None) -> GlobScan | None:
         """:meth:`glob_scan` under the lock."""
+
+        def flat() -> Flat:
+            got = self._flat
+            if got is None or got[0] != start or got[1] != self._gen:
+                got = self._flat = (start, self._gen, flatten(self._dirs, start, classify))
+            return got[2]
+
         try:
-            return scan_glob(self._dirs, start, descend, want, classify, n_examples)
+            return scan_glob(self._dirs, start, descend, want, classify, n_examples, flat, select)
         except KeyError:  # never expected: answer by walking, rescan at the next query
             self._reset("index inconsistent")
             return None

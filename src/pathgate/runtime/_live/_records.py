@@ -3,6 +3,7 @@ traversal of them over stored verdict classes (issue 15)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -20,7 +21,10 @@ __all__ = [
     "C_OPAQUE",
     "SECRET",
     "Classify",
+    "Flat",
     "GlobScan",
+    "Select",
+    "flatten",
     "scan_glob",
 ]
 
@@ -97,30 +101,87 @@ class _Dir:
                 if k & 3 == _DIR_CODE and (matches is None or matches[i] is None)]
 
 
-def scan_glob(dirs: dict[str, _Dir], start: str, descend: Callable[[str], bool] | None,
-              want: Callable[[str], bool] | None, classify: Classify,
-              n_examples: int) -> GlobScan | None:
-    """A glob's traversal of the records below ``start`` (the replay's order) over their
-    verdict classes (stored on first use); ``None``: the start is not a listable kept
-    directory. Raises :class:`KeyError` when a recorded subdirectory has no record."""
-    first = dirs.get(start)
-    if first is None or first.error is not None:
-        return None
-    out = GlobScan([], [0] * SECRET, [[] for _ in range(SECRET)], [], [], [], 0)
-    matches, counts, examples, links = out.matches, out.counts, out.examples, out.links
-    counted = pos = 0
+#: ``select(flat)``: those of ``flat.plain`` the glob wants, in order (the pattern's test
+#: over the whole list, as ``want`` would answer each).
+Select = Callable[["Flat"], list[str]]
+
+#: Classified kind bytes of the common entries: a kept, non-secret subdirectory; a file
+#: (or other non-directory) of the matching class, not secret.
+_PLAIN_DIR = _DIR_CODE | C_DIR << 2 | CLASSIFIED
+_PLAIN_FILES = (_CODE[FILE] | C_MATCH << 2 | CLASSIFIED, _CODE[OTHER] | C_MATCH << 2 | CLASSIFIED)
+#: A byte that makes a record need the per-entry loop (anything but the above).
+_ODD = re.compile(b"[^" + b"".join(re.escape(bytes([c])) for c in (_PLAIN_DIR, *_PLAIN_FILES)) + b"]")
+
+
+class Flat(NamedTuple):
+    """The records below one start flattened for globs without pruning (``**/…``), valid
+    while the index and the verdict classes are unchanged: the relpaths of the files of
+    *plain* records (kept non-secret subdirectories and matching-class files only, most
+    of them), sorted; how many subdirectories those records hold (each charged to the
+    walk budget); and the other records (or error records), in the walk's order. ``ascii``
+    says whether every plain relpath is ASCII (then it is its own latin-1 view: a regex
+    takes it as is)."""
+
+    plain: list[str]
+    ascii: bool
+    plain_dirs: int
+    odd: list[str]
+
+
+def flatten(dirs: dict[str, _Dir], start: str, classify: Classify) -> Flat:
+    """:class:`Flat` of the records below ``start`` (a listable kept directory), walked in
+    the replay's order. Raises :class:`KeyError` like :func:`scan_glob`."""
+    plain: list[str] = []
+    odd: list[str] = []
+    plain_dirs = 0
     stack = [start]
+    pd = _PLAIN_DIR
     while stack:
         rel = stack.pop()
         d = dirs[rel]
         if d.error is not None:
-            out.errors.append(d.error)
+            odd.append(rel)
             continue
         cls = d.kinds
         if cls and not cls[0] & CLASSIFIED:
             cls = d.kinds = _classes(rel, d, classify)
         prefix = rel + "/" if rel else ""
+        if d.matches is None and _ODD.search(cls) is None:
+            plain.extend([prefix + n for n, c in zip(d.names, cls, strict=True) if c != pd])
+            plain_dirs += cls.count(pd)
+        else:
+            odd.append(rel)
+        subs = d.kept_subdirs(rel)
+        subs.reverse()
+        stack.extend(subs)
+    plain = sorted(plain)  # (no spare capacity kept)
+    return Flat(plain, all(map(str.isascii, plain)), plain_dirs, odd)
+
+
+class _Scan:
+    """One glob traversal's accumulators (see :func:`scan_glob`)."""
+
+    __slots__ = ("counted", "n_examples", "out", "pos")
+
+    def __init__(self, n_examples: int) -> None:
+        self.out = GlobScan([], [0] * SECRET, [[] for _ in range(SECRET)], [], [], [], 0)
+        self.counted = self.pos = 0
+        self.n_examples = n_examples
+
+    def record(self, rel: str, d: _Dir, descend: Callable[[str], bool] | None,
+               want: Callable[[str], bool] | None, classify: Classify) -> list[str]:
+        """Take one record's entries, entry by entry; the subdirectories to enter."""
+        out = self.out
+        if d.error is not None:
+            out.errors.append(d.error)
+            return []
+        cls = d.kinds
+        if cls and not cls[0] & CLASSIFIED:
+            cls = d.kinds = _classes(rel, d, classify)
+        prefix = rel + "/" if rel else ""
         ms = d.matches
+        matches, counts, examples, links = out.matches, out.counts, out.examples, out.links
+        counted, pos = self.counted, self.pos
         subs: list[str] = []
         for i, name in enumerate(d.names):
             c = cls[i] >> 2
@@ -143,12 +204,44 @@ def scan_glob(dirs: dict[str, _Dir], start: str, descend: Callable[[str], bool] 
                 links.append((pos, Entry(crel, SYMLINK, None if ms is None else ms[i])))
             elif kind != C_OPAQUE:
                 counts[kind] += 1
-                if len(examples[kind]) < n_examples:
+                if len(examples[kind]) < self.n_examples:
                     examples[kind].append((pos, crel))
             pos += 1
+        self.counted, self.pos = counted, pos
+        return subs
+
+
+def scan_glob(dirs: dict[str, _Dir], start: str, descend: Callable[[str], bool] | None,
+              want: Callable[[str], bool] | None, classify: Classify,
+              n_examples: int, flat: Callable[[], Flat] | None = None,
+              select: Select | None = None) -> GlobScan | None:
+    """A glob's traversal of the records below ``start`` (the replay's order) over their
+    verdict classes (stored on first use); ``None``: the start is not a listable kept
+    directory. Raises :class:`KeyError` when a recorded subdirectory has no record.
+
+    With ``flat`` (the :class:`Flat` records below ``start``; only when ``descend`` is
+    ``None``) and ``select``, the plain records' files are taken as one list (``select``
+    over the flat relpaths) and only the other records entry by entry: the same matches,
+    counts and charge, the omission examples and symlinks in the same relative order."""
+    first = dirs.get(start)
+    if first is None or first.error is not None:
+        return None
+    scan = _Scan(n_examples)
+    if flat is not None and select is not None and descend is None:
+        f = flat()
+        got = select(f)
+        scan.out.matches.extend(got)
+        scan.counted = f.plain_dirs + len(got)
+        for rel in f.odd:
+            scan.record(rel, dirs[rel], None, want, classify)
+        return scan.out._replace(counted=scan.counted)
+    stack = [start]
+    while stack:
+        rel = stack.pop()
+        subs = scan.record(rel, dirs[rel], descend, want, classify)
         subs.reverse()
         stack.extend(subs)
-    return out._replace(counted=counted)
+    return scan.out._replace(counted=scan.counted)
 
 
 def _classes(rel: str, d: _Dir, classify: Classify) -> bytes:

@@ -52,6 +52,7 @@ from pathgate.verdicts import Gate, Status, Verdict
 
 if TYPE_CHECKING:
     from pathgate.runtime._runtime import Runtime
+    from pathgate.runtime.tools._pattern import GlobPattern
 
 __all__ = [
     "COUNT_BUDGET",
@@ -280,10 +281,11 @@ class Discovery:
         return chunks
 
     async def live_glob(self, start: str, descend: Callable[[str], bool] | None,
-                        want: Callable[[str], bool]) -> tuple[list[str], list[Entry]] | None:
+                        want: Callable[[str], bool], pattern: GlobPattern | None = None,
+                        ) -> tuple[list[str], list[Entry]] | None:
         """glob's walk and verdicts from the live index's stored verdict classes (see
         :func:`~pathgate.runtime.tools._live_glob.live_glob`); ``None``: use :meth:`walk`."""
-        return await live_glob(self, start, descend, want, WALK_BUDGET)
+        return await live_glob(self, start, descend, want, WALK_BUDGET, pattern)
 
     def _linked_check(self) -> _LinkCheck:
         """A fresh hard-link test for one worker-thread hop (see :class:`_LinkCheck`)."""

@@ -4,8 +4,10 @@ answered from :meth:`LiveIndex.glob_scan` with no per-entry gate work."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import partial
+from itertools import compress, repeat
 from typing import TYPE_CHECKING
 
 import anyio
@@ -22,7 +24,9 @@ from pathgate.runtime._live._records import (
     C_MATCH,
     C_OPAQUE,
     SECRET,
+    Flat,
     GlobScan,
+    Select,
 )
 from pathgate.runtime._walk import DIR, SYMLINK, Entry
 from pathgate.runtime.ignore import Match
@@ -30,20 +34,28 @@ from pathgate.verdicts import Gate
 
 if TYPE_CHECKING:
     from pathgate.runtime.tools._discover import Discovery
+    from pathgate.runtime.tools._pattern import GlobPattern
 
-__all__ = ["live_glob"]
+__all__ = ["live_glob", "select_for"]
+
+#: A glob segment character that is not literal (a normalised segment escapes the rest).
+_MAGIC = re.compile(r"[*?\[\\]")
 
 
 async def live_glob(d: Discovery, start: str, descend: Callable[[str], bool] | None,
-                    want: Callable[[str], bool], budget: int) -> tuple[list[str], list[Entry]] | None:
+                    want: Callable[[str], bool], budget: int,
+                    pattern: GlobPattern | None = None) -> tuple[list[str], list[Entry]] | None:
     """glob's walk and verdicts from the live index's stored verdict classes (issue 15):
     the matches (unsorted) and the excluded directories met, the omissions noted as
     :meth:`Discovery.judge` would (same counts, same first examples in walk order); ``None``:
-    use :meth:`Discovery.walk` (no index, host gates, a multi-linked secret, over budget)."""
+    use :meth:`Discovery.walk` (no index, host gates, a multi-linked secret, over budget).
+    ``pattern``: the compiled glob ``want`` tests (then most paths are matched as one list)."""
     live = d.runtime.live_index
     if live is None or not d._inline:
         return None
-    scan = await anyio.to_thread.run_sync(partial(_glob_scan, d, live, start, descend, want, budget),
+    # the flattened records hold relpaths from the root: a select over them needs start ""
+    select = None if pattern is None or start else select_for(pattern)
+    scan = await anyio.to_thread.run_sync(partial(_glob_scan, d, live, start, descend, want, budget, select),
                                           limiter=d.runtime.limiter.get())
     if scan is None:
         return None
@@ -71,13 +83,13 @@ async def live_glob(d: Discovery, start: str, descend: Callable[[str], bool] | N
     return matches, scan.excluded
 
 def _glob_scan(d: Discovery, live: LiveIndex, start: str, descend: Callable[[str], bool] | None,
-               want: Callable[[str], bool], budget: int) -> GlobScan | None:
+               want: Callable[[str], bool], budget: int, select: Select | None) -> GlobScan | None:
     """:func:`live_glob`'s worker-thread part."""
     pipeline = d.runtime.pipeline
     if pipeline.strict_hard_links:
         return None  # every multi-linked file is judged per entry: replay
     scan = live.glob_scan(start, descend, want, partial(_classify, d), pipeline,
-                          d.omissions.max_examples)
+                          d.omissions.max_examples, select)
     reg = pipeline.secret_inodes(d.runtime.root)
     if scan is not None and reg is not None:
         snap = live.validated(reg)  # after the drain; lstat only what is not watched
@@ -85,6 +97,39 @@ def _glob_scan(d: Discovery, live: LiveIndex, start: str, descend: Callable[[str
             return None  # a secret is multi-linked: its aliases are judged per entry
         d._snapshot = snap  # vouches for remembered listings of excluded directories
     return None if scan is None or scan.counted > budget else scan
+
+def select_for(pattern: GlobPattern) -> Select | None:
+    """``pattern.match`` over the index's flattened relpaths (:class:`Flat`, from the root)
+    at C speed where it can be: ``**`` takes them all (every non-empty path), ``**/*SUFFIX``
+    (a literal ASCII suffix, no ``/``) is ``str.endswith``, other patterns run their
+    whole-path regex over ASCII paths (their own latin-1 views); non-ASCII paths are
+    matched one by one. ``None``: matched path by path (a pattern that prunes,
+    or one with no single regex)."""
+    if pattern.prunes:
+        return None
+    segs = pattern.segments
+    if segs == ("**",):
+        return lambda f: list(f.plain)
+    whole, match = pattern._whole, pattern.match
+    suffix = segs[1][1:] if len(segs) == 2 and segs[1][:1] == "*" else ""
+    if suffix and suffix.isascii() and not _MAGIC.search(suffix):
+        # "**/*.java": a path matches exactly when it ends with ".java" (no "/" in it)
+        def by_suffix(f: Flat) -> list[str]:
+            if f.ascii:
+                return list(compress(f.plain, map(str.endswith, f.plain, repeat(suffix))))
+            return [p for p in f.plain if match(p)]
+
+        return by_suffix
+    if whole is None:
+        return None
+
+    def select(f: Flat) -> list[str]:
+        if f.ascii:
+            return list(compress(f.plain, map(whole, f.plain)))
+        return [p for p in f.plain if match(p)]
+
+    return select
+
 
 def _classify(d: Discovery, rel: str, kind: str, m: Match | None) -> int:
     """An entry's verdict class for the live index (what :meth:`Discovery._judge_inline` would

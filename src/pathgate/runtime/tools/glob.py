@@ -64,7 +64,7 @@ async def glob(
 
     prunes = pat.prunes  # "**/…": every directory may hold a match, skip the pre-filter
     excluded_dirs: list[Entry] = []
-    fast = await d.live_glob(start, descend if prunes else None, want)
+    fast = await d.live_glob(start, descend if prunes else None, want, pat)
     if fast is not None:  # the live index with its stored verdicts (issue 15)
         matches, met = fast
         excluded_dirs = [e for e in met if not prunes or pat.could_match_below(e.relpath[cut:])]
