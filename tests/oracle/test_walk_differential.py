@@ -83,12 +83,13 @@ _LAYOUT_FILES = [
     "foo/bar", "foo/bar2", "baz/foo/bar", "foo/x/bar", "sub/foo/bar",
     "m/target/app.jar", "m/target/keep.jar", "m/n/target/app.jar", "m/x.log", "m/n/x.log",
     "deep/a/b/c/d.txt", "deep/a/b/c/e.txt", "deep/a/x/c/d.txt", "DEEP/A/B/C/D.TXT",
-    "p/q/r", "p/Q/r", "p/q/s/r",
+    "p/q/r", "p/Q/r", "p/q/s/r", "g/a/gen/x", "g/gen/y", "g/b/c/gen/z", "h/gen",
 ]
 
 _LAYOUT_RULES = [
     (".gitignore", b"*/bin/*\n/foo/bar\nm/target/*.jar\n!m/target/keep.jar\n"
-                   b"deep/a/*/c/d.txt\np/?/r\n!a/bin/y.log\n*.log\n!m/x.log\n"),
+                   b"deep/a/*/c/d.txt\np/?/r\n!a/bin/y.log\n*.log\n!m/x.log\n"
+                   b"g/**/gen/\n!g/b/**/gen\np/**/s/r\n"),
     ("m/.gitignore", b"/n/x.log\nn/target/\n"),
     ("sub/.gitignore", b"/foo/bar\n!/foo/bar\nfoo/*\n"),
     ("c/.gitignore", b"d/bin/e\n!*/bin/\n"),
