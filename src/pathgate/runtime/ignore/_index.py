@@ -22,7 +22,8 @@ import msgspec
 
 from pathgate.runtime.fs import OsFS, SyncFS
 from pathgate.runtime.ignore import _gitconfig
-from pathgate.runtime.ignore._rules import ChainPlan, IgnoreList, Match
+from pathgate.runtime.ignore._plan import ChainPlan
+from pathgate.runtime.ignore._rules import IgnoreList, Match
 from pathgate.verdicts import BUILTIN_SOURCE
 
 if TYPE_CHECKING:
