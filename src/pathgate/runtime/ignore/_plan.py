@@ -17,7 +17,7 @@ from pathgate.runtime.ignore._rules import (
 )
 from pathgate.runtime.ignore._wildmatch import _fold
 
-__all__ = ["MEMO_NAMES", "ChainPlan"]
+__all__ = ["MEMO_CHAINS", "MEMO_NAMES", "ChainPlan"]
 #: One list's state at one directory: ``(settled, pending, alive, depth)``, rule indices.
 #: ``settled``: anchored rules whose literal lead the directory's path already holds (they
 #: may match anything below); ``pending``: anchored rules whose lead runs past it (they
@@ -26,6 +26,8 @@ __all__ = ["MEMO_NAMES", "ChainPlan"]
 _State = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], int]
 #: Basenames a basename-only chain remembers the decision of (per plan, per kind).
 MEMO_NAMES = 4096
+#: Distinct basename-only chains whose remembered decisions a list shares.
+MEMO_CHAINS = 4096
 
 
 def _below(lst: IgnoreList, view: str) -> str:
@@ -107,6 +109,21 @@ def _entry_table(lst: IgnoreList, files: bool, state: _State, prefix: str) -> _T
     return tab
 
 
+def _shared_memo(owner: IgnoreList, fchain: object, dchain: object,
+                 ) -> tuple[dict[str, Match], dict[str, Match]]:
+    """The remembered decisions of a basename-only chain, shared by every directory whose
+    entry tables are the same objects (``_entry_table`` hands out one table per distinct
+    rule set); kept on the chain's first list (at most :data:`MEMO_CHAINS` chains)."""
+    key = (fchain, dchain)  # the tables themselves (identity): kept alive by the key
+    memos = owner.memos
+    got = memos.get(key)
+    if got is None:
+        got = ({}, {})
+        if len(memos) < MEMO_CHAINS:
+            memos[key] = got
+    return got
+
+
 class ChainPlan:
     """The rule chain of one directory, pruned for its entries (shared by the directories
     below it while nothing anchored or segmented can narrow further).
@@ -117,13 +134,15 @@ class ChainPlan:
     and is remembered (:attr:`memo`, at most :data:`MEMO_NAMES` names per kind).
     """
 
-    __slots__ = ("chain", "dchain", "fchain", "memo", "prefixes", "states")
+    __slots__ = ("chain", "dchain", "fchain", "memo", "narrows", "prefixes", "states")
 
     def __init__(self, chain: tuple[IgnoreList, ...], states: tuple[_State, ...],
                  prefixes: tuple[str, ...]) -> None:
         self.chain = chain
         self.states = states
         self.prefixes = prefixes
+        # can a subdirectory's plan differ (some anchored or segmented rule still open)?
+        self.narrows = any(st[1] or st[2] for st in states)
         self.fchain: tuple[tuple[_Table, IgnoreList], ...] | None = None
         self.dchain: tuple[tuple[_Table, IgnoreList], ...] | None = None
         self.memo: tuple[dict[str, Match], dict[str, Match]] | None = None
@@ -134,8 +153,7 @@ class ChainPlan:
         """The plan of a directory (latin-1 ``view``; ``""``: the root, whose parent is
         the repository-wide lists' node) whose own non-empty lists are ``own`` (deepest
         first) and whose whole chain is ``chain``."""
-        if parent is not None and not own and not any(
-                st[1] or st[2] for st in parent.states):
+        if parent is not None and not own and not parent.narrows:
             return parent  # nothing can narrow: the same tables below
         states: list[_State] = []
         prefixes: list[str] = []
@@ -166,10 +184,10 @@ class ChainPlan:
             self.fchain = got
         else:
             self.dchain = got
-        if self.memo is None and not any(t.pathwise for t, _ in got):
+        if self.memo is None and self.chain and not any(t.pathwise for t, _ in got):
             other = self.tables(not files)
             if self.memo is None and not any(t.pathwise for t, _ in other):
-                self.memo = ({}, {})
+                self.memo = _shared_memo(self.chain[0], self.fchain, self.dchain)
         return got
 
     def decide(self, path: str, name: str, is_dir: bool) -> Match:

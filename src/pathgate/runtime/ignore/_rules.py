@@ -318,8 +318,9 @@ class IgnoreList:
     the root and the repository-wide lists).
     """
 
-    __slots__ = ("anchored", "base", "dtab", "fold", "ftab", "has_dir_rules", "nlines",
-                 "offset", "patterns", "segmented", "sig", "source", "specs", "unanchored")
+    __slots__ = ("anchored", "base", "dtab", "fold", "ftab", "has_dir_rules", "memos",
+                 "nlines", "offset", "patterns", "segmented", "sig", "source", "specs",
+                 "unanchored")
 
     def __init__(self, source: str, base: str, lines: Sequence[tuple[int, str, str]],
                  fold: bool, sig: object = None, nlines: int = 0) -> None:
@@ -352,6 +353,8 @@ class IgnoreList:
         self.anchored = tuple(i for i, p in enumerate(self.patterns)
                               if p.anchor and i not in self.segmented)
         self.specs: dict[tuple[object, ...], _Table | None] = {}
+        # remembered decisions of basename-only chains starting with this list (_plan.py)
+        self.memos: dict[tuple[object, object], tuple[dict[str, Match], dict[str, Match]]] = {}
 
     def file_table(self) -> _Table:
         """The rules that can match a non-directory (no dir-only rules)."""
