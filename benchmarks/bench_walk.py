@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import resource
 import statistics
 import subprocess
 import sys
@@ -28,6 +29,8 @@ def main() -> None:
     ap.add_argument("--tree")
     ap.add_argument("--corpus", default="eugenp-tutorials")
     ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--defaults", action="store_true",
+                    help="the runtime's sources (built-in list, agent files) instead of git's only")
     args = ap.parse_args()
     sys.path.insert(0, str(Path(args.src).resolve()))
     sys.path.insert(1, str(HERE))
@@ -39,7 +42,7 @@ def main() -> None:
     except ImportError:
         ign = importlib.import_module("pathgate.runtime._ignore")
     walk = importlib.import_module("pathgate.runtime._walk").walk
-    index = ign.IgnoreIndex(tree, ign.IgnoreConfig.git_only())
+    index = ign.IgnoreIndex(tree, ign.IgnoreConfig() if args.defaults else ign.IgnoreConfig.git_only())
     n = sum(1 for _ in walk(index.session()))  # warm the index
 
     def one_walk() -> None:
@@ -53,6 +56,7 @@ def main() -> None:
     pg: list[float] = []
     gt: list[float] = []
     cpu: list[float] = []
+    gcpu: list[float] = []
     for _ in range(args.repeat):  # interleaved: both see the same machine load
         t = time.perf_counter()
         c = time.process_time()
@@ -60,11 +64,15 @@ def main() -> None:
         pg.append(time.perf_counter() - t)
         cpu.append(time.process_time() - c)
         t = time.perf_counter()
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         one_git()
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         gt.append(time.perf_counter() - t)
+        gcpu.append(r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime)
     p, g = statistics.median(pg), statistics.median(gt)
-    print(f"src={args.src} entries={n} walk={p:.3f}s (cpu {statistics.median(cpu):.3f}s) "
-          f"git={g:.3f}s ratio={p / g:.2f}")
+    pc, gc = statistics.median(cpu), statistics.median(gcpu)
+    print(f"src={args.src} entries={n} walk={p:.3f}s (cpu {pc:.3f}s) "
+          f"git={g:.3f}s (cpu {gc:.3f}s) ratio={p / g:.2f} cpu ratio={pc / gc:.2f}")
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ import msgspec
 
 from pathgate.runtime.fs import OsFS, SyncFS
 from pathgate.runtime.ignore import _gitconfig
+from pathgate.runtime.ignore._plan import ChainPlan
 from pathgate.runtime.ignore._rules import IgnoreList, Match
 from pathgate.verdicts import BUILTIN_SOURCE
 
@@ -142,10 +143,11 @@ class DirNode:
 
     ``stop`` is set when nothing below needs evaluating: the directory is excluded
     (``stop.ancestor`` names it) or fail-closed. ``chain`` lists the non-empty lists that
-    apply to entries of this directory, deepest (highest precedence) first.
+    apply to entries of this directory, deepest (highest precedence) first; ``plan`` the
+    same chain pruned to the rules that can match an entry of this directory.
     """
 
-    __slots__ = ("chain", "lists", "parent", "rel", "sigs", "sources", "stop", "view")
+    __slots__ = ("chain", "lists", "parent", "plan", "rel", "sigs", "sources", "stop", "view")
 
     def __init__(self, rel: str, parent: DirNode | None, stop: Match | None,
                  lists: tuple[IgnoreList, ...], sigs: tuple[_Sig, ...],
@@ -158,11 +160,14 @@ class DirNode:
         self.sources = sources
         self.view = rel if rel.isascii() else _view(rel)
         parent_chain = parent.chain if parent is not None else ()
-        if lists:
-            own = tuple(lst for lst in reversed(lists) if len(lst))
-            self.chain: tuple[IgnoreList, ...] = own + parent_chain if own else parent_chain
-        else:
-            self.chain = parent_chain
+        own = tuple(lst for lst in reversed(lists) if len(lst)) if lists else ()
+        self.chain: tuple[IgnoreList, ...] = own + parent_chain if own else parent_chain
+        # the chain pruned for this directory's entries (None: excluded or fail-closed,
+        # nothing is decided here; or no plan above to narrow from)
+        pplan = parent.plan if parent is not None else None
+        self.plan: ChainPlan | None = None
+        if stop is None and (parent is None or pplan is not None):
+            self.plan = ChainPlan.for_dir(pplan, own, self.chain, self.view)
 
 
 def _view(path: str) -> str:

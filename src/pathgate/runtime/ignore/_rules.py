@@ -60,11 +60,12 @@ _LIT, _SUFFIX, _BGLOB, _PLIT, _PGLOB, _NOTHING, _WILD = range(7)
 class Pattern:
     """One compiled ignore line. ``text`` is the matching view (latin-1 of the bytes)."""
 
-    __slots__ = ("dir_only", "kind", "lead", "match", "negated", "regex", "rule", "text", "wild")
+    __slots__ = ("anchor", "dir_only", "kind", "lead", "match", "negated", "regex", "rule",
+                 "text", "wild")
 
     def __init__(self, rule: Rule, kind: int, text: str, regex: re.Pattern[str] | None,
                  negated: bool, dir_only: bool, wild: Wildmatch | None = None,
-                 lead: str = "") -> None:
+                 lead: str = "", anchor: str | None = None) -> None:
         self.rule = rule
         self.kind = kind
         self.text = text
@@ -75,6 +76,9 @@ class Pattern:
         # _PGLOB: the first path component every match starts with ("" when the pattern
         # starts with a wildcard): the tables test a rule only on paths under it
         self.lead = lead
+        # a rule tested on the base-relative path: the literal text every path it matches
+        # starts with ("" when it starts with a wildcard); None for a basename rule
+        self.anchor = anchor
         self.match = Match(ignored=not negated, rule=rule)
 
     def matches(self, name: str, rel: str) -> bool:
@@ -141,19 +145,19 @@ def compile_pattern(line: str, rule: Rule, fold: bool = False) -> Pattern:
             # literal "name" (wildmatch: "**/" matches zero or more leading directories)
             return Pattern(rule, _LIT, _fold(tail) if fold else tail, None, negated, dir_only)
         if prefix == len(pat):
-            kind, text, rx = _PLIT, lit, None
+            return Pattern(rule, _PLIT, lit, None, negated, dir_only, anchor=lit)
         else:
             body = translate_wildmatch(pat[prefix:], True, fold)
             if body is None:
                 kind, text, rx = _NOTHING, pat, None
             elif star_runs(pat[prefix:]) >= WILD_STAR_RUNS:
                 wild = Wildmatch(pat[prefix:], True, fold, lit)
-                return Pattern(rule, _WILD, pat, None, negated, dir_only, wild)
+                return Pattern(rule, _WILD, pat, None, negated, dir_only, wild, anchor=lit)
             else:
                 lead = lit.partition("/")[0] if "/" in lit else ""
                 return Pattern(rule, _PGLOB, pat, re.compile(
                     "".join(_esc(c) for c in lit) + body, re.DOTALL), negated, dir_only,
-                    lead=lead)
+                    lead=lead, anchor=lit)
     return Pattern(rule, kind, text, rx, negated, dir_only)
 
 
@@ -314,8 +318,9 @@ class IgnoreList:
     the root and the repository-wide lists).
     """
 
-    __slots__ = ("base", "dtab", "fold", "ftab", "has_dir_rules", "nlines", "offset",
-                 "patterns", "sig", "source")
+    __slots__ = ("anchored", "base", "dtab", "fold", "ftab", "has_dir_rules", "memos",
+                 "nlines", "offset", "patterns", "segmented", "sig", "source", "specs",
+                 "unanchored")
 
     def __init__(self, source: str, base: str, lines: Sequence[tuple[int, str, str]],
                  fold: bool, sig: object = None, nlines: int = 0) -> None:
@@ -334,6 +339,22 @@ class IgnoreList:
         # (check-ignore, which never knows, rarely needs it)
         self.dtab = _Table(list(enumerate(self.patterns)))
         self.ftab: _Table | None = None if self.has_dir_rules else self.dtab
+        # for the per-directory tables (:class:`ChainPlan`): the rules that hold wherever
+        # the entry is (basename rules, path rules starting with a wildcard) and the path
+        # rules with a literal lead, which only directories on that lead can see
+        self.segmented: dict[int, tuple[tuple[Pattern, ...], Pattern]] = {}
+        for i, p in enumerate(self.patterns):
+            segs = _segments(p, fold)
+            if segs is not None:
+                self.segmented[i] = segs
+        self.unanchored = tuple(i for i, p in enumerate(self.patterns)
+                                if p.kind != _NOTHING and not p.anchor
+                                and i not in self.segmented)
+        self.anchored = tuple(i for i, p in enumerate(self.patterns)
+                              if p.anchor and i not in self.segmented)
+        self.specs: dict[tuple[object, ...], _Table | None] = {}
+        # remembered decisions of basename-only chains starting with this list (_plan.py)
+        self.memos: dict[tuple[object, object], tuple[dict[str, Match], dict[str, Match]]] = {}
 
     def file_table(self) -> _Table:
         """The rules that can match a non-directory (no dir-only rules)."""
@@ -403,3 +424,22 @@ def decide(chain: tuple[IgnoreList, ...], path: str, name: str, is_dir: bool | N
             return lst.patterns[r]
     return None
 
+
+def _segments(pt: Pattern, fold: bool) -> tuple[tuple[Pattern, ...], Pattern] | None:
+    """A path rule without ``**``, brackets or escapes as its components, each a basename
+    rule (with ``WM_PATHNAME``, ``*`` and ``?`` never match ``/``: such a rule matches a
+    path exactly when the component counts agree and each component matches), and its last
+    component as a basename rule with the rule's negation and dir-only flag; else ``None``."""
+    if pt.anchor is None or pt.kind == _NOTHING:
+        return None
+    text = pt.text
+    if "**" in text or "[" in text or "\\" in text:
+        return None
+    parts = text.split("/")
+    if any(c.startswith("!") for c in parts):
+        return None
+    rule = pt.rule
+    comps = tuple(compile_pattern(c, rule, fold) for c in parts)
+    last = compile_pattern(("!" if pt.negated else "") + parts[-1] + ("/" if pt.dir_only else ""),
+                           rule, fold)
+    return comps, last

@@ -216,6 +216,14 @@ class IgnoreSession:
             path_v, name_v = relpath, name
         else:
             path_v, name_v = self._views(relpath, name)
+        plan = node.plan
+        if plan is not None and is_dir is not None:
+            memo = plan.memo  # a basename-only chain: its decision per name, remembered
+            if memo is not None:
+                got = memo[is_dir].get(name_v)
+                if got is not None:
+                    return got
+            return plan.decide(path_v, name_v, is_dir)
         pt = decide(chain, path_v, name_v, is_dir, self._isdir_of, relpath)
         return NO_MATCH if pt is None else pt.match
 
