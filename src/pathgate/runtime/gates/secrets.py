@@ -269,7 +269,9 @@ class _QuickNames:
                 continue
             if "/" in p:
                 tail = p.rpartition("/")[2]
-                if last is not None and not _META.search(tail):
+                # literal only when no bracket can hide a "/" (fnmatch's ``a[/]b`` matches
+                # ``a/b``: its text after the last "/" is not the path's last component)
+                if last is not None and "[" not in p and not _META.search(tail):
                     last.add(tail)
                 else:
                     last = None
