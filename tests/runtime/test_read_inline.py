@@ -6,19 +6,16 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import anyio
-import anyio.to_thread
 import pytest
 
 from pathgate import Gate, Policy, Runtime, Status
 from pathgate.runtime.fs import _read, is_local_tree
 from pathgate.runtime.tools import _inline
 from pathgate.runtime.tools._inline import INLINE_MAX, InlineReads
-from tests.runtime.gates._tree import SeamFS, write_tree
+from tests.runtime.gates._tree import SeamFS, count_hops, write_tree
 
 
 @pytest.fixture
@@ -37,18 +34,6 @@ def tree(tmp_path: Path) -> Path:
     )
 
 
-def _count_hops(monkeypatch: pytest.MonkeyPatch) -> list[Callable[..., Any]]:
-    hops: list[Callable[..., Any]] = []
-    real = anyio.to_thread.run_sync
-
-    async def counting(fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
-        hops.append(fn)
-        return await real(fn, *args, **kw)
-
-    monkeypatch.setattr(anyio.to_thread, "run_sync", counting)
-    return hops
-
-
 async def _warm(rt: Runtime) -> None:
     await rt.read_files(["a.txt", "d/b.txt"])  # the ignore index's first load, in a worker
 
@@ -59,7 +44,7 @@ async def test_small_cached_file_is_read_on_the_loop_with_every_gate(
     rt = Runtime(tree, Policy())
     assert rt.inline_reads.allowed()  # pytest's tmp_path is on a local filesystem here
     await _warm(rt)
-    hops = _count_hops(monkeypatch)
+    hops = count_hops(monkeypatch)
     for path, want in (("a.txt", "one\n"), ("d/b.txt", "bee\n"), ("link", "one\n")):
         (res,) = await rt.read_files([path])
         assert res.verdict is None and res.content == want, path
@@ -78,7 +63,7 @@ async def test_small_cached_file_is_read_on_the_loop_with_every_gate(
 async def test_large_uncached_cold_or_seamed_reads_take_the_hop(
         tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cold = Runtime(tree, Policy())
-    hops = _count_hops(monkeypatch)
+    hops = count_hops(monkeypatch)
     (res,) = await cold.read_files(["a.txt"])  # cold ignore index: nothing read on the loop
     assert res.content == "one\n" and len(hops) == 1
     await _warm(cold)

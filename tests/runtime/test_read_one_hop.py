@@ -4,9 +4,7 @@ own so a long walk or search holding every shared token does not delay it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import anyio
 import anyio.to_thread
@@ -14,7 +12,7 @@ import pytest
 
 from pathgate import Gate, Policy, Runtime, Status
 from pathgate.runtime.fs import IoLimiter
-from tests.runtime.gates._tree import SeamFS, write_tree
+from tests.runtime.gates._tree import SeamFS, count_hops, write_tree
 
 
 @pytest.fixture
@@ -33,24 +31,12 @@ def tree(tmp_path: Path) -> Path:
     )
 
 
-def _count_hops(monkeypatch: pytest.MonkeyPatch) -> list[Callable[..., Any]]:
-    hops: list[Callable[..., Any]] = []
-    real = anyio.to_thread.run_sync
-
-    async def counting(fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
-        hops.append(fn)
-        return await real(fn, *args, **kw)
-
-    monkeypatch.setattr(anyio.to_thread, "run_sync", counting)
-    return hops
-
-
 @pytest.mark.anyio
 async def test_one_path_is_one_hop(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     rt = Runtime(tree, Policy())
     await rt.read_files(["a.txt"])  # warm: the ignore index's first load
     rt.inline_reads.enabled = False  # no read on the loop (tests/runtime/test_read_inline.py)
-    hops = _count_hops(monkeypatch)
+    hops = count_hops(monkeypatch)
     (res,) = await rt.read_files(["a.txt"])
     assert res.content == "one\n" and res.verdict is None
     assert len(hops) == 1

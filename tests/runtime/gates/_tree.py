@@ -6,6 +6,11 @@ import errno
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.to_thread
+import pytest
 
 from pathgate import FileResult, Policy, Runtime
 from pathgate.runtime.fs import OsFS
@@ -71,3 +76,16 @@ async def read_one(root: Path, path: str, *, fs: OsFS | None = None, **policy: o
     runtime = Runtime(root, Policy(**policy), fs=fs)  # type: ignore[arg-type]
     (result,) = await runtime.read_files([path])
     return result
+
+
+def count_hops(monkeypatch: pytest.MonkeyPatch) -> list[Callable[..., Any]]:
+    """Record every ``anyio.to_thread.run_sync`` hop (the function handed over) from now on."""
+    hops: list[Callable[..., Any]] = []
+    real = anyio.to_thread.run_sync
+
+    async def counting(fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
+        hops.append(fn)
+        return await real(fn, *args, **kw)
+
+    monkeypatch.setattr(anyio.to_thread, "run_sync", counting)
+    return hops
