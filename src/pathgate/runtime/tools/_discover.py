@@ -508,17 +508,24 @@ class Discovery:
             parts.append(slice(first, len(candidates)))
         verdicts = await self.judge(candidates)
         om = self.omissions
+        added = [0, 0]  # per fail_closed: matches counted by directory (no enum key per one)
+        exs: dict[bool, list[str]] = {}
         for part in parts:
             if isinstance(part, slice):
                 for e, v in zip(candidates[part], verdicts[part], strict=True):
                     if v is not None:
                         om.add(v, e.relpath)
             elif part[1]:
-                m, hits = part
-                key = (Gate.IGNORE, m.fail_closed)
-                om.counts[key] = om.counts.get(key, 0) + len(hits)
-                ex = om.examples.setdefault(key, [])
-                ex.extend(hits[:max(0, om.max_examples - len(ex))])
+                fc, hits = part[0].fail_closed, part[1]
+                added[fc] += len(hits)
+                ex = exs.get(fc)
+                if ex is None:
+                    ex = exs[fc] = om.examples.setdefault((Gate.IGNORE, fc), [])
+                if len(ex) < om.max_examples:
+                    ex.extend(hits[:om.max_examples - len(ex)])
+        for fc in (False, True):
+            if added[fc]:
+                om.counts[(Gate.IGNORE, fc)] = om.counts.get((Gate.IGNORE, fc), 0) + added[fc]
         return unsearched
 
     def _list_all(self, excluded_dirs: Sequence[str]) -> list[tuple[list[tuple[str, str]], bool, Flat | None]]:
