@@ -453,6 +453,36 @@ async def test_excluded_counts_are_remembered_until_a_change_inside(
 
 
 @pytest.mark.anyio
+async def test_remembered_excluded_listings_counted_per_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A warm glob matches a remembered listing of plain files as one list: counts, first
+    examples (across directories, in walk order) and notes equal a fresh walk's, with
+    listings holding odd entries (a symlink, a ``.git`` path) judged file by file between
+    them, and secrets never counted."""
+    monkeypatch.setattr(_counts, "RACY_NS", 0)
+    for d in ("a", "b", "c", "d", "e"):
+        (tmp_path / f"{d}/node_modules/p").mkdir(parents=True)
+        for i in range(4):
+            (tmp_path / f"{d}/node_modules/p/f{i}.js").write_text("x\n")
+            (tmp_path / f"{d}/node_modules/g{i}.txt").write_text("x\n")
+    (tmp_path / "b/node_modules/link.js").symlink_to("../../d/node_modules/.env")
+    (tmp_path / "c/node_modules/.git").mkdir()
+    (tmp_path / "c/node_modules/.git/h.js").write_text("x\n")
+    (tmp_path / "d/node_modules/.env").write_text("S=1\n")
+    (tmp_path / ".gitignore").write_text("node_modules/\n")
+    time.sleep(0.05)
+    async with Runtime(tmp_path, live_index=True) as live, Runtime(tmp_path) as ref:
+        index = live.live_index
+        assert index is not None
+        for pat in ("**", "**/*.js", "**/f[12]*", "**/*.txt", "**/.env"):
+            for _ in range(2):  # listed, then remembered
+                got = await live.glob(pat, limit=0)
+                assert got == await ref.glob(pat, limit=0)
+                assert "node_modules/.env" not in repr(got)
+        assert index.counts.reused >= 5 * 5
+
+
+@pytest.mark.anyio
 async def test_racy_listings_are_not_remembered(tmp_path: Path) -> None:
     """A directory changed within RACY_NS of its listing may change again without its ctime
     moving: such a listing is taken again at every query."""

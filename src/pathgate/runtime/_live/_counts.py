@@ -33,7 +33,8 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
-from pathgate.runtime._walk import list_files_below
+from pathgate.runtime._live._records import Flat
+from pathgate.runtime._walk import FILE, list_files_below
 from pathgate.runtime.fs import DirEntryLike, SyncFS
 
 __all__ = ["MAX_REMEMBERED", "RACY_NS", "ExcludedCounts"]
@@ -81,6 +82,8 @@ class ExcludedCounts:
         self._snap: object = None
         self._items: dict[str, _Listing] = {}
         self._files = 0
+        #: per remembered listing (by identity): its relpaths as a :class:`Flat`, or None
+        self._views: dict[str, tuple[list[tuple[str, str]], Flat | None]] = {}
         #: listings taken on the disk / answered from memory (tests and benchmarks)
         self.listed = 0
         self.reused = 0
@@ -92,11 +95,11 @@ class ExcludedCounts:
         snapshot validated by this query) vouches for it."""
         with self._lock:
             if snap is not self._snap:
-                self._snap, self._items, self._files = snap, {}, 0
+                self._snap, self._items, self._files, self._views = snap, {}, 0, {}
             got = self._items.get(rel)
             if got is not None and _usable(got, budget):
                 self.reused += 1
-                return list(got.files), got.seen, got.short
+                return got.files, got.seen, got.short  # never mutated by the caller
         started = time.time_ns()
         rec = _Recorder(fs, root)
         errors: list[str] = []
@@ -111,10 +114,32 @@ class ExcludedCounts:
         with self._lock:
             if snap is self._snap:
                 if self._files + len(files) > MAX_REMEMBERED:
-                    self._items, self._files = {}, 0
+                    self._items, self._files, self._views = {}, 0, {}
                 self._items[rel] = _Listing(files, seen, short, budget)
                 self._files += len(files)
         return files, seen, short
+
+    def plain(self, rel: str, files: list[tuple[str, str]],
+              odd: Callable[[str], bool]) -> Flat | None:
+        """The relpaths of ``files`` (a listing of ``rel`` this object remembers, as
+        :meth:`files_below` returned it) as a :class:`Flat` a glob's list-at-once select
+        takes, when every one is a regular file none of which ``odd`` (a pure predicate of
+        the fixed policy: secret, ``.git``) holds; else ``None`` (judged file by file).
+        Decided once per remembered listing; ``None`` for a listing not remembered."""
+        with self._lock:
+            got = self._items.get(rel)
+            if got is None or got.files is not files:
+                return None
+            view = self._views.get(rel)
+            if view is not None and view[0] is files:
+                return view[1]
+        rels = [r for r, _ in files]
+        clean = all(kind == FILE for _, kind in files) and not any(map(odd, rels))
+        flat = Flat(rels, all(map(str.isascii, rels)), 0, []) if clean else None
+        with self._lock:
+            if self._items.get(rel) is got:
+                self._views[rel] = (files, flat)
+        return flat
 
 
 def _usable(got: _Listing, budget: int) -> bool:

@@ -51,6 +51,7 @@ from pathgate.runtime.tools.read_files import ReadFacts
 from pathgate.verdicts import Gate, Status, Verdict
 
 if TYPE_CHECKING:
+    from pathgate.runtime._live._records import Flat, Select
     from pathgate.runtime._runtime import Runtime
     from pathgate.runtime.tools._pattern import GlobPattern
 
@@ -183,6 +184,8 @@ class Discovery:
         self._secret_name = self._is_secret  # by name only (no hard-link aliases)
         #: the secret-inode registry's snapshot a live glob validated (no multi-linked secret)
         self._snapshot: object | None = None
+        #: a live glob's list-at-once matcher (from the root), also for excluded directories
+        self._select: Select | None = None
         # hard-link aliases of secrets met by this walk (the secret-inode registry asked in
         # the worker thread, once per step, only about multi-linked regular files): secrets
         # too, opaque and uncounted like the secret they alias
@@ -489,19 +492,47 @@ class Discovery:
         listed = await anyio.to_thread.run_sync(
             self._list_all, [d.relpath for d in visible], limiter=self.runtime.limiter.get())
         candidates: list[Entry] = []
-        for d, (files, short) in zip(visible, listed, strict=True):
+        # per directory, in order: its matches selected as one list (a remembered listing of
+        # plain files, issue 15: each gets its directory's ignore verdict), or its slice of
+        # the candidates judged one by one
+        parts: list[tuple[Match, list[str]] | slice] = []
+        select = self._select if not self._aliases and not self._verdicts else None
+        for d, (files, short, flat) in zip(visible, listed, strict=True):
             if short:
                 self.omissions.lower_bound.add(Gate.IGNORE)
+            if flat is not None and select is not None and d.match is not None:
+                parts.append((d.match, select(flat)))
+                continue
+            first = len(candidates)
             candidates.extend(Entry(rel, kind, d.match) for rel, kind in files if wanted(rel))
-        for e, v in zip(candidates, await self.judge(candidates), strict=True):
-            if v is not None:
-                self.omissions.add(v, e.relpath)
+            parts.append(slice(first, len(candidates)))
+        verdicts = await self.judge(candidates)
+        om = self.omissions
+        added = [0, 0]  # per fail_closed: matches counted by directory (no enum key per one)
+        exs: dict[bool, list[str]] = {}
+        for part in parts:
+            if isinstance(part, slice):
+                for e, v in zip(candidates[part], verdicts[part], strict=True):
+                    if v is not None:
+                        om.add(v, e.relpath)
+            elif part[1]:
+                fc, hits = part[0].fail_closed, part[1]
+                added[fc] += len(hits)
+                ex = exs.get(fc)
+                if ex is None:
+                    ex = exs[fc] = om.examples.setdefault((Gate.IGNORE, fc), [])
+                if len(ex) < om.max_examples:
+                    ex.extend(hits[:om.max_examples - len(ex)])
+        for fc in (False, True):
+            if added[fc]:
+                om.counts[(Gate.IGNORE, fc)] = om.counts.get((Gate.IGNORE, fc), 0) + added[fc]
         return unsearched
 
-    def _list_all(self, excluded_dirs: Sequence[str]) -> list[tuple[list[tuple[str, str]], bool]]:
+    def _list_all(self, excluded_dirs: Sequence[str]) -> list[tuple[list[tuple[str, str]], bool, Flat | None]]:
         """``_list_below`` for each directory in turn, sharing the budget: per directory its
-        files and whether its count is short (budget ran out in it, or before it)."""
-        out: list[tuple[list[tuple[str, str]], bool]] = []
+        files, whether its count is short (budget ran out in it, or before it) and, when
+        they are a remembered listing of plain files, their relpaths as a :class:`Flat`."""
+        out: list[tuple[list[tuple[str, str]], bool, Flat | None]] = []
         check, mark = self._plan_marks()  # one plan (and validation at most) for them all
         linked = check if mark else None
         fs = self.runtime.index.fs
@@ -516,7 +547,7 @@ class Discovery:
         try:
             for rel in excluded_dirs:
                 if self.count_left <= 0:
-                    out.append(([], True))
+                    out.append(([], True, None))
                 else:
                     out.append(self._list_below(rel, self.count_left, linked, opener))
         finally:
@@ -524,22 +555,32 @@ class Discovery:
         return out
 
     def _list_below(self, excluded_dir: str, budget: int, linked: _LinkCheck | None,
-                    opener: Callable[[str], int] | None = None) -> tuple[list[tuple[str, str]], bool]:
+                    opener: Callable[[str], int] | None = None) -> tuple[list[tuple[str, str]], bool, Flat | None]:
         """Files below ``excluded_dir`` (relpath, kind), visiting at most ``budget`` entries
         on descriptors; secrets (and, with ``linked``, their hard-link aliases) are neither
-        listed nor counted against the budget."""
+        listed nor counted against the budget. Last: the files as a :class:`Flat` when a
+        glob can select them as one list (:meth:`ExcludedCounts.plain`), else ``None``."""
         live = self.runtime.live_index
+        flat: Flat | None = None
         if live is not None and self._snapshot is not None and self._host is None:
             # the live index remembers them, validated by the registry's snapshot (issue 15)
             files, seen, short = live.counts.files_below(
                 self.runtime.index.fs, self.runtime.root, excluded_dir, budget,
                 self.pipeline.secrets.is_secret, self._snapshot)
+            if self._select is not None:
+                flat = live.counts.plain(excluded_dir, files, self._odd_in_excluded)
         else:
             files, seen, short = list_files_below(
                 self.runtime.index.fs, self.runtime.root, excluded_dir, budget,
                 opaque=self._opaque_in_thread(), linked=linked, opener=opener)
         self.count_left = 0 if short else self.count_left - seen
-        return files, short
+        return files, short, flat
+
+    def _odd_in_excluded(self, rel: str) -> bool:
+        """Must a file inside an excluded directory be judged on its own (a secret, or a
+        ``.git`` path), rather than take its directory's ignore verdict?"""
+        is_git = self._is_git
+        return self._base_secret(rel) or (is_git is not None and is_git(rel))
 
     def _opaque_in_thread(self) -> Callable[[str], bool]:
         """Is a path opaque by name (secret) or by the host filter? For the count inside

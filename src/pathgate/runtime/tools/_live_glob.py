@@ -59,6 +59,7 @@ async def live_glob(d: Discovery, start: str, descend: Callable[[str], bool] | N
                                           limiter=d.runtime.limiter.get())
     if scan is None:
         return None
+    d._select = select  # the excluded directories' remembered listings are matched so too
     set_index_mode("live")
     d.walked = scan.counted
     d.unlisted.extend(scan.errors)
