@@ -190,7 +190,7 @@ class Discovery:
         # the worker thread, once per step, only about multi-linked regular files): secrets
         # too, opaque and uncounted like the secret they alias
         self._aliases: set[str] = set()
-        base_secret = self._base_secret = self._is_secret_name = self._is_secret
+        base_secret = self._secret_name
         aliases = self._aliases
         # answered in the worker thread for each walked entry (:meth:`_step`), so the event
         # loop only looks them up: a big walk's secret checks never block other calls (issue 19)
@@ -327,7 +327,7 @@ class Discovery:
         if check is not None:
             for e in chunk:
                 check.entry(e)
-        known, base = self._secret_known, self._base_secret
+        known, base = self._secret_known, self._secret_name
         for e in chunk:
             known[e.relpath] = base(e.relpath)
         return chunk
@@ -580,14 +580,14 @@ class Discovery:
         """Must a file inside an excluded directory be judged on its own (a secret, or a
         ``.git`` path), rather than take its directory's ignore verdict?"""
         is_git = self._is_git
-        return self._base_secret(rel) or (is_git is not None and is_git(rel))
+        return self._secret_name(rel) or (is_git is not None and is_git(rel))
 
     def _opaque_in_thread(self) -> Callable[[str], bool]:
         """Is a path opaque by name (secret) or by the host filter? For the count inside
         excluded directories, which runs in a worker thread: a sync filter is called there,
         an async one is awaited on the event loop (``anyio.from_thread``). Fail-closed
         filter answers count as opaque, like the gate's."""
-        is_secret = self._is_secret_name
+        is_secret = self._secret_name
         gate = self._host
         if gate is None:
             return is_secret
