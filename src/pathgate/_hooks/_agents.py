@@ -57,11 +57,44 @@ class HookRequest(NamedTuple):
 
 
 def _str(args: Mapping[str, Any], keys: Sequence[str]) -> str | None:
+    """The first of ``keys`` holding a non-empty string. A key holding anything but a string
+    (or null) fails closed: the agent's tool might still read what it names."""
     for key in keys:
         value = args.get(key)
         if isinstance(value, str) and value:
             return value
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"tool_input.{key}: expected a string, got {type(value).__name__}")
     return None
+
+
+def _strings(args: Mapping[str, Any], key: str) -> list[str]:
+    """A list-of-strings field (absent or null: empty); any other shape fails closed."""
+    value = args.get(key)
+    if value is None:
+        return []
+    if isinstance(value, str) or not isinstance(value, Sequence) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"tool_input.{key}: expected a list of strings")
+    return [v for v in value if v]
+
+
+def _new_text(args: Mapping[str, Any]) -> str:
+    """All the text a write tool would put in the file (``content``, ``new_string``, each
+    edit's ``new_string``, a notebook cell's ``new_source``)."""
+    parts = [v for k in ("content", "new_string", "new_source", "code_edit") if isinstance(v := args.get(k), str)]
+    edits = args.get("edits")
+    if isinstance(edits, Sequence) and not isinstance(edits, str):
+        parts.extend(e["new_string"] for e in edits if isinstance(e, Mapping) and isinstance(e.get("new_string"), str))
+    return "\n".join(parts)
+
+
+def _write(args: Mapping[str, Any]) -> list[Target]:
+    """A tool that writes (or deletes) the file it names: judged by the write gates too."""
+    path = _str(args, (*_FILE_KEYS, "path"))
+    if not path:
+        return []
+    negations = tuple(line.rstrip() for line in _new_text(args).splitlines() if line.startswith("!"))
+    return [Target("write", path, negations=negations)]
 
 
 def _file(args: Mapping[str, Any]) -> list[Target]:
@@ -96,8 +129,8 @@ def _glob(args: Mapping[str, Any]) -> list[Target]:
 def _many(args: Mapping[str, Any]) -> list[Target]:
     """Gemini's ``read_many_files``: ``paths`` (files, directories or globs), ``include``."""
     out: list[Target] = []
-    entries = [p for p in args.get("paths") or () if isinstance(p, str) and p]
-    includes = [p for p in args.get("include") or () if isinstance(p, str) and p]
+    entries = _strings(args, "paths")
+    includes = _strings(args, "include")
     for entry in [*entries, *includes]:
         out.append(Target("glob", entry) if has_glob(entry) else Target("file", entry))
     return out
@@ -112,17 +145,17 @@ def _generic(args: Mapping[str, Any]) -> list[Target]:
 Extract = Callable[[Mapping[str, Any]], list[Target]]
 
 CLAUDE_TOOLS: dict[str, Extract] = {
-    "Read": _file, "Write": _file, "Edit": _file, "MultiEdit": _file,
-    "NotebookRead": _file, "NotebookEdit": _file,
+    "Read": _file, "Write": _write, "Edit": _write, "MultiEdit": _write,
+    "NotebookRead": _file, "NotebookEdit": _write,
     "Glob": _glob, "Grep": _search, "LS": _dir,
 }
 GEMINI_TOOLS: dict[str, Extract] = {
-    "read_file": _file, "write_file": _file, "replace": _file, "edit": _file,
+    "read_file": _file, "write_file": _write, "replace": _write, "edit": _write,
     "read_many_files": _many, "glob": _glob, "search_file_content": _search,
     "grep_search": _search, "list_directory": _dir,
 }
 CURSOR_TOOLS: dict[str, Extract] = {
-    **CLAUDE_TOOLS, "Delete": _file, "read_file": _file, "edit_file": _file,
+    **CLAUDE_TOOLS, "Delete": _write, "read_file": _file, "edit_file": _write,
     "list_dir": _dir, "grep_search": _search, "file_search": _glob,
 }
 

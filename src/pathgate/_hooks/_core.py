@@ -28,6 +28,7 @@ host-filtered paths, the explanation with verified unblock lines for ignore bloc
 from __future__ import annotations
 
 import fnmatch
+import functools
 import itertools
 import os
 import posixpath
@@ -58,16 +59,18 @@ _BENIGN_PATHS = (*_BENIGN, *(f"src/{b}" for b in _BENIGN), "x/y/z.txt")
 #: Brace alternatives a hook expands when judging a glob.
 _MAX_ALTERNATIVES = 256
 
-TargetKind = Literal["file", "dir", "glob"]
+TargetKind = Literal["file", "write", "dir", "glob"]
 
 
 class Target(NamedTuple):
-    """One thing a tool call touches: a ``file`` it reads or writes, a ``dir`` it walks,
-    or a ``glob`` pattern matched below ``base`` (a directory, ``""`` for the root)."""
+    """One thing a tool call touches: a ``file`` it reads, a file it writes (``write``;
+    ``negations``: the ``!`` lines its new text would give a ``.gitignore``), a ``dir`` it
+    walks, or a ``glob`` pattern matched below ``base`` (a directory, ``""`` for the root)."""
 
     kind: TargetKind
     value: str
     base: str = ""
+    negations: tuple[str, ...] = ()
 
 
 def has_glob(text: str) -> bool:
@@ -77,14 +80,18 @@ def has_glob(text: str) -> bool:
 
 def split_glob(pattern: str) -> tuple[str, str]:
     """``(literal directory prefix, last segment)`` of a glob: ``src/**/*.py`` gives
-    ``("src", "*.py")``; the prefix is what the glob walks for sure."""
-    parts = [p for p in pattern.replace("\\", "/").split("/") if p not in ("", ".")]
+    ``("src", "*.py")``; the prefix is what the glob walks for sure. An absolute pattern
+    keeps an absolute prefix (``/etc/*`` gives ``("/etc", "*")``), so it is judged where it
+    points, not below the root."""
+    text = pattern.replace("\\", "/")
+    parts = [p for p in text.split("/") if p not in ("", ".")]
     prefix: list[str] = []
     for part in parts[:-1]:
         if has_glob(part):
             break
         prefix.append(part)
-    return "/".join(prefix), (parts[-1] if parts else "")
+    lead = "/" if text.startswith("/") else ""
+    return lead + "/".join(prefix), (parts[-1] if parts else "")
 
 
 def expand_braces(pattern: str, limit: int = _MAX_ALTERNATIVES) -> list[str] | None:
@@ -107,8 +114,9 @@ def expand_braces(pattern: str, limit: int = _MAX_ALTERNATIVES) -> list[str] | N
 
 
 def _first_group(text: str) -> tuple[int, int, list[str]] | None:
-    """``(open, close, alternatives)`` of the first ``{...,...}`` group to close (one
-    linear scan; expansion order does not matter)."""
+    """``(open, close, alternatives)`` of the first ``{...}`` group to close (one linear
+    scan; expansion order does not matter). A group without a comma is one alternative, as
+    in ripgrep's globs (``{.env}`` is ``.env``)."""
     stack: list[tuple[int, list[int]]] = []
     for i, c in enumerate(text):
         if c == "{":
@@ -117,9 +125,8 @@ def _first_group(text: str) -> tuple[int, int, list[str]] | None:
             stack[-1][1].append(i)
         elif c == "}" and stack:
             start, commas = stack.pop()
-            if commas:
-                bounds = [start, *commas, i]
-                return start, i, [text[x + 1:y] for x, y in itertools.pairwise(bounds)]
+            bounds = [start, *commas, i]
+            return start, i, [text[x + 1:y] for x, y in itertools.pairwise(bounds)]
     return None
 
 
@@ -140,6 +147,57 @@ def _generic(segment: str, benign: Sequence[str]) -> bool:
     return any(fnmatch.fnmatchcase(b, segment) for b in benign)
 
 
+_ESCAPABLE_AS_CLASS = frozenset("*?[]{}!")
+
+
+def _unescape(pattern: str) -> str:
+    """``pattern`` with ripgrep's ``\\c`` escapes read as the literal ``c`` (a one-character
+    class where ``c`` is glob syntax) and ``[^...]`` read as fnmatch's ``[!...]``."""
+    out: list[str] = []
+    chars = iter(pattern)
+    for c in chars:
+        if c == "\\":
+            nxt = next(chars, "")
+            out.append(f"[{nxt}]" if nxt in _ESCAPABLE_AS_CLASS and nxt else nxt)
+        else:
+            out.append(c)
+    return "".join(out).replace("[^", "[!")
+
+
+def _readings(pattern: str) -> list[str] | None:
+    """Every spelling a glob could mean to the agent's tool, brace alternatives expanded:
+    ``\\`` as a Windows separator and as ripgrep's escape; ``None`` when there are too
+    many to judge (the caller fails closed)."""
+    out: dict[str, None] = {}
+    for reading in dict.fromkeys((pattern.replace("\\", "/").replace("[^", "[!"), _unescape(pattern))):
+        alternatives = expand_braces(reading)
+        if alternatives is None:
+            return None
+        out.update(dict.fromkeys(alternatives))
+        if len(out) > _MAX_ALTERNATIVES:
+            return None
+    return list(out)
+
+
+def _aims_at_git(pattern: str) -> bool:
+    """Is a glob aimed at ``.git`` internals? Any segment of any reading that names
+    ``.git`` (any spelling git's gate knows) or is a wildcard matching ``.git`` but no
+    ordinary name (``.gi?``, ``{.git,x}``; not ``*``). An exclusion (``!...``) is not."""
+    if pattern.startswith("!"):
+        return False
+    alternatives = _readings(pattern)
+    if alternatives is None:
+        return True
+    for alt in alternatives:
+        for seg in (s for s in alt.casefold().split("/") if s not in ("", ".", "**")):
+            if not has_glob(seg):
+                if _in_git_dir(seg):
+                    return True
+            elif fnmatch.fnmatchcase(".git", seg) and not _generic(seg, _BENIGN):
+                return True
+    return False
+
+
 def _aims_at_secret(runtime: GateCore, pattern: str) -> bool:
     """Is a glob aimed at secret names? Every brace alternative and every segment is
     judged: a literal secret name, or a wildcard segment that matches a secret name but no
@@ -147,7 +205,7 @@ def _aims_at_secret(runtime: GateCore, pattern: str) -> bool:
     whole pattern aimed at a secret path (``**/.aws/credentials``) likewise."""
     secrets = runtime.pipeline.secrets
     names, paths = _probes(runtime)
-    alternatives = expand_braces(pattern.replace("\\", "/"))
+    alternatives = _readings(pattern)
     if alternatives is None:
         return True  # too many to judge: fail closed
     for alt in alternatives:
@@ -173,19 +231,41 @@ def _in_git_dir(relpath: str) -> bool:
     return is_git_internal(relpath.replace("\\", "/"))
 
 
+def _components(path: str) -> list[str]:
+    """``/``-separated components with empty and ``.`` ones dropped; ``..`` kept."""
+    return [c for c in path.replace(os.sep, "/").split("/") if c not in ("", ".")]
+
+
+def _under(comps: list[str], root: str) -> str | None:
+    """``comps`` relative to ``root`` when they start with the root's components, else
+    ``None``."""
+    for base in dict.fromkeys((os.path.abspath(root), os.path.realpath(root))):
+        head = _components(base)
+        if comps[:len(head)] == head:
+            return "/".join(comps[len(head):]) or "."
+    return None
+
+
+def _spellings(path: str, root: str, cwd: str) -> tuple[str, ...]:
+    """``path`` as the runtime should judge it: relative to the root when it is inside it,
+    else absolute. Two spellings when they differ: the one **as written** (``..`` kept, so
+    the runtime resolves it on the disk as the operating system will: ``link/../x`` is
+    ``x`` next to the link's *target*), and the one with ``..`` collapsed as text (what a
+    tool that normalises paths before opening them reads). A call is allowed only when both
+    are."""
+    full = path if os.path.isabs(path) else os.path.join(cwd, path)
+    comps = _components(full)
+    written = _under(comps, root)
+    if written is None:
+        written = "/" + "/".join(comps)
+    lexical = os.path.abspath(full)
+    lexical_rel = _under(_components(lexical), root)
+    return tuple(dict.fromkeys((written, lexical if lexical_rel is None else lexical_rel)))
+
+
 def _relative(path: str, root: str, cwd: str) -> str:
-    """``path`` as the runtime should see it: relative to the root when it is lexically
-    inside ``root`` (the spelling the agent saw), else absolute."""
-    full = os.path.abspath(path if os.path.isabs(path) else os.path.join(cwd, path))
-    root = os.path.abspath(root)
-    for base in dict.fromkeys((root, os.path.realpath(root))):
-        try:
-            if os.path.commonpath([full, base]) == base:
-                rel = os.path.relpath(full, base)
-                return "." if rel == os.curdir else rel.replace(os.sep, "/")
-        except ValueError:  # different drives
-            continue
-    return full
+    """``path`` relative to the root as written (see :func:`_spellings`)."""
+    return _spellings(path, root, cwd)[0]
 
 
 def _text(runtime: GateCore, renderer: str | None, model: str | None, verdict: Verdict) -> str:
@@ -217,6 +297,64 @@ async def _secret_alias(runtime: GateCore, rel: str) -> bool:
     return await runtime.run_blocking(probe)
 
 
+def _write_denial(runtime: GateCore, target: Target, rel: str, renderer: str | None,
+                  model: str | None) -> str | None:
+    """What the write gates add for a write through another agent's tool: secrets (always,
+    opaque), git directories not named ``.git`` (opaque), pathgate's policy files and the
+    agents' own hook settings (a plain block), a ``.gitignore`` gaining ``!`` rules."""
+    from pathgate.runtime.gates.secrets import normalize_name
+    from pathgate.runtime.tools._write_rules import (
+        CONFIG_FILE,
+        PYPROJECT,
+        declares_pathgate,
+        in_linked_gitdir,
+    )
+    from pathgate.verdicts import POLICY_FILE, Gate, Status, Verdict
+
+    if os.path.isabs(rel):
+        return None  # outside the root: the path gate has refused it already
+    real = os.path.realpath(os.path.join(runtime.root, rel))
+    real_rel = os.path.relpath(real, runtime.root).replace(os.sep, "/")
+    spellings = (rel, real_rel)
+    if any(runtime.pipeline.secrets.is_secret(s) for s in spellings if not s.startswith("..")):
+        return "[BLOCKED]"
+    if not real_rel.startswith("..") and in_linked_gitdir(runtime.root, real_rel):
+        return "[BLOCKED]"
+    names = {normalize_name(n) for n in (CONFIG_FILE, *runtime.policy.all_agent_files)}
+    policy = any(normalize_name(s.rsplit("/", 1)[-1]) in names for s in spellings)
+    policy = policy or any(s.casefold() in _HOOK_SETTINGS for s in spellings)
+    policy = policy or (real_rel == PYPROJECT and declares_pathgate(runtime.root))
+    if policy:
+        verdict = Verdict(status=Status.BLOCKED, gate=Gate.WRITE, detail=POLICY_FILE)
+        return _text(runtime, renderer, model, verdict)
+    if target.negations and ".gitignore" in (rel.rsplit("/", 1)[-1], real_rel.rsplit("/", 1)[-1]):
+        return (f"[BLOCKED]: This edit would add the negation rule `{target.negations[0]}` to a "
+                ".gitignore; an agent may not add `!` rules there (they could re-include what the "
+                "ignore rules hide). Ask the user to make this change.")
+    return None
+
+
+#: The agents' own hook settings (``pathgate hook install``): writing them could switch the
+#: hook off, so they are policy files for a write through a hook.
+_HOOK_SETTINGS = frozenset({".claude/settings.json", ".claude/settings.local.json",
+                            ".cursor/hooks.json", ".gemini/settings.json"})
+
+
+def _glob_denial(runtime: GateCore, t: Target, root: str, cwd: str) -> str | None:
+    """The hook's own judgement of a glob: aimed at secrets (also joined to its base
+    directory: ``credentials`` below ``.aws``), or at ``.git``."""
+    aimed = [t.value]
+    if t.base and not t.value.startswith(("/", "!")):
+        base = _relative(t.base, root, cwd)
+        if base != "." and not os.path.isabs(base):
+            aimed.append(posixpath.join(base, t.value))
+    if any(_aims_at_secret(runtime, a) for a in aimed):
+        return "[BLOCKED]"
+    if _aims_at_git(t.value):
+        return GIT_DIR_TEXT
+    return None
+
+
 async def decide(
     runtime: GateCore,
     targets: Sequence[Target],
@@ -229,33 +367,42 @@ async def decide(
     """The deny text for a tool call touching ``targets``, or ``None`` to allow it.
 
     Relative paths are taken from ``cwd``; ``root`` is the root as the agent spells it
-    (default: the runtime's real root). With several blocked targets, each line names
-    the path the agent gave."""
+    (default: the runtime's real root). Each path is judged as written (``..`` resolved on
+    the disk, as the operating system does) and with ``..`` collapsed as text, and must pass
+    both. With several blocked targets, each line names the path the agent gave."""
+    root = root or runtime.root
     texts: list[tuple[str, str | None]] = []  # (shown spelling, deny text), request order
-    pending: list[tuple[int, str]] = []  # (slot, runtime spelling)
+    pending: list[tuple[int, str, Target]] = []  # (slot, runtime spelling, target)
     for t in targets:
         shown = t.value
         if t.kind == "glob":
-            prefix, _last = split_glob(t.value)
-            if _aims_at_secret(runtime, t.value):
-                texts.append((shown, "[BLOCKED]"))
+            denial = _glob_denial(runtime, t, root, cwd)
+            if denial is not None:
+                texts.append((shown, denial))
                 continue
+            prefix, _last = split_glob(t.value)
             base = t.base or "."
             shown = posixpath.join(base, prefix) if prefix else base
-        rel = _relative(shown, root or runtime.root, cwd)
-        if not os.path.isabs(rel) and _in_git_dir(rel):
+        rels = _spellings(shown, root, cwd)
+        if any(not os.path.isabs(rel) and _in_git_dir(rel) for rel in rels):
             texts.append((t.value, GIT_DIR_TEXT))
             continue
         texts.append((t.value, None))
-        if rel != ".":
-            pending.append((len(texts) - 1, rel))
+        pending.extend((len(texts) - 1, rel, t) for rel in rels if rel != ".")
     if pending:
-        verdicts = await runtime.check_paths([rel for _, rel in pending], model=model)
-        for (slot, rel), verdict in zip(pending, verdicts, strict=True):
+        verdicts = await runtime.check_paths([rel for _, rel, _ in pending], model=model)
+        for (slot, rel, t), verdict in zip(pending, verdicts, strict=True):
+            if texts[slot][1] is not None:
+                continue  # the first denial of a target is the one shown
+            text: str | None = None
             if verdict is not None:
-                texts[slot] = (texts[slot][0], _text(runtime, renderer, model, verdict))
+                text = _text(runtime, renderer, model, verdict)
             elif await _secret_alias(runtime, rel):  # a file to read, or a "directory" to search
-                texts[slot] = (texts[slot][0], "[BLOCKED]")
+                text = "[BLOCKED]"
+            elif t.kind == "write":
+                text = await runtime.run_blocking(functools.partial(_write_denial, runtime, t, rel, renderer, model))
+            if text is not None:
+                texts[slot] = (texts[slot][0], text)
     denials = [(shown, text) for shown, text in texts if text is not None]
     if not denials:
         return None

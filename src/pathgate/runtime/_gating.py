@@ -73,7 +73,7 @@ def project_git_dirs(root: str) -> tuple[str, ...]:
     except GitFatal:
         # a malformed .git file (git exits 128): the runtime still starts, its ignore index
         # fails closed; whatever the file loosely names stays hidden all the same
-        from pathgate.runtime.tools._write_gates import _gitdir_of
+        from pathgate.runtime.tools._write_rules import _gitdir_of
 
         loose = _gitdir_of(root)
         dirs = (loose,) if loose is not None else ()
@@ -190,6 +190,9 @@ class GateCore:
         # an ignore file hard-linked to a secret is never read as rules (its lines would be
         # quoted to the model by the verbose renderer)
         self.index.linked_secret = self._linked_secret()
+        # nor is an agent ignore file whose path is a secret (`.aws/credentials` when an
+        # agent file is called `credentials`): it counts as absent
+        self.index.secret_source = self.pipeline.secrets.is_secret
         self.git_dirs = project_git_dirs(real)
         # the path gate learns the root and any in-project git directory (git internals
         # are never served); it is the pipeline's first gate by construction

@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import os
-import stat
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -45,6 +43,7 @@ from pathgate.runtime.gates import (
 )
 from pathgate.runtime.gates.path import is_git_internal
 from pathgate.runtime.gates.secrets import normalize_name
+from pathgate.runtime.tools._write_rules import CONFIG_FILE, PYPROJECT, declares_pathgate, in_linked_gitdir
 from pathgate.runtime.tools.read_files import ReadFacts
 from pathgate.verdicts import POLICY_FILE, Status, Verdict
 from pathgate.verdicts import Gate as GateName
@@ -64,14 +63,10 @@ __all__ = [
     "has_git_component",
 ]
 
-_GIT = ".git"
-_GITFILE_MAX = 4096
 _BLOCK = Verdict(status=Status.BLOCKED, gate=GateName.WRITE, opaque=True, detail="git internals")
 #: ``Verdict.detail`` of a write refused because the target is one of pathgate's own policy
 #: files (not opaque: the renderers say that only a person may change it).
 _POLICY = Verdict(status=Status.BLOCKED, gate=GateName.WRITE, detail=POLICY_FILE)
-#: pathgate's own configuration file, never writable by an agent (with the agent ignore files).
-CONFIG_FILE = "pathgate.toml"
 
 
 @dataclass(slots=True)
@@ -80,6 +75,8 @@ class WritePathFacts(PathFacts):
     ``REAL``)."""
 
     git_internal: bool = False
+    #: the root ``pyproject.toml`` while it declares pathgate settings (set with ``REAL``)
+    policy_path: bool = False
 
 
 def has_git_component(path: str) -> bool:
@@ -91,8 +88,9 @@ def has_git_component(path: str) -> bool:
 
 class NeverWritableGate:
     """Gate ``write``: opaque ``[BLOCKED]`` for ``.git`` internals; a plain ``[BLOCKED]``
-    (``detail="policy file"``) for pathgate's own policy files — ``pathgate.toml`` and the
-    agent ignore files — so an agent cannot loosen the rules it runs under."""
+    (``detail="policy file"``) for pathgate's own policy files — ``pathgate.toml``, the
+    agent ignore files, and the root ``pyproject.toml`` while it declares pathgate settings
+    — so an agent cannot loosen the rules it runs under."""
 
     name = GateName.WRITE.value
     needs = frozenset({Fact.REAL})
@@ -109,6 +107,8 @@ class NeverWritableGate:
         if any(has_git_component(n) for n in names):
             return _BLOCK
         if any(normalize_name(n.rstrip("/").rsplit("/", 1)[-1]) in self.policy_files for n in names if n):
+            return _POLICY
+        if isinstance(facts, WritePathFacts) and facts.policy_path:
             return _POLICY
         return None
 
@@ -151,68 +151,6 @@ def build_write_pipeline(policy: Policy, extra: Sequence[GateCheck] = ()) -> Gat
     return GatePipeline(gates, matcher)
 
 
-def _gitdir_of(dirpath: str) -> str | None:
-    """The real git directory a ``.git`` file in ``dirpath`` names, if there is one."""
-    try:
-        fd = os.open(os.path.join(dirpath, _GIT), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        head = os.read(fd, _GITFILE_MAX).decode("utf-8", "replace")
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    first = head.splitlines()[0] if head else ""
-    if not first.startswith("gitdir:"):
-        return None
-    target = first[len("gitdir:"):].strip()
-    if not target:
-        return None
-    return os.path.realpath(os.path.join(dirpath, target))
-
-
-def _within(path: str, root: str) -> bool:
-    return root == "/" or path == root or path.startswith(root + "/")
-
-
-def _looks_like_gitdir(dirpath: str) -> bool:
-    """git's own test (``is_git_directory``), without following links: ``HEAD`` plus either
-    ``objects/`` and ``refs/`` (a repository, bare or not) or ``commondir`` (a worktree's)."""
-
-    def kind(name: str) -> int:
-        try:
-            return stat.S_IFMT(os.lstat(os.path.join(dirpath, name)).st_mode)
-        except OSError:
-            return 0
-
-    if kind("HEAD") not in (stat.S_IFREG, stat.S_IFLNK):
-        return False
-    if kind("commondir") == stat.S_IFREG:
-        return True
-    return kind("objects") == stat.S_IFDIR and kind("refs") == stat.S_IFDIR
-
-
-def in_linked_gitdir(root: str, relpath: str) -> bool:
-    """Is ``relpath`` inside a git directory not named ``.git``: one that a ``.git`` file of
-    an ancestor directory names, or an ancestor that is a git directory itself (a bare
-    repository, a worktree's or submodule's git directory)? Blocking; worker thread."""
-    parts = relpath.split("/")[:-1] if relpath else []
-    target = os.path.join(root, relpath)
-    cur = root
-    for i in range(len(parts) + 1):
-        if i:
-            cur = os.path.join(cur, parts[i - 1])
-            if _looks_like_gitdir(cur):
-                return True
-        gitdir = _gitdir_of(cur)
-        if gitdir is not None and _within(gitdir, root) and _within(target, gitdir):
-            return True
-    return False
-
-
 class WriteFacts:
     """The fact source of one write: ``REAL`` (resolution, never outside the root, plus the
     ``.git``-file check) and ``MATCH`` (the ignore decision and verified remedy, as reads)."""
@@ -231,5 +169,8 @@ class WriteFacts:
                     f.git_internal = await anyio.to_thread.run_sync(
                         in_linked_gitdir, self.runtime.root, resolved.relpath,
                         limiter=self.runtime.limiter.get())
+                    if resolved.relpath == PYPROJECT:
+                        f.policy_path = await anyio.to_thread.run_sync(
+                            declares_pathgate, self.runtime.root, limiter=self.runtime.limiter.get())
         elif fact is Fact.MATCH:
             await self._reads.fetch(fact, pending)

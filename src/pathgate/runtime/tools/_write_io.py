@@ -91,6 +91,8 @@ class WritePlan:
       ``write_limit``: the largest content that may be written (bytes).
     * ``check_version``: refuse unless the existing file is ``expected`` (``None``: never read).
     * ``must_exist``: ``edit_file`` (no file → ``FILE_DOES_NOT_EXIST``).
+    * ``want_old``: the transform sees the existing text for ``write_file`` too (the
+      ``.gitignore`` guard compares old and new rules).
     * ``linked_secret``: is this multi-linked regular file (its ``fstat``) a secret? (the
       secret-inode registry; ``None``: no registry). A secret alias is an opaque block for
       ``write_file`` too, as it is for reads.
@@ -105,6 +107,8 @@ class WritePlan:
     expected: Version | None
     must_exist: bool
     linked_secret: Callable[[os.stat_result], bool] | None = None
+    #: hand the existing text to the transform for ``write_file`` too (``None`` if binary)
+    want_old: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -388,6 +392,8 @@ def _commit_in(pfd: int, name: str, plan: WritePlan, transform: Transform,
             old = _decode(data)
             if old is None:
                 return Outcome(Status.BINARY_FILE)
+        elif plan.want_old:
+            old = _decode(data)
         mode = stat_mod.S_IMODE(st.st_mode)
     text, replacements = transform(old)
     new = text.encode("utf-8")

@@ -30,6 +30,7 @@ from pathgate.results import WriteResult, WriteTool
 from pathgate.runtime.gates import GateContext, lexical_name
 from pathgate.runtime.tools._write_gates import WriteFacts, WritePathFacts
 from pathgate.runtime.tools._write_io import Outcome, Transform, WritePlan, commit
+from pathgate.runtime.tools._write_rules import added_negations
 from pathgate.verdicts import Gate, Status, Verdict
 
 if TYPE_CHECKING:
@@ -106,6 +107,25 @@ def _replace_transform(path: str, old_string: str, new_string: str, replace_all:
     return transform
 
 
+def _no_new_negations(tool: WriteTool, path: str, transform: Transform) -> Transform:
+    """``transform`` refusing a ``.gitignore`` that gains a negation line: a deeper
+    ``.gitignore`` is read after the agent ignore files above it, so its ``!`` lines could
+    re-include what they hide (SPEC: the agent cannot loosen the rules it runs under)."""
+    field = "content" if tool == "write_file" else "new_string"
+
+    def _guarded(old: str | None) -> tuple[str, int]:
+        text, count = transform(old)
+        added = added_negations(old, text)
+        if added:
+            raise ToolArgumentError(
+                f"{tool}: {path} would gain the negation rule `{added[0]}`; an agent may not add "
+                "`!` rules to a .gitignore (they could re-include what the ignore rules hide). "
+                "Ask the user to make this change.", field=field)
+        return text, count
+
+    return _guarded
+
+
 def _require_writes(runtime: Runtime, tool: str) -> None:
     if not runtime.allow_writes:
         raise ConfigError(f"{tool}: writes are not enabled on this runtime; pass "
@@ -166,6 +186,9 @@ async def _run(runtime: Runtime, tool: WriteTool, path: str, transform: Transfor
         detail = "directory"
         verdict = Verdict(status=Status.NOT_A_FILE, gate=Gate.EXISTENCE, exists=True, detail=detail)
         return WriteResult(tool=tool, path=path, relpath=relpath or ".", verdict=verdict)
+    guard = relpath.rpartition("/")[2] == ".gitignore"
+    if guard:
+        transform = _no_new_negations(tool, path, transform)
     plan = WritePlan(
         root=runtime.root,
         relpath=relpath,
@@ -176,6 +199,7 @@ async def _run(runtime: Runtime, tool: WriteTool, path: str, transform: Transfor
         expected=None,
         must_exist=must_exist,
         linked_secret=runtime._linked_secret(),
+        want_old=guard,
     )
     outcome = await anyio.to_thread.run_sync(
         _locked_commit, runtime, plan, transform, agent, limiter=runtime.limiter.get())

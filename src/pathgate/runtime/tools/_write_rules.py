@@ -1,0 +1,130 @@
+"""What an agent may never write, decided without the write pipeline's machinery.
+
+Shared by the runtime's write gates (``_write_gates.py``) and ``pathgate hook`` (which
+judges the write tools of other agent CLIs without an event loop, so this module imports
+nothing heavy):
+
+* git directories not named ``.git`` (:func:`in_linked_gitdir`);
+* pathgate's own policy files: ``pathgate.toml``, the agent ignore files, and the root
+  ``pyproject.toml`` while it declares pathgate settings (:func:`declares_pathgate`);
+* a ``.gitignore`` gaining a negation line (:func:`added_negations`): a deeper
+  ``.gitignore`` is read after the agent ignore files above it, so its ``!`` lines could
+  re-include what they hide; an agent may not add one (a person may).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+__all__ = ["CONFIG_FILE", "added_negations", "declares_pathgate", "in_linked_gitdir", "negations"]
+
+#: pathgate's own configuration file, never writable by an agent (with the agent ignore files).
+CONFIG_FILE = "pathgate.toml"
+#: The project file that may hold pathgate settings (``[tool.pathgate]``).
+PYPROJECT = "pyproject.toml"
+_GIT = ".git"
+_GITFILE_MAX = 4096
+_PYPROJECT_MAX = 4 * 1024 * 1024
+
+
+def declares_pathgate(root: str) -> bool:
+    """Does ``<root>/pyproject.toml`` mention pathgate (so it may hold ``[tool.pathgate]``,
+    which the configuration loader reads)? Read without following a symlink; an unreadable
+    file counts as declaring (fail closed). Blocking."""
+    try:
+        fd = os.open(os.path.join(root, PYPROJECT), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        raw = os.read(fd, _PYPROJECT_MAX)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    # the loader's own quick test (config.py): a table spelled with escapes is read too
+    return b"pathgate" in raw or b"\\u" in raw or b"\\U" in raw
+
+
+def negations(text: str) -> frozenset[str]:
+    """The negation lines (``!pattern``) of ignore-file text, trailing whitespace dropped."""
+    return frozenset(line.rstrip() for line in text.splitlines() if line.startswith("!"))
+
+
+def added_negations(old: str | None, new: str) -> list[str]:
+    """Negation lines ``new`` has that ``old`` had not, in ``new``'s order."""
+    before = negations(old or "")
+    seen: set[str] = set()
+    out: list[str] = []
+    for line in new.splitlines():
+        line = line.rstrip()
+        if line.startswith("!") and line not in before and line not in seen:
+            seen.add(line)
+            out.append(line)
+    return out
+
+
+def _gitdir_of(dirpath: str) -> str | None:
+    """The real git directory a ``.git`` file in ``dirpath`` names, if there is one."""
+    try:
+        fd = os.open(os.path.join(dirpath, _GIT), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        head = os.read(fd, _GITFILE_MAX).decode("utf-8", "replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    first = head.splitlines()[0] if head else ""
+    if not first.startswith("gitdir:"):
+        return None
+    target = first[len("gitdir:"):].strip()
+    if not target:
+        return None
+    return os.path.realpath(os.path.join(dirpath, target))
+
+
+def _within(path: str, root: str) -> bool:
+    return root == "/" or path == root or path.startswith(root + "/")
+
+
+def _looks_like_gitdir(dirpath: str) -> bool:
+    """git's own test (``is_git_directory``), without following links: ``HEAD`` plus either
+    ``objects/`` and ``refs/`` (a repository, bare or not) or ``commondir`` (a worktree's)."""
+
+    def kind(name: str) -> int:
+        try:
+            return stat.S_IFMT(os.lstat(os.path.join(dirpath, name)).st_mode)
+        except OSError:
+            return 0
+
+    if kind("HEAD") not in (stat.S_IFREG, stat.S_IFLNK):
+        return False
+    if kind("commondir") == stat.S_IFREG:
+        return True
+    return kind("objects") == stat.S_IFDIR and kind("refs") == stat.S_IFDIR
+
+
+def in_linked_gitdir(root: str, relpath: str) -> bool:
+    """Is ``relpath`` inside a git directory not named ``.git``: one that a ``.git`` file of
+    an ancestor directory names, or an ancestor that is a git directory itself (a bare
+    repository, a worktree's or submodule's git directory)? Blocking; worker thread."""
+    parts = relpath.split("/")[:-1] if relpath else []
+    target = os.path.join(root, relpath)
+    cur = root
+    for i in range(len(parts) + 1):
+        if i:
+            cur = os.path.join(cur, parts[i - 1])
+            if _looks_like_gitdir(cur):
+                return True
+        gitdir = _gitdir_of(cur)
+        if gitdir is not None and _within(gitdir, root) and _within(target, gitdir):
+            return True
+    return False

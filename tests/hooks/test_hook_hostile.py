@@ -1,0 +1,197 @@
+"""Red-team findings on ``pathgate hook``: what the agent's own tool would open decides.
+
+Each case is a payload a hostile model could make an agent CLI send; the hook must give the
+answer the runtime gives for the same file (the runtime judges ``..`` on the disk), deny
+globs in ripgrep's own syntax that are aimed at secrets or ``.git``, run the write gates for
+write tools, and fail closed on fields of the wrong type."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pathgate._hooks._core import split_glob
+from pathgate._hooks._run import run_hook
+
+SECRET = "[BLOCKED]"
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "proj"
+    outside = tmp_path / "outside"
+    for rel, text in {
+        "proj/.gitignore": "build/\n",
+        "proj/.env": "API_KEY=s3cr3t\n",
+        "proj/a.pem": "KEY\n",
+        "proj/.aws/credentials": "aws_secret=1\n",
+        "proj/.aws/sub/keep.txt": "k\n",
+        "proj/build/x": "ignored\n",
+        "proj/build/deep/y": "ignored\n",
+        "proj/src/app.py": "print(1)\n",
+        "proj/x": "plain top-level x\n",
+        "outside/x": "OUTSIDE SECRET\n",
+        "outside/sub/z": "z\n",
+    }.items():
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / "out").symlink_to(outside / "sub")
+    (root / "gh").symlink_to(".git/hooks")
+    (root / "as").symlink_to(".aws/sub")
+    (root / "bd").symlink_to("build/deep")
+    for var in ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"):
+        monkeypatch.delenv(var, raising=False)
+    return root
+
+
+def _hook(agent: str, root: Path, tool: str, tool_input: Any, **extra: Any) -> tuple[str | None, int]:
+    """``(deny reason or None, exit code)`` for one payload."""
+    payload = {"cwd": str(root), "tool_name": tool, "tool_input": tool_input, **extra}
+    answer = run_hook(agent, json.dumps(payload).encode(), root=str(root))
+    if answer.exit_code == 2:
+        return answer.stderr, 2
+    if not answer.stdout.strip() or answer.stdout.strip() in ("{}", '{"permission": "allow"}'):
+        return None, answer.exit_code
+    out = json.loads(answer.stdout)
+    if "hookSpecificOutput" in out:
+        return out["hookSpecificOutput"]["permissionDecisionReason"], answer.exit_code
+    if "reason" in out:
+        return out["reason"], answer.exit_code
+    return out.get("agent_message"), answer.exit_code
+
+
+@pytest.mark.parametrize(("spelling", "expected"), [
+    ("out/../x", "[FILE_OUTSIDE_PROJECT]"),  # the OS opens outside/x
+    ("as/../credentials", SECRET),  # .aws/credentials
+    ("bd/../x", "[BLOCKED]: Excluded by ignore rules"),  # build/x
+    ("gh/../config", "[BLOCKED]"),  # .git/config
+])
+def test_dotdot_after_a_symlink_is_judged_where_the_os_goes(project: Path, spelling: str, expected: str) -> None:
+    assert os.path.exists(project / spelling)  # the file the agent's tool would open
+    reason, code = _hook("claude-code", project, "Read", {"file_path": spelling})
+    assert code == 0 and reason is not None and reason.startswith(expected)
+    reason, _ = _hook("claude-code", project, "Read", {"file_path": str(project / spelling)})
+    assert reason is not None and reason.startswith(expected)
+
+
+def test_dotdot_spellings_that_stay_inside_are_still_allowed(project: Path) -> None:
+    assert _hook("claude-code", project, "Read", {"file_path": "src/../x"}) == (None, 0)
+    # on the disk `.aws/sub/keep.txt` (not a secret), as text `sub/keep.txt` (missing): allowed
+    assert _hook("claude-code", project, "Read", {"file_path": "as/../sub/keep.txt"}) == (None, 0)
+    # on the disk `.aws/sub/../../x` is `x`, but as text `../x`, outside: a tool that
+    # normalises before opening would read that one, so the call is denied
+    reason, _ = _hook("claude-code", project, "Read", {"file_path": "as/../../x"})
+    assert reason is not None and reason.startswith("[FILE_OUTSIDE_PROJECT]")
+
+
+def test_a_write_through_a_symlink_and_dotdot_into_git_is_denied(project: Path) -> None:
+    reason, _ = _hook("claude-code", project, "Write", {"file_path": "gh/../config", "content": "[core]\n"})
+    assert reason is not None and reason.startswith("[BLOCKED]")
+    reason, _ = _hook("claude-code", project, "Grep", {"pattern": "url", "path": "gh/.."})
+    assert reason is not None and reason.startswith("[BLOCKED]")
+
+
+@pytest.mark.parametrize("glob", [
+    ".env", "{.env}", ".{e}nv", ".e\\nv", ".en[^x]", "*.{pem}", "**/{.env}", "{x,.e{n,m}v}",
+])
+def test_ripgrep_glob_syntax_aimed_at_secrets_is_denied(project: Path, glob: str) -> None:
+    reason, _ = _hook("claude-code", project, "Grep", {"pattern": "=", "path": ".", "glob": glob})
+    assert reason == SECRET
+
+
+@pytest.mark.parametrize("glob", ["**/.git/config", "{.git,x}/config", ".gi?/config", ".GIT/*", "x/.git"])
+def test_globs_aimed_at_git_internals_are_denied(project: Path, glob: str) -> None:
+    reason, _ = _hook("claude-code", project, "Grep", {"pattern": "url", "path": ".", "glob": glob})
+    assert reason is not None and reason.startswith("[BLOCKED]")
+    assert "s3cr3t" not in reason
+
+
+@pytest.mark.parametrize("glob", ["*.py", "**/*.py", "src/{a,b}.py", "!.git", "*", "{src,lib}/**/*.ts"])
+def test_ordinary_globs_pass(project: Path, glob: str) -> None:
+    assert _hook("claude-code", project, "Grep", {"pattern": "x", "path": ".", "glob": glob}) == (None, 0)
+
+
+def test_a_glob_is_judged_joined_to_its_base_directory(project: Path) -> None:
+    reason, _ = _hook("claude-code", project, "Grep", {"pattern": "secret", "path": ".aws", "glob": "credentials"})
+    assert reason == SECRET
+    reason, _ = _hook("claude-code", project, "Grep", {"pattern": "x", "path": "src", "glob": "app.py"})
+    assert reason is None
+
+
+def test_an_absolute_glob_is_judged_where_it_points(project: Path) -> None:
+    outside = str(project.parent / "outside")
+    assert split_glob(outside + "/*") == (outside, "*")
+    for agent, tool, args in [
+        ("claude-code", "Glob", {"pattern": outside + "/*"}),
+        ("claude-code", "Grep", {"pattern": "S", "glob": outside + "/*"}),
+        ("gemini", "read_many_files", {"paths": [outside + "/*"]}),
+        ("gemini", "glob", {"pattern": outside + "/*"}),
+    ]:
+        reason, _ = _hook(agent, project, tool, args)
+        assert reason is not None and reason.startswith("[FILE_OUTSIDE_PROJECT]"), (tool, reason)
+    assert _hook("claude-code", project, "Glob", {"pattern": str(project / "src") + "/*.py"}) == (None, 0)
+
+
+@pytest.mark.parametrize(("agent", "tool", "args", "extra"), [
+    ("claude-code", "Read", {"file_path": [".env"]}, {}),
+    ("claude-code", "Read", {"file_path": {"p": ".env"}}, {}),
+    ("gemini", "read_many_files", {"paths": ".env"}, {}),
+    ("gemini", "read_many_files", {"paths": [".env", 3]}, {}),
+    ("cursor", "Read", {"file_path": [".env"]}, {"hook_event_name": "preToolUse"}),
+])
+def test_fields_of_the_wrong_type_fail_closed(project: Path, agent: str, tool: str, args: Any,
+                                              extra: dict[str, Any]) -> None:
+    reason, code = _hook(agent, project, tool, args, **extra)
+    assert code == 2 and reason is not None and "blocked because the check failed" in reason
+
+
+# -- writes through a hook run the write gates ----------------------------------------------------
+
+def test_writes_to_policy_files_and_hook_settings_are_denied(project: Path) -> None:
+    (project / ".pathgateignore").write_text("*.private\n")
+    for path in (".pathgateignore", "src/.pathgateignore", "pathgate.toml", ".claude/settings.json",
+                 ".gemini/settings.json", ".cursor/hooks.json"):
+        reason, _ = _hook("claude-code", project, "Write", {"file_path": path, "content": ""})
+        assert reason is not None and "policy files" in reason, path
+    reason, _ = _hook("claude-code", project, "Edit", {"file_path": ".pathgateignore", "old_string": "*.private",
+                                                       "new_string": "!*.private"})
+    assert reason is not None and "policy files" in reason
+
+
+def test_pyproject_is_a_policy_file_only_while_it_declares_pathgate(project: Path) -> None:
+    (project / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    assert _hook("claude-code", project, "Write", {"file_path": "pyproject.toml", "content": "x"}) == (None, 0)
+    (project / "pyproject.toml").write_text("[tool.pathgate]\nsize_limit = 10\n")
+    reason, _ = _hook("claude-code", project, "Write", {"file_path": "pyproject.toml", "content": "x"})
+    assert reason is not None and "policy files" in reason
+
+
+def test_a_write_into_a_bare_repository_is_denied(project: Path) -> None:
+    subprocess.run(["git", "init", "-q", "--bare", str(project / "vendor/lib.git")], check=True)
+    reason, _ = _hook("claude-code", project, "Write", {"file_path": "vendor/lib.git/hooks/post-update",
+                                                        "content": "#!/bin/sh\nid\n"})
+    assert reason == SECRET
+
+
+def test_a_gitignore_gaining_a_negation_is_denied(project: Path) -> None:
+    reason, _ = _hook("claude-code", project, "Write", {"file_path": "sub/.gitignore", "content": "!*.private\n"})
+    assert reason is not None and "`!*.private`" in reason
+    reason, _ = _hook("claude-code", project, "MultiEdit", {"file_path": ".gitignore", "edits": [
+        {"old_string": "build/", "new_string": "build/\n!build/keep"}]})
+    assert reason is not None and "`!build/keep`" in reason
+    plain = {"file_path": ".gitignore", "content": "build/\n*.log\n"}
+    assert _hook("claude-code", project, "Write", plain) == (None, 0)
+
+
+def test_write_denials_are_the_same_with_and_without_a_secret(project: Path) -> None:
+    """A write aimed at a missing secret name is as bare as one at an existing secret."""
+    absent, _ = _hook("claude-code", project, "Write", {"file_path": ".env.production", "content": "x"})
+    present, _ = _hook("claude-code", project, "Write", {"file_path": ".env", "content": "x"})
+    assert absent == present == SECRET
