@@ -119,8 +119,11 @@ def test_ordinary_globs_pass(project: Path, glob: str) -> None:
 
 
 def test_a_glob_is_judged_joined_to_its_base_directory(project: Path) -> None:
+    (project / "keys").mkdir()
+    reason, _ = _hook("claude-code", project, "Grep", {"pattern": "secret", "path": "keys", "glob": "id_rsa"})
+    assert reason is not None and reason.endswith(SECRET)
     reason, _ = _hook("claude-code", project, "Grep", {"pattern": "secret", "path": ".aws", "glob": "credentials"})
-    assert reason == SECRET
+    assert reason is not None and reason.endswith(SECRET)
     reason, _ = _hook("claude-code", project, "Grep", {"pattern": "x", "path": "src", "glob": "app.py"})
     assert reason is None
 
@@ -195,3 +198,98 @@ def test_write_denials_are_the_same_with_and_without_a_secret(project: Path) -> 
     absent, _ = _hook("claude-code", project, "Write", {"file_path": ".env.production", "content": "x"})
     present, _ = _hook("claude-code", project, "Write", {"file_path": ".env", "content": "x"})
     assert absent == present == SECRET
+
+
+# -- second red-team pass -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("pattern", [
+    "**/.[[:alpha:]]nv", "**/@(.env)", "**/.{d..f}nv", "**/id_rs[[:alpha:]]", "**/.aws/+(credentials)",
+    ".@(git)/config",
+])
+def test_glob_syntax_the_hook_cannot_judge_fails_closed(project: Path, pattern: str) -> None:
+    reason, _ = _hook("gemini", project, "read_many_files", {"paths": [pattern]})
+    assert reason is not None and reason.startswith("[BLOCKED]")
+
+
+@pytest.mark.parametrize("glob", ["**/.git*", "**/*config*", "**/*service*", "**/*client*", "**/.g*"])
+def test_common_broad_globs_are_not_denied(project: Path, glob: str) -> None:
+    assert _hook("claude-code", project, "Glob", {"pattern": glob}) == (None, 0)
+
+
+def test_a_gitignore_negation_cannot_hide_behind_a_bom_or_split_edits(project: Path) -> None:
+    (project / "sub").mkdir()
+    reason, _ = _hook("claude-code", project, "Write", {"file_path": "sub/.gitignore", "content": "\ufeff!x\n"})
+    assert reason is not None and "`!x`" in reason
+    (project / ".gitignore").write_text("build/\n# note: !secret.txt\n")
+    edits = [{"old_string": "build/", "new_string": "build/\nZZ!secret.txt"}, {"old_string": "ZZ", "new_string": ""}]
+    reason, _ = _hook("claude-code", project, "MultiEdit", {"file_path": ".gitignore", "edits": edits})
+    assert reason is not None and "`!secret.txt`" in reason
+    reason, _ = _hook("claude-code", project, "Edit", {"file_path": ".gitignore", "old_string": "# note: ",
+                                                       "new_string": ""})
+    assert reason is not None and "`!secret.txt`" in reason
+
+
+def test_keeping_an_existing_negation_is_allowed(project: Path) -> None:
+    (project / ".gitignore").write_text("node_modules/\n!keep.log\n")
+    again = {"file_path": ".gitignore", "content": "node_modules/\n!keep.log\ndist/\n"}
+    assert _hook("claude-code", project, "Write", again) == (None, 0)
+
+
+def test_a_pyproject_gaining_pathgate_settings_is_denied(project: Path) -> None:
+    text = '[project]\nname = "x"\n[tool.pathgate]\nagent_files = [".pathgateignore", "notes.txt"]\n'
+    reason, _ = _hook("claude-code", project, "Write", {"file_path": "pyproject.toml", "content": text})
+    assert reason is not None and "policy files" in reason
+    assert _hook("claude-code", project, "Write", {"file_path": "pyproject.toml", "content": "[project]\n"}) == (
+        None, 0)
+
+
+def test_hook_writes_outside_the_root_are_denied_even_when_reads_may_leave_it(project: Path) -> None:
+    host = project.parent / "host.toml"
+    host.write_text("allow_outside_root = true\n")
+    target = str(project.parent / "outside" / "pathgate.toml")
+    payload = {"cwd": str(project), "tool_name": "Write", "tool_input": {"file_path": target, "content": "x"}}
+    answer = run_hook("claude-code", json.dumps(payload).encode(), root=str(project), config=str(host))
+    assert "[FILE_OUTSIDE_PROJECT]" in answer.stdout
+
+
+@pytest.mark.parametrize("path", [".claude/settings.json.", ".claude/settings.json ", ".claude./settings.json",
+                                  ".cursor/hooks.json::$DATA", ".CLAUDE/Settings.json"])
+def test_ntfs_spellings_of_hook_settings_are_policy_files(project: Path, path: str) -> None:
+    reason, _ = _hook("claude-code", project, "Write", {"file_path": path, "content": "{}"})
+    assert reason is not None and "policy files" in reason
+
+
+def test_ntfs_spelling_of_a_gitignore_is_guarded(project: Path) -> None:
+    reason, _ = _hook("claude-code", project, "Write", {"file_path": ".gitignore.", "content": "!x\n"})
+    assert reason is not None and "`!x`" in reason
+
+
+@pytest.mark.parametrize(("tool", "args"), [
+    ("grep_search", {"query": "SECRET", "include_pattern": ".env"}),
+    ("list_dir", {"relative_workspace_path": ".git"}),
+    ("delete_file", {"target_file": ".pathgateignore"}),
+    ("delete_file", {"target_file": ".cursor/hooks.json"}),
+])
+def test_cursor_tool_fields_are_judged(project: Path, tool: str, args: dict[str, Any]) -> None:
+    (project / ".pathgateignore").write_text("x\n")
+    reason, _ = _hook("cursor", project, tool, args, hook_event_name="preToolUse")
+    assert reason is not None and reason.startswith("[BLOCKED]"), reason
+
+
+def test_every_path_key_is_judged(project: Path) -> None:
+    reason, _ = _hook("claude-code", project, "Read", {"file_path": "src/app.py", "notebook_path": ".env"})
+    assert reason == SECRET
+    reason, _ = _hook("gemini", project, "glob", {"pattern": "cred*", "path": "src", "dir_path": ".aws"})
+    assert reason is not None and reason.endswith(SECRET)
+
+
+def test_a_directory_holding_a_secret_path_is_not_walked(project: Path) -> None:
+    (project / "awsl").symlink_to(".aws")
+    for tool, args in [("Grep", {"pattern": "k", "path": ".aws"}), ("LS", {"path": ".aws/"}),
+                       ("Grep", {"pattern": "k", "path": "awsl", "glob": "credentials"}),
+                       ("Grep", {"pattern": "k", "path": "src/../.aws"})]:
+        reason, _ = _hook("claude-code", project, tool, args)
+        assert reason is not None and reason.endswith(SECRET), (tool, args, reason)
+    reason, _ = _hook("gemini", project, "read_many_files", {"paths": [".aws"]})
+    assert reason == SECRET
+    assert _hook("claude-code", project, "Grep", {"pattern": "k", "path": "src"}) == (None, 0)

@@ -34,8 +34,8 @@ __all__ = ["AGENTS", "Agent", "Answer", "HookRequest"]
 
 # keys naming the file a tool reads or writes, the directory it walks, its glob filter
 _FILE_KEYS = ("file_path", "notebook_path", "absolute_path", "target_file")
-_DIR_KEYS = ("path", "dir_path", "directory")
-_FILTER_KEYS = ("glob", "include")
+_DIR_KEYS = ("path", "dir_path", "directory", "relative_workspace_path")
+_FILTER_KEYS = ("glob", "include", "include_pattern")
 
 
 class Answer(NamedTuple):
@@ -56,16 +56,19 @@ class HookRequest(NamedTuple):
     model: str | None = None
 
 
-def _str(args: Mapping[str, Any], keys: Sequence[str]) -> str | None:
-    """The first of ``keys`` holding a non-empty string. A key holding anything but a string
-    (or null) fails closed: the agent's tool might still read what it names."""
+def _all(args: Mapping[str, Any], keys: Sequence[str]) -> list[str]:
+    """Every non-empty string among ``keys``, each judged (a tool might act on any of
+    them); a key holding anything but a string (or null) fails closed: the agent's tool
+    might still read what it names."""
+    out: list[str] = []
     for key in keys:
         value = args.get(key)
-        if isinstance(value, str) and value:
-            return value
-        if value is not None and not isinstance(value, str):
+        if isinstance(value, str):
+            if value and value not in out:
+                out.append(value)
+        elif value is not None:
             raise ValueError(f"tool_input.{key}: expected a string, got {type(value).__name__}")
-    return None
+    return out
 
 
 def _strings(args: Mapping[str, Any], key: str) -> list[str]:
@@ -78,68 +81,69 @@ def _strings(args: Mapping[str, Any], key: str) -> list[str]:
     return [v for v in value if v]
 
 
-def _new_text(args: Mapping[str, Any]) -> str:
-    """All the text a write tool would put in the file (``content``, ``new_string``, each
-    edit's ``new_string``, a notebook cell's ``new_source``)."""
-    parts = [v for k in ("content", "new_string", "new_source", "code_edit") if isinstance(v := args.get(k), str)]
-    edits = args.get("edits")
-    if isinstance(edits, Sequence) and not isinstance(edits, str):
-        parts.extend(e["new_string"] for e in edits if isinstance(e, Mapping) and isinstance(e.get("new_string"), str))
-    return "\n".join(parts)
+def _edit(e: Mapping[str, Any]) -> tuple[str, str, bool] | None:
+    new = e.get("new_string")
+    if not isinstance(new, str):
+        return None
+    old = e.get("old_string")
+    return (old if isinstance(old, str) else "", new, e.get("replace_all") is True)
 
 
 def _write(args: Mapping[str, Any]) -> list[Target]:
-    """A tool that writes (or deletes) the file it names: judged by the write gates too."""
-    path = _str(args, (*_FILE_KEYS, "path"))
-    if not path:
-        return []
-    negations = tuple(line.rstrip() for line in _new_text(args).splitlines() if line.startswith("!"))
-    return [Target("write", path, negations=negations)]
+    """A tool that writes (or deletes) the file it names: judged by the write gates too,
+    with the text it would write (``content``) or the edits it would make."""
+    content = next((v for k in ("content", "new_source") if isinstance(v := args.get(k), str)), None)
+    edits = [e for e in (_edit(args),) if e is not None]
+    if isinstance(args.get("code_edit"), str):  # Cursor: a snippet, not an exact replacement
+        edits.append(("", args["code_edit"], False))
+    many = args.get("edits")
+    if isinstance(many, Sequence) and not isinstance(many, str):
+        edits.extend(e for e in (_edit(x) for x in many if isinstance(x, Mapping)) if e is not None)
+    return [Target("write", path, content=content, edits=tuple(edits))
+            for path in _all(args, (*_FILE_KEYS, "path"))]
 
 
 def _file(args: Mapping[str, Any]) -> list[Target]:
-    path = _str(args, (*_FILE_KEYS, "path"))
-    return [Target("file", path)] if path else []
+    return [Target("file", path) for path in _all(args, (*_FILE_KEYS, "path"))]
 
 
 def _dir(args: Mapping[str, Any]) -> list[Target]:
-    path = _str(args, _DIR_KEYS)
-    return [Target("dir", path)] if path else []
+    return [Target("dir", path) for path in _all(args, _DIR_KEYS)]
 
 
 def _search(args: Mapping[str, Any]) -> list[Target]:
-    """Grep-like: a file or directory path, and an optional glob filter below it."""
-    path = _str(args, (*_DIR_KEYS, *_FILE_KEYS))
-    out = [Target("dir", path)] if path else []
-    pattern = _str(args, _FILTER_KEYS)
-    if pattern:
-        out.append(Target("glob", pattern, path or ""))
+    """Grep-like: file or directory paths, and optional glob filters below each."""
+    paths = _all(args, (*_DIR_KEYS, *_FILE_KEYS))
+    out = [Target("dir", path) for path in paths]
+    for pattern in _all(args, _FILTER_KEYS):
+        out.extend(Target("glob", pattern, path) for path in (paths or [""]))
     return out
 
 
 def _glob(args: Mapping[str, Any]) -> list[Target]:
-    base = _str(args, _DIR_KEYS) or ""
-    out = [Target("dir", base)] if base else []
-    pattern = _str(args, ("pattern",))
-    if pattern:
-        out.append(Target("glob", pattern, base))
+    bases = _all(args, _DIR_KEYS)
+    out = [Target("dir", base) for base in bases]
+    for pattern in _all(args, ("pattern", "glob_pattern", "query")):
+        out.extend(Target("glob", pattern, base) for base in (bases or [""]))
     return out
 
 
 def _many(args: Mapping[str, Any]) -> list[Target]:
     """Gemini's ``read_many_files``: ``paths`` (files, directories or globs), ``include``."""
     out: list[Target] = []
-    entries = _strings(args, "paths")
-    includes = _strings(args, "include")
-    for entry in [*entries, *includes]:
+    for entry in [*_strings(args, "paths"), *_strings(args, "include")]:
         out.append(Target("glob", entry) if has_glob(entry) else Target("file", entry))
     return out
 
 
+def _dirs(args: Mapping[str, Any]) -> list[Target]:
+    """Cursor's ``codebase_search``: the directories it searches (``target_directories``)."""
+    return [Target("dir", d) for d in _strings(args, "target_directories")]
+
+
 def _generic(args: Mapping[str, Any]) -> list[Target]:
-    """An unmapped tool: decide the file path it names, if any."""
-    path = _str(args, _FILE_KEYS)
-    return [Target("file", path)] if path else []
+    """An unmapped tool: decide the file paths it names, if any."""
+    return [Target("file", path) for path in _all(args, _FILE_KEYS)]
 
 
 Extract = Callable[[Mapping[str, Any]], list[Target]]
@@ -156,7 +160,8 @@ GEMINI_TOOLS: dict[str, Extract] = {
 }
 CURSOR_TOOLS: dict[str, Extract] = {
     **CLAUDE_TOOLS, "Delete": _write, "read_file": _file, "edit_file": _write,
-    "list_dir": _dir, "grep_search": _search, "file_search": _glob,
+    "list_dir": _dir, "grep_search": _search, "file_search": _glob, "delete_file": _write,
+    "codebase_search": _dirs,
 }
 
 

@@ -32,6 +32,7 @@ import functools
 import itertools
 import os
 import posixpath
+import re
 import stat
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
@@ -49,13 +50,20 @@ GIT_DIR_TEXT = (
 )
 
 _GLOB_CHARS = frozenset("*?[{")
+#: Glob syntax some agents' tools understand (node-glob/minimatch, bash, GNU grep) that the
+#: hook cannot judge: POSIX classes, extglobs, ``{a..z}`` ranges. A glob using one fails closed.
+_UNJUDGED = re.compile(r"\[\[:|[@+!*?]\(|\{[^{},]*\.\.[^{},]*\}")
 # Names a glob aimed at hidden files would reach: `.env*`, `.e*`, `.*` all match one.
 _SECRET_PROBES = (".env", ".env.local", ".env.production")
 # Ordinary names: a wildcard segment matching one of them is not aimed at secrets (`*`, `*.py`).
-_BENIGN = ("x", "src", "makefile", "readme.md", "package.json", *(f"a.{ext}" for ext in (
+_BENIGN = ("x", "src", "makefile", "readme.md", "package.json", "tsconfig.json", "config.py", "service.py",
+           "client.py", "keys.py", ".github", ".gitignore", ".prettierrc", ".dockerignore", ".husky",
+           ".pre-commit-config.yaml", *(f"a.{ext}" for ext in (
     "py", "c", "h", "ts", "js", "json", "md", "txt", "yaml", "yml", "toml", "html", "css", "go", "rs", "java",
     "sh", "lock", "cfg", "ini", "xml", "csv")))
 _BENIGN_PATHS = (*_BENIGN, *(f"src/{b}" for b in _BENIGN), "x/y/z.txt")
+#: Names next to ``.git`` a glob may well be after (``**/.git*`` finds ``.gitignore``).
+_GIT_BENIGN = (*_BENIGN, ".gitignore", ".github", ".gitattributes", ".gitmodules", ".gitkeep")
 #: Brace alternatives a hook expands when judging a glob.
 _MAX_ALTERNATIVES = 256
 
@@ -63,19 +71,22 @@ TargetKind = Literal["file", "write", "dir", "glob"]
 
 
 class Target(NamedTuple):
-    """One thing a tool call touches: a ``file`` it reads, a file it writes (``write``;
-    ``negations``: the ``!`` lines its new text would give a ``.gitignore``), a ``dir`` it
-    walks, or a ``glob`` pattern matched below ``base`` (a directory, ``""`` for the root)."""
+    """One thing a tool call touches: a ``file`` it reads, a file it writes (``write``, with
+    its new ``content`` or ``edits``), a ``dir`` it walks, or a ``glob`` pattern matched
+    below ``base`` (a directory, ``""`` for the root)."""
 
     kind: TargetKind
     value: str
     base: str = ""
-    negations: tuple[str, ...] = ()
+    #: a write's new text: the whole content (``Write``), or ``None``
+    content: str | None = None
+    #: a write's edits, applied in order: ``(old_string, new_string, replace_all)``
+    edits: tuple[tuple[str, str, bool], ...] = ()
 
 
 def has_glob(text: str) -> bool:
-    """Does ``text`` contain glob syntax?"""
-    return any(c in _GLOB_CHARS for c in text)
+    """Does ``text`` contain glob syntax (an extglob such as ``@(a|b)`` included)?"""
+    return any(c in _GLOB_CHARS for c in text) or ("(" in text and _UNJUDGED.search(text) is not None)
 
 
 def split_glob(pattern: str) -> tuple[str, str]:
@@ -147,6 +158,28 @@ def _generic(segment: str, benign: Sequence[str]) -> bool:
     return any(fnmatch.fnmatchcase(b, segment) for b in benign)
 
 
+def _path_match(pattern: str, path: str) -> bool:
+    """Does the glob ``pattern`` match ``path`` segment by segment (``*`` never crosses a
+    ``/``; ``**`` is any number of segments), as ripgrep's and git's globs do?"""
+    pats = [p for p in pattern.split("/") if p not in ("", ".")]
+    parts = [p for p in path.split("/") if p]
+    memo: dict[tuple[int, int], bool] = {}
+
+    def match(i: int, j: int) -> bool:
+        key = (i, j)
+        if key not in memo:
+            if i == len(pats):
+                memo[key] = j == len(parts)
+            elif pats[i] == "**":
+                memo[key] = match(i + 1, j) or (j < len(parts) and match(i, j + 1))
+            else:
+                memo[key] = j < len(parts) and fnmatch.fnmatchcase(parts[j], pats[i]) and match(i + 1, j + 1)
+        return memo[key]
+
+    return match(0, 0)
+
+
+
 _ESCAPABLE_AS_CLASS = frozenset("*?[]{}!")
 
 
@@ -185,6 +218,8 @@ def _aims_at_git(pattern: str) -> bool:
     ordinary name (``.gi?``, ``{.git,x}``; not ``*``). An exclusion (``!...``) is not."""
     if pattern.startswith("!"):
         return False
+    if _UNJUDGED.search(pattern):
+        return True
     alternatives = _readings(pattern)
     if alternatives is None:
         return True
@@ -193,7 +228,7 @@ def _aims_at_git(pattern: str) -> bool:
             if not has_glob(seg):
                 if _in_git_dir(seg):
                     return True
-            elif fnmatch.fnmatchcase(".git", seg) and not _generic(seg, _BENIGN):
+            elif fnmatch.fnmatchcase(".git", seg) and not _generic(seg, _GIT_BENIGN):
                 return True
     return False
 
@@ -203,6 +238,8 @@ def _aims_at_secret(runtime: GateCore, pattern: str) -> bool:
     judged: a literal secret name, or a wildcard segment that matches a secret name but no
     ordinary one (``?env``, ``[.]env``, ``id_rs?``, ``*.pem``; not ``*`` or ``*.py``); a
     whole pattern aimed at a secret path (``**/.aws/credentials``) likewise."""
+    if _UNJUDGED.search(pattern):
+        return True
     secrets = runtime.pipeline.secrets
     names, paths = _probes(runtime)
     alternatives = _readings(pattern)
@@ -216,9 +253,8 @@ def _aims_at_secret(runtime: GateCore, pattern: str) -> bool:
                     return True
             elif not _generic(seg, _BENIGN) and any(fnmatch.fnmatchcase(n, seg) for n in names):
                 return True
-        if paths and has_glob(folded) and not _generic(folded, _BENIGN_PATHS):
-            whole = (folded, folded.removeprefix("**/"))
-            if any(fnmatch.fnmatchcase(p, w) or fnmatch.fnmatchcase("x/" + p, w) for p in paths for w in whole):
+        if paths and has_glob(folded) and not any(_path_match(folded, b) for b in _BENIGN_PATHS):
+            if any(_path_match(folded, p) or _path_match(folded, "x/" + p) for p in paths):
                 return True
         elif paths and not has_glob(folded) and secrets.is_secret(folded.strip("/")):
             return True
@@ -297,40 +333,74 @@ async def _secret_alias(runtime: GateCore, rel: str) -> bool:
     return await runtime.run_blocking(probe)
 
 
+def _new_text(target: Target, old: str | None) -> str | None:
+    """The file's text after the write (``None``: nothing is written, a delete)."""
+    if target.content is not None:
+        return target.content
+    if not target.edits:
+        return None
+    text = old or ""
+    for old_string, new_string, replace_all in target.edits:
+        if old_string and old_string in text:
+            text = text.replace(old_string, new_string) if replace_all else text.replace(old_string, new_string, 1)
+        else:  # not applicable as given (an edit snippet): judge its lines as added
+            text = f"{text}\n{new_string}"
+    return text
+
+
+def _current_text(path: str) -> str | None:
+    """The text of the file at ``path`` now, bounded, not following a final symlink
+    (``None``: missing or unreadable)."""
+    from pathgate.runtime.tools._write_rules import read_small
+
+    raw = read_small(path)
+    return None if raw is None else raw.decode("utf-8", "replace")
+
+
 def _write_denial(runtime: GateCore, target: Target, rel: str, renderer: str | None,
                   model: str | None) -> str | None:
-    """What the write gates add for a write through another agent's tool: secrets (always,
-    opaque), git directories not named ``.git`` (opaque), pathgate's policy files and the
-    agents' own hook settings (a plain block), a ``.gitignore`` gaining ``!`` rules."""
+    """What the write gates add for a write through another agent's tool: never outside
+    the root (whatever ``allow_outside_root`` says), secrets (always, opaque), git
+    directories not named ``.git`` (opaque), pathgate's policy files and the agents' own
+    hook settings (a plain block; a root ``pyproject.toml`` that holds or would hold
+    pathgate settings too), a ``.gitignore`` gaining ``!`` rules."""
     from pathgate.runtime.gates.secrets import normalize_name
     from pathgate.runtime.tools._write_rules import (
         CONFIG_FILE,
         PYPROJECT,
+        added_negations,
         declares_pathgate,
         in_linked_gitdir,
+        mentions_pathgate,
     )
     from pathgate.verdicts import POLICY_FILE, Gate, Status, Verdict
 
-    if os.path.isabs(rel):
-        return None  # outside the root: the path gate has refused it already
-    real = os.path.realpath(os.path.join(runtime.root, rel))
+    real = os.path.realpath(rel if os.path.isabs(rel) else os.path.join(runtime.root, rel))
     real_rel = os.path.relpath(real, runtime.root).replace(os.sep, "/")
+    if os.path.isabs(rel) or real_rel == ".." or real_rel.startswith("../"):
+        return _text(runtime, renderer, model, Verdict(status=Status.FILE_OUTSIDE_PROJECT, gate=Gate.PATH))
     spellings = (rel, real_rel)
     if any(runtime.pipeline.secrets.is_secret(s) for s in spellings if not s.startswith("..")):
         return "[BLOCKED]"
-    if not real_rel.startswith("..") and in_linked_gitdir(runtime.root, real_rel):
+    if in_linked_gitdir(runtime.root, real_rel):
         return "[BLOCKED]"
+    normalized = ["/".join(normalize_name(c) for c in s.split("/")) for s in spellings]
     names = {normalize_name(n) for n in (CONFIG_FILE, *runtime.policy.all_agent_files)}
-    policy = any(normalize_name(s.rsplit("/", 1)[-1]) in names for s in spellings)
-    policy = policy or any(s.casefold() in _HOOK_SETTINGS for s in spellings)
-    policy = policy or (real_rel == PYPROJECT and declares_pathgate(runtime.root))
+    policy = any(n.rsplit("/", 1)[-1] in names or n in _HOOK_SETTINGS for n in normalized)
+    if not policy and PYPROJECT in normalized:
+        new = _new_text(target, _current_text(real))
+        policy = declares_pathgate(runtime.root) or (new is not None and mentions_pathgate(new))
     if policy:
         verdict = Verdict(status=Status.BLOCKED, gate=Gate.WRITE, detail=POLICY_FILE)
         return _text(runtime, renderer, model, verdict)
-    if target.negations and ".gitignore" in (rel.rsplit("/", 1)[-1], real_rel.rsplit("/", 1)[-1]):
-        return (f"[BLOCKED]: This edit would add the negation rule `{target.negations[0]}` to a "
-                ".gitignore; an agent may not add `!` rules there (they could re-include what the "
-                "ignore rules hide). Ask the user to make this change.")
+    if any(n.rsplit("/", 1)[-1] == ".gitignore" for n in normalized):
+        old = _current_text(real)
+        new = _new_text(target, old)
+        added = added_negations(old, new) if new is not None else []
+        if added:
+            return (f"[BLOCKED]: This edit would add the negation rule `{added[0]}` to a .gitignore; "
+                    "an agent may not add `!` rules there (they could re-include what the ignore "
+                    "rules hide). Ask the user to make this change.")
     return None
 
 
@@ -338,6 +408,24 @@ def _write_denial(runtime: GateCore, target: Target, rel: str, renderer: str | N
 #: hook off, so they are policy files for a write through a hook.
 _HOOK_SETTINGS = frozenset({".claude/settings.json", ".claude/settings.local.json",
                             ".cursor/hooks.json", ".gemini/settings.json"})
+
+
+def _holds_secret_path(runtime: GateCore, rels: Sequence[str]) -> bool:
+    """Is a directory the agent's tool would walk one that a secret *path* pattern names
+    as a parent (``.aws`` for ``.aws/credentials``), by any spelling or its real path? Its
+    walk would read the secret, which the hook cannot see."""
+    _names, paths = _probes(runtime)
+    parents = {p.rsplit("/", 1)[0] for p in paths if "/" in p}
+    if not parents:
+        return False
+    for rel in rels:
+        full = rel if os.path.isabs(rel) else os.path.join(runtime.root, rel)
+        real = os.path.relpath(os.path.realpath(full), runtime.root).replace(os.sep, "/")
+        for spelling in (rel, real):
+            folded = "/" + spelling.casefold().strip("/")
+            if any(folded.endswith("/" + parent) for parent in parents):
+                return True
+    return False
 
 
 def _glob_denial(runtime: GateCore, t: Target, root: str, cwd: str) -> str | None:
@@ -386,6 +474,9 @@ async def decide(
         rels = _spellings(shown, root, cwd)
         if any(not os.path.isabs(rel) and _in_git_dir(rel) for rel in rels):
             texts.append((t.value, GIT_DIR_TEXT))
+            continue
+        if t.kind in ("dir", "glob", "file") and _holds_secret_path(runtime, rels):
+            texts.append((t.value, "[BLOCKED]"))
             continue
         texts.append((t.value, None))
         pending.extend((len(texts) - 1, rel, t) for rel in rels if rel != ".")

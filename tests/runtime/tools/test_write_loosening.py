@@ -62,3 +62,21 @@ async def test_pyproject_declaring_pathgate_is_a_policy_file(tmp_path: Path) -> 
     assert (root / "pyproject.toml").read_text() == "[tool.pathgate]\nsize_limit = 100\n"
     # a nested pyproject.toml is not read as configuration
     assert (await rt.write_file("pkg/pyproject.toml", "[tool.pathgate]\n")).verdict is None
+
+
+async def test_a_bom_does_not_hide_a_negation(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, {".pathgateignore": "secret.txt\n", "sub/secret.txt": "S\n"})
+    rt = make_rt(root, require_read_before_write=False)
+    with pytest.raises(ToolArgumentError):
+        await rt.write_file("sub/.gitignore", "\ufeff!secret.txt\n")
+    assert (await rt.read_files(["sub/secret.txt"]))[0].verdict is not None
+
+
+async def test_a_pyproject_may_not_gain_pathgate_settings(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, {"notes.txt": "x\n"})
+    rt = make_rt(root, require_read_before_write=False)
+    with pytest.raises(ToolArgumentError) as err:
+        await rt.write_file("pyproject.toml", '[tool.pathgate]\nagent_files = [".pathgateignore", "notes.txt"]\n')
+    assert err.value.field == "content"
+    assert not (root / "pyproject.toml").exists()
+    assert (await rt.write_file("pyproject.toml", "[project]\nname = 'x'\n")).verdict is None

@@ -17,7 +17,8 @@ from __future__ import annotations
 import os
 import stat
 
-__all__ = ["CONFIG_FILE", "added_negations", "declares_pathgate", "in_linked_gitdir", "negations"]
+__all__ = ["CONFIG_FILE", "added_negations", "declares_pathgate", "in_linked_gitdir", "mentions_pathgate",
+           "negations", "read_small"]
 
 #: pathgate's own configuration file, never writable by an agent (with the agent ignore files).
 CONFIG_FILE = "pathgate.toml"
@@ -28,31 +29,58 @@ _GITFILE_MAX = 4096
 _PYPROJECT_MAX = 4 * 1024 * 1024
 
 
-def declares_pathgate(root: str) -> bool:
-    """Does ``<root>/pyproject.toml`` mention pathgate (so it may hold ``[tool.pathgate]``,
-    which the configuration loader reads)? Read without following a symlink; an unreadable
-    file counts as declaring (fail closed). Blocking."""
+def read_small(path: str, limit: int = _PYPROJECT_MAX) -> bytes | None:
+    """Up to ``limit`` bytes of the regular file at ``path``, not following a final
+    symlink; ``None`` when it is missing, not a regular file or unreadable. Blocking."""
     try:
-        fd = os.open(os.path.join(root, PYPROJECT), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except FileNotFoundError:
-        return False
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
-        return True
+        return None
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return False
-        raw = os.read(fd, _PYPROJECT_MAX)
+            return None
+        chunks: list[bytes] = []
+        size = 0
+        while size < limit:
+            chunk = os.read(fd, limit - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
     except OSError:
-        return True
+        return None
     finally:
         os.close(fd)
-    # the loader's own quick test (config.py): a table spelled with escapes is read too
+
+
+def mentions_pathgate(text: str | bytes) -> bool:
+    """Could this ``pyproject.toml`` text hold pathgate settings? The configuration
+    loader's own quick test (``config.py``): a table spelled with escapes counts too."""
+    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     return b"pathgate" in raw or b"\\u" in raw or b"\\U" in raw
+
+
+def declares_pathgate(root: str) -> bool:
+    """Does ``<root>/pyproject.toml`` mention pathgate (so it may hold ``[tool.pathgate]``,
+    which the configuration loader reads)? Read without following a symlink; a file that
+    exists but cannot be read counts as declaring (fail closed). Blocking."""
+    path = os.path.join(root, PYPROJECT)
+    raw = read_small(path)
+    if raw is None:
+        return os.path.lexists(path) and not os.path.islink(path) and not os.path.isdir(path)
+    return mentions_pathgate(raw)
+
+
+def _lines(text: str) -> list[str]:
+    # git drops a leading byte-order mark; splitting at every line break over-counts line
+    # starts (never misses one git sees)
+    return text.removeprefix("\ufeff").splitlines()
 
 
 def negations(text: str) -> frozenset[str]:
     """The negation lines (``!pattern``) of ignore-file text, trailing whitespace dropped."""
-    return frozenset(line.rstrip() for line in text.splitlines() if line.startswith("!"))
+    return frozenset(line.rstrip() for line in _lines(text) if line.startswith("!"))
 
 
 def added_negations(old: str | None, new: str) -> list[str]:
@@ -60,7 +88,7 @@ def added_negations(old: str | None, new: str) -> list[str]:
     before = negations(old or "")
     seen: set[str] = set()
     out: list[str] = []
-    for line in new.splitlines():
+    for line in _lines(new):
         line = line.rstrip()
         if line.startswith("!") and line not in before and line not in seen:
             seen.add(line)

@@ -30,7 +30,7 @@ from pathgate.results import WriteResult, WriteTool
 from pathgate.runtime.gates import GateContext, lexical_name
 from pathgate.runtime.tools._write_gates import WriteFacts, WritePathFacts
 from pathgate.runtime.tools._write_io import Outcome, Transform, WritePlan, commit
-from pathgate.runtime.tools._write_rules import added_negations
+from pathgate.runtime.tools._write_rules import PYPROJECT, added_negations, mentions_pathgate
 from pathgate.verdicts import Gate, Status, Verdict
 
 if TYPE_CHECKING:
@@ -126,6 +126,23 @@ def _no_new_negations(tool: WriteTool, path: str, transform: Transform) -> Trans
     return _guarded
 
 
+def _no_pathgate_settings(tool: WriteTool, path: str, transform: Transform) -> Transform:
+    """``transform`` refusing a root ``pyproject.toml`` that would hold pathgate settings
+    (one that holds them already is a policy file, refused by the write gate): a new
+    ``[tool.pathgate]`` table could name agent files the agent wrote itself."""
+    field = "content" if tool == "write_file" else "new_string"
+
+    def _guarded(old: str | None) -> tuple[str, int]:
+        text, count = transform(old)
+        if mentions_pathgate(text):
+            raise ToolArgumentError(
+                f"{tool}: {path} would hold pathgate settings; an agent may not write pathgate's "
+                "configuration. Ask the user to make this change.", field=field)
+        return text, count
+
+    return _guarded
+
+
 def _require_writes(runtime: Runtime, tool: str) -> None:
     if not runtime.allow_writes:
         raise ConfigError(f"{tool}: writes are not enabled on this runtime; pass "
@@ -189,6 +206,8 @@ async def _run(runtime: Runtime, tool: WriteTool, path: str, transform: Transfor
     guard = relpath.rpartition("/")[2] == ".gitignore"
     if guard:
         transform = _no_new_negations(tool, path, transform)
+    elif relpath == PYPROJECT:
+        transform = _no_pathgate_settings(tool, path, transform)
     plan = WritePlan(
         root=runtime.root,
         relpath=relpath,
