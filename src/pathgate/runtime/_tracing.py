@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from pathgate._types import CallNext, ToolCall
@@ -118,14 +119,24 @@ class TracingMiddleware:
         self._duration = meter.create_histogram(
             DURATION_HISTOGRAM, unit="s", description="Duration of a tool call."
         )
+        self._quiet = _quiet_check(self._tracer_provider, self._meter_provider)
         self._ready = True
 
     async def __call__(self, call: ToolCall, call_next: CallNext) -> Any:
+        if not self._ready:
+            self._setup()
+        if self._quiet():
+            # nothing would record this call: no SDK provider (the global proxies or no-op
+            # providers) and no recording span around it; checked per call, so spans and
+            # metrics appear from the call after a host installs an SDK
+            INDEX_MODE.set(None)
+            return await call_next(call)
+        return await self._traced(call, call_next)
+
+    async def _traced(self, call: ToolCall, call_next: CallNext) -> Any:
         from opentelemetry import trace
         from opentelemetry.trace import SpanKind
 
-        if not self._ready:
-            self._setup()
         start = time.perf_counter()
         if self._enrich:
             span = trace.get_current_span()
@@ -245,6 +256,43 @@ class TracingMiddleware:
             block_span_name(verdict.gate.value), kind=SpanKind.INTERNAL, attributes=attrs
         ):
             pass
+
+
+def _quiet_check(tracer_provider: trace.TracerProvider | None,
+                 meter_provider: metrics.MeterProvider | None) -> Callable[[], bool]:
+    """A per-call test: would a call record nothing at all? True only when the tracer
+    provider is OpenTelemetry's global proxy with no SDK provider set behind it (or an
+    explicit ``NoOpTracerProvider``), the meter provider likewise, and the caller's current
+    span is not recording. Then the span, its attributes, the child spans and the
+    instruments would all be no-ops (a no-op tracer's span is a non-recording span with the
+    current span's context, indistinguishable from the current span when that one is not
+    recording), so the middleware can skip them. Anything else (an SDK provider, a subclass,
+    a provider this cannot recognise) takes the full path."""
+    from opentelemetry import metrics, trace
+
+    proxy_tp, noop_tp = trace.ProxyTracerProvider, trace.NoOpTracerProvider
+    noop_mp = metrics.NoOpMeterProvider
+    try:
+        from opentelemetry.metrics._internal import _ProxyMeterProvider as proxy_mp
+    except ImportError:  # another layout: the meter never counts as quiet
+        proxy_mp = noop_mp
+    get_tp, get_mp, current = trace.get_tracer_provider, metrics.get_meter_provider, \
+        trace.get_current_span
+
+    def quiet() -> bool:
+        tp = tracer_provider
+        if tp is None or type(tp) is proxy_tp:  # a proxy follows the global provider
+            tp = get_tp()
+        if type(tp) is not proxy_tp and type(tp) is not noop_tp:
+            return False
+        mp = meter_provider
+        if mp is None or type(mp) is proxy_mp:
+            mp = get_mp()
+        if type(mp) is not proxy_mp and type(mp) is not noop_mp:
+            return False
+        return not current().is_recording()
+
+    return quiet
 
 
 def _is_cancellation(exc: BaseException) -> bool:
