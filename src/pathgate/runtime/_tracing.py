@@ -268,14 +268,16 @@ def _quiet_check(tracer_provider: trace.TracerProvider | None,
     current span's context, indistinguishable from the current span when that one is not
     recording), so the middleware can skip them. Anything else (an SDK provider, a subclass,
     a provider this cannot recognise) takes the full path."""
+    import sys
+
     from opentelemetry import metrics, trace
 
     proxy_tp, noop_tp = trace.ProxyTracerProvider, trace.NoOpTracerProvider
     noop_mp = metrics.NoOpMeterProvider
-    try:
-        from opentelemetry.metrics._internal import _ProxyMeterProvider as proxy_mp
-    except ImportError:  # another layout: the meter never counts as quiet
-        proxy_mp = noop_mp
+    # the global meter proxy's class is private: under another layout the meter provider
+    # is never taken for quiet (the full path runs)
+    proxy_mp: type[object] = getattr(sys.modules.get("opentelemetry.metrics._internal"),
+                                     "_ProxyMeterProvider", noop_mp)
     get_tp, get_mp, current = trace.get_tracer_provider, metrics.get_meter_provider, \
         trace.get_current_span
 
