@@ -27,6 +27,7 @@ from pathgate.runtime.ignore._rules import IgnoreList, Match
 from pathgate.verdicts import BUILTIN_SOURCE
 
 if TYPE_CHECKING:
+    from pathgate.runtime.ignore._probe import Probe
     from pathgate.runtime.ignore._session import IgnoreSession
 
 __all__ = ["DEFAULT_IGNORES", "IgnoreConfig", "IgnoreIndex", "SourceInfo"]
@@ -236,6 +237,12 @@ class IgnoreIndex:
         self.globals_ttl = 0.0
         self._clock: Callable[[], float] = time.monotonic
         self._globals_checked = float("-inf")  # clock time the last validation began
+        #: The cheaper exact check of the repository-wide sources (``_probe``), its wall
+        #: clock (racy timestamps) and which directories' timestamps it may rely on.
+        self._probe: Probe | None = None
+        self._wall_ns: Callable[[], int] = time.time_ns
+        self.trusts_dir: Callable[[str, os.stat_result], bool] = self._local_dir
+        self._local_dirs: dict[tuple[str, int], bool] = {}
 
     # -- public ------------------------------------------------------------------------
 
@@ -400,17 +407,50 @@ class IgnoreIndex:
         began = self._clock()
         if g is not None and g.node.stop is None and began - self._globals_checked < self.globals_ttl:
             return g  # validated less than ``globals_ttl`` ago (0: never; fail-closed: never)
+        pr = self._probe
+        if (pr is not None and pr.of is g and (not pr.retry_ns or self._wall_ns() < pr.retry_ns)
+                and pr.check(self.fs.stat, _gitconfig.ENV_KEYS)):
+            self._globals_checked = began
+            return g  # type: ignore[return-value]  # pr.of is g: not None
         key = self._config_key()
         if (g is not None and g.key == key
                 and all(self._stat_sig(p, follow=True) == s
                         for p, s in zip(g.paths, g.node.sigs, strict=True))):
             self._globals_checked = began
+            self._probe = self._make_probe(g)
             return g
         g = self._load_globals(key)
         with self._lock:
             self._globals = g
             self._globals_checked = began
+        self._probe = self._make_probe(g)
         return g
+
+    def _make_probe(self, g: _Globals) -> Probe | None:
+        """A probe for ``g`` (:mod:`._probe`), when the environment still matches its key."""
+        from pathgate.runtime.ignore import _probe
+
+        if not g.key:
+            return None
+        env = _probe.env_fingerprint(_gitconfig.ENV_KEYS)
+        if env is None or tuple(None if v is None else os.fsdecode(v) for v in env) != g.key[0]:
+            return None
+        recorded = [*g.key[1:], *zip(g.paths, g.node.sigs, strict=True)]  # type: ignore[misc]
+        return _probe.build_probe(g, env, recorded, stat=self.fs.stat, lstat=self.fs.lstat,
+                                  sig_of=_sig_of, trusts_dir=self.trusts_dir, now_ns=self._wall_ns)
+
+    def _local_dir(self, path: str, st: os.stat_result) -> bool:
+        """May a probe rely on directory ``path``'s timestamps? The real filesystem and a
+        local type (:func:`~pathgate.runtime.fs.is_local_tree`), remembered per device."""
+        if type(self.fs) is not OsFS:
+            return False
+        key = (path, st.st_dev)
+        known = self._local_dirs.get(key)
+        if known is None:
+            from pathgate.runtime.fs import is_local_tree
+
+            known = self._local_dirs[key] = is_local_tree(os.path.realpath(path))
+        return known
 
     def _lookup(self, rel: str) -> DirNode | None:
         with self._lock:
