@@ -408,10 +408,10 @@ class IgnoreIndex:
         if g is not None and g.node.stop is None and began - self._globals_checked < self.globals_ttl:
             return g  # validated less than ``globals_ttl`` ago (0: never; fail-closed: never)
         pr = self._probe
-        if (pr is not None and pr.of is g and (not pr.retry_ns or self._wall_ns() < pr.retry_ns)
+        if (g is not None and pr is not None and pr.of is g and (not pr.retry_ns or self._wall_ns() < pr.retry_ns)
                 and pr.check(self.fs.stat, _gitconfig.ENV_KEYS)):
             self._globals_checked = began
-            return g  # type: ignore[return-value]  # pr.of is g: not None
+            return g
         key = self._config_key()
         if (g is not None and g.key == key
                 and all(self._stat_sig(p, follow=True) == s
@@ -430,12 +430,13 @@ class IgnoreIndex:
         """A probe for ``g`` (:mod:`._probe`), when the environment still matches its key."""
         from pathgate.runtime.ignore import _probe
 
-        if not g.key:
+        key = g.key
+        if not isinstance(key, tuple) or not key:
             return None
         env = _probe.env_fingerprint(_gitconfig.ENV_KEYS)
-        if env is None or tuple(None if v is None else os.fsdecode(v) for v in env) != g.key[0]:
+        if env is None or tuple(None if v is None else os.fsdecode(v) for v in env) != key[0]:
             return None
-        recorded = [*g.key[1:], *zip(g.paths, g.node.sigs, strict=True)]  # type: ignore[misc]
+        recorded: list[tuple[str, _Sig]] = [*key[1:], *zip(g.paths, g.node.sigs, strict=True)]
         return _probe.build_probe(g, env, recorded, stat=self.fs.stat, lstat=self.fs.lstat,
                                   sig_of=_sig_of, trusts_dir=self.trusts_dir, now_ns=self._wall_ns)
 
