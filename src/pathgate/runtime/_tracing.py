@@ -15,6 +15,7 @@ runtime dependency.
 
 from __future__ import annotations
 
+import os
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -276,25 +277,49 @@ def _quiet_check(tracer_provider: trace.TracerProvider | None,
     noop_mp = metrics.NoOpMeterProvider
     # the global meter proxy's class is private: under another layout the meter provider
     # is never taken for quiet (the full path runs)
-    proxy_mp: type[object] = getattr(sys.modules.get("opentelemetry.metrics._internal"),
-                                     "_ProxyMeterProvider", noop_mp)
-    get_tp, get_mp, current = trace.get_tracer_provider, metrics.get_meter_provider, \
-        trace.get_current_span
+    metrics_mod = sys.modules.get("opentelemetry.metrics._internal")
+    proxy_mp: type[object] = getattr(metrics_mod, "_ProxyMeterProvider", noop_mp)
+    current = trace.get_current_span
+    global_tp = _global_provider(trace, "_TRACER_PROVIDER", "OTEL_PYTHON_TRACER_PROVIDER",
+                                 trace.get_tracer_provider)
+    global_mp = _global_provider(metrics_mod, "_METER_PROVIDER", "OTEL_PYTHON_METER_PROVIDER",
+                                 metrics.get_meter_provider)
 
     def quiet() -> bool:
         tp = tracer_provider
         if tp is None or type(tp) is proxy_tp:  # a proxy follows the global provider
-            tp = get_tp()
-        if type(tp) is not proxy_tp and type(tp) is not noop_tp:
+            tp = global_tp()
+        if tp is not None and type(tp) is not proxy_tp and type(tp) is not noop_tp:
             return False
         mp = meter_provider
         if mp is None or type(mp) is proxy_mp:
-            mp = get_mp()
-        if type(mp) is not proxy_mp and type(mp) is not noop_mp:
+            mp = global_mp()
+        if mp is not None and type(mp) is not proxy_mp and type(mp) is not noop_mp:
             return False
         return not current().is_recording()
 
     return quiet
+
+
+def _global_provider(module: object, attr: str, env_var: str, get: Callable[[], Any]
+                     ) -> Callable[[], Any]:
+    """OpenTelemetry's ``get_tracer_provider``/``get_meter_provider`` without their cost
+    while no provider is set (an ``os.environ`` miss raises and catches a ``KeyError`` per
+    call): the module's global, read directly; while it is unset and ``env_var`` names no
+    provider to load, ``None`` (taken for the proxy). When the module global or the
+    environment's byte mapping is not where this expects, the public getter."""
+    data = getattr(os.environ, "_data", None)
+    key = os.fsencode(env_var)
+    if not hasattr(module, attr) or type(data) is not dict:
+        return get
+
+    def provider() -> Any:
+        p = getattr(module, attr)
+        if p is not None or key in data:  # set, or about to be loaded from the environment
+            return get()
+        return None
+
+    return provider
 
 
 def _is_cancellation(exc: BaseException) -> bool:
