@@ -237,8 +237,7 @@ class IgnoreIndex:
         self.globals_ttl = 0.0
         self._clock: Callable[[], float] = time.monotonic
         self._globals_checked = float("-inf")  # clock time the last validation began
-        #: The cheaper exact check of the repository-wide sources (``_probe``), its wall
-        #: clock (racy timestamps) and which directories' timestamps it may rely on.
+        #: The probe of the repository-wide sources (``_probe``), its wall clock, its trust.
         self._probe: Probe | None = None
         self._wall_ns: Callable[[], int] = time.time_ns
         self.trusts_dir: Callable[[str, os.stat_result], bool] = self._local_dir
@@ -441,16 +440,15 @@ class IgnoreIndex:
                                   sig_of=_sig_of, trusts_dir=self.trusts_dir, now_ns=self._wall_ns)
 
     def _local_dir(self, path: str, st: os.stat_result) -> bool:
-        """May a probe rely on directory ``path``'s timestamps? The real filesystem and a
-        local type (:func:`~pathgate.runtime.fs.is_local_tree`), remembered per device."""
+        """May a probe rely on directory ``path``'s timestamps? On the real filesystem, of a
+        local type (:func:`~pathgate.runtime.fs.is_local_tree`; remembered per device)."""
         if type(self.fs) is not OsFS:
             return False
-        key = (path, st.st_dev)
-        known = self._local_dirs.get(key)
+        known = self._local_dirs.get((path, st.st_dev))
         if known is None:
             from pathgate.runtime.fs import is_local_tree
 
-            known = self._local_dirs[key] = is_local_tree(os.path.realpath(path))
+            known = self._local_dirs[path, st.st_dev] = is_local_tree(os.path.realpath(path))
         return known
 
     def _lookup(self, rel: str) -> DirNode | None:
