@@ -138,3 +138,24 @@ def test_only_local_trees_are_read_on_the_loop(tmp_path: Path) -> None:
     assert local("/srv/my p", ("/", "nfs"), ("/srv/my\\040p", "ext4"))  # escaped mount point
     assert not local("/", ("/", "ext4"))
     assert not is_local_tree("/srv/p", str(tmp_path / "missing"))
+
+
+@pytest.mark.skipif(not getattr(os, "RWF_NOWAIT", 0), reason="no RWF_NOWAIT")
+@pytest.mark.parametrize("size_hint", [0, 5, 1000, 5000, 70_000])
+@pytest.mark.parametrize("actual", [0, 1, 1000, 4097, 65_536, 65_537, 100_000])
+def test_cached_read_gives_the_same_bytes_whatever_the_size_hint(
+        tmp_path: Path, size_hint: int, actual: int) -> None:
+    """The inline read sizes its buffer from the ``fstat`` size; a file that grew or shrank
+    since still gives its bytes, at most ``cap + 1`` of them."""
+    data = bytes(range(256)) * (actual // 256 + 1)
+    data = data[:actual]
+    p = tmp_path / "f"
+    p.write_bytes(data)
+    p.read_bytes()  # in the page cache
+    cap = INLINE_MAX
+    fd = os.open(p, os.O_RDONLY)
+    try:
+        got = _read._read_cached(fd, cap, size_hint)
+    finally:
+        os.close(fd)
+    assert got == data[: cap + 1]
