@@ -159,3 +159,39 @@ def test_cached_read_gives_the_same_bytes_whatever_the_size_hint(
     finally:
         os.close(fd)
     assert got == data[: cap + 1]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("name", [".gitignore", ".pathgateignore"])
+@pytest.mark.parametrize("batch", [False, True])
+async def test_ignore_files_of_held_directories_are_validated_every_call(
+        tmp_path: Path, name: str, batch: bool) -> None:
+    """The ignore files of the directories a read opened are ``lstat``-ed relative to those
+    descriptors: created, edited (same size, old mtime put back), made unreadable-as-rules
+    (a directory in its place) and removed between calls, each is seen by the next call."""
+    root = write_tree(tmp_path / "root", {"d/e/f.txt": "eff\n", "d/e/g.txt": "gee\n", "top.txt": "t\n"})
+    rt = Runtime(root, Policy())
+    paths = ["d/e/f.txt", "d/e/g.txt", "top.txt"] if batch else ["d/e/f.txt"]
+
+    async def verdict() -> Any:
+        return (await rt.read_files(paths))[0].verdict
+
+    assert await verdict() is None
+    assert await verdict() is None  # warm: the one-file call runs on the loop
+    rules = root / "d" / name
+    rules.write_text("e/f.txt\n")
+    v = await verdict()
+    assert v is not None and v.gate is Gate.IGNORE
+    st = rules.stat()
+    rules.write_text("e/x.txt\n")  # the same size
+    os.utime(rules, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert await verdict() is None
+    rules.unlink()
+    rules.mkdir()  # not a file: git reads no rules from it
+    assert await verdict() is None
+    rules.rmdir()
+    (root / name).write_text("d/e/\n")  # the root's, excluding the directory
+    v = await verdict()
+    assert v is not None and v.gate is Gate.IGNORE
+    (root / name).unlink()
+    assert await verdict() is None

@@ -138,6 +138,20 @@ class DirFds:
             raise
         return cur
 
+    def held(self, reldir: str) -> int | None:
+        """The descriptor of ``reldir`` if it is open already (the root: opened now), else
+        ``None`` (and always for a filesystem seam); never raises. For the ignore session,
+        which ``lstat``-s a directory's ignore files relative to it."""
+        if type(self.ops) is not OsFS:
+            return None
+        fd = self._fds.get(reldir)
+        if fd is None and not reldir:
+            try:
+                fd = self.get("")
+            except OSError:
+                return None
+        return fd
+
     def close(self) -> None:
         fds, self._fds = self._fds, {}
         for fd in fds.values():

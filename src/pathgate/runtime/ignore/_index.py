@@ -245,11 +245,13 @@ class IgnoreIndex:
 
     # -- public ------------------------------------------------------------------------
 
-    def session(self) -> IgnoreSession:
-        """A per-call view: each ignore file's stat signature is checked at most once."""
+    def session(self, dir_fd: Callable[[str], int | None] | None = None) -> IgnoreSession:
+        """A per-call view: each ignore file's stat signature is checked at most once.
+        ``dir_fd``: the caller's open descriptor of a directory by relpath, if it holds one
+        (its ignore files are then ``lstat``-ed relative to it: no path walk)."""
         from pathgate.runtime.ignore._session import IgnoreSession
 
-        return IgnoreSession(self)
+        return IgnoreSession(self, dir_fd=dir_fd)
 
     def match(self, relpath: str, is_dir: bool | None = None) -> Match:
         """One decision in a fresh session."""
@@ -482,19 +484,24 @@ class IgnoreIndex:
             return e.errno == errno.EACCES
         return False
 
-    def _own_sigs(self, rel: str, present: frozenset[str] | None) -> tuple[_Sig, ...]:
+    def _own_sigs(self, rel: str, present: frozenset[str] | None,
+                  dir_fd: int | None = None) -> tuple[_Sig, ...]:
         """The stat signature of each candidate ignore file of directory ``rel`` (one
-        shared tuple of ``None`` when there is none, the common case)."""
+        shared tuple of ``None`` when there is none, the common case); ``dir_fd``: an open
+        descriptor of ``rel`` (the real filesystem only) to ``lstat`` them relative to."""
         base = f"{self.root}/{rel}/" if rel else self.root + "/"
         fs = self.fs
         lstat = os.lstat if type(fs) is OsFS else fs.lstat
+        if type(fs) is not OsFS:
+            dir_fd = None
         out: list[_Sig] | None = None
         for k, name in enumerate(self._ignore_names):
             if present is not None and name not in present:
                 continue
             sig: _Sig
             try:
-                st = lstat(base + name)
+                st = lstat(base + name) if dir_fd is None else \
+                    os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
             except (FileNotFoundError, NotADirectoryError):
                 continue
             except OSError as e:

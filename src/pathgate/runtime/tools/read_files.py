@@ -263,10 +263,12 @@ class ReadFacts:
         cleared = len(inline)
 
         def chunk(items: Sequence[PathFacts]) -> list[None]:
-            session, memo = index.session(), DirStatMemo(ops)
+            memo = DirStatMemo(ops)
             matches: dict[str, tuple[Match, Remedy | None]] = {}
             opened: dict[str, Opened] = {}
             with DirFds(ops, root) as dirs:
+                # ignore files lstat-ed relative to the directories this chunk opened anyway
+                session = index.session(dirs.held)
                 for k, f in enumerate(items):
                     if not k & 15:
                         cancelled()  # a cancelled call stops within 16 files
