@@ -27,7 +27,7 @@ from pathgate.runtime.ignore._rules import IgnoreList, Match
 from pathgate.verdicts import BUILTIN_SOURCE
 
 if TYPE_CHECKING:
-    from pathgate.runtime.ignore._probe import Probe
+    from pathgate.runtime.ignore._probe import DirAnchors, Probe
     from pathgate.runtime.ignore._session import IgnoreSession
 
 __all__ = ["DEFAULT_IGNORES", "IgnoreConfig", "IgnoreIndex", "SourceInfo"]
@@ -242,6 +242,7 @@ class IgnoreIndex:
         self._wall_ns: Callable[[], int] = time.time_ns
         self.trusts_dir: Callable[[str, os.stat_result], bool] = self._local_dir
         self._local_dirs: dict[tuple[str, int], bool] = {}
+        self._anchors: DirAnchors | None = None  # per-directory anchors (``_probe``)
 
     # -- public ------------------------------------------------------------------------
 
@@ -280,6 +281,7 @@ class IgnoreIndex:
         """Drop every cached directory (the next session re-reads everything)."""
         with self._lock:
             self._nodes.clear()
+            self._anchors = None
             self._globals = None
             self._globals_checked = float("-inf")
 
@@ -485,7 +487,7 @@ class IgnoreIndex:
         return False
 
     def _own_sigs(self, rel: str, present: frozenset[str] | None,
-                  dir_fd: int | None = None) -> tuple[_Sig, ...]:
+                  dir_fd: int | None = None, anchored: bool = True) -> tuple[_Sig, ...]:
         """The stat signature of each candidate ignore file of directory ``rel`` (one
         shared tuple of ``None`` when there is none, the common case); ``dir_fd``: an open
         descriptor of ``rel`` (the real filesystem only) to ``lstat`` them relative to."""
@@ -494,6 +496,12 @@ class IgnoreIndex:
         lstat = os.lstat if type(fs) is OsFS else fs.lstat
         if type(fs) is not OsFS:
             dir_fd = None
+        elif anchored and dir_fd is not None and present is None:
+            from pathgate.runtime.ignore import _probe
+
+            anchors = self._anchors or _probe.make_anchors(self)
+            return anchors.sigs(rel, dir_fd, self._ignore_names,
+                                lambda: self._own_sigs(rel, None, dir_fd, False))
         out: list[_Sig] | None = None
         for k, name in enumerate(self._ignore_names):
             if present is not None and name not in present:

@@ -39,6 +39,10 @@ import errno
 import os
 import stat as _stat
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pathgate.runtime.ignore._index import IgnoreIndex
 
 __all__ = ["RACY_NS", "Probe", "build_probe", "env_fingerprint"]
 
@@ -161,3 +165,76 @@ def _anchor(path: str, stat: Callable[[str], os.stat_result],
             if e.errno == errno.ENOENT:
                 return parent, st
         return None  # the child is there (a dangling symlink, say) or cannot be told
+
+
+class DirAnchors:
+    """The same rule for the per-directory ignore files of directories a call holds open:
+    one ``fstat`` of the directory stands for every candidate ignore file that was missing.
+
+    ``record[rel] = (sigs, dir signature)``: right after the directory had that signature
+    (``fstat`` first), its ignore files had ``sigs`` (``None``: missing). While the directory's
+    signature is unchanged, those missing are still missing (no entry added, removed or
+    renamed), so only the present ones need their ``lstat``. Recorded only for a directory on a
+    device of a local filesystem (``local(dev, rel)``) and not racily young; dropped on any
+    other outcome. Entries are immutable tuples (threads may race: each is self-consistent)."""
+
+    __slots__ = ("_local", "_now_ns", "cap", "fstat", "record")
+
+    def __init__(self, local: Callable[[int, str], bool], now_ns: Callable[[], int], cap: int) -> None:
+        self.record: dict[str, tuple[tuple[Any, ...], tuple[int, ...]]] = {}
+        self._local = local
+        self._now_ns = now_ns
+        self.cap = cap
+        self.fstat: Callable[[int], os.stat_result] = os.fstat  # a seam for tests
+
+    def sigs(self, rel: str, dir_fd: int, names: tuple[str, ...],
+             lstat_all: Callable[[], tuple[Any, ...]]) -> tuple[Any, ...]:
+        """The signatures of ``names`` in directory ``rel`` (open as ``dir_fd``): from the
+        record when the directory is unchanged (present names ``lstat``-ed again: any
+        difference there and all are, by ``lstat_all``), else all ``lstat``-ed (``lstat_all``)
+        and recorded."""
+        began = self._now_ns()
+        st = self.fstat(dir_fd)
+        dsig = _full_sig(st)
+        known = self.record.get(rel)
+        if known is not None and known[1] == dsig:
+            old = known[0]
+            if all(s is None for s in old):
+                return old
+            if all(s is None or _lstat_sig(names[k], dir_fd) == s for k, s in enumerate(old)):
+                return old
+        sigs = lstat_all()
+        if max(st.st_mtime_ns, st.st_ctime_ns) <= began - RACY_NS and self._local(st.st_dev, rel):
+            if len(self.record) >= self.cap:
+                self.record.clear()
+            self.record[rel] = (sigs, dsig)
+        else:
+            self.record.pop(rel, None)
+        return sigs
+
+
+def _lstat_sig(name: str, dir_fd: int) -> object:
+    """A present ignore file's signature as ``IgnoreIndex._own_sigs`` makes it, or a value
+    equal to no signature (missing, an error: the caller then ``lstat``-s them all)."""
+    try:
+        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except OSError:
+        return ()
+    return (st.st_mode, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def make_anchors(index: IgnoreIndex) -> DirAnchors:
+    """The index's per-directory anchors; a device is judged local once
+    (:func:`~pathgate.runtime.fs.is_local_tree` of the first directory seen on it)."""
+    from pathgate.runtime.fs import is_local_tree
+
+    devs: dict[int, bool] = {}
+
+    def local(dev: int, rel: str) -> bool:
+        known = devs.get(dev)
+        if known is None:
+            known = devs[dev] = is_local_tree(os.path.realpath(index._abs(rel)))
+        return known
+
+    anchors = index._anchors = DirAnchors(local, index._wall_ns, max(1, index.config.cache_dirs))
+    return anchors
