@@ -490,16 +490,19 @@ class IgnoreIndex:
                   dir_fd: int | None = None, anchored: bool = True) -> tuple[_Sig, ...]:
         """The stat signature of each candidate ignore file of directory ``rel`` (one
         shared tuple of ``None`` when there is none, the common case); ``dir_fd``: an open
-        descriptor of ``rel`` (the real filesystem only) to ``lstat`` them relative to."""
+        descriptor of ``rel`` (the real filesystem only) to ``lstat`` them relative to, its
+        own ``fstat`` standing for the missing ones (``anchored``: :class:`._probe.DirAnchors`)."""
         base = f"{self.root}/{rel}/" if rel else self.root + "/"
         fs = self.fs
         lstat = os.lstat if type(fs) is OsFS else fs.lstat
         if type(fs) is not OsFS:
             dir_fd = None
         elif anchored and dir_fd is not None and present is None:
-            from pathgate.runtime.ignore import _probe
+            anchors = self._anchors
+            if anchors is None:
+                from pathgate.runtime.ignore import _probe
 
-            anchors = self._anchors or _probe.make_anchors(self)
+                anchors = _probe.make_anchors(self)
             return anchors.sigs(rel, dir_fd, self._ignore_names,
                                 lambda: self._own_sigs(rel, None, dir_fd, False))
         out: list[_Sig] | None = None
