@@ -1,7 +1,13 @@
 """Cost per call, batch reads and concurrency on one runtime (issue 19), ratios in one run.
 
     python3 benchmarks/bench_calls.py --tree /tmp/eugenp [--only percall,batch,agents]
-    PYTHONPATH=/path/to/other/src python3 benchmarks/bench_calls.py ...   # a before run
+
+A "before" run: ``PYTHONPATH`` is not enough (``bench_tools`` imports ``bench_ignore``, which
+puts its own repository's ``src`` first on ``sys.path``); run a copy of ``benchmarks/`` next to
+the other ``src/``: ``git archive <rev> src benchmarks | tar -x -C /tmp/before`` then
+``python3 /tmp/before/benchmarks/bench_calls.py ...``. The first line printed names the
+``pathgate`` imported. Importing ``bench_tools`` also sets ``GIT_CONFIG_GLOBAL=/dev/null`` and
+``GIT_CONFIG_NOSYSTEM=1`` for the process (fewer repository-wide sources than a user's).
 
 The tree is any directory (the eugenp corpus materialised with
 ``/work/shared/tools/materialize_corpus.py``, or a synthetic tree written under ``--tree`` when

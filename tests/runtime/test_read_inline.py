@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -138,3 +139,100 @@ def test_only_local_trees_are_read_on_the_loop(tmp_path: Path) -> None:
     assert local("/srv/my p", ("/", "nfs"), ("/srv/my\\040p", "ext4"))  # escaped mount point
     assert not local("/", ("/", "ext4"))
     assert not is_local_tree("/srv/p", str(tmp_path / "missing"))
+
+
+@pytest.mark.skipif(not getattr(os, "RWF_NOWAIT", 0), reason="no RWF_NOWAIT")
+@pytest.mark.parametrize("size_hint", [0, 5, 1000, 5000, 70_000])
+@pytest.mark.parametrize("actual", [0, 1, 1000, 4097, 65_536, 65_537, 100_000])
+def test_cached_read_gives_the_same_bytes_whatever_the_size_hint(
+        tmp_path: Path, size_hint: int, actual: int) -> None:
+    """The inline read sizes its buffer from the ``fstat`` size; a file that grew or shrank
+    since still gives its bytes, at most ``cap + 1`` of them."""
+    data = bytes(range(256)) * (actual // 256 + 1)
+    data = data[:actual]
+    p = tmp_path / "f"
+    p.write_bytes(data)
+    p.read_bytes()  # in the page cache
+    cap = INLINE_MAX
+    fd = os.open(p, os.O_RDONLY)
+    try:
+        got = _read._read_cached(fd, cap, size_hint)
+    finally:
+        os.close(fd)
+    assert got == data[: cap + 1]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("name", [".gitignore", ".pathgateignore"])
+@pytest.mark.parametrize("batch", [False, True])
+@pytest.mark.parametrize("old", [False, True])
+async def test_ignore_files_of_held_directories_are_validated_every_call(
+        tmp_path: Path, name: str, batch: bool, old: bool) -> None:
+    """The ignore files of the directories a read opened are ``lstat``-ed relative to those
+    descriptors: created, edited (same size, old mtime put back), made unreadable-as-rules
+    (a directory in its place) and removed between calls, each is seen by the next call.
+    ``old``: the directories look old enough for their own ``fstat`` to stand for their
+    missing ignore files (``_probe.DirAnchors``); else they are racily young."""
+    root = write_tree(tmp_path / "root", {"d/e/f.txt": "eff\n", "d/e/g.txt": "gee\n", "top.txt": "t\n"})
+    rt = Runtime(root, Policy())
+    if old:
+        rt.index._wall_ns = lambda: time.time_ns() + 60 * 10**9
+    paths = ["d/e/f.txt", "d/e/g.txt", "top.txt"] if batch else ["d/e/f.txt"]
+
+    async def verdict() -> Any:
+        return (await rt.read_files(paths))[0].verdict
+
+    assert await verdict() is None
+    assert await verdict() is None  # warm: the one-file call runs on the loop
+    rules = root / "d" / name
+    rules.write_text("e/f.txt\n")
+    v = await verdict()
+    assert v is not None and v.gate is Gate.IGNORE
+    st = rules.stat()
+    rules.write_text("e/x.txt\n")  # the same size
+    os.utime(rules, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert await verdict() is None
+    rules.unlink()
+    rules.mkdir()  # not a file: git reads no rules from it
+    assert await verdict() is None
+    rules.rmdir()
+    (root / name).write_text("d/e/\n")  # the root's, excluding the directory
+    v = await verdict()
+    assert v is not None and v.gate is Gate.IGNORE
+    (root / name).unlink()
+    assert await verdict() is None
+    anchors = rt.index._anchors
+    assert anchors is not None and bool(anchors.record) is (old and is_local_tree(str(root)))
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("young", [True, False])
+async def test_racily_young_directory_does_not_stand_for_its_ignore_files(
+        tmp_path: Path, young: bool) -> None:
+    """A directory whose ``fstat`` is frozen (an ignore file created in the same clock tick
+    as its last change leaves its timestamps as they were). Young: it is not relied on and the
+    new ``.gitignore`` is seen. Old enough: its record is trusted — the case the racy guard is
+    there for (a real change after that moves the directory's ctime)."""
+    root = write_tree(tmp_path / "root", {"d/f.txt": "eff\n"})
+    if not is_local_tree(str(root)):
+        pytest.skip("not a local filesystem")
+    rt = Runtime(root, Policy())
+    if not young:
+        rt.index._wall_ns = lambda: time.time_ns() + 60 * 10**9
+    assert (await rt.read_files(["d/f.txt"]))[0].verdict is None
+    anchors = rt.index._anchors
+    assert anchors is not None
+    frozen: dict[int, os.stat_result] = {}
+    real = os.fstat
+
+    def fstat(fd: int) -> os.stat_result:
+        st = real(fd)
+        key = st.st_ino
+        return frozen.setdefault(key, st)
+
+    anchors.fstat = fstat
+    assert (await rt.read_files(["d/f.txt"]))[0].verdict is None
+    assert (await rt.read_files(["d/f.txt"]))[0].verdict is None
+    (root / "d" / ".gitignore").write_text("f.txt\n")
+    v = (await rt.read_files(["d/f.txt"]))[0].verdict
+    assert (v is not None and v.gate is Gate.IGNORE) is young

@@ -119,12 +119,14 @@ def validate_args(spec: ToolSpec, args: Any) -> Any:
     """Convert raw arguments to the tool's argument struct, or raise ToolArgumentError."""
     if spec.args_type is None:
         return args
-    if not isinstance(args, Mapping):
-        raise ToolArgumentError(
-            f"{spec.name}: arguments must be an object, not {type(args).__name__}", field=None
-        )
+    if type(args) is not dict:  # a plain dict (the common case) skips the ABC check and copy
+        if not isinstance(args, Mapping):
+            raise ToolArgumentError(
+                f"{spec.name}: arguments must be an object, not {type(args).__name__}", field=None
+            )
+        args = dict(args)
     try:
-        return msgspec.convert(dict(args), spec.args_type, strict=True)
+        return msgspec.convert(args, spec.args_type, strict=True)
     except msgspec.ValidationError as exc:
         field, text = _key_of(str(exc))
         if field:

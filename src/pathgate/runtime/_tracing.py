@@ -15,8 +15,10 @@ runtime dependency.
 
 from __future__ import annotations
 
+import os
 import time
 from collections import Counter
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from pathgate._types import CallNext, ToolCall
@@ -118,14 +120,24 @@ class TracingMiddleware:
         self._duration = meter.create_histogram(
             DURATION_HISTOGRAM, unit="s", description="Duration of a tool call."
         )
+        self._quiet = _quiet_check(self._tracer_provider, self._meter_provider)
         self._ready = True
 
     async def __call__(self, call: ToolCall, call_next: CallNext) -> Any:
+        if not self._ready:
+            self._setup()
+        if self._quiet():
+            # nothing would record this call: no SDK provider (the global proxies or no-op
+            # providers) and no recording span around it; checked per call, so spans and
+            # metrics appear from the call after a host installs an SDK
+            INDEX_MODE.set(None)
+            return await call_next(call)
+        return await self._traced(call, call_next)
+
+    async def _traced(self, call: ToolCall, call_next: CallNext) -> Any:
         from opentelemetry import trace
         from opentelemetry.trace import SpanKind
 
-        if not self._ready:
-            self._setup()
         start = time.perf_counter()
         if self._enrich:
             span = trace.get_current_span()
@@ -245,6 +257,69 @@ class TracingMiddleware:
             block_span_name(verdict.gate.value), kind=SpanKind.INTERNAL, attributes=attrs
         ):
             pass
+
+
+def _quiet_check(tracer_provider: trace.TracerProvider | None,
+                 meter_provider: metrics.MeterProvider | None) -> Callable[[], bool]:
+    """A per-call test: would a call record nothing at all? True only when the tracer
+    provider is OpenTelemetry's global proxy with no SDK provider set behind it (or an
+    explicit ``NoOpTracerProvider``), the meter provider likewise, and the caller's current
+    span is not recording. Then the span, its attributes, the child spans and the
+    instruments would all be no-ops (a no-op tracer's span is a non-recording span with the
+    current span's context, indistinguishable from the current span when that one is not
+    recording), so the middleware can skip them. Anything else (an SDK provider, a subclass,
+    a provider this cannot recognise) takes the full path."""
+    import sys
+
+    from opentelemetry import metrics, trace
+
+    proxy_tp, noop_tp = trace.ProxyTracerProvider, trace.NoOpTracerProvider
+    noop_mp = metrics.NoOpMeterProvider
+    # the global meter proxy's class is private: under another layout the meter provider
+    # is never taken for quiet (the full path runs)
+    metrics_mod = sys.modules.get("opentelemetry.metrics._internal")
+    proxy_mp: type[object] = getattr(metrics_mod, "_ProxyMeterProvider", noop_mp)
+    current = trace.get_current_span
+    global_tp = _global_provider(trace, "_TRACER_PROVIDER", "OTEL_PYTHON_TRACER_PROVIDER",
+                                 trace.get_tracer_provider)
+    global_mp = _global_provider(metrics_mod, "_METER_PROVIDER", "OTEL_PYTHON_METER_PROVIDER",
+                                 metrics.get_meter_provider)
+
+    def quiet() -> bool:
+        tp = tracer_provider
+        if tp is None or type(tp) is proxy_tp:  # a proxy follows the global provider
+            tp = global_tp()
+        if tp is not None and type(tp) is not proxy_tp and type(tp) is not noop_tp:
+            return False
+        mp = meter_provider
+        if mp is None or type(mp) is proxy_mp:
+            mp = global_mp()
+        if mp is not None and type(mp) is not proxy_mp and type(mp) is not noop_mp:
+            return False
+        return not current().is_recording()
+
+    return quiet
+
+
+def _global_provider(module: object, attr: str, env_var: str, get: Callable[[], Any]
+                     ) -> Callable[[], Any]:
+    """OpenTelemetry's ``get_tracer_provider``/``get_meter_provider`` without their cost
+    while no provider is set (an ``os.environ`` miss raises and catches a ``KeyError`` per
+    call): the module's global, read directly; while it is unset and ``env_var`` names no
+    provider to load, ``None`` (taken for the proxy). When the module global or the
+    environment's byte mapping is not where this expects, the public getter."""
+    data = getattr(os.environ, "_data", None)
+    key = os.fsencode(env_var)
+    if not hasattr(module, attr) or type(data) is not dict:
+        return get
+
+    def provider() -> Any:
+        p = getattr(module, attr)
+        if p is not None or key in data:  # set, or about to be loaded from the environment
+            return get()
+        return None
+
+    return provider
 
 
 def _is_cancellation(exc: BaseException) -> bool:

@@ -138,6 +138,20 @@ class DirFds:
             raise
         return cur
 
+    def held(self, reldir: str) -> int | None:
+        """The descriptor of ``reldir`` if it is open already (the root: opened now), else
+        ``None`` (and always for a filesystem seam); never raises. For the ignore session,
+        which ``lstat``-s a directory's ignore files relative to it."""
+        if type(self.ops) is not OsFS:
+            return None
+        fd = self._fds.get(reldir)
+        if fd is None and not reldir:
+            try:
+                fd = self.get("")
+            except OSError:
+                return None
+        return fd
+
     def close(self) -> None:
         fds, self._fds = self._fds, {}
         for fd in fds.values():
@@ -249,27 +263,33 @@ class WouldBlock(Exception):
 _NOWAIT = getattr(os, "RWF_NOWAIT", 0)
 
 
-def _read_cached(fd: int, cap: int) -> bytes:
+def _read_cached(fd: int, cap: int, size: int = 0) -> bytes:
     """Up to ``cap + 1`` bytes of ``fd`` from the page cache only (``preadv`` with
     ``RWF_NOWAIT``): :class:`WouldBlock` when a byte is not cached (``EAGAIN``) or the
-    kernel or filesystem cannot tell (``EOPNOTSUPP``)."""
+    kernel or filesystem cannot tell (``EOPNOTSUPP``). ``size`` (the ``fstat`` size) sizes
+    the buffer: one byte more than that, grown (doubling, to ``cap + 1`` at most) if the
+    file has grown, so a small file costs no 64 KiB allocation."""
     if not _NOWAIT:
         raise WouldBlock
-    buf = bytearray(cap + 1)
-    view = memoryview(buf)
+    buf = bytearray(min(cap, max(size, 0)) + 1)
     got = 0
-    while got <= cap:
-        try:
-            n = os.preadv(fd, [view[got:]], got, _NOWAIT)
-        except OSError as exc:
-            if exc.errno in (errno.EAGAIN, errno.EOPNOTSUPP, errno.EINVAL):
-                raise WouldBlock from None
-            raise
+    while True:
+        if got == len(buf):
+            if got > cap:
+                break
+            buf.extend(bytes(min(got, cap + 1 - got)))
+        with memoryview(buf) as view:
+            try:
+                n = os.preadv(fd, [view[got:]], got, _NOWAIT)
+            except OSError as exc:
+                if exc.errno in (errno.EAGAIN, errno.EOPNOTSUPP, errno.EINVAL):
+                    raise WouldBlock from None
+                raise
         if n == 0:
             break
         got += n
-    del view
-    return bytes(buf[:got])
+    del buf[got:]
+    return bytes(buf)
 
 
 def open_read(ops: FileOps, req: ReadRequest, dirs: DirFds | None = None, *,
@@ -291,7 +311,7 @@ def open_read(ops: FileOps, req: ReadRequest, dirs: DirFds | None = None, *,
         if inline is not None:
             if st.st_size > inline:
                 raise WouldBlock
-            data = _read_cached(fd, min(req.max_bytes, inline))
+            data = _read_cached(fd, min(req.max_bytes, inline), st.st_size)
             if len(data) > inline:
                 raise WouldBlock  # grew past the inline bound since fstat
             return _with_st(decode(data, req.max_bytes), st)

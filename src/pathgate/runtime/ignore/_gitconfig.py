@@ -60,6 +60,9 @@ _BOOL_KEYS = frozenset({"core.ignorecase", "core.quotepath", "core.filemode", "c
 _PATH_KEYS = frozenset({"core.excludesfile", "core.attributesfile", "core.hookspath"})
 _ENV_KEYS = ("HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM",
              "GIT_CONFIG_GLOBAL", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT")
+#: The variables :func:`env_key` always reads (``GIT_CONFIG_KEY_n``/``_VALUE_n`` as well when
+#: ``GIT_CONFIG_COUNT`` is set).
+ENV_KEYS = _ENV_KEYS
 
 
 class GitLayout:

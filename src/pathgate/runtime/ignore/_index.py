@@ -27,6 +27,7 @@ from pathgate.runtime.ignore._rules import IgnoreList, Match
 from pathgate.verdicts import BUILTIN_SOURCE
 
 if TYPE_CHECKING:
+    from pathgate.runtime.ignore._probe import DirAnchors, Probe
     from pathgate.runtime.ignore._session import IgnoreSession
 
 __all__ = ["DEFAULT_IGNORES", "IgnoreConfig", "IgnoreIndex", "SourceInfo"]
@@ -241,14 +242,22 @@ class IgnoreIndex:
         self.globals_ttl = 0.0
         self._clock: Callable[[], float] = time.monotonic
         self._globals_checked = float("-inf")  # clock time the last validation began
+        #: The probe of the repository-wide sources (``_probe``), its wall clock, its trust.
+        self._probe: Probe | None = None
+        self._wall_ns: Callable[[], int] = time.time_ns
+        self.trusts_dir: Callable[[str, os.stat_result], bool] = self._local_dir
+        self._local_dirs: dict[tuple[str, int], bool] = {}
+        self._anchors: DirAnchors | None = None  # per-directory anchors (``_probe``)
 
     # -- public ------------------------------------------------------------------------
 
-    def session(self) -> IgnoreSession:
-        """A per-call view: each ignore file's stat signature is checked at most once."""
+    def session(self, dir_fd: Callable[[str], int | None] | None = None) -> IgnoreSession:
+        """A per-call view: each ignore file's stat signature is checked at most once.
+        ``dir_fd``: the caller's open descriptor of a directory by relpath, if it holds one
+        (its ignore files are then ``lstat``-ed relative to it: no path walk)."""
         from pathgate.runtime.ignore._session import IgnoreSession
 
-        return IgnoreSession(self)
+        return IgnoreSession(self, dir_fd=dir_fd)
 
     def match(self, relpath: str, is_dir: bool | None = None) -> Match:
         """One decision in a fresh session."""
@@ -277,6 +286,7 @@ class IgnoreIndex:
         """Drop every cached directory (the next session re-reads everything)."""
         with self._lock:
             self._nodes.clear()
+            self._anchors = None
             self._globals = None
             self._globals_checked = float("-inf")
 
@@ -405,17 +415,50 @@ class IgnoreIndex:
         began = self._clock()
         if g is not None and g.node.stop is None and began - self._globals_checked < self.globals_ttl:
             return g  # validated less than ``globals_ttl`` ago (0: never; fail-closed: never)
+        pr = self._probe
+        if (g is not None and pr is not None and pr.of is g and (not pr.retry_ns or self._wall_ns() < pr.retry_ns)
+                and pr.check(self.fs.stat, _gitconfig.ENV_KEYS)):
+            self._globals_checked = began
+            return g
         key = self._config_key()
         if (g is not None and g.key == key
                 and all(self._stat_sig(p, follow=True) == s
                         for p, s in zip(g.paths, g.node.sigs, strict=True))):
             self._globals_checked = began
+            self._probe = self._make_probe(g)
             return g
         g = self._load_globals(key)
         with self._lock:
             self._globals = g
             self._globals_checked = began
+        self._probe = self._make_probe(g)
         return g
+
+    def _make_probe(self, g: _Globals) -> Probe | None:
+        """A probe for ``g`` (:mod:`._probe`), when the environment still matches its key."""
+        from pathgate.runtime.ignore import _probe
+
+        key = g.key
+        if not isinstance(key, tuple) or not key:
+            return None
+        env = _probe.env_fingerprint(_gitconfig.ENV_KEYS)
+        if env is None or tuple(None if v is None else os.fsdecode(v) for v in env) != key[0]:
+            return None
+        recorded: list[tuple[str, _Sig]] = [*key[1:], *zip(g.paths, g.node.sigs, strict=True)]
+        return _probe.build_probe(g, env, recorded, stat=self.fs.stat, lstat=self.fs.lstat,
+                                  sig_of=_sig_of, trusts_dir=self.trusts_dir, now_ns=self._wall_ns)
+
+    def _local_dir(self, path: str, st: os.stat_result) -> bool:
+        """May a probe rely on directory ``path``'s timestamps? On the real filesystem, of a
+        local type (:func:`~pathgate.runtime.fs.is_local_tree`; remembered per device)."""
+        if type(self.fs) is not OsFS:
+            return False
+        known = self._local_dirs.get((path, st.st_dev))
+        if known is None:
+            from pathgate.runtime.fs import is_local_tree
+
+            known = self._local_dirs[path, st.st_dev] = is_local_tree(os.path.realpath(path))
+        return known
 
     def _lookup(self, rel: str) -> DirNode | None:
         with self._lock:
@@ -448,19 +491,33 @@ class IgnoreIndex:
             return e.errno == errno.EACCES
         return False
 
-    def _own_sigs(self, rel: str, present: frozenset[str] | None) -> tuple[_Sig, ...]:
+    def _own_sigs(self, rel: str, present: frozenset[str] | None,
+                  dir_fd: int | None = None, anchored: bool = True) -> tuple[_Sig, ...]:
         """The stat signature of each candidate ignore file of directory ``rel`` (one
-        shared tuple of ``None`` when there is none, the common case)."""
+        shared tuple of ``None`` when there is none, the common case); ``dir_fd``: an open
+        descriptor of ``rel`` (the real filesystem only) to ``lstat`` them relative to, its
+        own ``fstat`` standing for the missing ones (``anchored``: :class:`._probe.DirAnchors`)."""
         base = f"{self.root}/{rel}/" if rel else self.root + "/"
         fs = self.fs
         lstat = os.lstat if type(fs) is OsFS else fs.lstat
+        if type(fs) is not OsFS:
+            dir_fd = None
+        elif anchored and dir_fd is not None and present is None:
+            anchors = self._anchors
+            if anchors is None:
+                from pathgate.runtime.ignore import _probe
+
+                anchors = _probe.make_anchors(self)
+            return anchors.sigs(rel, dir_fd, self._ignore_names,
+                                lambda: self._own_sigs(rel, None, dir_fd, False))
         out: list[_Sig] | None = None
         for k, name in enumerate(self._ignore_names):
             if present is not None and name not in present:
                 continue
             sig: _Sig
             try:
-                st = lstat(base + name)
+                st = lstat(base + name) if dir_fd is None else \
+                    os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
             except (FileNotFoundError, NotADirectoryError):
                 continue
             except OSError as e:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import stat as _stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import msgspec
 
@@ -39,11 +39,13 @@ class IgnoreSession:
     """One call's view of an :class:`IgnoreIndex` (not shared between threads)."""
 
     def __init__(self, index: IgnoreIndex, *, extra: Mapping[str, Sequence[str]] | None = None,
-                 private: bool = False) -> None:
+                 private: bool = False, dir_fd: Callable[[str], int | None] | None = None) -> None:
         """``private``: the nodes this session builds are neither taken from nor stored in
         the index's shared cache (a one-shot run such as ``check-ignore``, whose session
-        holds every directory it saw anyway: no second copy, no lock per directory)."""
+        holds every directory it saw anyway: no second copy, no lock per directory).
+        ``dir_fd``: the caller's open descriptor of a directory by relpath, or ``None``."""
         self._index = index
+        self._dir_fd = dir_fd
         self._extra = extra
         self._shared = extra is None and not private
         g = index._current_globals()
@@ -278,7 +280,8 @@ class IgnoreSession:
             if cached.stop is not None and cached.stop.ancestor == rel:
                 return cached
             if cached.stop is None or cached.stop.fail_closed:
-                sigs = index._own_sigs(rel, present)
+                sigs = index._own_sigs(rel, present,
+                                       None if self._dir_fd is None else self._dir_fd(rel))
                 if sigs == cached.sigs:
                     return cached
         # decide the directory itself against its parent's chain
@@ -289,7 +292,7 @@ class IgnoreSession:
                 if shared:
                     index._store(node)
                 return node
-        sigs = index._own_sigs(rel, present)
+        sigs = index._own_sigs(rel, present, None if self._dir_fd is None else self._dir_fd(rel))
         node = index._read_own(rel, parent, sigs, self._fold, cached,
                                extra.get(rel) if extra is not None else None)
         if shared:

@@ -122,6 +122,8 @@ def apply_window(text: str, offset: int | None, limit: int | None) -> tuple[str,
 _INLINE_GATES: tuple[type, ...] = (PathGate, SecretsGate, IgnoreGate)
 #: id(gate tuple) -> (the tuple, its inline gates): keeping the tuple makes the id safe.
 _INLINE_OF: dict[int, tuple[tuple[GateCheck, ...], tuple[GateCheck, ...] | None]] = {}
+#: (id(policy), purpose) -> (the policy, its ignore decider): keeping the policy makes the id safe.
+_DECIDER_OF: dict[tuple[int, str], tuple[object, Decider]] = {}
 
 
 class ReadFacts:
@@ -188,8 +190,17 @@ class ReadFacts:
             facts.resolved = resolved
 
     def _decider(self) -> Decider:
-        """The ignore decision (and verified remedy) of one real relpath, for a worker thread."""
-        return ignore_decider(self.runtime.policy, self.ctx.purpose)
+        """The ignore decision (and verified remedy) of one real relpath, for a worker thread
+        (made once per policy and purpose: a policy does not change)."""
+        policy, purpose = self.runtime.policy, self.ctx.purpose
+        got = _DECIDER_OF.get((id(policy), purpose))
+        if got is not None and got[0] is policy:
+            return got[1]
+        decider = ignore_decider(policy, purpose)
+        if len(_DECIDER_OF) > 64:
+            _DECIDER_OF.clear()
+        _DECIDER_OF[id(policy), purpose] = (policy, decider)
+        return decider
 
     async def _match(self, pending: Sequence[PathFacts]) -> None:
         keys: dict[str, tuple[bool, bool]] = {}
@@ -263,10 +274,12 @@ class ReadFacts:
         cleared = len(inline)
 
         def chunk(items: Sequence[PathFacts]) -> list[None]:
-            session, memo = index.session(), DirStatMemo(ops)
+            memo = DirStatMemo(ops)
             matches: dict[str, tuple[Match, Remedy | None]] = {}
             opened: dict[str, Opened] = {}
             with DirFds(ops, root) as dirs:
+                # ignore files lstat-ed relative to the directories this chunk opened anyway
+                session = index.session(dirs.held)
                 for k, f in enumerate(items):
                     if not k & 15:
                         cancelled()  # a cancelled call stops within 16 files
