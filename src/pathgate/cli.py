@@ -168,6 +168,34 @@ _SUBCOMMANDS: tuple[tuple[str, str, Callable[[argparse.ArgumentParser], None] | 
 )
 
 
+def _terminal_columns() -> int:
+    """``shutil.get_terminal_size().columns`` without importing ``shutil`` (with ``bz2``,
+    ``lzma``, ``fnmatch``: a few ms of every command, for argparse's help width)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+def _formatter() -> type[argparse.HelpFormatter]:
+    """argparse's ``RawDescriptionHelpFormatter``, its width found without ``shutil``."""
+    import argparse
+
+    class Formatter(argparse.RawDescriptionHelpFormatter):
+        def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                     width: int | None = None) -> None:
+            super().__init__(prog, indent_increment, max_help_position,
+                             _terminal_columns() - 2 if width is None else width)
+
+    return Formatter
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser of every command but ``check-ignore`` and ``hook`` (they parse their own);
     ``only``: just that command's subparser (start-up: a command builds only its own)."""
@@ -176,7 +204,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pathgate",
         description="Gate an AI agent's file tools: see what your agent sees, and why.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_formatter(),
         epilog="start with:  pathgate demo",
     )
     from pathgate import __version__
@@ -189,7 +217,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             continue
         epilog = "\n\n".join(e for e in (_EPILOGS.get(name), _EXIT_FOR.get(name)) if e) or None
         p = sub.add_parser(name, help=help_, description=help_, epilog=epilog,
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
+                           formatter_class=parser.formatter_class)
         if fill is not None:
             fill(p)
     return parser
