@@ -17,7 +17,7 @@ import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 if TYPE_CHECKING:
     import argparse  # loaded by the parser builders: `hook` and `check-ignore` parse their own
@@ -252,17 +252,25 @@ def _started() -> None:
 
 
 def _main(args_list: list[str]) -> int:
+    """Dispatch: ``check-ignore`` and ``hook`` parse their own; the plain command lines of
+    ``explain`` and ``glob`` are read without argparse (:mod:`pathgate._quick_args`)."""
     own = _own_parser_command(args_list)
     if own is not None:
         return own
     at = _command_index(args_list)
-    word = args_list[at] if at is not None else None
-    parser = build_parser(word if word in _COMMANDS else None)  # an unknown word: all, to suggest
-    _suggest_command(parser, args_list)
-    args = _parse(parser, args_list)
-    if args.command is None:
-        parser.print_help(sys.stderr)
-        return EXIT_ERROR
+    from pathgate._quick_args import quick_args
+
+    quick = quick_args(args_list, at, _GLOBAL_DEFAULTS)  # the common spellings, without argparse
+    if quick is not None:
+        args = cast("argparse.Namespace", quick)  # the same attributes (tests/test_quick_args.py)
+    else:
+        word = args_list[at] if at is not None else None
+        parser = build_parser(word if word in _COMMANDS else None)  # an unknown word: all, to suggest
+        _suggest_command(parser, args_list)
+        args = _parse(parser, args_list)
+        if args.command is None:
+            parser.print_help(sys.stderr)
+            return EXIT_ERROR
     handler = _COMMANDS[args.command]
     try:
         return handler(args)
