@@ -24,7 +24,7 @@ from pathgate.runtime.tools import _discover
 PATTERNS = ("**", "**/*", "**/*.py", "*", "src/**", "build/**", "**/*.js", "**/*.log", "**/.env*",
             "*.md", "**/caf*", "nomatch/**", "**/out.*", "[bs]*/**", "**/*.tfstate", "vendor/*/*")
 PATHS = (".", "src", "build", "vendor", ".env", "src/app.py", "missing", "link_dir", "src/notes.txt",
-         "..", ".git", "./src/../src")
+         "..", ".git", "./src/../src", os.fsdecode(b"d\xe9"), '"d\\351"')  # a non-UTF-8 directory, both spellings
 
 
 def _tree(root: Path, *, strict: bool = False) -> Path:
@@ -69,6 +69,9 @@ def _tree(root: Path, *, strict: bool = False) -> Path:
     with open(name, "wb") as f:
         f.write(b"x\n")
     os.mkfifo(root / "src/pipe.py")
+    os.makedirs(os.fsencode(str(root)) + b"/d\xe9/sub")
+    with open(os.fsencode(str(root)) + b"/d\xe9/sub/x\xff.py", "wb") as f:
+        f.write(b"x\n")
     return root
 
 
