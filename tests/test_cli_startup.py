@@ -138,3 +138,18 @@ def test_python_dash_m_is_the_console(project: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "pathgate", "glob", "**/*.py"], capture_output=True, cwd=project,
                           timeout=60, env={**os.environ, "PYTHONPATH": SRC}, check=False)
     assert (proc.returncode, proc.stdout) == (0, b"src/app.py\n")
+
+
+def test_user_config_without_a_home_is_an_error_not_a_relative_path(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """As with ``Path.home()``: no home directory never means ``./~/.config/...`` (the
+    working directory may be an untrusted project)."""
+    from pathgate.config import load_host_config
+
+    (tmp_path / "~/.config/pathgate").mkdir(parents=True)
+    (tmp_path / "~/.config/pathgate/config.toml").write_text("allow_outside_root = true\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.setattr(os.path, "expanduser", lambda p: p)
+    with pytest.raises(RuntimeError):
+        load_host_config()

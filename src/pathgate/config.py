@@ -112,8 +112,12 @@ def user_config_path() -> "Path":
 def _user_config_file() -> str:
     """:func:`user_config_path` as a string (no pathlib: start-up of every command)."""
     base = os.environ.get("XDG_CONFIG_HOME", "")
-    home = base if base and os.path.isabs(base) else os.path.join(os.path.expanduser("~"), ".config")
-    return os.path.join(home, "pathgate", "config.toml")
+    if base and os.path.isabs(base):
+        return os.path.join(base, "pathgate", "config.toml")
+    home = os.path.expanduser("~")
+    if home.startswith("~"):  # as Path.home(): never a relative "~/..." (the cwd may be the project)
+        raise RuntimeError("Could not determine home directory.")
+    return os.path.join(home, ".config", "pathgate", "config.toml")
 
 
 def _is_file(path: str) -> bool:
