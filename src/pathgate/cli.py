@@ -1,4 +1,8 @@
-"""The ``pathgate`` command line: argparse in, ``anyio.run`` out; no decision logic here.
+"""The ``pathgate`` command line: arguments in, the runtime's answer out; no decision logic here.
+
+``check-ignore``, ``hook``, ``explain`` and ``glob`` answer without an event loop (each
+imports only what it needs: it is a process per call); ``read``, ``search``, ``ls`` and
+``mcp`` run a :class:`~pathgate.Runtime` under ``anyio.run``.
 
 Every command takes ``--root DIR`` (default: the current directory) and ``--config FILE``;
 those that decide or walk take ``--git-only``. Plain output lists one path (or hit) a line on
