@@ -12,6 +12,17 @@ of each case), as for an installed package. ``--before DIR`` adds the same comma
 from another source tree (e.g. ``/work/main/src``) for a before/after table in one run. Run from the repository root::
 
     python3 benchmarks/bench_hook_startup.py --runs 31 [--before /path/to/old/src]
+
+As a user installs it: ``--venv DIR`` runs the ``pathgate`` console script of a virtualenv
+holding an installed pathgate (and its ``python`` for the floor and ``import pathgate``), no
+``PYTHONPATH``; ``--before-venv DIR`` adds another such virtualenv in the same rounds::
+
+    python3 -m venv /tmp/v && /tmp/v/bin/pip install .          # and /tmp/b from the old tree
+    python3 benchmarks/bench_hook_startup.py --runs 15 --venv /tmp/v --before-venv /tmp/b
+
+Each child's CPU (user + sys) comes from its own ``wait4``; its peak memory (max RSS) from
+three more runs under GNU ``/usr/bin/time -f %M`` (a child forked from this script would
+report this script's own RSS, which ``exec`` keeps as the child's high-water mark).
 """
 
 from __future__ import annotations
@@ -19,7 +30,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -51,22 +61,40 @@ def _cursor(root: str, rel: str) -> bytes:
                        "content": "x\n", "workspace_roots": [root]}).encode()
 
 
-def _cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
 def _time(cmd: list[str], data: bytes, env: dict[str, str], cwd: str) -> tuple[float, float]:
-    """(wall ms, CPU ms) of one child process."""
-    start, cpu = time.perf_counter(), _cpu()
-    subprocess.run(cmd, input=data, env=env, cwd=cwd, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL, check=False)
-    return (time.perf_counter() - start) * 1000, (_cpu() - cpu) * 1000
+    """(wall ms, CPU ms) of one child process (its own ``wait4`` usage)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, env=env, cwd=cwd, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    assert proc.stdin is not None
+    try:
+        proc.stdin.write(data)
+        proc.stdin.close()
+    except BrokenPipeError:
+        pass
+    _, _, usage = os.wait4(proc.pid, 0)
+    proc.returncode = 0  # reaped
+    wall = (time.perf_counter() - start) * 1000
+    return wall, (usage.ru_utime + usage.ru_stime) * 1000
 
 
-def _cases(root: str) -> dict[str, tuple[list[str], bytes]]:
-    """name -> (argv after ``python3``, stdin)."""
-    pg = ["-m", "pathgate"]
+def _max_rss(cmd: list[str], data: bytes, env: dict[str, str], cwd: str, runs: int = 3) -> float | None:
+    """Median peak RSS (MiB) of ``cmd`` under GNU time (a small parent), or None without it."""
+    gnu_time = "/usr/bin/time"
+    if not os.path.exists(gnu_time):
+        return None
+    out: list[float] = []
+    with tempfile.NamedTemporaryFile("r") as report:
+        for _ in range(runs):
+            subprocess.run([gnu_time, "-o", report.name, "-f", "%M", *cmd], input=data, env=env, cwd=cwd,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+            report.seek(0)
+            out.append(int(report.read().split()[-1]) / 1024)
+    return statistics.median(out)
+
+
+def _cases(root: str, pg: list[str]) -> dict[str, tuple[list[str], bytes]]:
+    """name -> (argv after ``python3``, stdin); ``pg``: how pathgate is run."""
     hook = [*pg, "hook", "claude-code"]
     paths = b"src/app.py\nbuild/out.js\ndebug.log\n.env\n"
     return {
@@ -76,53 +104,87 @@ def _cases(root: str) -> dict[str, tuple[list[str], bytes]]:
         "hook claude-code: deny secret (.env)": (hook, _payload(root, ".env")),
         "hook cursor: deny ignore (build/out.js)": ([*pg, "hook", "cursor"], _cursor(root, "build/out.js")),
         "check-ignore --stdin (4 paths)": ([*pg, "check-ignore", "--stdin"], paths),
+        "check-ignore --git-only --stdin (4 paths)": ([*pg, "check-ignore", "--git-only", "--stdin"], paths),
         "explain build/out.js": ([*pg, "explain", "build/out.js"], b""),
         "glob '**/*.py'": ([*pg, "glob", "**/*.py"], b""),
+        "glob '**' --json": ([*pg, "glob", "**", "--json"], b""),
     }
+
+
+def _commands(py: str, src: str | None, venv: str | None, root: str) -> dict[str, tuple[list[str], bytes, str | None]]:
+    """The cases of one tree: ``src`` on ``PYTHONPATH`` (``-m pathgate``), or a virtualenv's
+    installed package (its console script)."""
+    if venv is not None:
+        vpy = os.path.join(venv, "bin", "python")
+        script = os.path.join(venv, "bin", "pathgate")
+        out: dict[str, tuple[list[str], bytes, str | None]] = {}
+        for name, (argv, data) in _cases(root, ["-m", "pathgate"]).items():
+            cmd = [vpy, *argv] if argv[0] == "-c" else [script, *argv[2:]]
+            out[name] = (cmd, data, None)
+        return out
+    return {name: ([py, *argv], data, src) for name, (argv, data) in _cases(root, ["-m", "pathgate"]).items()}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=31)
     ap.add_argument("--before", metavar="SRC", help="another source tree to compare (same run)")
+    ap.add_argument("--venv", metavar="DIR", help="measure this virtualenv's installed pathgate")
+    ap.add_argument("--before-venv", metavar="DIR", help="and this one's, in the same rounds")
     opts = ap.parse_args()
-    py = sys.executable
-    trees = {"": SRC, **({"before: ": opts.before} if opts.before else {})}
+    py = os.path.join(opts.venv, "bin", "python") if opts.venv else sys.executable
     with tempfile.TemporaryDirectory() as root:
         _tree(root)
         payload = _payload(root, "src/app.py")
-        floor = ([py, "-c", "import json,sys; json.load(sys.stdin)"], payload, SRC)
-        runs: dict[str, tuple[list[str], bytes, str]] = {"floor: python3 json.load(stdin)": floor}
-        runs["baseline: python3 -S json.load(stdin)"] = ([py, "-S", "-c", "import json,sys; json.load(sys.stdin)"],
-                                                         payload, SRC)
+        runs: dict[str, tuple[list[str], bytes, str | None]] = {
+            "floor: python3 -c pass": ([py, "-c", "pass"], b"", SRC),
+            "floor: python3 json.load(stdin)": ([py, "-c", "import json,sys; json.load(sys.stdin)"], payload, SRC),
+            "baseline: python3 -S json.load(stdin)": ([py, "-S", "-c", "import json,sys; json.load(sys.stdin)"],
+                                                      payload, SRC),
+        }
         jq = shutil.which("jq")
         if jq:
             runs["baseline: jq .tool_input.file_path"] = ([jq, "-e", ".tool_input.file_path"], payload, SRC)
-        for name, (argv, data) in _cases(root).items():
-            for label, src in trees.items():
-                runs[label + name] = ([py, *argv], data, src)
+        trees = {"": _commands(py, SRC, opts.venv, root)}
+        if opts.before:
+            trees["before: "] = _commands(py, opts.before, None, root)
+        if opts.before_venv:
+            trees["before: "] = _commands(py, None, opts.before_venv, root)
+        for name in trees[""]:
+            for label, cases in trees.items():
+                runs[label + name] = cases[name]
         times: dict[str, list[tuple[float, float]]] = {name: [] for name in runs}
+        rss: dict[str, float | None] = {}
         with tempfile.TemporaryDirectory() as pycache:
-            base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+            base = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
             base["PYTHONPYCACHEPREFIX"] = pycache
             for i in range(opts.runs + 1):
                 for name, (cmd, data, src) in runs.items():
-                    sample = _time(cmd, data, {**base, "PYTHONPATH": src}, root)
+                    env = {**base, "PYTHONPATH": src} if src and not opts.venv else base
+                    sample = _time(cmd, data, env, root)
                     if i:  # the first round compiles the byte code
                         times[name].append(sample)
-    first = next(iter(times.values()))
-    floor_wall = statistics.median(w for w, _ in first)
-    floor_cpu = statistics.median(c for _, c in first)
-    print("| case | wall median (ms) | CPU median (ms) | CPU p25–p75 (ms) | CPU above floor (ms) | CPU vs floor |")
-    print("|---|---:|---:|---:|---:|---:|")
+            for name, (cmd, data, src) in runs.items():
+                env = {**base, "PYTHONPATH": src} if src and not opts.venv else base
+                rss[name] = _max_rss(cmd, data, env, root)
+    _report(times, rss)
+
+
+def _report(times: dict[str, list[tuple[float, float]]], rss: dict[str, float | None]) -> None:
+    floor_cpu = statistics.median(c for _, c in next(iter(times.values())))
+    print("| case | wall median (ms) | CPU median (ms) | CPU p25–p75 (ms) | CPU above floor (ms) "
+          "| CPU vs floor | max RSS (MiB) |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for name, values in times.items():
         wall = statistics.median(w for w, _ in values)
         cpus = sorted(c for _, c in values)
         cpu = statistics.median(cpus)
         q1, q3 = cpus[len(cpus) // 4], cpus[(3 * len(cpus)) // 4]
+        peak = rss.get(name)
         print(f"| {name} | {wall:.1f} | {cpu:.1f} | {q1:.0f}–{q3:.0f} | {cpu - floor_cpu:+.1f} "
-              f"| {cpu / floor_cpu:.2f}× |")
-    print(f"\n(floor wall median {floor_wall:.1f} ms; load average {os.getloadavg()[0]:.1f} at the end)")
+              f"| {cpu / floor_cpu:.2f}× | {'' if peak is None else f'{peak:.1f}'} |")
+    print(f"\n(floor: the first row; load average {os.getloadavg()[0]:.1f} at the end)")
+
 
 if __name__ == "__main__":
     main()

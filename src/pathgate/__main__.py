@@ -1,5 +1,5 @@
 """``python -m pathgate`` — the same as the ``pathgate`` command."""
 
-from pathgate.cli import main
+from pathgate.cli import console
 
-raise SystemExit(main())
+console()

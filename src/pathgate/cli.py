@@ -1,4 +1,8 @@
-"""The ``pathgate`` command line: argparse in, ``anyio.run`` out; no decision logic here.
+"""The ``pathgate`` command line: arguments in, the runtime's answer out; no decision logic here.
+
+``check-ignore``, ``hook``, ``explain`` and ``glob`` answer without an event loop (each
+imports only what it needs: it is a process per call); ``read``, ``search``, ``ls`` and
+``mcp`` run a :class:`~pathgate.Runtime` under ``anyio.run``.
 
 Every command takes ``--root DIR`` (default: the current directory) and ``--config FILE``;
 those that decide or walk take ``--git-only``. Plain output lists one path (or hit) a line on
@@ -17,7 +21,7 @@ import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO, cast
 
 if TYPE_CHECKING:
     import argparse  # loaded by the parser builders: `hook` and `check-ignore` parse their own
@@ -168,6 +172,34 @@ _SUBCOMMANDS: tuple[tuple[str, str, Callable[[argparse.ArgumentParser], None] | 
 )
 
 
+def _terminal_columns() -> int:
+    """``shutil.get_terminal_size().columns`` without importing ``shutil`` (with ``bz2``,
+    ``lzma``, ``fnmatch``: a few ms of every command, for argparse's help width)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+def _formatter() -> type[argparse.HelpFormatter]:
+    """argparse's ``RawDescriptionHelpFormatter``, its width found without ``shutil``."""
+    import argparse
+
+    class Formatter(argparse.RawDescriptionHelpFormatter):
+        def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                     width: int | None = None) -> None:
+            super().__init__(prog, indent_increment, max_help_position,
+                             _terminal_columns() - 2 if width is None else width)
+
+    return Formatter
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser of every command but ``check-ignore`` and ``hook`` (they parse their own);
     ``only``: just that command's subparser (start-up: a command builds only its own)."""
@@ -176,7 +208,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pathgate",
         description="Gate an AI agent's file tools: see what your agent sees, and why.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_formatter(),
         epilog="start with:  pathgate demo",
     )
     from pathgate import __version__
@@ -189,7 +221,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             continue
         epilog = "\n\n".join(e for e in (_EPILOGS.get(name), _EXIT_FOR.get(name)) if e) or None
         p = sub.add_parser(name, help=help_, description=help_, epilog=epilog,
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
+                           formatter_class=parser.formatter_class)
         if fill is not None:
             fill(p)
     return parser
@@ -210,6 +242,36 @@ def main(argv: Sequence[str] | None = None) -> int:
         _started()
 
 
+def console() -> NoReturn:
+    """The ``pathgate`` console script and ``python -m pathgate``: :func:`main`, then exit.
+
+    A command that leaves nothing behind for the interpreter's shutdown (no ``atexit``
+    callback, no other thread; its output flushed) exits at once with its status instead of
+    tearing the interpreter down module by module (about a tenth of a short command's
+    process). Anything else exits as usual."""
+    status = main()
+    _exit_now(status)
+    raise SystemExit(status)
+
+
+def _exit_now(status: int) -> None:
+    """``os._exit(status)`` when the interpreter's shutdown has nothing left to do for this
+    process; else return (a flush that fails is left to the usual exit to report)."""
+    import atexit
+    import threading
+
+    pending = getattr(atexit, "_ncallbacks", None)
+    if pending is None or pending() or threading.active_count() != 1:
+        return
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except (OSError, ValueError):
+        return
+    os._exit(status)
+
+
 #: Did :func:`main` pause the collector (it was running)? Process state, like ``sys.argv``.
 _gc_paused = False
 
@@ -224,17 +286,25 @@ def _started() -> None:
 
 
 def _main(args_list: list[str]) -> int:
+    """Dispatch: ``check-ignore`` and ``hook`` parse their own; the plain command lines of
+    ``explain`` and ``glob`` are read without argparse (:mod:`pathgate._quick_args`)."""
     own = _own_parser_command(args_list)
     if own is not None:
         return own
     at = _command_index(args_list)
-    word = args_list[at] if at is not None else None
-    parser = build_parser(word if word in _COMMANDS else None)  # an unknown word: all, to suggest
-    _suggest_command(parser, args_list)
-    args = _parse(parser, args_list)
-    if args.command is None:
-        parser.print_help(sys.stderr)
-        return EXIT_ERROR
+    from pathgate._quick_args import quick_args
+
+    quick = quick_args(args_list, at, _GLOBAL_DEFAULTS)  # the common spellings, without argparse
+    if quick is not None:
+        args = cast("argparse.Namespace", quick)  # the same attributes (tests/test_quick_args.py)
+    else:
+        word = args_list[at] if at is not None else None
+        parser = build_parser(word if word in _COMMANDS else None)  # an unknown word: all, to suggest
+        _suggest_command(parser, args_list)
+        args = _parse(parser, args_list)
+        if args.command is None:
+            parser.print_help(sys.stderr)
+            return EXIT_ERROR
     handler = _COMMANDS[args.command]
     try:
         return handler(args)
@@ -458,7 +528,14 @@ def _cmd_glob(args: argparse.Namespace) -> int:
     tool_args: dict[str, Any] = {"pattern": args.pattern, "path": args.path}
     if args.limit is not None:
         tool_args["limit"] = args.limit
-    result = _run_async(_call, _runtime(args), "glob", tool_args, args)
+    from pathgate._glob_cli import render_glob_now
+    from pathgate.runtime._gating import GateCore, NeedsEventLoop
+
+    try:  # without an event loop: the glob tool's steps, in this thread (pathgate._glob_cli)
+        result = render_glob_now(_runtime(args, core=GateCore), args.pattern, args.path, args.limit,
+                                 model=getattr(args, "model", None), renderer=getattr(args, "renderer", None))
+    except NeedsEventLoop:  # host gates, a live index, an error to word: the tool on a runtime
+        result = _run_async(_call, _runtime(args), "glob", tool_args, args)
     _fail_on_error(result)
     return _print_discovery(result, args, "matches")
 

@@ -35,10 +35,11 @@ dotted path of the offending key (``size_limit``, ``renderers.rules[1].model``),
 message names it too. ``host_filter`` is code, so it exists only on the struct.
 """
 
+import errno
 import os
+import stat
 from collections.abc import Callable, Mapping
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -53,6 +54,9 @@ from pathgate._policy import (
 )
 from pathgate.errors import ConfigError
 from pathgate.runtime.ignore import DEFAULT_IGNORES
+
+if TYPE_CHECKING:  # pathlib (with urllib.parse, ipaddress) loads only when a config file exists
+    from pathlib import Path
 
 __all__ = [
     "DEFAULT_SECRET_PATTERNS",
@@ -96,16 +100,40 @@ HOST_ONLY_KEYS: Mapping[str, str] = {
 }
 
 
-def user_config_path() -> Path:
+def user_config_path() -> "Path":
     """The user-level host config: ``$XDG_CONFIG_HOME/pathgate/config.toml``, else
     ``~/.config/pathgate/config.toml`` (a relative ``XDG_CONFIG_HOME`` is ignored, as the XDG
     spec says)."""
+    from pathlib import Path
+
+    return Path(_user_config_file())
+
+
+def _user_config_file() -> str:
+    """:func:`user_config_path` as a string (no pathlib: start-up of every command)."""
     base = os.environ.get("XDG_CONFIG_HOME", "")
-    home = Path(base) if base and os.path.isabs(base) else Path.home() / ".config"
-    return home / "pathgate" / "config.toml"
+    if base and os.path.isabs(base):
+        return os.path.join(base, "pathgate", "config.toml")
+    home = os.path.expanduser("~")
+    if home.startswith("~"):  # as Path.home(): never a relative "~/..." (the cwd may be the project)
+        raise RuntimeError("Could not determine home directory.")
+    return os.path.join(home, ".config", "pathgate", "config.toml")
 
 
-def _read_toml(found: Path) -> tuple[Any, str] | None:
+def _is_file(path: str) -> bool:
+    """``Path(path).is_file()`` without pathlib: ``False`` when nothing is there, and a stat
+    error other than "not there" (``EACCES``...) raised, as pathlib does."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError as exc:
+        if exc.errno not in (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP):
+            raise
+        return False
+    except ValueError:
+        return False
+
+
+def _read_toml(found: "Path") -> tuple[Any, str] | None:
     """The settings table of ``found`` and its key prefix; ``None`` for a ``pyproject.toml``
     without ``[tool.pathgate]``."""
     try:
@@ -127,7 +155,7 @@ def _read_toml(found: Path) -> tuple[Any, str] | None:
     return None if section is None else (section, "tool.pathgate")
 
 
-def _load_file(found: Path) -> tuple[Policy, Mapping[str, Any], str] | None:
+def _load_file(found: "Path") -> tuple[Policy, Mapping[str, Any], str] | None:
     """The policy a file sets, its settings table and the table's key prefix."""
     table = _read_toml(found)
     if table is None:
@@ -143,12 +171,13 @@ def load_host_config(path: str | os.PathLike[str] | None = None, *, user: bool =
     ``[tool.pathgate]``), else the user-level file (:func:`user_config_path`) when ``user``
     and it exists, else the default :class:`Policy`. Every key is allowed here."""
     if path is None:
-        found = user_config_path() if user else None
-        if found is None or not found.is_file():
+        user_file = _user_config_file() if user else None
+        if user_file is None or not _is_file(user_file):
             return Policy()
-    else:
-        found = Path(path)
-    loaded = _load_file(found)
+        path = user_file
+    from pathlib import Path
+
+    loaded = _load_file(Path(path))
     return Policy() if loaded is None else loaded[0]
 
 
@@ -158,9 +187,14 @@ def load_project_config(root: str | os.PathLike[str]) -> tuple[Policy, frozenset
 
     Raises :class:`~pathgate.errors.ConfigError` for a bad value and for any loosening key
     (:func:`project_violation`), naming the key, the file and where the setting belongs."""
-    found = next((Path(root) / n for n in PROJECT_FILES if (Path(root) / n).is_file()), None)
-    loaded = None if found is None else _load_file(found)
-    if found is None or loaded is None:
+    name = next((os.path.join(root, n) for n in PROJECT_FILES if _is_file(os.path.join(root, n))), None)
+    if name is None:
+        return None
+    from pathlib import Path
+
+    found = Path(name)
+    loaded = _load_file(found)
+    if loaded is None:
         return None
     policy, raw, prefix = loaded
     keys = frozenset(raw)

@@ -37,11 +37,13 @@ import time
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from pathgate.results import SearchHit
 from pathgate.runtime.fs import FileOps
-from pathgate.runtime.tools._regex import Regex
+
+if TYPE_CHECKING:  # annotations only: RE2 loads with code_search, not with glob's DirChain
+    from pathgate.runtime.tools._regex import Regex
 
 __all__ = [
     "CALL_SECONDS",
