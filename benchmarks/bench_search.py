@@ -9,7 +9,10 @@
     PYTHONPATH=$PWD/src:$PWD/benchmarks python3 benchmarks/bench_search.py --tree PATH \
         --only search --before /tmp/before/src
 
-PYTHONPATH must be absolute: the process rows run with the tree as working directory.
+PYTHONPATH must be absolute: the process rows run with the tree as working directory. The
+in-process rows always measure this checkout's src (``bench_ignore`` puts it first on
+``sys.path``): a PYTHONPATH pointing elsewhere changes only the process rows, hence
+``--before`` for an in-process "before".
 
 Sections (``--only``), medians of ``--runs`` runs, competitors interleaved run by run:
 
@@ -214,16 +217,17 @@ def _timed(fn: Callable[[], object]) -> float:
 
 _WORKER = """
 import anyio, resource, sys, time
-sys.path[:0] = [{src!r}, {bench!r}]
-from bench_tools import policy
-from pathgate import Runtime
+sys.path.insert(0, {src!r})  # not bench_tools: its import puts this checkout's src first
+import pathgate
+from pathgate import Policy, Runtime
+assert pathgate.__file__.startswith({src!r}), pathgate.__file__
 
 def cpu():
     r = resource.getrusage(resource.RUSAGE_SELF)
     return r.ru_utime + r.ru_stime
 
 async def main():
-    rt = Runtime({tree!r}, policy=policy())
+    rt = Runtime({tree!r}, policy=Policy(enforce_secrets=True).git_only())  # bench_tools.policy()
     while line := await anyio.to_thread.run_sync(sys.stdin.readline):
         pattern = line.rstrip("\\n")
         c, t = cpu(), time.perf_counter()
@@ -239,7 +243,7 @@ class _Before:
     warm runtime; :meth:`call` returns (wall, CPU) of one call as the worker measured it."""
 
     def __init__(self, src: Path, tree: Path) -> None:
-        code = _WORKER.format(src=str(src), bench=str(Path(__file__).parent), tree=str(tree))
+        code = _WORKER.format(src=str(src), tree=str(tree))
         self.proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True)
 
@@ -298,7 +302,7 @@ async def _search_rows(rt: Runtime, tree: Path, runs: int, kind: str, pattern: s
     """One pattern's rows: rg, rg -j1, in-process, process (and the ``--before`` pair)."""
     await compare_hits(rt, tree, pattern, rg_cmd)
     cli_cmd = [*cli, "search", "--git-only", "--limit", "0", "--root", str(tree), pattern]
-    before_env = None if before is None else {**GIT_ENV, "PYTHONPATH": f"{before}:{Path(__file__).parent}"}
+    before_env = None if before is None else {**GIT_ENV, "PYTHONPATH": str(before)}
 
     async def rg_run() -> None:
         await anyio.to_thread.run_sync(run_proc, rg_cmd, tree)
@@ -384,17 +388,21 @@ async def bench_phases(tree: Path, runs: int, literal: str) -> None:
         cur["scan"] = cur.get("scan", 0.0) + time.thread_time() - c
 
     _scan.Scanner.step = timed_step  # type: ignore[method-assign]
-    subs = {"walk: Walker.step (listing, ignore decisions)": (_walk.Walker, "step"),
-            "walk: Discovery._admit (budget, secret tests)": (_discover.Discovery, "_admit")}
-    saved = {k: getattr(cls, name) for k, (cls, name) in subs.items()}
+    subs = {"walk: Discovery._step (a walk hop: Walker.step + secret tests, hard-link checks)":
+            (_discover.Discovery, "_step"),
+            "walk: Walker.step (listing, ignore decisions, hard-link marks)": (_walk.Walker, "step"),
+            "walk: Discovery._admit (budget)": (_discover.Discovery, "_admit"),
+            "count: list_files_below (listing excluded directories, secret tests)": (None, "list_files_below"),
+            "DirChain.enter (directories re-opened: the scan's, and the count's parents)": (_scan.DirChain, "enter")}
+    saved = {k: getattr(cls or _discover, name) for k, (cls, name) in subs.items()}
     for key, (cls, name) in subs.items():
-        def timed_sub(self: Any, *a: Any, _k: str = key, _f: Any = saved[key]) -> Any:
+        def timed_sub(*a: Any, _k: str = key, _f: Any = saved[key], **k: Any) -> Any:
             c = time.thread_time()
             try:
-                return _f(self, *a)
+                return _f(*a, **k)
             finally:
                 cur[_k] = cur.get(_k, 0.0) + time.thread_time() - c
-        setattr(cls, name, timed_sub)
+        setattr(cls or _discover, name, timed_sub)
     for _ in range(runs):
         cur.clear()
         c = _cpu_self()
@@ -404,7 +412,7 @@ async def bench_phases(tree: Path, runs: int, literal: str) -> None:
             spent.setdefault(k, []).append(v)
     _scan.Scanner.step = step  # type: ignore[method-assign]
     for key, (cls, name) in subs.items():
-        setattr(cls, name, saved[key])
+        setattr(cls or _discover, name, saved[key])
     print(f"\nwhere code_search's CPU goes ({literal!r}, warm runtime, medians of {runs}; judge includes "
           "the judging inside count_excluded):\n")
     print("| phase | CPU |\n| --- | ---: |")
