@@ -457,6 +457,10 @@ def list_files_below(fs: SyncFS, root: str, start: str, budget: int,
     out: list[tuple[str, str]] = []
     seen = 0
     root_len = len(os.fsencode(root))
+    native = type(fs) is OsFS  # as in Walker: the real filesystem's calls without a frame each
+    listdir = _list_os if native else (lambda fd, path: sorted(fs.scandir_fd(fd, path), key=_by_name))
+    open_dir: Callable[..., int] = partial(os.open, flags=DIR_FLAGS) if native else fs.open_dir
+    close: Callable[[int], None] = os.close if native else fs.close
     try:
         fd = open_below(fs, root, start) if opener is None else opener(start)
     except OSError as exc:
@@ -473,9 +477,9 @@ def list_files_below(fs: SyncFS, root: str, start: str, budget: int,
                 cfd, rel = cur
                 cur = None
                 try:
-                    listing = sorted(fs.scandir_fd(cfd, f"{root}/{rel}" if rel else root), key=_by_name)
+                    listing = listdir(cfd, f"{root}/{rel}" if rel else root)
                 except OSError as exc:
-                    fs.close(cfd)
+                    close(cfd)
                     if on_error is not None:
                         on_error(rel, _err(exc.errno))
                     listing = None
@@ -493,7 +497,7 @@ def list_files_below(fs: SyncFS, root: str, start: str, budget: int,
                             if links is not None and linked(links):
                                 continue
                         if seen >= budget:
-                            fs.close(cfd)
+                            close(cfd)
                             return out, seen, True
                         seen += 1
                         if is_dir:
@@ -504,14 +508,14 @@ def list_files_below(fs: SyncFS, root: str, start: str, budget: int,
                     if subdirs and len(stack) < MAX_OPEN_DIRS:
                         stack.append((cfd, rel, subdirs))
                     else:
-                        fs.close(cfd)
+                        close(cfd)
                         deep = deep or bool(subdirs)  # too deep to count: a lower bound
             if not stack:
                 return out, seen, deep
             pfd, prel, names = stack[-1]
             if not names:
                 stack.pop()
-                fs.close(pfd)
+                close(pfd)
                 continue
             name = names.pop()
             crel = f"{prel}/{name}" if prel else name
@@ -520,13 +524,13 @@ def list_files_below(fs: SyncFS, root: str, start: str, budget: int,
                     on_error(crel, _err(errno.ENAMETOOLONG))
                 continue
             try:
-                cur = (fs.open_dir(name, dir_fd=pfd), crel)
+                cur = (open_dir(name, dir_fd=pfd), crel)
             except OSError as exc:
                 if on_error is not None:
                     on_error(crel, _err(exc.errno))
     finally:
         for sfd, _, _ in stack:
-            fs.close(sfd)
+            close(sfd)
 
 
 def count_below(session: IgnoreSession, excluded_dir: str, budget: int = 10000,

@@ -136,3 +136,17 @@ def test_walker_native_equals_seam(tmp_path: Path, seed: int) -> None:
 def test_path_length_shortcut_is_exact(root_len: int, rel: str) -> None:
     exact = root_len + 1 + len(os.fsencode(rel)) > PATH_MAX
     assert _walk._too_long(root_len, rel) == exact
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("budget", [5, 40, 10_000])
+def test_list_files_below_native_equals_seam(tmp_path: Path, seed: int, budget: int) -> None:
+    _random_tree(tmp_path, seed)
+    errors: list[list[tuple[str, str]]] = [[], []]
+    got = [_walk.list_files_below(fs, str(tmp_path), "", budget,
+                                  on_error=lambda rel, err, i=i: errors[i].append((rel, err)))
+           for i, fs in enumerate((OsFS(), _Seam()))]
+    assert got[0] == got[1] and errors[0] == errors[1]
+    files, seen, short = got[0]
+    assert short == (budget < 60) and seen <= budget
+    assert ("sym", _walk.SYMLINK) in files or short  # never followed, listed as a symlink

@@ -332,9 +332,9 @@ class Scanner:
             if size > self.region:
                 self._stream, fd = _Stream(rel, fd, size), -1
                 return None
-            data = self._read(fd, size + 1)  # what fstat promised, +1 to see growth
-            if len(data) != size:  # it changed since: read on to the end (or the cap)
-                data = self._read_rest(fd, data)
+            first = self._read(fd, size + 1)  # what fstat promised, +1 to see growth
+            # a different length: it changed since; read to its end (or the cap)
+            data = first if len(first) == size else self._read_rest(fd, first)
         except OSError as exc:
             return None if exc.errno == errno.ENOENT else "unreadable"
         finally:
