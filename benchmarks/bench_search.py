@@ -5,6 +5,14 @@
     python3 benchmarks/bench_search.py                         # materializes eugenp-tutorials
     python3 benchmarks/bench_search.py --only engines --runs 5
     python3 benchmarks/bench_search.py --tree PATH --literal TODO --regex 'fn\\s+\\w+'
+    git -C /work/main archive BASE src | tar -x -C /tmp/before      # before/after in one run:
+    PYTHONPATH=$PWD/src:$PWD/benchmarks python3 benchmarks/bench_search.py --tree PATH \
+        --only search --before /tmp/before/src
+
+PYTHONPATH must be absolute: the process rows run with the tree as working directory. The
+in-process rows always measure this checkout's src (``bench_ignore`` puts it first on
+``sys.path``): a PYTHONPATH pointing elsewhere changes only the process rows, hence
+``--before`` for an in-process "before".
 
 Sections (``--only``), medians of ``--runs`` runs, competitors interleaved run by run:
 
@@ -16,7 +24,11 @@ engines  each candidate engine on the tree's text files joined into one buffer (
 search   ``code_search`` of ``--literal`` and ``--regex`` against ``rg`` (same flags as
          bench_tools.py, ``-F`` for the literal): in-process on a warm runtime, and whole
          processes (``pathgate search --git-only --limit 0`` against ``rg``). Wall and CPU
-         (this process + children). Hit sets (path, line) are compared first.
+         (this process + children). Hit sets (path, line) are compared first. With
+         ``--before SRC`` (another checkout's ``src``) the same two rows are measured for
+         it too, interleaved in the same runs: its in-process call in a worker process
+         holding its own warm runtime (the CPU it reports for the call), its process with
+         ``PYTHONPATH=SRC``.
 phases   where code_search's CPU goes: start + walk (split: the walker's steps, and the
          per-entry budget and secret tests), path gates, counting omissions in excluded
          directories, and the scan (open, read, search), timed inside one call.
@@ -25,6 +37,7 @@ phases   where code_search's CPU goes: start + walk (split: the walker's steps, 
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib.machinery
 import importlib.util
 import os
@@ -37,14 +50,15 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import anyio
 
 from bench_ignore import ensure_tree
-from bench_tools import GIT_ENV, RG_ARGS, _rg_hits, interleaved, policy, ratio_rows, run_proc
+from bench_tools import GIT_ENV, RG_ARGS, _cpu, _rg_hits, policy, ratio_rows, run_proc
 from pathgate import Runtime
 from pathgate.runtime import _walk
 from pathgate.runtime.tools import _discover, _scan
@@ -201,6 +215,50 @@ def _timed(fn: Callable[[], object]) -> float:
 
 # -- search vs rg ---------------------------------------------------------------------------
 
+_WORKER = """
+import anyio, resource, sys, time
+sys.path.insert(0, {src!r})  # not bench_tools: its import puts this checkout's src first
+import pathgate
+from pathgate import Policy, Runtime
+assert pathgate.__file__.startswith({src!r}), pathgate.__file__
+
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+async def main():
+    rt = Runtime({tree!r}, policy=Policy(enforce_secrets=True).git_only())  # bench_tools.policy()
+    while line := await anyio.to_thread.run_sync(sys.stdin.readline):
+        pattern = line.rstrip("\\n")
+        c, t = cpu(), time.perf_counter()
+        res = await rt.code_search(pattern, max_results=0)
+        print(time.perf_counter() - t, cpu() - c, len(res.hits), flush=True)
+
+anyio.run(main)
+"""
+
+
+class _Before:
+    """A worker process running code_search from another checkout's ``src`` on its own
+    warm runtime; :meth:`call` returns (wall, CPU) of one call as the worker measured it."""
+
+    def __init__(self, src: Path, tree: Path) -> None:
+        code = _WORKER.format(src=str(src), tree=str(tree))
+        self.proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+
+    def call(self, pattern: str) -> tuple[float, float, int]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(pattern + "\n")
+        self.proc.stdin.flush()
+        wall, cpu, hits = self.proc.stdout.readline().split()
+        return float(wall), float(cpu), int(hits)
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        self.proc.wait()
+
 
 async def compare_hits(rt: Runtime, tree: Path, regex: str, rg_cmd: list[str]) -> None:
     res = await rt.code_search(regex, max_results=0)
@@ -217,7 +275,8 @@ async def compare_hits(rt: Runtime, tree: Path, regex: str, rg_cmd: list[str]) -
         print(f"      differs: {p}")
 
 
-async def bench_search(tree: Path, runs: int, literal: str, regex: str) -> list[tuple[str, float, str]]:
+async def bench_search(tree: Path, runs: int, literal: str, regex: str,
+                       before: Path | None = None) -> list[tuple[str, float, str]]:
     rg = shutil.which("rg")
     if rg is None:
         print("search: rg not found (apt-get install -y ripgrep); section skipped")
@@ -226,30 +285,76 @@ async def bench_search(tree: Path, runs: int, literal: str, regex: str) -> list[
     rt = Runtime(tree, policy=policy())
     cli = [sys.executable, "-m", "pathgate"]  # this checkout's pathgate (PYTHONPATH), as a process
     rows: list[tuple[str, float, str]] = []
-    for kind, pattern, rg_cmd in (("literal", re.escape(literal), [rg, *RG_ARGS, literal]),
-                                  ("regex", regex, [rg, *RG_REGEX_ARGS, regex])):
-        await compare_hits(rt, tree, pattern, rg_cmd)
-        cli_cmd = [*cli, "search", "--git-only", "--limit", "0", "--root", str(tree), pattern]
-
-        async def rg_run(cmd: list[str] = rg_cmd) -> None:
-            await anyio.to_thread.run_sync(run_proc, cmd, tree)
-
-        async def rg1_run(cmd: list[str] = rg_cmd) -> None:
-            await anyio.to_thread.run_sync(run_proc, [cmd[0], "-j1", *cmd[1:]], tree)
-
-        async def warm(p: str = pattern) -> None:
-            await rt.code_search(p, max_results=0)
-
-        async def proc(cmd: list[str] = cli_cmd) -> None:
-            await anyio.to_thread.run_sync(run_proc, cmd, tree)
-
-        variants = {"rg": rg_run, "rg1": rg1_run, "warm": warm, "cli": proc}
-        t = await interleaved(variants, runs)
-        named = [("rg", f"rg, {kind} (process, {os.cpu_count()} threads)"), ("rg1", f"rg -j1, {kind}"),
-                 ("warm", f"pathgate code_search, {kind}, in-process (warm runtime)"),
-                 ("cli", f"`pathgate search --git-only --limit 0`, {kind} (process)")]
-        rows.extend((label, secs, ratio) for label, secs, _, ratio in ratio_rows(t, "rg", named))
+    worker = None if before is None else _Before(before, tree)
+    try:
+        for kind, pattern, rg_cmd in (("literal", re.escape(literal), [rg, *RG_ARGS, literal]),
+                                      ("regex", regex, [rg, *RG_REGEX_ARGS, regex])):
+            rows.extend(await _search_rows(rt, tree, runs, kind, pattern, rg_cmd, cli, worker, before))
+    finally:
+        if worker is not None:
+            worker.close()
     return rows
+
+
+async def _search_rows(rt: Runtime, tree: Path, runs: int, kind: str, pattern: str, rg_cmd: list[str],
+                       cli: list[str], worker: _Before | None, before: Path | None,
+                       ) -> list[tuple[str, float, str]]:
+    """One pattern's rows: rg, rg -j1, in-process, process (and the ``--before`` pair)."""
+    await compare_hits(rt, tree, pattern, rg_cmd)
+    cli_cmd = [*cli, "search", "--git-only", "--limit", "0", "--root", str(tree), pattern]
+    before_env = None if before is None else {**GIT_ENV, "PYTHONPATH": str(before)}
+
+    async def rg_run() -> None:
+        await anyio.to_thread.run_sync(run_proc, rg_cmd, tree)
+
+    async def rg1_run() -> None:
+        await anyio.to_thread.run_sync(run_proc, [rg_cmd[0], "-j1", *rg_cmd[1:]], tree)
+
+    async def warm() -> None:
+        await rt.code_search(pattern, max_results=0)
+
+    async def proc() -> None:
+        await anyio.to_thread.run_sync(run_proc, cli_cmd, tree)
+
+    async def proc_before() -> None:
+        await anyio.to_thread.run_sync(partial(subprocess.run, cli_cmd, cwd=tree, env=before_env,
+                                               capture_output=True, check=False))
+
+    variants: dict[str, Callable[[], Awaitable[object]]] = {"rg": rg_run, "rg1": rg1_run, "warm": warm, "cli": proc}
+    named = [("rg", f"rg, {kind} (process, {os.cpu_count()} threads)"), ("rg1", f"rg -j1, {kind}"),
+             ("warm", f"pathgate code_search, {kind}, in-process (warm runtime)"),
+             ("cli", f"`pathgate search --git-only --limit 0`, {kind} (process)")]
+    if worker is not None:
+        hits = worker.call(pattern)[2]  # its runtime warmed, like ours by compare_hits
+        print(f"  before ({before}): {hits} hits")
+        variants["warm_before"] = partial(anyio.to_thread.run_sync, worker.call, pattern)
+        variants["cli_before"] = proc_before
+        named += [("warm_before", f"before: code_search, {kind}, in-process (warm runtime)"),
+                  ("cli_before", f"before: `pathgate search`, {kind} (process)")]
+    t = await _interleaved(variants, runs)
+    return [(label, secs, ratio) for label, secs, _, ratio in ratio_rows(t, "rg", named)]
+
+
+async def _interleaved(variants: dict[str, Callable[[], Awaitable[object]]], runs: int) -> dict[str, float]:
+    """:func:`bench_tools.interleaved`, where a variant returning ``(wall, cpu, ...)`` (the
+    ``--before`` worker) is timed by what it returns."""
+    times: dict[str, list[float]] = {k: [] for k in variants}
+    cpus: dict[str, list[float]] = {k: [] for k in variants}
+    for _ in range(runs):
+        for name, fn in variants.items():
+            gc.collect()
+            c, w = _cpu(), time.perf_counter()
+            got = await fn()
+            wall, cpu = time.perf_counter() - w, _cpu() - c
+            if isinstance(got, tuple):
+                wall, cpu = got[0], got[1]
+            times[name].append(wall)
+            cpus[name].append(cpu)
+    out = {k: statistics.median(v) for k, v in times.items()}
+    out.update({f"{k}:cpu": statistics.median(v) for k, v in cpus.items()})
+    spread = {k: f"{min(v):.2f}–{max(v):.2f}" for k, v in cpus.items()}
+    print(f"  CPU spread (s) over {runs} runs: " + ", ".join(f"{k} {v}" for k, v in spread.items()))
+    return out
 
 
 # -- where the time goes --------------------------------------------------------------------
@@ -283,17 +388,21 @@ async def bench_phases(tree: Path, runs: int, literal: str) -> None:
         cur["scan"] = cur.get("scan", 0.0) + time.thread_time() - c
 
     _scan.Scanner.step = timed_step  # type: ignore[method-assign]
-    subs = {"walk: Walker.step (listing, ignore decisions)": (_walk.Walker, "step"),
-            "walk: Discovery._admit (budget, secret tests)": (_discover.Discovery, "_admit")}
-    saved = {k: getattr(cls, name) for k, (cls, name) in subs.items()}
+    subs = {"walk: Discovery._step (a walk hop: Walker.step + secret tests, hard-link checks)":
+            (_discover.Discovery, "_step"),
+            "walk: Walker.step (listing, ignore decisions, hard-link marks)": (_walk.Walker, "step"),
+            "walk: Discovery._admit (budget)": (_discover.Discovery, "_admit"),
+            "count: list_files_below (listing excluded directories, secret tests)": (None, "list_files_below"),
+            "DirChain.enter (directories re-opened: the scan's, and the count's parents)": (_scan.DirChain, "enter")}
+    saved = {k: getattr(cls or _discover, name) for k, (cls, name) in subs.items()}
     for key, (cls, name) in subs.items():
-        def timed_sub(self: Any, *a: Any, _k: str = key, _f: Any = saved[key]) -> Any:
+        def timed_sub(*a: Any, _k: str = key, _f: Any = saved[key], **k: Any) -> Any:
             c = time.thread_time()
             try:
-                return _f(self, *a)
+                return _f(*a, **k)
             finally:
                 cur[_k] = cur.get(_k, 0.0) + time.thread_time() - c
-        setattr(cls, name, timed_sub)
+        setattr(cls or _discover, name, timed_sub)
     for _ in range(runs):
         cur.clear()
         c = _cpu_self()
@@ -303,7 +412,7 @@ async def bench_phases(tree: Path, runs: int, literal: str) -> None:
             spent.setdefault(k, []).append(v)
     _scan.Scanner.step = step  # type: ignore[method-assign]
     for key, (cls, name) in subs.items():
-        setattr(cls, name, saved[key])
+        setattr(cls or _discover, name, saved[key])
     print(f"\nwhere code_search's CPU goes ({literal!r}, warm runtime, medians of {runs}; judge includes "
           "the judging inside count_excluded):\n")
     print("| phase | CPU |\n| --- | ---: |")
@@ -323,7 +432,8 @@ async def amain(args: argparse.Namespace) -> int:
     if "engines" in only:
         bench_engines(tree, args.runs, args.literal, args.regex, args.engine_mib)
     if "search" in only:
-        rows = await bench_search(tree, args.runs, args.literal, args.regex)
+        before = None if args.before is None else Path(args.before).resolve()
+        rows = await bench_search(tree, args.runs, args.literal, args.regex, before)
         if rows:
             print("\n| measurement | median wall | ratio | median CPU | CPU ratio |")
             print("| --- | ---: | ---: | ---: | ---: |")
@@ -343,6 +453,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5, help="runs per measurement (median)")
     ap.add_argument("--literal", default="lambda delta", help="the literal searched")
     ap.add_argument("--regex", default=r"(lambda|gamma)\s+(alpha|delta)\b", help="the regex searched")
+    ap.add_argument("--before", help="another checkout's src directory, measured in the same runs")
     ap.add_argument("--engine-mib", type=int, default=64, help="text searched by the engines section")
     args = ap.parse_args()
     os.environ.update(GIT_ENV)

@@ -39,9 +39,10 @@ import operator
 import os
 import threading
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import NamedTuple
 
-from pathgate.runtime.fs import PATH_MAX, DirEntryLike, SyncFS
+from pathgate.runtime.fs import DIR_FLAGS, PATH_MAX, DirEntryLike, OsFS, SyncFS
 from pathgate.runtime.ignore import DirNode, IgnoreSession, Match
 
 __all__ = ["DIR", "FILE", "MAX_OPEN_DIRS", "OTHER", "SYMLINK", "Entry", "Walker", "count_below", "multi_linked", "walk"]
@@ -116,7 +117,15 @@ def _is_git(name: str, fold: bool) -> bool:
 
 def _too_long(root_len: int, rel: str) -> bool:
     """Would ``root/rel`` (``root_len``: bytes of the root) exceed ``PATH_MAX``?"""
+    if root_len + 1 + 4 * len(rel) <= PATH_MAX:  # a character is at most 4 bytes encoded
+        return False
     return root_len + 1 + (len(rel) if rel.isascii() else len(os.fsencode(rel))) > PATH_MAX
+
+
+def _list_os(fd: int, path: str) -> list[DirEntryLike]:
+    """The real filesystem's listing of the directory open on ``fd``, sorted by name."""
+    with os.scandir(fd) as it:
+        return sorted(it, key=_by_name)
 
 
 def open_below(fs: SyncFS, root: str, rel: str) -> int:
@@ -177,6 +186,13 @@ class Walker:
         self.session = session
         self.links = links
         self.fs: SyncFS = session.index.fs
+        # per directory: open, list, close. The real filesystem's calls are made without a
+        # Python frame each (a walk enters tens of thousands of directories); any other
+        # ``fs`` (a test seam) is called as given
+        native = type(self.fs) is OsFS
+        self._open_dir: Callable[..., int] = partial(os.open, flags=DIR_FLAGS) if native else self.fs.open_dir
+        self._close: Callable[[int], None] = os.close if native else self.fs.close
+        self._list: Callable[[int, str], list[DirEntryLike]] = _list_os if native else self._list_fs
         self.root = session.index.root
         self.start = start.strip("/")
         self.descend = descend
@@ -193,6 +209,9 @@ class Walker:
         self._closed = False
         self._lock = threading.Lock()
         self._running = False
+
+    def _list_fs(self, fd: int, path: str) -> list[DirEntryLike]:
+        return sorted(self.fs.scandir_fd(fd, path), key=_by_name)
 
     @property
     def open_fds(self) -> int:
@@ -260,33 +279,33 @@ class Walker:
 
     def _enter(self, parent: _Frame, name: str, rel: str, decided: Match, out: list[Entry]) -> None:
         """Open, list and decide one subdirectory of ``parent``."""
-        fs = self.fs
+        close = self._close
         fd = -1
         try:
             if _too_long(self._root_len, rel):
                 raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG))
             pfd = parent.fd
-            fd = fs.open_dir(name, pfd if pfd is not None else self._reopen(parent))
+            fd = self._open_dir(name, dir_fd=pfd if pfd is not None else self._reopen(parent))
         except OSError as exc:
             out.append(Entry(rel, DIR, None, _err(exc.errno)))
         parent.pending -= 1
         if parent.pending <= 0 and parent.fd is not None:  # its last subdirectory: let go
-            fs.close(parent.fd)
+            close(parent.fd)
             parent.fd = None
             self._held -= 1
         if fd < 0:
             return
         try:
-            listing = sorted(fs.scandir_fd(fd, self._root_slash + rel), key=_by_name)
-            names = self._names
-            present = frozenset(e.name for e in listing if e.name in names)
+            listing = self._list(fd, self._root_slash + rel)
+            # the ignore files its listing shows (absent ones then cost no lstat)
+            present = self._names.intersection(map(_by_name, listing))
             node = self.session.enter_child(parent.node, rel, name, decided, present)
         except OSError as exc:
-            fs.close(fd)
+            close(fd)
             out.append(Entry(rel, DIR, None, _err(exc.errno)))
             return
         except BaseException:
-            fs.close(fd)
+            close(fd)
             raise
         self._keep(rel, fd, node, listing, out)
 
@@ -297,10 +316,10 @@ class Walker:
         try:
             subdirs = self._entries(rel, node, listing, out)
         except BaseException:
-            self.fs.close(fd)
+            self._close(fd)
             raise
         if not subdirs:
-            self.fs.close(fd)
+            self._close(fd)
             return
         frame = _Frame(rel, fd, node, len(subdirs))
         stack = self._stack
@@ -386,7 +405,14 @@ class Walker:
                 except OSError:
                     kind = OTHER
             m = decide(node, crel, name, is_dir)
-            links = multi_linked(e) if marks and kind == FILE else None
+            links = None
+            if marks and kind is FILE:  # multi_linked(e), inline (one call per file)
+                try:
+                    st = e.stat(follow_symlinks=False)
+                except OSError:
+                    pass
+                else:
+                    links = st if st.st_nlink > 1 else None
             if m.ignored:
                 out.append(Entry(crel, kind, m, None, links))
                 continue
@@ -431,6 +457,10 @@ def list_files_below(fs: SyncFS, root: str, start: str, budget: int,
     out: list[tuple[str, str]] = []
     seen = 0
     root_len = len(os.fsencode(root))
+    native = type(fs) is OsFS  # as in Walker: the real filesystem's calls without a frame each
+    listdir = _list_os if native else (lambda fd, path: sorted(fs.scandir_fd(fd, path), key=_by_name))
+    open_dir: Callable[..., int] = partial(os.open, flags=DIR_FLAGS) if native else fs.open_dir
+    close: Callable[[int], None] = os.close if native else fs.close
     try:
         fd = open_below(fs, root, start) if opener is None else opener(start)
     except OSError as exc:
@@ -447,9 +477,9 @@ def list_files_below(fs: SyncFS, root: str, start: str, budget: int,
                 cfd, rel = cur
                 cur = None
                 try:
-                    listing = sorted(fs.scandir_fd(cfd, f"{root}/{rel}" if rel else root), key=_by_name)
+                    listing = listdir(cfd, f"{root}/{rel}" if rel else root)
                 except OSError as exc:
-                    fs.close(cfd)
+                    close(cfd)
                     if on_error is not None:
                         on_error(rel, _err(exc.errno))
                     listing = None
@@ -467,7 +497,7 @@ def list_files_below(fs: SyncFS, root: str, start: str, budget: int,
                             if links is not None and linked(links):
                                 continue
                         if seen >= budget:
-                            fs.close(cfd)
+                            close(cfd)
                             return out, seen, True
                         seen += 1
                         if is_dir:
@@ -478,14 +508,14 @@ def list_files_below(fs: SyncFS, root: str, start: str, budget: int,
                     if subdirs and len(stack) < MAX_OPEN_DIRS:
                         stack.append((cfd, rel, subdirs))
                     else:
-                        fs.close(cfd)
+                        close(cfd)
                         deep = deep or bool(subdirs)  # too deep to count: a lower bound
             if not stack:
                 return out, seen, deep
             pfd, prel, names = stack[-1]
             if not names:
                 stack.pop()
-                fs.close(pfd)
+                close(pfd)
                 continue
             name = names.pop()
             crel = f"{prel}/{name}" if prel else name
@@ -494,13 +524,13 @@ def list_files_below(fs: SyncFS, root: str, start: str, budget: int,
                     on_error(crel, _err(errno.ENAMETOOLONG))
                 continue
             try:
-                cur = (fs.open_dir(name, dir_fd=pfd), crel)
+                cur = (open_dir(name, dir_fd=pfd), crel)
             except OSError as exc:
                 if on_error is not None:
                     on_error(crel, _err(exc.errno))
     finally:
         for sfd, _, _ in stack:
-            fs.close(sfd)
+            close(sfd)
 
 
 def count_below(session: IgnoreSession, excluded_dir: str, budget: int = 10000,

@@ -37,10 +37,11 @@ import time
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Protocol
 
 from pathgate.results import SearchHit
-from pathgate.runtime.fs import FileOps
+from pathgate.runtime.fs import DIR_FLAGS, OPEN_FLAGS, FileOps, OsFS
 
 if TYPE_CHECKING:  # annotations only: RE2 loads with code_search, not with glob's DirChain
     from pathgate.runtime.tools._regex import Regex
@@ -103,6 +104,11 @@ class DirChain:
     def __init__(self, ops: DirOps, root: str) -> None:
         self.ops = ops
         self.root = root
+        # the real filesystem's calls without a Python frame each (the scan opens ~one
+        # directory per file on source trees); any other ``ops`` is called as given
+        native = type(ops) is OsFS
+        self._open: Callable[..., int] = partial(os.open, flags=DIR_FLAGS) if native else ops.open_dir
+        self._close: Callable[[int], None] = os.close if native else ops.close
         self._root_fd: int | None = None
         self._parts: list[str] = []
         self._fds: list[int] = []  # _fds[i]: descriptor of _parts[:i + 1] (None-free)
@@ -133,13 +139,15 @@ class DirChain:
         limit = min(keep, len(self._fds))
         while common < limit and self._parts[common] == parts[common]:
             common += 1
-        while len(self._fds) > common:
-            self.ops.close(self._fds.pop())
+        fds, close = self._fds, self._close
+        while len(fds) > common:
+            close(fds.pop())
         self._parts = parts
-        cur = self._fds[-1] if self._fds else self._root_fd
+        cur = fds[-1] if fds else self._root_fd
+        open_dir = self._open
         for i in range(common, keep):
-            cur = self.ops.open_dir(parts[i], dir_fd=cur)
-            self._fds.append(cur)
+            cur = open_dir(parts[i], dir_fd=cur)
+            fds.append(cur)
         if len(parts) > keep:
             self._deep = self._open_below(cur, parts[keep:])
             return self._deep
@@ -235,6 +243,11 @@ class Scanner:
         self.stop_at = None if cap is None else cap + 1
         self.linked_secret = linked_secret
         self.dirs = DirChain(ops, root)
+        native = type(ops) is OsFS  # the real filesystem: its calls without a frame each
+        self._open: Callable[..., int] = partial(os.open, flags=OPEN_FLAGS) if native else ops.open_fd
+        self._fstat: Callable[[int], os.stat_result] = os.fstat if native else ops.fstat
+        self._read: Callable[[int, int], bytes] = os.read if native else ops.read_fd
+        self._close: Callable[[int], None] = os.close if native else ops.close
         self.hits: list[SearchHit] = []
         self.binary = self.too_large = self.unreadable = 0
         self.index = 0
@@ -304,14 +317,13 @@ class Scanner:
         text (bytes) to search, a skip reason to count (``"binary"``, ``"too_large"``,
         ``"unreadable"``), or ``None`` (nothing to say: gone, not a regular file, a linked
         secret, or streamed)."""
-        ops = self.ops
         parent, _, name = rel.rpartition("/")
         try:
-            fd = ops.open_fd(name, self.dirs.enter(parent))
+            fd = self._open(name, dir_fd=self.dirs.enter(parent))
         except OSError as exc:
             return None if exc.errno == errno.ENOENT else "unreadable"  # ENOENT: gone since the walk
         try:
-            st = ops.fstat(fd)
+            st = self._fstat(fd)
             if not stat_mod.S_ISREG(st.st_mode):
                 return None
             if st.st_nlink > 1 and self.linked_secret is not None and self.linked_secret(st):
@@ -322,12 +334,14 @@ class Scanner:
             if size > self.region:
                 self._stream, fd = _Stream(rel, fd, size), -1
                 return None
-            data = self._read_whole(fd, size)
+            first = self._read(fd, size + 1)  # what fstat promised, +1 to see growth
+            # a different length: it changed since; read to its end (or the cap)
+            data = first if len(first) == size else self._read_rest(fd, first)
         except OSError as exc:
             return None if exc.errno == errno.ENOENT else "unreadable"
         finally:
             if fd >= 0:
-                ops.close(fd)
+                self._close(fd)
         if data is None:
             return "too_large"
         if b"\x00" in data[:BINARY_SNIFF] or not _is_utf8(data):
@@ -406,24 +420,15 @@ class Scanner:
         self._learn(pos, time.perf_counter() - began)
         return out
 
-    def _read_whole(self, fd: int, size: int) -> bytes | None:
-        """Read what fstat promised (+1 to see growth); ``None`` past the cap (the caller
-        counts it as too large)."""
-        want = self.search_limit + 1
-        step = min(want, size + 1)
-        first = self.ops.read_fd(fd, step)
-        if len(first) == size < step:
-            return first  # all of it, as fstat said (one read(2))
+    def _read_rest(self, fd: int, first: bytes) -> bytes | None:
+        """The rest of a file whose first read did not return what fstat said (it grew or
+        shrank since): read to its end; ``None`` past the cap (counted as too large)."""
         chunks: list[bytes] = [first]
-        want -= len(first)
-        step = min(want, READ_STEP)
-        while want > 0:
-            chunk = self.ops.read_fd(fd, step)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            want -= len(chunk)
-            step = min(want, READ_STEP)
+        want = self.search_limit + 1 - len(first)
+        while want > 0 and first:
+            first = self._read(fd, min(want, READ_STEP))
+            chunks.append(first)
+            want -= len(first)
         data = b"".join(chunks)
         if len(data) > self.search_limit:
             return None
