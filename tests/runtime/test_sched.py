@@ -83,17 +83,56 @@ async def test_reads_before_other_hops(anyio_backend: str) -> None:
         gate.wait()
         order.append(name)
 
-    async with anyio.create_task_group() as tg, opened(gate):
+    gate2 = threading.Event()
+
+    def read2() -> None:
+        gate2.wait()
+        order.append("read 2")
+
+    async with anyio.create_task_group() as tg, opened(gate), opened(gate2):
         tg.start_soon(hop, reads, read, "read 1")
         await until(lambda: len(sched.running) == 1, "read 1 runs")
-        tg.start_soon(hop, reads, read, "read 2")
+        tg.start_soon(hop, reads, read2)
         await until(lambda: len(sched.waiting) == 1, "read 2 waits")
-        # two main tokens are free, yet the walk step waits for the reads
+        # two main tokens are free, yet the walk step waits while a read waits
         tg.start_soon(hop, main, order.append, "walk step")
         await until(lambda: len(sched.waiting) == 2, "the walk step waits")
         assert sched.free[MAIN] == 2 and order == []
         gate.set()
-    assert order == ["read 1", "read 2", "walk step"]
+        # read 2 now runs (held by gate2) and no read waits: the walk step starts beside it
+        await until(lambda: order == ["read 1", "walk step"], "the walk step runs beside read 2")
+        assert not gate2.is_set() and sched.free[READS] == 0
+        gate2.set()
+    assert order == ["read 1", "walk step", "read 2"]
+
+
+async def test_deferred_hop_does_not_hold_back_others(anyio_backend: str) -> None:
+    """A hop promoted after waiting out the deferral is queued first but runs with its own
+    rank: a short call's hop still starts beside it on a free token (before, a promoted hop
+    ran as rank 0 and kept every other token idle until it finished)."""
+    sched = scheduler(main=3, long=1.0, defer=0.01)
+    lim = FairLimiter(sched, MAIN)
+    short_gate, long_gate = threading.Event(), threading.Event()
+    order: list[str] = []
+
+    async def long_call() -> None:
+        with call_scope() as ticket:
+            ticket.service = 2.0
+            await anyio.to_thread.run_sync(long_gate.wait, limiter=lim)
+            order.append("long done")
+
+    async with anyio.create_task_group() as tg, opened(short_gate), opened(long_gate):
+        with call_scope():
+            tg.start_soon(hop, lim, short_gate.wait)  # a short call's hop holds one token
+        await until(lambda: len(sched.running) == 1, "the short hop runs")
+        tg.start_soon(long_call)
+        await until(lambda: len(sched.running) == 2, "the long hop runs after its deferral")
+        with call_scope() as short2:  # another short call: the third token is free, it must not wait
+            await anyio.to_thread.run_sync(order.append, "short 2", limiter=lim)
+        assert order == ["short 2"] and not long_gate.is_set()
+        assert short2.hops == 1 and short2.deferred == 0  # started at once, not after a deferral
+        long_gate.set()
+        short_gate.set()
 
 
 async def test_long_call_yields_then_progresses(anyio_backend: str) -> None:
@@ -194,3 +233,64 @@ async def test_io_limiter_pools(anyio_backend: str) -> None:
         assert limiter.get().borrowed_tokens == 1 and limiter.get().available_tokens == 5
     with call_scope() as outer, call_scope() as inner:
         assert inner is outer  # nested scopes are one call
+
+
+async def test_short_calls_wait_at_most_one_search_hop_each(anyio_backend: str, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a single worker token, lists and globs issued while a whole-tree search is
+    mid-way take turns with it: the search runs at most one hop per hop of theirs (plus the
+    one already running), so a short call never waits behind the long one's remaining work."""
+    tree(tmp_path)
+    steps: list[int] = []
+    orig = _scan.Scanner.step
+
+    def small_step(self: _scan.Scanner, budget: int = _scan.HOP_BYTES) -> None:
+        steps.append(self.index)
+        orig(self, 2 * _scan.FILE_COST)
+
+    monkeypatch.setattr(_scan.Scanner, "step", small_step)
+    rt = Runtime(tmp_path, policy=Policy(max_concurrency=1))
+    rt.limiter.max_defer_seconds = HOUR
+    done = anyio.Event()
+    short: list[tuple[str, int]] = []
+
+    async def search() -> None:
+        await rt.code_search("no such text", ".", max_results=0)
+        done.set()
+
+    async def one(tool: str, args: dict[str, object]) -> None:
+        with call_scope() as ticket:
+            out = await rt.call(tool, args)
+        assert "error" not in out, out
+        short.append((tool, ticket.hops))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(search)
+        await until(lambda: len(steps) >= 3, "the search is scanning")
+        before = len(steps)
+        async with anyio.create_task_group() as calls:
+            for d in range(10):
+                calls.start_soon(one, "list_directory", {"path": f"m{d:02d}"})
+                calls.start_soon(one, "glob", {"pattern": "*.txt", "path": f"m{d + 10:02d}"})
+        during = len(steps) - before
+        assert not done.is_set()
+        hops = sum(h for _, h in short)
+        assert len(short) == 20 and hops >= 20  # every short call hopped at least once
+        assert during <= hops + 1, (during, hops)
+        await done.wait()
+    assert len(steps) > before + 100
+
+
+async def test_ticket_counts_hops_and_waits(anyio_backend: str) -> None:
+    sched = scheduler()
+    lim = FairLimiter(sched, MAIN)
+    gate = threading.Event()
+    async with anyio.create_task_group() as tg, opened(gate):
+        tg.start_soon(hop, lim, gate.wait)
+        await until(lambda: len(sched.running) == 1, "the holder runs")
+        with call_scope() as ticket:
+            tg.start_soon(hop, lim, print)
+            await until(lambda: len(sched.waiting) == 1, "the second hop waits")
+            gate.set()
+            await until(lambda: not sched.running and not sched.waiting, "both ran")
+    assert ticket.hops == 1 and ticket.waited > 0 and ticket.deferred == 0

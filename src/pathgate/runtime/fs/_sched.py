@@ -12,15 +12,20 @@ put a hop between every two hops of fifty small reads.
 
 - rank 0, **reads first**: a hop of the ``read_files`` pool (:data:`READS`: resolve, match
   and the descriptor-anchored read of a batch, bounded work) starts before any other, and no
-  other hop starts while one runs or waits, so a whole-tree search never slows small reads;
+  other hop starts while one *waits*, so a whole-tree search never holds back small reads;
 - rank 1, short calls; rank 2, **long calls**: a call that has used more than
   :data:`LONG_CALL_SECONDS` of hop time (its share of it, when hops run side by side) waits
   while shorter calls have hops running or waiting;
+- a *running* hop holds back long calls' hops only: a read or short hop that runs never
+  keeps the other tokens of the pool idle (it did: with fifty agents some read or deferred
+  hop was nearly always running, a third of all hops waited out :data:`MAX_DEFER_SECONDS`,
+  and most of a call's latency was waiting for a token while tokens were free —
+  benchmarks/bench_concurrency.py, RESULTS.md 2026-12-01);
 - within a rank, **oldest call first**: a waiting hop of a call that started earlier goes
   first (a call's start is its :class:`Ticket`, set by :func:`call_scope`; a hop outside any
   scope is a call of its own), so a call that has begun is not overtaken by newer ones;
-- no hop waits more than :data:`MAX_DEFER_SECONDS` for more urgent ones: then it runs as the
-  most urgent, so every call progresses;
+- no hop waits more than :data:`MAX_DEFER_SECONDS` for more urgent ones: then it is queued
+  as the most urgent (it still runs with its own rank), so every call progresses;
 - each pool bounds its running hops (``max_concurrency`` for :data:`MAIN`, a small one for
   :data:`READS`).
 
@@ -65,10 +70,16 @@ MAIN = "main"
 
 @dataclass(eq=False)
 class Ticket:
-    """One tool call as the scheduler sees it: when it started and the hop time it used."""
+    """One tool call as the scheduler sees it: when it started and the hop time it used;
+    ``hops``, ``waited`` (seconds between asking for a token and getting it) and ``deferred``
+    (hops that waited out :data:`MAX_DEFER_SECONDS` behind more urgent ones) are kept for
+    diagnostics (benchmarks/bench_concurrency.py reads them)."""
 
     start: float
     service: float = 0.0
+    hops: int = 0
+    waited: float = 0.0
+    deferred: int = 0
 
 
 _CALL: ContextVar[Ticket | None] = ContextVar("pathgate_call", default=None)
@@ -99,6 +110,12 @@ class _Waiter:
     event: anyio.Event
     rank: int
     granted: bool = False
+    #: The rank the hop runs with (``rank`` becomes 0 once it has waited long enough).
+    natural: int = -1
+
+    def __post_init__(self) -> None:
+        if self.natural < 0:
+            self.natural = self.rank
 
     def key(self) -> tuple[int, float, int]:
         return (self.rank, self.ticket.start, self.seq)
@@ -144,32 +161,40 @@ class HopScheduler:
         self._vlast = now
         return self._vclock
 
-    def _top_rank(self, skip: _Waiter | None = None) -> int:
-        """The most urgent rank with a hop running or waiting (3: none)."""
-        top = min((r.rank for r in self.running.values()), default=3)
-        return min((w.rank for w in self.waiting if w is not skip), default=top) if self.waiting else top
+    def _running_bar(self) -> int:
+        """The least urgent rank that may start beside the running hops: a running read or
+        short hop holds back long calls (2 → 1); nothing else (3)."""
+        return 1 if any(r.rank <= 1 for r in self.running.values()) else 3
+
+    def _top_rank(self) -> int:
+        """The least urgent rank that may start now: the running bar, and no hop starts while
+        a more urgent one waits."""
+        return min(self._running_bar(), min((w.rank for w in self.waiting), default=3))
 
     def _start(self, borrower: object, pool: str, ticket: Ticket, rank: int) -> None:
         if borrower in self.running:
             raise RuntimeError("this borrower already holds a token of the hop scheduler")
         self.running[borrower] = _Running(pool, ticket, rank, self._tick())
         self.free[pool] -= 1
+        ticket.hops += 1
 
     def _dispatch(self) -> None:
         """Grant free tokens to waiters: most urgent rank first, then oldest call first; a
-        hop never starts while a more urgent one runs or waits."""
+        hop never starts while a more urgent one waits (or, for a long call's, runs)."""
         if not self.waiting:
             return
-        top = min((r.rank for r in self.running.values()), default=3)
+        top = self._running_bar()
         for w in sorted(self.waiting, key=_Waiter.key):
             if w.rank > top:
-                break  # the rest are less urgent than a hop running or still waiting
+                break  # the rest are less urgent than a hop still waiting (or running)
             if self.free[w.pool] > 0:
                 self.waiting.remove(w)
                 w.granted = True
-                self._start(w.borrower, w.pool, w.ticket, w.rank)  # running from now on
+                self._start(w.borrower, w.pool, w.ticket, w.natural)  # running from now on
                 w.event.set()
-            top = min(top, w.rank)
+                top = min(top, self._running_bar())
+            else:
+                top = min(top, w.rank)  # it waits on: nothing less urgent starts
 
     # -- the limiter protocol ----------------------------------------------------------------
 
@@ -185,6 +210,7 @@ class HopScheduler:
         if self.try_acquire(pool, borrower):
             return
         ticket = _CALL.get() or Ticket(time.monotonic())
+        asked = time.monotonic()
         w = _Waiter(pool, ticket, borrower, next(self._seq), anyio.Event(), self._rank(pool, ticket))
         self.waiting.append(w)
         self._dispatch()
@@ -194,8 +220,10 @@ class HopScheduler:
                     await w.event.wait()
                 if not w.granted:  # waited long enough: as urgent as anything
                     w.rank = 0
+                    ticket.deferred += 1
                     self._dispatch()
             await w.event.wait()
+            ticket.waited += time.monotonic() - asked
         except BaseException:
             if w.granted:
                 self.release(borrower)
