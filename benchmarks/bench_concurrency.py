@@ -191,6 +191,8 @@ async def block(tree: Path, agents: int, calls: int, pairs: int, mc: int | None,
         gc.collect()
         conc = await run_plan(rt, plan, True)
         out.append(summarise(seq, conc, agents) | {"load": os.getloadavg()[0]})
+    scheds = getattr(rt.limiter, "_schedulers", {}).values()
+    print(f"  deferred hops by rank (1 short call, 2 long call): {[getattr(x, 'deferrals', None) for x in scheds]}")
     for sampler in STALLS:
         sampler.close()
         print("  loop late > 30 ms, samples every 5 ms, where the loop thread was:")

@@ -24,8 +24,10 @@ put a hop between every two hops of fifty small reads.
 - within a rank, **oldest call first**: a waiting hop of a call that started earlier goes
   first (a call's start is its :class:`Ticket`, set by :func:`call_scope`; a hop outside any
   scope is a call of its own), so a call that has begun is not overtaken by newer ones;
-- no hop waits more than :data:`MAX_DEFER_SECONDS` for more urgent ones: then it is queued
-  as the most urgent (it still runs with its own rank), so every call progresses;
+- no hop waits more than :data:`MAX_DEFER_SECONDS` for more urgent ones: then a long call's
+  hop joins the short calls, and a short call's hop kept from a free token by waiting reads
+  joins the reads (it still runs with its own rank), so every call progresses; a hop that
+  only waits for a full pool keeps its place in call order;
 - each pool bounds its running hops (``max_concurrency`` for :data:`MAIN`, a small one for
   :data:`READS`).
 
@@ -139,6 +141,9 @@ class HopScheduler:
     free: dict[str, int] = field(init=False)
     waiting: list[_Waiter] = field(default_factory=list)
     running: dict[object, _Running] = field(default_factory=dict)
+    #: Hops that waited out the deferral, by the rank they waited with and whether a token
+    #: of their pool was free then (diagnostics).
+    deferrals: dict[str, int] = field(default_factory=dict)
     _seq: Iterator[int] = field(default_factory=itertools.count)
     _vclock: float = 0.0
     _vlast: float = field(default_factory=time.monotonic)
@@ -206,6 +211,22 @@ class HopScheduler:
             return True
         return False
 
+    def _promote(self, w: _Waiter) -> None:
+        """``w`` has waited :data:`MAX_DEFER_SECONDS`. A long call's hop joins the short
+        calls (in call order, it is older than most); a short call's hop held back by waiting
+        reads while a token of its pool is free becomes as urgent as they are. A hop that
+        merely waits for a full pool keeps its rank: queueing is oldest call first, and a
+        newer call's hop promoted to rank 0 would overtake it (a call of twelve hops paid
+        the deferral at each hop — benchmarks/bench_concurrency.py, RESULTS.md 2026-12-01)."""
+        held_back = self.free[w.pool] > 0
+        if w.rank == 1 and not held_back:
+            return
+        why = f"rank {w.rank}, pool {'free' if held_back else 'full'}"
+        self.deferrals[why] = self.deferrals.get(why, 0) + 1
+        w.rank = 1 if w.rank == 2 else 0
+        w.ticket.deferred += 1
+        self._dispatch()
+
     async def acquire(self, pool: str, borrower: object) -> None:
         if self.try_acquire(pool, borrower):
             return
@@ -215,13 +236,11 @@ class HopScheduler:
         self.waiting.append(w)
         self._dispatch()
         try:
-            if w.rank > 0 and not w.granted:
+            while w.rank > 0 and not w.granted:
                 with anyio.move_on_after(self.max_defer_seconds):
                     await w.event.wait()
-                if not w.granted:  # waited long enough: as urgent as anything
-                    w.rank = 0
-                    ticket.deferred += 1
-                    self._dispatch()
+                if not w.granted:
+                    self._promote(w)
             await w.event.wait()
             ticket.waited += time.monotonic() - asked
         except BaseException:
