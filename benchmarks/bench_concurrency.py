@@ -192,7 +192,7 @@ async def block(tree: Path, agents: int, calls: int, pairs: int, mc: int | None,
         conc = await run_plan(rt, plan, True)
         out.append(summarise(seq, conc, agents) | {"load": os.getloadavg()[0]})
     scheds = getattr(rt.limiter, "_schedulers", {}).values()
-    print(f"  deferred hops by rank (1 short call, 2 long call): {[getattr(x, 'deferrals', None) for x in scheds]}")
+    print(f"  deferred hops (cause): {[getattr(x, 'deferrals', None) for x in scheds]}")
     for sampler in STALLS:
         sampler.close()
         print("  loop late > 30 ms, samples every 5 ms, where the loop thread was:")
@@ -228,7 +228,8 @@ def report(results: dict[str, list[dict[str, Any]]]) -> None:
         per_kind = ", ".join(
             f"{k} {statistics.median(r['kind_p99_ms'][k] for r in rows):.0f} "
             f"({statistics.median(r['kind_seq_p99_ms'][k] for r in rows):.0f})" for k in rows[0]["kind_p99_ms"])
-        print(f"- {name}: tail {dict(kinds)}; wait share tail {statistics.median(r['tail_wait_share'] for r in rows):.0%}"
+        share = statistics.median(r["tail_wait_share"] for r in rows)
+        print(f"- {name}: tail {dict(kinds)}; wait share tail {share:.0%}"
               f", all {statistics.median(r['all_wait_share'] for r in rows):.0%}; tail hops "
               f"{statistics.median(r['tail_hops'] for r in rows):.0f}, of them deferred "
               f"{statistics.median(r['tail_deferred'] for r in rows):.0f}; all hops deferred "
@@ -260,13 +261,15 @@ def main() -> None:
         for backend in args.backends.split(","):
             for mc in args.max_concurrency or [None]:
                 for lc in args.long_call_seconds or [None]:
-                    name = f"{args.label}{backend} mc={mc or Policy().max_concurrency}" + (f" long={lc:g}s" if lc else "")
+                    name = f"{args.label}{backend} mc={mc or Policy().max_concurrency}"
+                    name += f" long={lc:g}s" if lc else ""
                     rows = anyio.run(block, tree, args.agents, args.calls, args.pairs, mc, lc, args.stalls,
                                      backend=backend)
                     results.setdefault(name, []).extend(rows)
                     for r in rows:
                         print(f"  {name}: conc/seq {r['ratio']:.2f}, p99/Little {r['p99_little']:.2f}, "
-                              f"tail {r['tail_kinds']}, tail wait {r['tail_wait_share']:.0%}, deferred {r['deferred_hops']}"
+                              f"tail {r['tail_kinds']}, tail wait {r['tail_wait_share']:.0%}, "
+                              f"deferred {r['deferred_hops']}"
                               f"/{r['hops']} hops, "
                               f"lag max {r['lag_max_ms']:.0f} ms, load {r['load']:.1f}", flush=True)
     report(results)

@@ -294,3 +294,30 @@ async def test_ticket_counts_hops_and_waits(anyio_backend: str) -> None:
             gate.set()
             await until(lambda: not sched.running and not sched.waiting, "both ran")
     assert ticket.hops == 1 and ticket.waited > 0 and ticket.deferred == 0
+
+
+async def test_waiting_for_a_full_pool_keeps_call_order(anyio_backend: str) -> None:
+    """A hop that has waited past the deferral only because every token is taken is not
+    promoted: an older call's hop queued later still goes first (before, the newer hop
+    became rank 0 and overtook it, so a many-hop call paid the deferral at every hop)."""
+    sched = scheduler(main=1, defer=0.01)
+    lim = FairLimiter(sched, MAIN)
+    gate = threading.Event()
+    order: list[str] = []
+
+    async def call(name: str, start: float) -> None:
+        with call_scope() as ticket:
+            ticket.start = start
+            await anyio.to_thread.run_sync(order.append, name, limiter=lim)
+
+    async with anyio.create_task_group() as tg, opened(gate):
+        tg.start_soon(hop, lim, gate.wait)
+        await until(lambda: len(sched.running) == 1, "the holder runs")
+        tg.start_soon(call, "newer", 2.0)
+        await until(lambda: len(sched.waiting) == 1, "newer waits")
+        await anyio.sleep(0.1)  # ten deferral periods: a full pool, not a reason to promote
+        tg.start_soon(call, "older", 1.0)
+        await until(lambda: len(sched.waiting) == 2, "older waits")
+        gate.set()
+    assert order == ["older", "newer"]
+    assert sched.deferrals == {}
