@@ -12,22 +12,15 @@ put a hop between every two hops of fifty small reads.
 
 - rank 0, **reads first**: a hop of the ``read_files`` pool (:data:`READS`: resolve, match
   and the descriptor-anchored read of a batch, bounded work) starts before any other, and no
-  other hop starts while one *waits*, so a whole-tree search never holds back small reads;
+  other hop starts while one runs or waits, so a whole-tree search never slows small reads;
 - rank 1, short calls; rank 2, **long calls**: a call that has used more than
   :data:`LONG_CALL_SECONDS` of hop time (its share of it, when hops run side by side) waits
   while shorter calls have hops running or waiting;
-- a *running* hop holds back long calls' hops only: a read or short hop that runs never
-  keeps the other tokens of the pool idle (it did: with fifty agents some read or deferred
-  hop was nearly always running, a third of all hops waited out :data:`MAX_DEFER_SECONDS`,
-  and most of a call's latency was waiting for a token while tokens were free —
-  benchmarks/bench_concurrency.py, RESULTS.md 2026-12-01);
 - within a rank, **oldest call first**: a waiting hop of a call that started earlier goes
   first (a call's start is its :class:`Ticket`, set by :func:`call_scope`; a hop outside any
   scope is a call of its own), so a call that has begun is not overtaken by newer ones;
-- no hop waits more than :data:`MAX_DEFER_SECONDS` for more urgent ones: then a long call's
-  hop joins the short calls, and a short call's hop kept from a free token by waiting reads
-  joins the reads (it still runs with its own rank), so every call progresses; a hop that
-  only waits for a full pool keeps its place in call order;
+- no hop waits more than :data:`MAX_DEFER_SECONDS` for more urgent ones: then it runs as the
+  most urgent, so every call progresses;
 - each pool bounds its running hops (``max_concurrency`` for :data:`MAIN`, a small one for
   :data:`READS`).
 
@@ -74,7 +67,7 @@ MAIN = "main"
 class Ticket:
     """One tool call as the scheduler sees it: when it started and the hop time it used;
     ``hops``, ``waited`` (seconds between asking for a token and getting it) and ``deferred``
-    (hops that waited out :data:`MAX_DEFER_SECONDS` behind more urgent ones) are kept for
+    (hops that waited out :data:`MAX_DEFER_SECONDS` and were promoted) are kept for
     diagnostics (benchmarks/bench_concurrency.py reads them)."""
 
     start: float
@@ -112,12 +105,6 @@ class _Waiter:
     event: anyio.Event
     rank: int
     granted: bool = False
-    #: The rank the hop runs with (``rank`` becomes 0 once it has waited long enough).
-    natural: int = -1
-
-    def __post_init__(self) -> None:
-        if self.natural < 0:
-            self.natural = self.rank
 
     def key(self) -> tuple[int, float, int]:
         return (self.rank, self.ticket.start, self.seq)
@@ -141,8 +128,8 @@ class HopScheduler:
     free: dict[str, int] = field(init=False)
     waiting: list[_Waiter] = field(default_factory=list)
     running: dict[object, _Running] = field(default_factory=dict)
-    #: Hops that waited out the deferral, by the rank they waited with and whether a token
-    #: of their pool was free then (diagnostics).
+    #: Hops promoted after waiting out the deferral, by the rank they waited with and whether
+    #: a token of their pool was free then (diagnostics: "pool full" is plain queueing).
     deferrals: dict[str, int] = field(default_factory=dict)
     _seq: Iterator[int] = field(default_factory=itertools.count)
     _vclock: float = 0.0
@@ -166,15 +153,10 @@ class HopScheduler:
         self._vlast = now
         return self._vclock
 
-    def _running_bar(self) -> int:
-        """The least urgent rank that may start beside the running hops: a running read or
-        short hop holds back long calls (2 → 1); nothing else (3)."""
-        return 1 if any(r.rank <= 1 for r in self.running.values()) else 3
-
-    def _top_rank(self) -> int:
-        """The least urgent rank that may start now: the running bar, and no hop starts while
-        a more urgent one waits."""
-        return min(self._running_bar(), min((w.rank for w in self.waiting), default=3))
+    def _top_rank(self, skip: _Waiter | None = None) -> int:
+        """The most urgent rank with a hop running or waiting (3: none)."""
+        top = min((r.rank for r in self.running.values()), default=3)
+        return min((w.rank for w in self.waiting if w is not skip), default=top) if self.waiting else top
 
     def _start(self, borrower: object, pool: str, ticket: Ticket, rank: int) -> None:
         if borrower in self.running:
@@ -185,21 +167,19 @@ class HopScheduler:
 
     def _dispatch(self) -> None:
         """Grant free tokens to waiters: most urgent rank first, then oldest call first; a
-        hop never starts while a more urgent one waits (or, for a long call's, runs)."""
+        hop never starts while a more urgent one runs or waits."""
         if not self.waiting:
             return
-        top = self._running_bar()
+        top = min((r.rank for r in self.running.values()), default=3)
         for w in sorted(self.waiting, key=_Waiter.key):
             if w.rank > top:
-                break  # the rest are less urgent than a hop still waiting (or running)
+                break  # the rest are less urgent than a hop running or still waiting
             if self.free[w.pool] > 0:
                 self.waiting.remove(w)
                 w.granted = True
-                self._start(w.borrower, w.pool, w.ticket, w.natural)  # running from now on
+                self._start(w.borrower, w.pool, w.ticket, w.rank)  # running from now on
                 w.event.set()
-                top = min(top, self._running_bar())
-            else:
-                top = min(top, w.rank)  # it waits on: nothing less urgent starts
+            top = min(top, w.rank)
 
     # -- the limiter protocol ----------------------------------------------------------------
 
@@ -211,22 +191,6 @@ class HopScheduler:
             return True
         return False
 
-    def _promote(self, w: _Waiter) -> None:
-        """``w`` has waited :data:`MAX_DEFER_SECONDS`. A long call's hop joins the short
-        calls (in call order, it is older than most); a short call's hop held back by waiting
-        reads while a token of its pool is free becomes as urgent as they are. A hop that
-        merely waits for a full pool keeps its rank: queueing is oldest call first, and a
-        newer call's hop promoted to rank 0 would overtake it (a call of twelve hops paid
-        the deferral at each hop — benchmarks/bench_concurrency.py, RESULTS.md 2026-12-01)."""
-        held_back = self.free[w.pool] > 0
-        if w.rank == 1 and not held_back:
-            return
-        why = f"rank {w.rank}, pool {'free' if held_back else 'full'}"
-        self.deferrals[why] = self.deferrals.get(why, 0) + 1
-        w.rank = 1 if w.rank == 2 else 0
-        w.ticket.deferred += 1
-        self._dispatch()
-
     async def acquire(self, pool: str, borrower: object) -> None:
         if self.try_acquire(pool, borrower):
             return
@@ -236,11 +200,15 @@ class HopScheduler:
         self.waiting.append(w)
         self._dispatch()
         try:
-            while w.rank > 0 and not w.granted:
+            if w.rank > 0 and not w.granted:
                 with anyio.move_on_after(self.max_defer_seconds):
                     await w.event.wait()
-                if not w.granted:
-                    self._promote(w)
+                if not w.granted:  # waited long enough: as urgent as anything
+                    why = f"rank {w.rank}, pool {'free' if self.free[w.pool] else 'full'}"
+                    self.deferrals[why] = self.deferrals.get(why, 0) + 1
+                    ticket.deferred += 1
+                    w.rank = 0
+                    self._dispatch()
             await w.event.wait()
             ticket.waited += time.monotonic() - asked
         except BaseException:
