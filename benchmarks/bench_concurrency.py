@@ -18,7 +18,11 @@ system). Where the tail comes from, per concurrent run: the calls at or above th
 by kind, and for them the time spent waiting for a hop token (``Ticket.waited``) against
 hop time; the sequential p99/mean of the same calls (what pure processor sharing would give);
 event-loop lag (a task asking to sleep 2 ms: the largest and 99th-percentile overshoot,
-i.e. how long the loop was held by inline work or the interpreter lock).
+i.e. how long the loop was held by inline work or the interpreter lock); the scheduler's
+deferrals by cause ("pool full": plain queueing; "pool free": held back by a more urgent rank).
+``--stalls`` samples the loop thread's stack whenever the loop is over 30 ms late;
+``--long-call-seconds`` sets the scheduler's long-call threshold (repeat to compare).
+Results: benchmarks/RESULTS.md, "2026-12-01: concurrency — measured many times".
 """
 
 from __future__ import annotations
