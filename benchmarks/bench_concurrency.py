@@ -66,12 +66,16 @@ class Run:
 
 
 async def _loop_lag(out: list[float], stop: anyio.Event, interval: float = 0.002) -> None:
+    for sampler in STALLS:
+        sampler.beat, sampler.active = time.perf_counter(), True
     while not stop.is_set():
         t = time.perf_counter()
         for sampler in STALLS:
             sampler.beat = t
         await anyio.sleep(interval)
         out.append(time.perf_counter() - t - interval)
+    for sampler in STALLS:
+        sampler.active = False
 
 
 class StallSampler:
@@ -84,6 +88,7 @@ class StallSampler:
 
         self.late = late
         self.beat = time.perf_counter()
+        self.active = False  # only while a run's heartbeat task runs
         self.tid = threading.get_ident()
         self.where: Counter[str] = Counter()
         self._stop = threading.Event()
@@ -92,7 +97,7 @@ class StallSampler:
 
     def _watch(self) -> None:
         while not self._stop.wait(0.005):
-            if time.perf_counter() - self.beat > self.late:
+            if self.active and time.perf_counter() - self.beat > self.late:
                 frame = sys._current_frames().get(self.tid)
                 stack = []
                 while frame is not None:
