@@ -117,6 +117,7 @@ async def test_long_call_yields_then_progresses(anyio_backend: str) -> None:
         # after its deferral the long hop runs although the short hop still holds its token
         await until(lambda: order == ["long hop"], "the long hop runs anyway")
         assert not gate.is_set()
+        assert sched.deferrals == {"rank 2, pool free": 1}  # held back by rank, not by a full pool
         gate.set()
 
 
@@ -194,3 +195,64 @@ async def test_io_limiter_pools(anyio_backend: str) -> None:
         assert limiter.get().borrowed_tokens == 1 and limiter.get().available_tokens == 5
     with call_scope() as outer, call_scope() as inner:
         assert inner is outer  # nested scopes are one call
+
+
+async def test_short_calls_wait_at_most_one_search_hop_each(anyio_backend: str, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a single worker token, lists and globs issued while a whole-tree search is
+    mid-way take turns with it: the search runs at most one hop per hop of theirs (plus the
+    one already running), so a short call never waits behind the long one's remaining work."""
+    tree(tmp_path)
+    steps: list[int] = []
+    orig = _scan.Scanner.step
+
+    def small_step(self: _scan.Scanner, budget: int = _scan.HOP_BYTES) -> None:
+        steps.append(self.index)
+        orig(self, 2 * _scan.FILE_COST)
+
+    monkeypatch.setattr(_scan.Scanner, "step", small_step)
+    rt = Runtime(tmp_path, policy=Policy(max_concurrency=1))
+    rt.limiter.max_defer_seconds = HOUR
+    done = anyio.Event()
+    short: list[tuple[str, int]] = []
+
+    async def search() -> None:
+        await rt.code_search("no such text", ".", max_results=0)
+        done.set()
+
+    async def one(tool: str, args: dict[str, object]) -> None:
+        with call_scope() as ticket:
+            out = await rt.call(tool, args)
+        assert "error" not in out, out
+        short.append((tool, ticket.hops))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(search)
+        await until(lambda: len(steps) >= 3, "the search is scanning")
+        before = len(steps)
+        async with anyio.create_task_group() as calls:
+            for d in range(10):
+                calls.start_soon(one, "list_directory", {"path": f"m{d:02d}"})
+                calls.start_soon(one, "glob", {"pattern": "*.txt", "path": f"m{d + 10:02d}"})
+        during = len(steps) - before
+        assert not done.is_set()
+        hops = sum(h for _, h in short)
+        assert len(short) == 20 and hops >= 20  # every short call hopped at least once
+        assert during <= hops + 1, (during, hops)
+        await done.wait()
+    assert len(steps) > before + 100
+
+
+async def test_ticket_counts_hops_and_waits(anyio_backend: str) -> None:
+    sched = scheduler()
+    lim = FairLimiter(sched, MAIN)
+    gate = threading.Event()
+    async with anyio.create_task_group() as tg, opened(gate):
+        tg.start_soon(hop, lim, gate.wait)
+        await until(lambda: len(sched.running) == 1, "the holder runs")
+        with call_scope() as ticket:
+            tg.start_soon(hop, lim, print)
+            await until(lambda: len(sched.waiting) == 1, "the second hop waits")
+            gate.set()
+            await until(lambda: not sched.running and not sched.waiting, "both ran")
+    assert ticket.hops == 1 and ticket.waited > 0 and ticket.deferred == 0

@@ -65,10 +65,16 @@ MAIN = "main"
 
 @dataclass(eq=False)
 class Ticket:
-    """One tool call as the scheduler sees it: when it started and the hop time it used."""
+    """One tool call as the scheduler sees it: when it started and the hop time it used;
+    ``hops``, ``waited`` (seconds between asking for a token and getting it) and ``deferred``
+    (hops that waited out :data:`MAX_DEFER_SECONDS` and were promoted) are kept for
+    diagnostics (benchmarks/bench_concurrency.py reads them)."""
 
     start: float
     service: float = 0.0
+    hops: int = 0
+    waited: float = 0.0
+    deferred: int = 0
 
 
 _CALL: ContextVar[Ticket | None] = ContextVar("pathgate_call", default=None)
@@ -122,6 +128,9 @@ class HopScheduler:
     free: dict[str, int] = field(init=False)
     waiting: list[_Waiter] = field(default_factory=list)
     running: dict[object, _Running] = field(default_factory=dict)
+    #: Hops promoted after waiting out the deferral, by the rank they waited with and whether
+    #: a token of their pool was free then (diagnostics: "pool full" is plain queueing).
+    deferrals: dict[str, int] = field(default_factory=dict)
     _seq: Iterator[int] = field(default_factory=itertools.count)
     _vclock: float = 0.0
     _vlast: float = field(default_factory=time.monotonic)
@@ -154,6 +163,7 @@ class HopScheduler:
             raise RuntimeError("this borrower already holds a token of the hop scheduler")
         self.running[borrower] = _Running(pool, ticket, rank, self._tick())
         self.free[pool] -= 1
+        ticket.hops += 1
 
     def _dispatch(self) -> None:
         """Grant free tokens to waiters: most urgent rank first, then oldest call first; a
@@ -185,6 +195,7 @@ class HopScheduler:
         if self.try_acquire(pool, borrower):
             return
         ticket = _CALL.get() or Ticket(time.monotonic())
+        asked = time.monotonic()
         w = _Waiter(pool, ticket, borrower, next(self._seq), anyio.Event(), self._rank(pool, ticket))
         self.waiting.append(w)
         self._dispatch()
@@ -193,9 +204,13 @@ class HopScheduler:
                 with anyio.move_on_after(self.max_defer_seconds):
                     await w.event.wait()
                 if not w.granted:  # waited long enough: as urgent as anything
+                    why = f"rank {w.rank}, pool {'free' if self.free[w.pool] else 'full'}"
+                    self.deferrals[why] = self.deferrals.get(why, 0) + 1
+                    ticket.deferred += 1
                     w.rank = 0
                     self._dispatch()
             await w.event.wait()
+            ticket.waited += time.monotonic() - asked
         except BaseException:
             if w.granted:
                 self.release(borrower)
