@@ -446,9 +446,12 @@ async def test_excluded_counts_are_remembered_until_a_change_inside(
             a = await live.glob("**/*.js", limit=0)
             assert a == await ref.glob("**/*.js", limit=0)
             assert index.counts.listed == listed + 1  # listed after the change
-            reused = index.counts.reused
+            reused = index.counts.reused_outcomes
             assert await live.glob("**/*.js", limit=0) == a
-            assert (index.counts.listed, index.counts.reused) == (listed + 1, reused + 1)
+            # the whole count is reused: nothing listed, no listing even looked up
+            assert (index.counts.listed, index.counts.reused_outcomes) == (listed + 1, reused + 1)
+            assert await live.glob("**/*.js", path="src", limit=0) == await ref.glob("**/*.js", path="src", limit=0)
+            assert await live.glob("**/*.js", limit=0) == a
             time.sleep(0.02)  # the next edit's ctime differs from the listed one's
 
 
@@ -479,7 +482,8 @@ async def test_remembered_excluded_listings_counted_per_directory(
                 got = await live.glob(pat, limit=0)
                 assert got == await ref.glob(pat, limit=0)
                 assert "node_modules/.env" not in repr(got)
-        assert index.counts.reused >= 5 * 5
+        # each later pattern reuses the five listings; each repeat reuses the whole count
+        assert (index.counts.reused, index.counts.reused_outcomes) == (4 * 5, 5)
 
 
 @pytest.mark.anyio
@@ -573,3 +577,41 @@ def test_flattened_records_follow_changes(tmp_path: Path) -> None:
                 assert "src/pkg/new.py" not in got.matches
 
     anyio.run(run)
+
+
+@pytest.mark.anyio
+async def test_warm_glob_outcome_kept_until_the_records_change(tmp_path: Path) -> None:
+    """The part of a warm glob the flattened records leave to the per-entry loop (records
+    with an ignored entry, a symlink, a secret) is kept per pattern until any record
+    changes; symlinks are still judged at every query (a target inside an excluded
+    directory changes with no event), so every answer equals a fresh walk's."""
+    _seed_excluded(tmp_path)
+    (tmp_path / "src/a.log").write_text("x\n")
+    (tmp_path / "src/.env").write_text("S=1\n")
+    (tmp_path / "src/sub").mkdir()
+    (tmp_path / "src/sub/c.js").write_text("x\n")
+    (tmp_path / "src/ln.js").symlink_to("../node_modules/y.js")
+    (tmp_path / ".gitignore").write_text("node_modules/\n*.log\n")
+    async with Runtime(tmp_path, live_index=True) as live, Runtime(tmp_path) as ref:
+        index = live.live_index
+        assert index is not None
+
+        async def same(expect_scans: int) -> None:
+            for pat in ("**", "**/*.js", "**/*.log"):
+                got = await live.glob(pat, limit=0)
+                assert got == await ref.glob(pat, limit=0)
+                assert ".env" not in repr(got)
+            assert index.odd_scans == expect_scans
+
+        await same(3)
+        await same(3)  # kept: no record changed
+        before = await live.glob("**/*.js", limit=0)
+        # the link's target becomes a directory: no event reaches a watch, still judged
+        (tmp_path / "node_modules/y.js").unlink()
+        (tmp_path / "node_modules/y.js").mkdir()
+        await same(3)
+        assert await live.glob("**/*.js", limit=0) != before
+        (tmp_path / "src/b.log").write_text("x\n")  # a record changes: computed again
+        await same(6)
+        (tmp_path / "src/sub/d.js").write_text("x\n")  # a plain record changes: so does the generation
+        await same(9)

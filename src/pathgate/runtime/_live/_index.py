@@ -58,7 +58,17 @@ from pathgate.runtime._live._inotify import (
     Event,
     Inotify,
 )
-from pathgate.runtime._live._records import Classify, Flat, GlobScan, Select, _Dir, flatten, scan_glob
+from pathgate.runtime._live._records import (
+    Classify,
+    Flat,
+    GlobScan,
+    Select,
+    _Dir,
+    flatten,
+    scan_glob,
+    scan_odd,
+    with_plain,
+)
 from pathgate.runtime._walk import DIR, Entry, Walker
 from pathgate.runtime.ignore import DirNode, IgnoreIndex, IgnoreSession
 
@@ -80,6 +90,8 @@ def set_index_mode(mode: str) -> None:
     if INDEX_MODE.get() != "fallback":
         INDEX_MODE.set(mode)
 
+#: Glob patterns whose odd records' part one generation of the records keeps.
+MAX_GLOB_MEMOS = 16
 #: Relpaths each memoised path predicate remembers (:meth:`LiveIndex.memo`).
 MEMO_SIZE = 1 << 21
 _CHILD_DIR = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB
@@ -132,8 +144,12 @@ class LiveIndex:
         self._gen = 0
         #: the records below one start, flattened (its start, the generation it is of)
         self._flat: tuple[str, int, Flat] | None = None
+        #: the odd records' part of glob scans, per (start, memo), of generation ``_odd_gen``
+        self._odd: dict[tuple[str, object], GlobScan] = {}
+        self._odd_gen = -1
         #: counters for tests and benchmarks
         self.scans = 0
+        self.odd_scans = 0
         self.relists = 0
         self.resets = 0
 
@@ -164,13 +180,17 @@ class LiveIndex:
 
     def glob_scan(self, start: str, descend: Callable[[str], bool] | None,
                   want: Callable[[str], bool] | None, classify: Classify, key: object,
-                  examples: int, select: Select | None = None) -> GlobScan | None:
+                  examples: int, select: Select | None = None,
+                  memo: object = None) -> GlobScan | None:
         """A glob's walk below ``start`` with every stored entry's verdict class known
         (``classify``, cached per record while ``key`` is the same object): no per-entry
         gate work at query time; ``None``: walk or replay instead. ``select``: the
         pattern's test over a list of relpaths (for a glob that does not prune): the
         plain records' files are then kept flattened and sorted (:class:`Flat`) until the
-        next change of the records, and matched as one list."""
+        next change of the records, and matched as one list; with a ``memo`` too (a
+        hashable key naming ``want`` and ``select``, e.g. the normalised pattern), the
+        other records' part is kept as well (same lifetime), and the scan's ``key`` names
+        its outcome: ``(generation, start, memo)``."""
         with self._lock:
             if not self._ready():
                 return None
@@ -179,7 +199,7 @@ class LiveIndex:
                 self._gen += 1
                 for d in self._dirs.values():
                     d.kinds = bytes(k & 3 for k in d.kinds)
-            return self._scan_glob(start, descend, want, classify, examples, select)
+            return self._scan_glob(start, descend, want, classify, examples, select, memo)
 
     def validated(self, registry: SecretInodes) -> Any:
         """``registry.current()`` (the secret-inode registry's validated snapshot), with
@@ -248,6 +268,7 @@ class LiveIndex:
         self.epoch += 1
         self._gen += 1
         self._flat = None
+        self._odd = {}
         self._reg = None
         self._dirs.clear()
         self._wds.clear()
@@ -484,8 +505,9 @@ class LiveIndex:
         return out
     def _scan_glob(self, start: str, descend: Callable[[str], bool] | None,
                    want: Callable[[str], bool] | None, classify: Classify,
-                   n_examples: int, select: Select | None) -> GlobScan | None:
-        """:meth:`glob_scan` under the lock."""
+                   n_examples: int, select: Select | None, memo: object) -> GlobScan | None:
+        """:meth:`glob_scan` under the lock; the odd records' part (:func:`scan_odd`) kept
+        per ``(start, memo)`` for this generation of the records."""
 
         def flat() -> Flat:
             got = self._flat
@@ -494,7 +516,22 @@ class LiveIndex:
             return got[2]
 
         try:
-            return scan_glob(self._dirs, start, descend, want, classify, n_examples, flat, select)
+            if memo is None or select is None or descend is not None:
+                return scan_glob(self._dirs, start, descend, want, classify, n_examples, flat, select)
+            first = self._dirs.get(start)
+            if first is None or first.error is not None:
+                return None
+            f = flat()
+            gen = self._gen
+            if self._odd_gen != gen:
+                self._odd_gen, self._odd = gen, {}
+            odd = self._odd.get((start, memo))
+            if odd is None:
+                if len(self._odd) >= MAX_GLOB_MEMOS:
+                    self._odd.clear()
+                odd = self._odd[(start, memo)] = scan_odd(self._dirs, f, want, classify, n_examples)
+                self.odd_scans += 1
+            return with_plain(odd, f, select)._replace(key=(gen, start, memo))
         except KeyError:  # never expected: answer by walking, rescan at the next query
             self._reset("index inconsistent")
             return None

@@ -121,6 +121,20 @@ class Omissions:
         if len(ex) < self.max_examples:
             ex.append(relpath)
 
+    def empty(self) -> Omissions:
+        """A fresh, empty set of the same kind (to count a part apart, then :meth:`merge`)."""
+        return Omissions(max_examples=self.max_examples)
+
+    def merge(self, other: Omissions) -> None:
+        """Add ``other``'s counts after this one's: the same as if its notes had been
+        added here in turn (examples: this one's first, then ``other``'s)."""
+        for key, n in other.counts.items():
+            self.counts[key] = self.counts.get(key, 0) + n
+        for key, more in other.examples.items():
+            ex = self.examples.setdefault(key, [])
+            ex.extend(more[:max(0, self.max_examples - len(ex))])
+        self.lower_bound |= other.lower_bound
+
     def freeze(self) -> tuple[Omission, ...]:
         order = list(Gate)
         return tuple(
@@ -182,6 +196,9 @@ class Discovery:
         self._snapshot: object | None = None
         #: a live glob's list-at-once matcher (from the root), also for excluded directories
         self._select: Select | None = None
+        #: a live glob's outcome key (:attr:`GlobScan.key`): its count inside excluded
+        #: directories is kept under it with the registry's snapshot
+        self._count_key: object = None
         # hard-link aliases of secrets met by this walk (the secret-inode registry asked in
         # the worker thread, once per step, only about multi-linked regular files): secrets
         # too, opaque and uncounted like the secret they alias

@@ -31,7 +31,10 @@ from pathgate.verdicts import Gate, Verdict
 
 if TYPE_CHECKING:
     from pathgate.runtime._live._records import Flat
-    from pathgate.runtime.tools._discover import Discovery, _LinkCheck
+    from pathgate.runtime.tools._discover import Discovery, Omissions, _LinkCheck
+
+#: One excluded directory's listing: files (relpath, kind), short, as a Flat, remembered.
+_Listed = tuple[list[tuple[str, str]], bool, "Flat | None", bool]
 
 __all__ = ["MAX_UNSEARCHED", "count_in_excluded"]
 
@@ -42,9 +45,36 @@ MAX_UNSEARCHED = 10
 async def count_in_excluded(d: Discovery, dirs: Sequence[Entry], wanted: Callable[[str], bool]) -> list[Unsearched]:
     """Name the excluded directories ``dirs`` (met by ``d``'s walk) that could hold
     matches, and count, within ``d``'s entry budget, the files inside them ``wanted``
-    accepts (omitted by the ignore gate) into ``d.omissions``."""
+    accepts (omitted by the ignore gate) into ``d.omissions``.
+
+    A live glob's count (``d._count_key``: the index's records, the pattern, the start)
+    made only from listings the live index remembers under the registry's validated
+    snapshot is kept with that snapshot and reused while both stand (issue 15): the
+    same judgements of the same directories over the same listings."""
     if not dirs:
         return []
+    live, snap = d.runtime.live_index, d._snapshot
+    key = (d._count_key, d.count_left)
+    memo = live.counts if live is not None and snap is not None and d._count_key is not None \
+        and d._host is None and not d._aliases and not d._verdicts else None
+    if memo is not None:
+        got = memo.outcome(snap, key)
+        if got is not None:
+            unsearched, part = got
+            d.omissions.merge(part)
+            return list(unsearched)
+    part = d.omissions.empty()
+    unsearched, kept = await _count(d, dirs, wanted, part)
+    d.omissions.merge(part)
+    if memo is not None and kept:
+        memo.keep(snap, key, (tuple(unsearched), part))
+    return unsearched
+
+
+async def _count(d: Discovery, dirs: Sequence[Entry], wanted: Callable[[str], bool],
+                 om: Omissions) -> tuple[list[Unsearched], bool]:
+    """:func:`count_in_excluded` into ``om``; also whether every listing it took is
+    remembered by the live index (then the outcome may be kept)."""
     verdicts = await d.judge(dirs)
     visible = [x for x, v in zip(dirs, verdicts, strict=True) if v is None or not v.opaque]
     unsearched = [
@@ -53,7 +83,7 @@ async def count_in_excluded(d: Discovery, dirs: Sequence[Entry], wanted: Callabl
         for x in visible[:MAX_UNSEARCHED]
     ]
     if not visible:
-        return unsearched
+        return unsearched, True
     # one worker-thread hop lists them all (the entry budget bounds it), one batch is
     # judged: a hop per directory cost more than the listing (thousands of `target/`s)
     listed = await anyio.to_thread.run_sync(
@@ -64,9 +94,9 @@ async def count_in_excluded(d: Discovery, dirs: Sequence[Entry], wanted: Callabl
     # the candidates judged one by one
     parts: list[tuple[Match, list[str]] | slice] = []
     select = d._select if not d._aliases and not d._verdicts else None
-    for x, (files, short, flat) in zip(visible, listed, strict=True):
+    for x, (files, short, flat, _) in zip(visible, listed, strict=True):
         if short:
-            d.omissions.lower_bound.add(Gate.IGNORE)
+            om.lower_bound.add(Gate.IGNORE)
         if flat is not None and select is not None and x.match is not None:
             parts.append((x.match, select(flat)))
             continue
@@ -74,7 +104,6 @@ async def count_in_excluded(d: Discovery, dirs: Sequence[Entry], wanted: Callabl
         candidates.extend(Entry(rel, kind, x.match) for rel, kind in files if wanted(rel))
         parts.append(slice(first, len(candidates)))
     verdicts = await d.judge(candidates)
-    om = d.omissions
     added = [0, 0]  # per fail_closed: matches counted by directory (no enum key per one)
     exs: dict[bool, list[str]] = {}
     for part in parts:
@@ -93,14 +122,15 @@ async def count_in_excluded(d: Discovery, dirs: Sequence[Entry], wanted: Callabl
     for fc in (False, True):
         if added[fc]:
             om.counts[(Gate.IGNORE, fc)] = om.counts.get((Gate.IGNORE, fc), 0) + added[fc]
-    return unsearched
+    return unsearched, all(kept for *_, kept in listed)
 
 
-def _list_all(d: Discovery, excluded_dirs: Sequence[str]) -> list[tuple[list[tuple[str, str]], bool, Flat | None]]:
+def _list_all(d: Discovery, excluded_dirs: Sequence[str]) -> list[_Listed]:
     """``_list_below`` for each directory in turn, sharing the budget: per directory its
-    files, whether its count is short (budget ran out in it, or before it) and, when
-    they are a remembered listing of plain files, their relpaths as a :class:`Flat`."""
-    out: list[tuple[list[tuple[str, str]], bool, Flat | None]] = []
+    files, whether its count is short (budget ran out in it, or before it), when they
+    are a remembered listing of plain files their relpaths as a :class:`Flat`, and
+    whether the live index remembers them (or the budget was spent before it)."""
+    out: list[_Listed] = []
     check, mark = d._plan_marks()  # one plan (and validation at most) for them all
     linked = check if mark else None
     fs = d.runtime.index.fs
@@ -115,7 +145,7 @@ def _list_all(d: Discovery, excluded_dirs: Sequence[str]) -> list[tuple[list[tup
     try:
         for rel in excluded_dirs:
             if d.count_left <= 0:
-                out.append(([], True, None))
+                out.append(([], True, None, True))
             else:
                 out.append(_list_below(d, rel, d.count_left, linked, opener))
     finally:
@@ -124,16 +154,17 @@ def _list_all(d: Discovery, excluded_dirs: Sequence[str]) -> list[tuple[list[tup
 
 
 def _list_below(d: Discovery, excluded_dir: str, budget: int, linked: _LinkCheck | None,
-                opener: Callable[[str], int] | None = None) -> tuple[list[tuple[str, str]], bool, Flat | None]:
+                opener: Callable[[str], int] | None = None) -> _Listed:
     """Files below ``excluded_dir`` (relpath, kind), visiting at most ``budget`` entries
     on descriptors; secrets (and, with ``linked``, their hard-link aliases) are neither
     listed nor counted against the budget. Last: the files as a :class:`Flat` when a
     glob can select them as one list (:meth:`ExcludedCounts.plain`), else ``None``."""
     live = d.runtime.live_index
     flat: Flat | None = None
+    kept = False
     if live is not None and d._snapshot is not None and d._host is None:
         # the live index remembers them, validated by the registry's snapshot (issue 15)
-        files, seen, short = live.counts.files_below(
+        files, seen, short, kept = live.counts.files_below(
             d.runtime.index.fs, d.runtime.root, excluded_dir, budget,
             d.pipeline.secrets.is_secret, d._snapshot)
         if d._select is not None:
@@ -143,7 +174,7 @@ def _list_below(d: Discovery, excluded_dir: str, budget: int, linked: _LinkCheck
             d.runtime.index.fs, d.runtime.root, excluded_dir, budget,
             opaque=_opaque_in_thread(d), linked=linked, opener=opener)
     d.count_left = 0 if short else d.count_left - seen
-    return files, short, flat
+    return files, short, flat, kept
 
 
 def _odd_in_excluded(d: Discovery, rel: str) -> bool:
