@@ -139,7 +139,7 @@ class LiveIndex:
         self.epoch = 0
         #: (registry snapshot, the epoch it was validated at, the directories the index does
         #: not watch, their inode numbers, their mtimes and ctimes)
-        self._reg: tuple[Any, int, list[str], array[int], array[int]] | None = None
+        self._reg: tuple[Any, int, list[bytes], array[int], array[int]] | None = None
         #: bumped by every change of the records (or of their verdict classes)
         self._gen = 0
         #: the records below one start, flattened (its start, the generation it is of)
@@ -215,12 +215,12 @@ class LiveIndex:
                 return got[0]
             snap = registry.current()
             dirs = self._dirs
-            rels: list[str] = []
+            rels: list[bytes] = []
             inos: array[int] = array("Q")
             times: array[int] = array("q")
             for rel, (ino, mtime, ctime) in snap.dirs.items():
                 if rel in self._unwatched or (d := dirs.get(rel)) is None or d.wd < 0:
-                    rels.append(rel)
+                    rels.append(os.fsencode(rel) if rel else b".")
                     inos.append(ino)
                     times.extend((mtime, ctime))
             self._reg = (snap, self.epoch, rels, inos, times)
@@ -537,18 +537,26 @@ class LiveIndex:
             return None
 
 
-def _unchanged(root: str, rels: list[str], inos: array[int], times: array[int]) -> bool:
-    """Do these directories still have these ``st_ino`` and ``(st_mtime_ns, st_ctime_ns)``
-    (two integers each in ``times``)?"""
-    prefix = root.rstrip("/") + "/"
-    for i, rel in enumerate(rels):
-        try:
-            st = os.lstat(prefix + rel if rel else root)
-        except OSError:
-            return False
-        if st.st_ino != inos[i] or st.st_mtime_ns != times[2 * i] or st.st_ctime_ns != times[2 * i + 1]:
-            return False
-    return True
+def _unchanged(root: str, rels: list[bytes], inos: array[int], times: array[int]) -> bool:
+    """Do these directories (relpaths, encoded) still have these ``st_ino`` and
+    ``(st_mtime_ns, st_ctime_ns)`` (two integers each in ``times``)? ``lstat``-ed relative
+    to a descriptor of the root opened now (a root moved away meanwhile sends the root's
+    watch an event: the next query resets), as bytes: a quarter cheaper than by path."""
+    try:
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        for i, rel in enumerate(rels):
+            try:
+                st = os.stat(rel, dir_fd=fd, follow_symlinks=False)
+            except OSError:
+                return False
+            if st.st_ino != inos[i] or st.st_mtime_ns != times[2 * i] or st.st_ctime_ns != times[2 * i + 1]:
+                return False
+        return True
+    finally:
+        os.close(fd)
 
 
 def _same_root(node: DirNode, old: DirNode | None) -> bool:
