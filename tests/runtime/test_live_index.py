@@ -24,6 +24,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from pathgate import Policy, Runtime
+from pathgate.runtime._links import SecretInodes
 from pathgate.runtime._live import LiveIndex, _counts
 from pathgate.runtime._live._inotify import IN_Q_OVERFLOW, Event, Inotify
 
@@ -615,3 +616,80 @@ async def test_warm_glob_outcome_kept_until_the_records_change(tmp_path: Path) -
         await same(6)
         (tmp_path / "src/sub/d.js").write_text("x\n")  # a plain record changes: so does the generation
         await same(9)
+
+
+def _registry_tree(root: Path) -> None:
+    """Secrets, multi-linked and not, in kept, ignored and unlistable directories."""
+    _seed_excluded(root)
+    (root / "src/deep/er").mkdir(parents=True)
+    (root / "src/deep/er/.env").write_text("S=1\n")
+    os.link(root / "src/deep/er/.env", root / "src/deep/alias.txt")  # a kept secret, linked
+    (root / "node_modules/a/b/id_rsa").write_text("k\n")
+    os.link(root / "node_modules/a/b/id_rsa", root / "node_modules/copy")  # an ignored one
+    (root / "src/plain.txt").write_text("x\n")
+    (root / ".git").mkdir(exist_ok=True)
+    (root / ".git/.env").write_text("S=1\n")
+    os.link(root / ".git/.env", root / ".git/x")  # never looked at
+    (root / "src/ln").symlink_to("deep")
+    (root / "locked").mkdir()
+    (root / "locked/f.txt").write_text("x\n")
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("locked", [False, True])
+async def test_registry_seeded_from_the_first_scan_equals_its_own_build(
+        tmp_path: Path, locked: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The secret-inode registry's first snapshot, built from the live index's first scan
+    (kept directories not listed twice), is the snapshot the registry's own walk takes:
+    the same directories with the same signatures, the same multi-linked secrets, the
+    same fail-closed state (an unlistable directory); the answers equal a fresh walk's."""
+    seeded_by: list[Any] = []
+    real = SecretInodes.seed
+
+    def spy(self: SecretInodes, *args: Any) -> Any:
+        seeded_by.append(got := real(self, *args))
+        return got
+
+    monkeypatch.setattr(SecretInodes, "seed", spy)
+    _registry_tree(tmp_path)
+    if locked:
+        if os.geteuid() == 0:
+            pytest.skip("root lists every directory")
+        (tmp_path / "locked").chmod(0)
+    try:
+        async with Runtime(tmp_path, live_index=True) as live, Runtime(tmp_path) as ref:
+            assert await live.glob("**", limit=0) == await ref.glob("**", limit=0)
+            reg = live.pipeline.secret_inodes(live.root)
+            assert reg is not None and reg.builds == 1
+            assert len(seeded_by) == 1 and seeded_by[0] is not None
+            seeded = reg.current()
+            assert reg.builds == 1  # still valid
+            own = SecretInodes(live.root, reg.is_secret)._build()
+            assert seeded.dirs == own.dirs
+            assert (seeded.inodes, seeded.overflow) == (own.inodes, own.overflow)
+            assert len(seeded.inodes) == 2
+            assert "src/deep/alias.txt" not in repr(await live.glob("**", limit=0))
+    finally:
+        (tmp_path / "locked").chmod(0o755)
+
+
+@pytest.mark.anyio
+async def test_registry_not_seeded_after_a_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first scan whose listings were re-listed (an event drained) before the registry
+    was asked does not seed it: the registry walks itself, and sees the change."""
+    monkeypatch.setattr(SecretInodes, "seed", lambda *_a: pytest.fail("seeded"))
+    _registry_tree(tmp_path)
+    async with Runtime(tmp_path, live_index=True) as live, Runtime(tmp_path) as ref:
+        index = live.live_index
+        assert index is not None
+        assert index.entries("") is not None  # the first scan, no registry asked
+        (tmp_path / "src/x").mkdir()
+        (tmp_path / "src/x/.npmrc").write_text("t\n")
+        os.link(tmp_path / "src/x/.npmrc", tmp_path / "src/x/npmrc.txt")
+        got = await live.glob("**", limit=0)
+        assert got == await ref.glob("**", limit=0)
+        assert "npmrc.txt" not in repr(got)
+        reg = live.pipeline.secret_inodes(live.root)
+        assert reg is not None
+        own = SecretInodes(live.root, reg.is_secret)._build()
+        assert reg.current().inodes == own.inodes and len(own.inodes) == 3

@@ -59,6 +59,7 @@ from pathgate.runtime._live._inotify import (
     Inotify,
 )
 from pathgate.runtime._live._records import (
+    _DIR_CODE,
     Classify,
     Flat,
     GlobScan,
@@ -147,6 +148,9 @@ class LiveIndex:
         #: the odd records' part of glob scans, per (start, memo), of generation ``_odd_gen``
         self._odd: dict[tuple[str, object], GlobScan] = {}
         self._odd_gen = -1
+        #: the first scan's directory signatures while it runs, then for the registry
+        self._sigs: dict[str, tuple[int, int, int]] | None = None
+        self._seed: tuple[tuple[int, int, int], dict[str, tuple[int, int, int]]] | None = None
         #: counters for tests and benchmarks
         self.scans = 0
         self.odd_scans = 0
@@ -213,7 +217,7 @@ class LiveIndex:
             if got is not None and got[1] == self.epoch and self._ino is not None \
                     and _unchanged(self._root, got[2], got[3], got[4]):
                 return got[0]
-            snap = registry.current()
+            snap = self._seeded(registry) or registry.current()
             dirs = self._dirs
             rels: list[bytes] = []
             inos: array[int] = array("Q")
@@ -225,6 +229,38 @@ class LiveIndex:
                     times.extend((mtime, ctime))
             self._reg = (snap, self.epoch, rels, inos, times)
             return snap
+
+    def _seeded(self, registry: SecretInodes) -> Any:
+        """The registry's first snapshot built from the first scan's listings (issue 15:
+        the registry's own walk would list every kept directory again), when nothing was
+        re-listed since and no event arrived: its kept directories' signatures were taken
+        before they were listed, the rest (ignored, unlistable) is walked now. ``None``:
+        not possible (the registry builds or validates its own)."""
+        seed, self._seed = self._seed, None
+        if seed is None or seed[0] != (self.scans, self.relists, self.epoch) \
+                or self._ino is None or registry.root != self._root:
+            return None
+        sigs: dict[str, tuple[int, int, int]] = {}
+        files: list[str] = []
+        tops: list[str] = []
+        seen = 0
+        dirs = self._dirs
+        for rel, d in dirs.items():
+            sig = seed[1].get(rel)
+            if d.error is not None or sig is None:
+                tops.append(rel)  # walked by the registry itself
+                continue
+            sigs[rel] = sig
+            seen += len(d.names)
+            prefix = rel + "/" if rel else ""
+            ms = d.matches
+            for i, (name, k) in enumerate(zip(d.names, d.kinds, strict=True)):
+                crel = prefix + name
+                if k & 3 != _DIR_CODE:
+                    files.append(crel)
+                elif (ms is not None and ms[i] is not None) or crel not in dirs:
+                    tops.append(crel)
+        return registry.seed(sigs, files, tops, seen)
 
     def _ready(self) -> bool:
         """Scan or drain pending events (under the lock); ``False``: answer by walking."""
@@ -269,6 +305,7 @@ class LiveIndex:
         self._gen += 1
         self._flat = None
         self._odd = {}
+        self._seed = None
         self._reg = None
         self._dirs.clear()
         self._wds.clear()
@@ -297,14 +334,30 @@ class LiveIndex:
         session = self._ignore.session()
         self._names = session.ignore_names
         self._root_node = session.dir_node("")
-        self._watch("")
-        self._walk(session, "", lambda _rel: True)
+        # each kept directory's signature before it is listed, for the registry's first
+        # snapshot (:meth:`_seeded`); not where the walker skips more than ".git"
+        sigs: dict[str, tuple[int, int, int]] | None = None if session.ignore_case else {}
+        self._sigs = sigs
+        try:
+            self._watch("")
+            self._walk(session, "", lambda _rel: True)
+        finally:
+            self._sigs = None
+        self._seed = None if sigs is None else ((self.scans, self.relists, self.epoch), sigs)
 
     def _watch(self, rel: str) -> None:
         """Watch ``rel`` and start its record (before the walker lists it)."""
         assert self._ino is not None
+        path = os.path.join(self._root, rel) if rel else self._root
+        if self._sigs is not None:
+            try:
+                st = os.lstat(path)
+            except OSError:
+                pass  # not listable either: an error entry, walked by the registry
+            else:
+                self._sigs[rel] = (st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
         try:
-            wd = self._ino.add_watch(os.path.join(self._root, rel) if rel else self._root)
+            wd = self._ino.add_watch(path)
         except OSError as exc:
             if exc.errno == errno.ENOSPC:
                 raise _WatchLimit from None
@@ -529,7 +582,13 @@ class LiveIndex:
             if odd is None:
                 if len(self._odd) >= MAX_GLOB_MEMOS:
                     self._odd.clear()
-                odd = self._odd[(start, memo)] = scan_odd(self._dirs, f, want, classify, n_examples)
+                odd = scan_odd(self._dirs, f, want, classify, n_examples)
+                for (at, _), other in self._odd.items():
+                    # every pattern meets the same (no pruning): one copy kept
+                    if at == start and other.excluded == odd.excluded and other.errors == odd.errors:
+                        odd = odd._replace(excluded=other.excluded, errors=other.errors)
+                        break
+                self._odd[(start, memo)] = odd
                 self.odd_scans += 1
             return with_plain(odd, f, select)._replace(key=(gen, start, memo))
         except KeyError:  # never expected: answer by walking, rescan at the next query
