@@ -31,7 +31,7 @@ import stat
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import overload
+from typing import cast, overload
 
 __all__ = ["MAX_ENTRIES", "SecretInodes"]
 
@@ -115,11 +115,22 @@ class SecretInodes:
                 return False
         return True
 
-    def seed(self, dirs: dict[str, _Sig], files: Iterable[str], tops: list[str], seen: int) -> _Snapshot | None:
+    def _secret_in(self, head: str) -> Callable[[str], bool]:
+        """``is_secret(head/name)`` as a function of ``name``: the matcher's own per-directory
+        form when it has one (``in_dir``: the directory's part decided once)."""
+        in_dir = getattr(getattr(self.is_secret, "__self__", None), "in_dir", None)
+        if in_dir is not None:
+            return cast("Callable[[str], bool]", in_dir(head))
+        is_secret = self.is_secret
+        prefix = head + "/" if head else ""
+        return lambda name: is_secret(prefix + name)
+
+    def seed(self, dirs: dict[str, _Sig], files: Iterable[tuple[str, Iterable[str]]],
+             tops: list[str], seen: int) -> _Snapshot | None:
         """Build the first snapshot from a walk someone else made (the live index's first
         scan, issue 15), when none exists yet: ``dirs`` the signatures of the directories it
         listed, each taken *before* listing it (as :meth:`_build` does); ``files`` the
-        relpaths of the non-directory entries they hold (``.git`` left out); ``tops`` the
+        names of the non-directory entries each holds, by directory (``.git`` left out); ``tops`` the
         subdirectories of theirs it did not list (ignored, unlistable), walked here as
         :meth:`_build` would; ``seen`` the entries it listed. The result is the snapshot a
         build would have taken: the same directories with the same signatures, the same
@@ -130,10 +141,14 @@ class SecretInodes:
                 return None
             inodes: set[tuple[int, int]] = set()
             root = self.root.rstrip("/") + "/"
-            for rel in files:
-                if self.is_secret(rel):
+            for head, names in files:
+                secret = self._secret_in(head)
+                prefix = root + head + "/" if head else root
+                for name in names:
+                    if not secret(name):
+                        continue
                     try:
-                        st = os.lstat(root + rel)
+                        st = os.lstat(prefix + name)
                     except OSError:
                         continue
                     if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
@@ -179,14 +194,17 @@ class SecretInodes:
             seen += len(entries)
             if seen + slack > self.max_entries:
                 return _Snapshot(frozenset(), dirs, overflow=True) if not slack else None
+            secret: Callable[[str], bool] | None = None
             for e in entries:
                 if e.name == ".git":
                     continue
-                crel = f"{rel}/{e.name}" if rel else e.name
                 try:
                     if e.is_dir(follow_symlinks=False):
-                        stack.append(crel)
-                    elif self.is_secret(crel):
+                        stack.append(f"{rel}/{e.name}" if rel else e.name)
+                        continue
+                    if secret is None:
+                        secret = self._secret_in(rel)
+                    if secret(e.name):
                         est = e.stat(follow_symlinks=False)
                         if stat.S_ISREG(est.st_mode) and est.st_nlink > 1:
                             inodes.add((est.st_dev, est.st_ino))

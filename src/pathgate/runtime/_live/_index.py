@@ -230,6 +230,14 @@ class LiveIndex:
             self._reg = (snap, self.epoch, rels, inos, times)
             return snap
 
+    def first_scan(self, registry: SecretInodes | None) -> None:
+        """Scan now if the index has not (a replay asks the registry before it asks the
+        index), and give ``registry`` its first snapshot from that scan (:meth:`_seeded`;
+        the registry still validates it when asked)."""
+        with self._lock:
+            if self._ino is None and self._ready() and registry is not None:
+                self._seeded(registry)
+
     def _seeded(self, registry: SecretInodes) -> Any:
         """The registry's first snapshot built from the first scan's listings (issue 15:
         the registry's own walk would list every kept directory again), when nothing was
@@ -241,7 +249,7 @@ class LiveIndex:
                 or self._ino is None or registry.root != self._root:
             return None
         sigs: dict[str, tuple[int, int, int]] = {}
-        files: list[str] = []
+        files: list[tuple[str, list[str]]] = []
         tops: list[str] = []
         seen = 0
         dirs = self._dirs
@@ -254,12 +262,13 @@ class LiveIndex:
             seen += len(d.names)
             prefix = rel + "/" if rel else ""
             ms = d.matches
+            names: list[str] = []
             for i, (name, k) in enumerate(zip(d.names, d.kinds, strict=True)):
-                crel = prefix + name
                 if k & 3 != _DIR_CODE:
-                    files.append(crel)
-                elif (ms is not None and ms[i] is not None) or crel not in dirs:
-                    tops.append(crel)
+                    names.append(name)
+                elif (ms is not None and ms[i] is not None) or prefix + name not in dirs:
+                    tops.append(prefix + name)
+            files.append((rel, names))
         return registry.seed(sigs, files, tops, seen)
 
     def _ready(self) -> bool:

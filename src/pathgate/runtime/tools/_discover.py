@@ -351,6 +351,9 @@ class Discovery:
         about now, so aliases are noted and never charged to the replay's limit."""
         live = self.runtime.live_index
         assert live is not None
+        pipeline = self.runtime.pipeline
+        # the first scan before the registry is asked: it seeds the registry's first walk
+        live.first_scan(None if pipeline.strict_hard_links else pipeline.secret_inodes(self.runtime.root))
         check = self._linked_check()
         # The live index's walker does not mark files, and a file's link count changing
         # sends no event to its directory's watch (IN_ATTRIB reaches only the inode's own
