@@ -693,3 +693,23 @@ async def test_registry_not_seeded_after_a_change(tmp_path: Path, monkeypatch: p
         assert reg is not None
         own = SecretInodes(live.root, reg.is_secret)._build()
         assert reg.current().inodes == own.inodes and len(own.inodes) == 3
+
+
+def test_registry_not_seeded_without_a_root_record(tmp_path: Path) -> None:
+    """A first scan that recorded no root (the root itself excluded: fail-closed) seeds
+    nothing: an empty seed would vouch for a project it never listed."""
+    _registry_tree(tmp_path)
+    rt = Runtime(tmp_path)
+    index = LiveIndex(rt.index)
+    reg = SecretInodes(str(tmp_path), rt.pipeline.secrets.is_secret)
+    try:
+        assert index.entries("") is not None
+        seed = index._seed
+        assert seed is not None and index._seeded(reg) is not None  # the normal case seeds
+        reg = SecretInodes(str(tmp_path), rt.pipeline.secrets.is_secret)
+        index._seed = seed
+        root = index._dirs.pop("")
+        assert index._seeded(reg) is None and reg.builds == 0
+        index._dirs[""] = root
+    finally:
+        index.close()

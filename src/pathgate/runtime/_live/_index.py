@@ -246,8 +246,8 @@ class LiveIndex:
         not possible (the registry builds or validates its own)."""
         seed, self._seed = self._seed, None
         if seed is None or seed[0] != (self.scans, self.relists, self.epoch) \
-                or self._ino is None or registry.root != self._root:
-            return None
+                or self._ino is None or registry.root != self._root or "" not in self._dirs:
+            return None  # (no root record: the root itself is excluded, nothing was listed)
         sigs: dict[str, tuple[int, int, int]] = {}
         files: list[tuple[str, list[str]]] = []
         tops: list[str] = []
