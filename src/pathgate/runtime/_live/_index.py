@@ -41,6 +41,7 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
+from pathgate.runtime._live._check import seed_parts, unchanged
 from pathgate.runtime._live._counts import ExcludedCounts
 from pathgate.runtime._live._inotify import (
     IN_ATTRIB,
@@ -59,7 +60,6 @@ from pathgate.runtime._live._inotify import (
     Inotify,
 )
 from pathgate.runtime._live._records import (
-    _DIR_CODE,
     Classify,
     Flat,
     GlobScan,
@@ -215,7 +215,7 @@ class LiveIndex:
         with self._lock:
             got = self._reg
             if got is not None and got[1] == self.epoch and self._ino is not None \
-                    and _unchanged(self._root, got[2], got[3], got[4]):
+                    and unchanged(self._root, got[2], got[3], got[4]):
                 return got[0]
             snap = self._seeded(registry) or registry.current()
             dirs = self._dirs
@@ -248,28 +248,7 @@ class LiveIndex:
         if seed is None or seed[0] != (self.scans, self.relists, self.epoch) \
                 or self._ino is None or registry.root != self._root or "" not in self._dirs:
             return None  # (no root record: the root itself is excluded, nothing was listed)
-        sigs: dict[str, tuple[int, int, int]] = {}
-        files: list[tuple[str, list[str]]] = []
-        tops: list[str] = []
-        seen = 0
-        dirs = self._dirs
-        for rel, d in dirs.items():
-            sig = seed[1].get(rel)
-            if d.error is not None or sig is None:
-                tops.append(rel)  # walked by the registry itself
-                continue
-            sigs[rel] = sig
-            seen += len(d.names)
-            prefix = rel + "/" if rel else ""
-            ms = d.matches
-            names: list[str] = []
-            for i, (name, k) in enumerate(zip(d.names, d.kinds, strict=True)):
-                if k & 3 != _DIR_CODE:
-                    names.append(name)
-                elif (ms is not None and ms[i] is not None) or prefix + name not in dirs:
-                    tops.append(prefix + name)
-            files.append((rel, names))
-        return registry.seed(sigs, files, tops, seen)
+        return registry.seed(*seed_parts(self._dirs, seed[1]))
 
     def _ready(self) -> bool:
         """Scan or drain pending events (under the lock); ``False``: answer by walking."""
@@ -603,28 +582,6 @@ class LiveIndex:
         except KeyError:  # never expected: answer by walking, rescan at the next query
             self._reset("index inconsistent")
             return None
-
-
-def _unchanged(root: str, rels: list[bytes], inos: array[int], times: array[int]) -> bool:
-    """Do these directories (relpaths, encoded) still have these ``st_ino`` and
-    ``(st_mtime_ns, st_ctime_ns)`` (two integers each in ``times``)? ``lstat``-ed relative
-    to a descriptor of the root opened now (a root moved away meanwhile sends the root's
-    watch an event: the next query resets), as bytes: a quarter cheaper than by path."""
-    try:
-        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError:
-        return False
-    try:
-        for i, rel in enumerate(rels):
-            try:
-                st = os.stat(rel, dir_fd=fd, follow_symlinks=False)
-            except OSError:
-                return False
-            if st.st_ino != inos[i] or st.st_mtime_ns != times[2 * i] or st.st_ctime_ns != times[2 * i + 1]:
-                return False
-        return True
-    finally:
-        os.close(fd)
 
 
 def _same_root(node: DirNode, old: DirNode | None) -> bool:
