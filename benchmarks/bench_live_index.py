@@ -128,7 +128,7 @@ def _deep(obj: Any, seen: set[int]) -> int:
         return size + sum(_deep(k, seen) + _deep(v, seen) for k, v in obj.items())
     if isinstance(obj, (list, tuple, set, frozenset)):
         return size + sum(_deep(x, seen) for x in obj)
-    for slot in getattr(type(obj), "__slots__", ()) if type(obj).__name__ == "_Dir" else ():
+    for slot in getattr(type(obj), "__slots__", ()) if type(obj).__name__ in ("_Dir", "Omissions") else ():
         if hasattr(obj, slot):
             size += _deep(getattr(obj, slot), seen)
     return size
@@ -162,9 +162,17 @@ async def index_memory(tree: Path) -> tuple[int, int, int]:
         if id(f) not in seen:
             seen.add(id(f))
             strings += sys.getsizeof(f)
+    odd = getattr(live, "_odd", {})  # the kept per-pattern part of warm globs (2026-12-01)
+    outcomes = getattr(live.counts, "_outcomes", {})
+    for scan in odd.values():
+        for f in (*scan.matches, *(e.relpath for e in scan.excluded), *(e.relpath for _, e in scan.links)):
+            if id(f) not in seen:
+                seen.add(id(f))
+                strings += sys.getsizeof(f)
     reg = live._reg
     held = _deep(live._dirs, seen) + _deep(live._wds, seen) + _deep(live.counts._items, seen) + \
-        (0 if reg is None else _deep(reg[2], seen)) + (0 if flat is None else _deep(flat, seen))
+        (0 if reg is None else _deep(reg[2], seen)) + (0 if flat is None else _deep(flat, seen)) + \
+        _deep(odd, seen) + _deep(outcomes, seen)
     entries = sum(len(d.names) for d in live._dirs.values())
     await rt.aclose()
     return held + strings, strings, entries

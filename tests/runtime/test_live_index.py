@@ -24,6 +24,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from pathgate import Policy, Runtime
+from pathgate.runtime._links import SecretInodes
 from pathgate.runtime._live import LiveIndex, _counts
 from pathgate.runtime._live._inotify import IN_Q_OVERFLOW, Event, Inotify
 
@@ -446,9 +447,12 @@ async def test_excluded_counts_are_remembered_until_a_change_inside(
             a = await live.glob("**/*.js", limit=0)
             assert a == await ref.glob("**/*.js", limit=0)
             assert index.counts.listed == listed + 1  # listed after the change
-            reused = index.counts.reused
+            reused = index.counts.reused_outcomes
             assert await live.glob("**/*.js", limit=0) == a
-            assert (index.counts.listed, index.counts.reused) == (listed + 1, reused + 1)
+            # the whole count is reused: nothing listed, no listing even looked up
+            assert (index.counts.listed, index.counts.reused_outcomes) == (listed + 1, reused + 1)
+            assert await live.glob("**/*.js", path="src", limit=0) == await ref.glob("**/*.js", path="src", limit=0)
+            assert await live.glob("**/*.js", limit=0) == a
             time.sleep(0.02)  # the next edit's ctime differs from the listed one's
 
 
@@ -479,7 +483,8 @@ async def test_remembered_excluded_listings_counted_per_directory(
                 got = await live.glob(pat, limit=0)
                 assert got == await ref.glob(pat, limit=0)
                 assert "node_modules/.env" not in repr(got)
-        assert index.counts.reused >= 5 * 5
+        # each later pattern reuses the five listings; each repeat reuses the whole count
+        assert (index.counts.reused, index.counts.reused_outcomes) == (4 * 5, 5)
 
 
 @pytest.mark.anyio
@@ -573,3 +578,138 @@ def test_flattened_records_follow_changes(tmp_path: Path) -> None:
                 assert "src/pkg/new.py" not in got.matches
 
     anyio.run(run)
+
+
+@pytest.mark.anyio
+async def test_warm_glob_outcome_kept_until_the_records_change(tmp_path: Path) -> None:
+    """The part of a warm glob the flattened records leave to the per-entry loop (records
+    with an ignored entry, a symlink, a secret) is kept per pattern until any record
+    changes; symlinks are still judged at every query (a target inside an excluded
+    directory changes with no event), so every answer equals a fresh walk's."""
+    _seed_excluded(tmp_path)
+    (tmp_path / "src/a.log").write_text("x\n")
+    (tmp_path / "src/.env").write_text("S=1\n")
+    (tmp_path / "src/sub").mkdir()
+    (tmp_path / "src/sub/c.js").write_text("x\n")
+    (tmp_path / "src/ln.js").symlink_to("../node_modules/y.js")
+    (tmp_path / ".gitignore").write_text("node_modules/\n*.log\n")
+    async with Runtime(tmp_path, live_index=True) as live, Runtime(tmp_path) as ref:
+        index = live.live_index
+        assert index is not None
+
+        async def same(expect_scans: int) -> None:
+            for pat in ("**", "**/*.js", "**/*.log"):
+                got = await live.glob(pat, limit=0)
+                assert got == await ref.glob(pat, limit=0)
+                assert ".env" not in repr(got)
+            assert index.odd_scans == expect_scans
+
+        await same(3)
+        await same(3)  # kept: no record changed
+        before = await live.glob("**/*.js", limit=0)
+        # the link's target becomes a directory: no event reaches a watch, still judged
+        (tmp_path / "node_modules/y.js").unlink()
+        (tmp_path / "node_modules/y.js").mkdir()
+        await same(3)
+        assert await live.glob("**/*.js", limit=0) != before
+        (tmp_path / "src/b.log").write_text("x\n")  # a record changes: computed again
+        await same(6)
+        (tmp_path / "src/sub/d.js").write_text("x\n")  # a plain record changes: so does the generation
+        await same(9)
+
+
+def _registry_tree(root: Path) -> None:
+    """Secrets, multi-linked and not, in kept, ignored and unlistable directories."""
+    _seed_excluded(root)
+    (root / "src/deep/er").mkdir(parents=True)
+    (root / "src/deep/er/.env").write_text("S=1\n")
+    os.link(root / "src/deep/er/.env", root / "src/deep/alias.txt")  # a kept secret, linked
+    (root / "node_modules/a/b/id_rsa").write_text("k\n")
+    os.link(root / "node_modules/a/b/id_rsa", root / "node_modules/copy")  # an ignored one
+    (root / "src/plain.txt").write_text("x\n")
+    (root / ".git").mkdir(exist_ok=True)
+    (root / ".git/.env").write_text("S=1\n")
+    os.link(root / ".git/.env", root / ".git/x")  # never looked at
+    (root / "src/ln").symlink_to("deep")
+    (root / "locked").mkdir()
+    (root / "locked/f.txt").write_text("x\n")
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("locked", [False, True])
+async def test_registry_seeded_from_the_first_scan_equals_its_own_build(
+        tmp_path: Path, locked: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The secret-inode registry's first snapshot, built from the live index's first scan
+    (kept directories not listed twice), is the snapshot the registry's own walk takes:
+    the same directories with the same signatures, the same multi-linked secrets, the
+    same fail-closed state (an unlistable directory); the answers equal a fresh walk's."""
+    seeded_by: list[Any] = []
+    real = SecretInodes.seed
+
+    def spy(self: SecretInodes, *args: Any) -> Any:
+        seeded_by.append(got := real(self, *args))
+        return got
+
+    monkeypatch.setattr(SecretInodes, "seed", spy)
+    _registry_tree(tmp_path)
+    if locked:
+        if os.geteuid() == 0:
+            pytest.skip("root lists every directory")
+        (tmp_path / "locked").chmod(0)
+    try:
+        async with Runtime(tmp_path, live_index=True) as live, Runtime(tmp_path) as ref:
+            assert await live.glob("**", limit=0) == await ref.glob("**", limit=0)
+            reg = live.pipeline.secret_inodes(live.root)
+            assert reg is not None and reg.builds == 1
+            assert len(seeded_by) == 1 and seeded_by[0] is not None
+            seeded = reg.current()
+            assert reg.builds == 1  # still valid
+            own = SecretInodes(live.root, reg.is_secret)._build()
+            assert seeded.dirs == own.dirs
+            assert (seeded.inodes, seeded.overflow) == (own.inodes, own.overflow)
+            assert len(seeded.inodes) == 2
+            assert "src/deep/alias.txt" not in repr(await live.glob("**", limit=0))
+    finally:
+        (tmp_path / "locked").chmod(0o755)
+
+
+@pytest.mark.anyio
+async def test_registry_not_seeded_after_a_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first scan whose listings were re-listed (an event drained) before the registry
+    was asked does not seed it: the registry walks itself, and sees the change."""
+    monkeypatch.setattr(SecretInodes, "seed", lambda *_a: pytest.fail("seeded"))
+    _registry_tree(tmp_path)
+    async with Runtime(tmp_path, live_index=True) as live, Runtime(tmp_path) as ref:
+        index = live.live_index
+        assert index is not None
+        assert index.entries("") is not None  # the first scan, no registry asked
+        (tmp_path / "src/x").mkdir()
+        (tmp_path / "src/x/.npmrc").write_text("t\n")
+        os.link(tmp_path / "src/x/.npmrc", tmp_path / "src/x/npmrc.txt")
+        got = await live.glob("**", limit=0)
+        assert got == await ref.glob("**", limit=0)
+        assert "npmrc.txt" not in repr(got)
+        reg = live.pipeline.secret_inodes(live.root)
+        assert reg is not None
+        own = SecretInodes(live.root, reg.is_secret)._build()
+        assert reg.current().inodes == own.inodes and len(own.inodes) == 3
+
+
+def test_registry_not_seeded_without_a_root_record(tmp_path: Path) -> None:
+    """A first scan that recorded no root (the root itself excluded: fail-closed) seeds
+    nothing: an empty seed would vouch for a project it never listed."""
+    _registry_tree(tmp_path)
+    rt = Runtime(tmp_path)
+    index = LiveIndex(rt.index)
+    reg = SecretInodes(str(tmp_path), rt.pipeline.secrets.is_secret)
+    try:
+        assert index.entries("") is not None
+        seed = index._seed
+        assert seed is not None and index._seeded(reg) is not None  # the normal case seeds
+        reg = SecretInodes(str(tmp_path), rt.pipeline.secrets.is_secret)
+        index._seed = seed
+        root = index._dirs.pop("")
+        assert index._seeded(reg) is None and reg.builds == 0
+        index._dirs[""] = root
+    finally:
+        index.close()

@@ -29,8 +29,9 @@ import errno
 import os
 import stat
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import cast, overload
 
 __all__ = ["MAX_ENTRIES", "SecretInodes"]
 
@@ -114,11 +115,68 @@ class SecretInodes:
                 return False
         return True
 
-    def _build(self) -> _Snapshot:
-        inodes: set[tuple[int, int]] = set()
-        dirs: dict[str, _Sig] = {}
-        stack = [""]
-        seen = 0
+    def _secret_in(self, head: str) -> Callable[[str], bool]:
+        """``is_secret(head/name)`` as a function of ``name``: the matcher's own per-directory
+        form when it has one (``in_dir``: the directory's part decided once)."""
+        in_dir = getattr(getattr(self.is_secret, "__self__", None), "in_dir", None)
+        if in_dir is not None:
+            return cast("Callable[[str], bool]", in_dir(head))
+        is_secret = self.is_secret
+        prefix = head + "/" if head else ""
+        return lambda name: is_secret(prefix + name)
+
+    def seed(self, dirs: dict[str, _Sig], files: Iterable[tuple[str, Iterable[str]]],
+             tops: list[str], seen: int) -> _Snapshot | None:
+        """Build the first snapshot from a walk someone else made (the live index's first
+        scan, issue 15), when none exists yet: ``dirs`` the signatures of the directories it
+        listed, each taken *before* listing it (as :meth:`_build` does); ``files`` the
+        names of the non-directory entries each holds, by directory (``.git`` left out); ``tops`` the
+        subdirectories of theirs it did not list (ignored, unlistable), walked here as
+        :meth:`_build` would; ``seen`` the entries it listed. The result is the snapshot a
+        build would have taken: the same directories with the same signatures, the same
+        secret-named files ``lstat``-ed (near :attr:`max_entries`, a build of its own).
+        ``None`` (nothing done): a snapshot exists already."""
+        with self._lock:
+            if self._snap is not None:
+                return None
+            inodes: set[tuple[int, int]] = set()
+            root = self.root.rstrip("/") + "/"
+            for head, names in files:
+                secret = self._secret_in(head)
+                prefix = root + head + "/" if head else root
+                for name in names:
+                    if not secret(name):
+                        continue
+                    try:
+                        st = os.lstat(prefix + name)
+                    except OSError:
+                        continue
+                    if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+                        inodes.add((st.st_dev, st.st_ino))
+            # each listed directory may also have held a ".git" (not in ``seen``): near the
+            # entry bound, the build itself decides
+            snap = self._build(dict(dirs), tops, seen, inodes, slack=len(dirs))
+            snap = self._snap = snap if snap is not None else self._build()
+            self.builds += 1
+            return snap
+
+    @overload
+    def _build(self) -> _Snapshot: ...
+
+    @overload
+    def _build(self, dirs: dict[str, _Sig], stack: list[str], seen: int,
+               inodes: set[tuple[int, int]], *, slack: int) -> _Snapshot | None: ...
+
+    def _build(self, dirs: dict[str, _Sig] | None = None, stack: list[str] | None = None,
+               seen: int = 0, inodes: set[tuple[int, int]] | None = None, *,
+               slack: int = 0) -> _Snapshot | None:
+        """Walk below ``stack`` (the root), adding to ``dirs``, ``inodes`` and ``seen``;
+        ``None`` when ``seen`` might pass the bound by ``slack`` (entries not counted)."""
+        if slack and seen + slack > self.max_entries:
+            return None
+        inodes = set() if inodes is None else inodes
+        dirs = {} if dirs is None else dirs
+        stack = [""] if stack is None else stack
         failed = False  # a directory that could not be listed: its secrets are unknown
         while stack:
             rel = stack.pop()
@@ -134,16 +192,19 @@ class SecretInodes:
                 failed = failed or exc.errno not in (errno.ENOENT, errno.ENOTDIR)
                 continue
             seen += len(entries)
-            if seen > self.max_entries:
-                return _Snapshot(frozenset(), dirs, overflow=True)
+            if seen + slack > self.max_entries:
+                return _Snapshot(frozenset(), dirs, overflow=True) if not slack else None
+            secret: Callable[[str], bool] | None = None
             for e in entries:
                 if e.name == ".git":
                     continue
-                crel = f"{rel}/{e.name}" if rel else e.name
                 try:
                     if e.is_dir(follow_symlinks=False):
-                        stack.append(crel)
-                    elif self.is_secret(crel):
+                        stack.append(f"{rel}/{e.name}" if rel else e.name)
+                        continue
+                    if secret is None:
+                        secret = self._secret_in(rel)
+                    if secret(e.name):
                         est = e.stat(follow_symlinks=False)
                         if stat.S_ISREG(est.st_mode) and est.st_nlink > 1:
                             inodes.add((est.st_dev, est.st_ino))

@@ -24,6 +24,11 @@ remembered: the directory is listed as before. Listings with the walk's depth ca
 not remembered either. The budget is charged exactly as a fresh listing would charge it:
 a remembered listing is reused with the budget it was taken with, or with any budget when
 it saw the whole directory within it; otherwise the directory is listed again.
+
+A glob's whole count (the excluded directories its records meet, judged, their remembered
+listings matched) is kept too (:meth:`ExcludedCounts.keep`), under a key naming the
+records' generation, the pattern and the start, when every listing it used is remembered:
+it is derived from nothing else, so it stands exactly as long as they do.
 """
 
 from __future__ import annotations
@@ -37,12 +42,14 @@ from pathgate.runtime._live._records import Flat
 from pathgate.runtime._walk import FILE, list_files_below
 from pathgate.runtime.fs import DirEntryLike, SyncFS
 
-__all__ = ["MAX_REMEMBERED", "RACY_NS", "ExcludedCounts"]
+__all__ = ["MAX_OUTCOMES", "MAX_REMEMBERED", "RACY_NS", "ExcludedCounts"]
 
 #: A directory whose ``ctime`` is this close to (or after) the listing is not trusted.
 RACY_NS = 2_000_000_000
 #: Files remembered in all listings together; past it the oldest are forgotten.
 MAX_REMEMBERED = 200_000
+#: Counts (one per glob pattern and start) kept under one snapshot.
+MAX_OUTCOMES = 64
 
 
 class _Listing(NamedTuple):
@@ -84,22 +91,26 @@ class ExcludedCounts:
         self._files = 0
         #: per remembered listing (by identity): its relpaths as a :class:`Flat`, or None
         self._views: dict[str, tuple[list[tuple[str, str]], Flat | None]] = {}
-        #: listings taken on the disk / answered from memory (tests and benchmarks)
+        #: counts derived from remembered listings only (see :meth:`keep`), by key
+        self._outcomes: dict[object, object] = {}
+        #: listings taken on the disk / answered from memory, counts reused (tests, benchmarks)
         self.listed = 0
         self.reused = 0
+        self.reused_outcomes = 0
 
     def files_below(self, fs: SyncFS, root: str, rel: str, budget: int,
-                    opaque: Callable[[str], bool], snap: Any) -> tuple[list[tuple[str, str]], int, bool]:
+                    opaque: Callable[[str], bool], snap: Any,
+                    ) -> tuple[list[tuple[str, str]], int, bool, bool]:
         """:func:`~pathgate.runtime._walk.list_files_below` of excluded directory ``rel``
         (``opaque``: the secret matcher), from memory when ``snap`` (the registry's
-        snapshot validated by this query) vouches for it."""
+        snapshot validated by this query) vouches for it; last, whether the listing is
+        remembered under ``snap`` (reused, or taken and kept)."""
         with self._lock:
-            if snap is not self._snap:
-                self._snap, self._items, self._files, self._views = snap, {}, 0, {}
+            self._under(snap)
             got = self._items.get(rel)
             if got is not None and _usable(got, budget):
                 self.reused += 1
-                return got.files, got.seen, got.short  # never mutated by the caller
+                return got.files, got.seen, got.short, True  # never mutated by the caller
         started = time.time_ns()
         rec = _Recorder(fs, root)
         errors: list[str] = []
@@ -107,17 +118,44 @@ class ExcludedCounts:
             rec, root, rel, budget, on_error=lambda r, _e: errors.append(r), opaque=opaque)
         self.listed += 1
         if short and seen < budget:
-            return files, seen, short  # the depth cap, not the budget: not remembered
+            return files, seen, short, False  # the depth cap, not the budget: not remembered
         newest = _newest_ctime(snap, [*rec.listed, *errors, rel])
         if newest is None or newest + RACY_NS > started:
-            return files, seen, short  # racy (or unknown to the snapshot): not remembered
+            return files, seen, short, False  # racy (or unknown to the snapshot): not remembered
+        with self._lock:
+            if snap is not self._snap:
+                return files, seen, short, False
+            if self._files + len(files) > MAX_REMEMBERED:
+                self._items, self._files, self._views = {}, 0, {}
+            self._items[rel] = _Listing(files, seen, short, budget)
+            self._files += len(files)
+        return files, seen, short, True
+
+    def outcome(self, snap: Any, key: object) -> Any:
+        """What :meth:`keep` stored under ``key`` while ``snap`` is the registry's snapshot
+        (``None``: nothing)."""
+        with self._lock:
+            self._under(snap)
+            got = self._outcomes.get(key)
+            if got is not None:
+                self.reused_outcomes += 1
+            return got
+
+    def keep(self, snap: Any, key: object, outcome: object) -> None:
+        """Keep ``outcome`` (immutable by contract) under ``key`` while ``snap`` stays the
+        registry's snapshot: a count derived only from listings this object remembered
+        under ``snap`` (every :meth:`files_below` said so) and from the fixed policy, so it
+        is valid exactly as long as they are."""
         with self._lock:
             if snap is self._snap:
-                if self._files + len(files) > MAX_REMEMBERED:
-                    self._items, self._files, self._views = {}, 0, {}
-                self._items[rel] = _Listing(files, seen, short, budget)
-                self._files += len(files)
-        return files, seen, short
+                if len(self._outcomes) >= MAX_OUTCOMES:
+                    self._outcomes.clear()
+                self._outcomes[key] = outcome
+
+    def _under(self, snap: Any) -> None:
+        """Forget everything taken under another snapshot (under the lock)."""
+        if snap is not self._snap:
+            self._snap, self._items, self._files, self._views, self._outcomes = snap, {}, 0, {}, {}
 
     def plain(self, rel: str, files: list[tuple[str, str]],
               odd: Callable[[str], bool]) -> Flat | None:

@@ -41,6 +41,7 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
+from pathgate.runtime._live._check import seed_parts, unchanged
 from pathgate.runtime._live._counts import ExcludedCounts
 from pathgate.runtime._live._inotify import (
     IN_ATTRIB,
@@ -58,7 +59,17 @@ from pathgate.runtime._live._inotify import (
     Event,
     Inotify,
 )
-from pathgate.runtime._live._records import Classify, Flat, GlobScan, Select, _Dir, flatten, scan_glob
+from pathgate.runtime._live._records import (
+    Classify,
+    Flat,
+    GlobScan,
+    Select,
+    _Dir,
+    flatten,
+    scan_glob,
+    scan_odd,
+    with_plain,
+)
 from pathgate.runtime._walk import DIR, Entry, Walker
 from pathgate.runtime.ignore import DirNode, IgnoreIndex, IgnoreSession
 
@@ -80,6 +91,8 @@ def set_index_mode(mode: str) -> None:
     if INDEX_MODE.get() != "fallback":
         INDEX_MODE.set(mode)
 
+#: Glob patterns whose odd records' part one generation of the records keeps.
+MAX_GLOB_MEMOS = 16
 #: Relpaths each memoised path predicate remembers (:meth:`LiveIndex.memo`).
 MEMO_SIZE = 1 << 21
 _CHILD_DIR = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB
@@ -127,13 +140,20 @@ class LiveIndex:
         self.epoch = 0
         #: (registry snapshot, the epoch it was validated at, the directories the index does
         #: not watch, their inode numbers, their mtimes and ctimes)
-        self._reg: tuple[Any, int, list[str], array[int], array[int]] | None = None
+        self._reg: tuple[Any, int, list[bytes], array[int], array[int]] | None = None
         #: bumped by every change of the records (or of their verdict classes)
         self._gen = 0
         #: the records below one start, flattened (its start, the generation it is of)
         self._flat: tuple[str, int, Flat] | None = None
+        #: the odd records' part of glob scans, per (start, memo), of generation ``_odd_gen``
+        self._odd: dict[tuple[str, object], GlobScan] = {}
+        self._odd_gen = -1
+        #: the first scan's directory signatures while it runs, then for the registry
+        self._sigs: dict[str, tuple[int, int, int]] | None = None
+        self._seed: tuple[tuple[int, int, int], dict[str, tuple[int, int, int]]] | None = None
         #: counters for tests and benchmarks
         self.scans = 0
+        self.odd_scans = 0
         self.relists = 0
         self.resets = 0
 
@@ -164,13 +184,17 @@ class LiveIndex:
 
     def glob_scan(self, start: str, descend: Callable[[str], bool] | None,
                   want: Callable[[str], bool] | None, classify: Classify, key: object,
-                  examples: int, select: Select | None = None) -> GlobScan | None:
+                  examples: int, select: Select | None = None,
+                  memo: object = None) -> GlobScan | None:
         """A glob's walk below ``start`` with every stored entry's verdict class known
         (``classify``, cached per record while ``key`` is the same object): no per-entry
         gate work at query time; ``None``: walk or replay instead. ``select``: the
         pattern's test over a list of relpaths (for a glob that does not prune): the
         plain records' files are then kept flattened and sorted (:class:`Flat`) until the
-        next change of the records, and matched as one list."""
+        next change of the records, and matched as one list; with a ``memo`` too (a
+        hashable key naming ``want`` and ``select``, e.g. the normalised pattern), the
+        other records' part is kept as well (same lifetime), and the scan's ``key`` names
+        its outcome: ``(generation, start, memo)``."""
         with self._lock:
             if not self._ready():
                 return None
@@ -179,7 +203,7 @@ class LiveIndex:
                 self._gen += 1
                 for d in self._dirs.values():
                     d.kinds = bytes(k & 3 for k in d.kinds)
-            return self._scan_glob(start, descend, want, classify, examples, select)
+            return self._scan_glob(start, descend, want, classify, examples, select, memo)
 
     def validated(self, registry: SecretInodes) -> Any:
         """``registry.current()`` (the secret-inode registry's validated snapshot), with
@@ -191,20 +215,40 @@ class LiveIndex:
         with self._lock:
             got = self._reg
             if got is not None and got[1] == self.epoch and self._ino is not None \
-                    and _unchanged(self._root, got[2], got[3], got[4]):
+                    and unchanged(self._root, got[2], got[3], got[4]):
                 return got[0]
-            snap = registry.current()
+            snap = self._seeded(registry) or registry.current()
             dirs = self._dirs
-            rels: list[str] = []
+            rels: list[bytes] = []
             inos: array[int] = array("Q")
             times: array[int] = array("q")
             for rel, (ino, mtime, ctime) in snap.dirs.items():
                 if rel in self._unwatched or (d := dirs.get(rel)) is None or d.wd < 0:
-                    rels.append(rel)
+                    rels.append(os.fsencode(rel) if rel else b".")
                     inos.append(ino)
                     times.extend((mtime, ctime))
             self._reg = (snap, self.epoch, rels, inos, times)
             return snap
+
+    def first_scan(self, registry: SecretInodes | None) -> None:
+        """Scan now if the index has not (a replay asks the registry before it asks the
+        index), and give ``registry`` its first snapshot from that scan (:meth:`_seeded`;
+        the registry still validates it when asked)."""
+        with self._lock:
+            if self._ino is None and self._ready() and registry is not None:
+                self._seeded(registry)
+
+    def _seeded(self, registry: SecretInodes) -> Any:
+        """The registry's first snapshot built from the first scan's listings (issue 15:
+        the registry's own walk would list every kept directory again), when nothing was
+        re-listed since and no event arrived: its kept directories' signatures were taken
+        before they were listed, the rest (ignored, unlistable) is walked now. ``None``:
+        not possible (the registry builds or validates its own)."""
+        seed, self._seed = self._seed, None
+        if seed is None or seed[0] != (self.scans, self.relists, self.epoch) \
+                or self._ino is None or registry.root != self._root or "" not in self._dirs:
+            return None  # (no root record: the root itself is excluded, nothing was listed)
+        return registry.seed(*seed_parts(self._dirs, seed[1]))
 
     def _ready(self) -> bool:
         """Scan or drain pending events (under the lock); ``False``: answer by walking."""
@@ -248,6 +292,8 @@ class LiveIndex:
         self.epoch += 1
         self._gen += 1
         self._flat = None
+        self._odd = {}
+        self._seed = None
         self._reg = None
         self._dirs.clear()
         self._wds.clear()
@@ -276,14 +322,30 @@ class LiveIndex:
         session = self._ignore.session()
         self._names = session.ignore_names
         self._root_node = session.dir_node("")
-        self._watch("")
-        self._walk(session, "", lambda _rel: True)
+        # each kept directory's signature before it is listed, for the registry's first
+        # snapshot (:meth:`_seeded`); not where the walker skips more than ".git"
+        sigs: dict[str, tuple[int, int, int]] | None = None if session.ignore_case else {}
+        self._sigs = sigs
+        try:
+            self._watch("")
+            self._walk(session, "", lambda _rel: True)
+        finally:
+            self._sigs = None
+        self._seed = None if sigs is None else ((self.scans, self.relists, self.epoch), sigs)
 
     def _watch(self, rel: str) -> None:
         """Watch ``rel`` and start its record (before the walker lists it)."""
         assert self._ino is not None
+        path = os.path.join(self._root, rel) if rel else self._root
+        if self._sigs is not None:
+            try:
+                st = os.lstat(path)
+            except OSError:
+                pass  # not listable either: an error entry, walked by the registry
+            else:
+                self._sigs[rel] = (st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
         try:
-            wd = self._ino.add_watch(os.path.join(self._root, rel) if rel else self._root)
+            wd = self._ino.add_watch(path)
         except OSError as exc:
             if exc.errno == errno.ENOSPC:
                 raise _WatchLimit from None
@@ -484,8 +546,9 @@ class LiveIndex:
         return out
     def _scan_glob(self, start: str, descend: Callable[[str], bool] | None,
                    want: Callable[[str], bool] | None, classify: Classify,
-                   n_examples: int, select: Select | None) -> GlobScan | None:
-        """:meth:`glob_scan` under the lock."""
+                   n_examples: int, select: Select | None, memo: object) -> GlobScan | None:
+        """:meth:`glob_scan` under the lock; the odd records' part (:func:`scan_odd`) kept
+        per ``(start, memo)`` for this generation of the records."""
 
         def flat() -> Flat:
             got = self._flat
@@ -494,24 +557,31 @@ class LiveIndex:
             return got[2]
 
         try:
-            return scan_glob(self._dirs, start, descend, want, classify, n_examples, flat, select)
+            if memo is None or select is None or descend is not None:
+                return scan_glob(self._dirs, start, descend, want, classify, n_examples, flat, select)
+            first = self._dirs.get(start)
+            if first is None or first.error is not None:
+                return None
+            f = flat()
+            gen = self._gen
+            if self._odd_gen != gen:
+                self._odd_gen, self._odd = gen, {}
+            odd = self._odd.get((start, memo))
+            if odd is None:
+                if len(self._odd) >= MAX_GLOB_MEMOS:
+                    self._odd.clear()
+                odd = scan_odd(self._dirs, f, want, classify, n_examples)
+                for (at, _), other in self._odd.items():
+                    # every pattern meets the same (no pruning): one copy kept
+                    if at == start and other.excluded == odd.excluded and other.errors == odd.errors:
+                        odd = odd._replace(excluded=other.excluded, errors=other.errors)
+                        break
+                self._odd[(start, memo)] = odd
+                self.odd_scans += 1
+            return with_plain(odd, f, select)._replace(key=(gen, start, memo))
         except KeyError:  # never expected: answer by walking, rescan at the next query
             self._reset("index inconsistent")
             return None
-
-
-def _unchanged(root: str, rels: list[str], inos: array[int], times: array[int]) -> bool:
-    """Do these directories still have these ``st_ino`` and ``(st_mtime_ns, st_ctime_ns)``
-    (two integers each in ``times``)?"""
-    prefix = root.rstrip("/") + "/"
-    for i, rel in enumerate(rels):
-        try:
-            st = os.lstat(prefix + rel if rel else root)
-        except OSError:
-            return False
-        if st.st_ino != inos[i] or st.st_mtime_ns != times[2 * i] or st.st_ctime_ns != times[2 * i + 1]:
-            return False
-    return True
 
 
 def _same_root(node: DirNode, old: DirNode | None) -> bool:

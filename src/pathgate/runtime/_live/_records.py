@@ -26,6 +26,8 @@ __all__ = [
     "Select",
     "flatten",
     "scan_glob",
+    "scan_odd",
+    "with_plain",
 ]
 
 #: Verdict classes of stored entries (:meth:`LiveIndex.glob_scan`), ``| SECRET`` when the
@@ -52,6 +54,8 @@ class GlobScan(NamedTuple):
     excluded: list[Entry]
     errors: list[Entry]
     counted: int
+    #: what names this scan's outcome while the records are unchanged (``None``: nothing)
+    key: object = None
 
 
 _KINDS = (FILE, DIR, SYMLINK, OTHER)
@@ -226,15 +230,10 @@ def scan_glob(dirs: dict[str, _Dir], start: str, descend: Callable[[str], bool] 
     first = dirs.get(start)
     if first is None or first.error is not None:
         return None
-    scan = _Scan(n_examples)
     if flat is not None and select is not None and descend is None:
         f = flat()
-        got = select(f)
-        scan.out.matches.extend(got)
-        scan.counted = f.plain_dirs + len(got)
-        for rel in f.odd:
-            scan.record(rel, dirs[rel], None, want, classify)
-        return scan.out._replace(counted=scan.counted)
+        return with_plain(scan_odd(dirs, f, want, classify, n_examples), f, select)
+    scan = _Scan(n_examples)
     stack = [start]
     while stack:
         rel = stack.pop()
@@ -242,6 +241,27 @@ def scan_glob(dirs: dict[str, _Dir], start: str, descend: Callable[[str], bool] 
         subs.reverse()
         stack.extend(subs)
     return scan.out._replace(counted=scan.counted)
+
+
+def scan_odd(dirs: dict[str, _Dir], f: Flat, want: Callable[[str], bool] | None,
+             classify: Classify, n_examples: int) -> GlobScan:
+    """The part of a glob's traversal :class:`Flat` leaves to the records one by one (its
+    ``odd`` records, in walk order): their matches (sorted), counts, examples, symlinks,
+    excluded directories, errors and charge. A pure function of the records, ``want`` and
+    ``classify``: the index keeps it per pattern until the records change."""
+    scan = _Scan(n_examples)
+    for rel in f.odd:
+        scan.record(rel, dirs[rel], None, want, classify)
+    scan.out.matches.sort()
+    return scan.out._replace(counted=scan.counted)
+
+
+def with_plain(odd: GlobScan, f: Flat, select: Select) -> GlobScan:
+    """``odd`` (:func:`scan_odd`, never mutated) with the plain records' matches
+    (``select`` over ``f``) put first: a fresh matches list, two sorted runs."""
+    got = select(f)
+    got.extend(odd.matches)
+    return odd._replace(matches=got, counted=odd.counted + f.plain_dirs + len(got) - len(odd.matches))
 
 
 def _classes(rel: str, d: _Dir, classify: Classify) -> bytes:

@@ -27,31 +27,29 @@ event loop through ``anyio.from_thread``), skipping a filtered directory whole.
 from __future__ import annotations
 
 import errno
-import inspect
 import os
 import stat
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING
 
 import anyio
-import anyio.from_thread
+import anyio.to_thread
 
 from pathgate.results import Omission, Unsearched
 from pathgate.runtime._live import set_index_mode
-from pathgate.runtime._walk import DIR, FILE, SYMLINK, Entry, Walker, list_files_below
-from pathgate.runtime.fs import Resolved
+from pathgate.runtime._walk import DIR, FILE, SYMLINK, Entry, Walker
 from pathgate.runtime.gates import Fact, GateContext, GatePipeline, HostFilterGate, PathFacts, lexical_name
 from pathgate.runtime.gates.path import GIT_INTERNALS, PathGate
 from pathgate.runtime.ignore import IgnoreSession, Match
+from pathgate.runtime.tools._excluded import MAX_UNSEARCHED, count_in_excluded
 from pathgate.runtime.tools._live_glob import live_glob
-from pathgate.runtime.tools._scan import DirChain
 from pathgate.runtime.tools.read_files import ReadFacts
 from pathgate.verdicts import Gate, Status, Verdict
 
 if TYPE_CHECKING:
-    from pathgate.runtime._live._records import Flat, Select
+    from pathgate.runtime._live._records import Select
     from pathgate.runtime._runtime import Runtime
     from pathgate.runtime.tools._pattern import GlobPattern
 
@@ -72,8 +70,6 @@ COUNT_BUDGET = 20_000
 CHUNK = 1024
 #: Largest batch of walked entries judged inline on the event loop; larger ones take a hop.
 INLINE_ON_LOOP = 512
-#: Excluded directories named per result ("not searched" notes); the rest are counted.
-MAX_UNSEARCHED = 10
 #: Examples per omission note.
 MAX_EXAMPLES = 3
 
@@ -124,6 +120,20 @@ class Omissions:
         ex = self.examples.setdefault(key, [])
         if len(ex) < self.max_examples:
             ex.append(relpath)
+
+    def empty(self) -> Omissions:
+        """A fresh, empty set of the same kind (to count a part apart, then :meth:`merge`)."""
+        return Omissions(max_examples=self.max_examples)
+
+    def merge(self, other: Omissions) -> None:
+        """Add ``other``'s counts after this one's: the same as if its notes had been
+        added here in turn (examples: this one's first, then ``other``'s)."""
+        for key, n in other.counts.items():
+            self.counts[key] = self.counts.get(key, 0) + n
+        for key, more in other.examples.items():
+            ex = self.examples.setdefault(key, [])
+            ex.extend(more[:max(0, self.max_examples - len(ex))])
+        self.lower_bound |= other.lower_bound
 
     def freeze(self) -> tuple[Omission, ...]:
         order = list(Gate)
@@ -186,6 +196,9 @@ class Discovery:
         self._snapshot: object | None = None
         #: a live glob's list-at-once matcher (from the root), also for excluded directories
         self._select: Select | None = None
+        #: a live glob's outcome key (:attr:`GlobScan.key`): its count inside excluded
+        #: directories is kept under it with the registry's snapshot
+        self._count_key: object = None
         # hard-link aliases of secrets met by this walk (the secret-inode registry asked in
         # the worker thread, once per step, only about multi-linked regular files): secrets
         # too, opaque and uncounted like the secret they alias
@@ -338,6 +351,9 @@ class Discovery:
         about now, so aliases are noted and never charged to the replay's limit."""
         live = self.runtime.live_index
         assert live is not None
+        pipeline = self.runtime.pipeline
+        # the first scan before the registry is asked: it seeds the registry's first walk
+        live.first_scan(None if pipeline.strict_hard_links else pipeline.secret_inodes(self.runtime.root))
         check = self._linked_check()
         # The live index's walker does not mark files, and a file's link count changing
         # sends no event to its directory's watch (IN_ATTRIB reaches only the inode's own
@@ -473,136 +489,7 @@ class Discovery:
         budget, the matching files inside them (omitted by the ignore gate); then name the
         directories the walk could not enter (:meth:`unsearched_unlisted`)."""
         unlisted = await self.unsearched_unlisted()
-        return (await self._count_excluded(dirs, wanted) + unlisted)[:MAX_UNSEARCHED]
-
-    async def _count_excluded(self, dirs: Sequence[Entry], wanted: Callable[[str], bool]) -> list[Unsearched]:
-        if not dirs:
-            return []
-        verdicts = await self.judge(dirs)
-        visible = [d for d, v in zip(dirs, verdicts, strict=True) if v is None or not v.opaque]
-        unsearched = [
-            Unsearched(path=d.relpath, rule=d.match.rule if d.match else None,
-                       fail_closed=bool(d.match and d.match.fail_closed))
-            for d in visible[:MAX_UNSEARCHED]
-        ]
-        if not visible:
-            return unsearched
-        # one worker-thread hop lists them all (the entry budget bounds it), one batch is
-        # judged: a hop per directory cost more than the listing (thousands of `target/`s)
-        listed = await anyio.to_thread.run_sync(
-            self._list_all, [d.relpath for d in visible], limiter=self.runtime.limiter.get())
-        candidates: list[Entry] = []
-        # per directory, in order: its matches selected as one list (a remembered listing of
-        # plain files, issue 15: each gets its directory's ignore verdict), or its slice of
-        # the candidates judged one by one
-        parts: list[tuple[Match, list[str]] | slice] = []
-        select = self._select if not self._aliases and not self._verdicts else None
-        for d, (files, short, flat) in zip(visible, listed, strict=True):
-            if short:
-                self.omissions.lower_bound.add(Gate.IGNORE)
-            if flat is not None and select is not None and d.match is not None:
-                parts.append((d.match, select(flat)))
-                continue
-            first = len(candidates)
-            candidates.extend(Entry(rel, kind, d.match) for rel, kind in files if wanted(rel))
-            parts.append(slice(first, len(candidates)))
-        verdicts = await self.judge(candidates)
-        om = self.omissions
-        added = [0, 0]  # per fail_closed: matches counted by directory (no enum key per one)
-        exs: dict[bool, list[str]] = {}
-        for part in parts:
-            if isinstance(part, slice):
-                for e, v in zip(candidates[part], verdicts[part], strict=True):
-                    if v is not None:
-                        om.add(v, e.relpath)
-            elif part[1]:
-                fc, hits = part[0].fail_closed, part[1]
-                added[fc] += len(hits)
-                ex = exs.get(fc)
-                if ex is None:
-                    ex = exs[fc] = om.examples.setdefault((Gate.IGNORE, fc), [])
-                if len(ex) < om.max_examples:
-                    ex.extend(hits[:om.max_examples - len(ex)])
-        for fc in (False, True):
-            if added[fc]:
-                om.counts[(Gate.IGNORE, fc)] = om.counts.get((Gate.IGNORE, fc), 0) + added[fc]
-        return unsearched
-
-    def _list_all(self, excluded_dirs: Sequence[str]) -> list[tuple[list[tuple[str, str]], bool, Flat | None]]:
-        """``_list_below`` for each directory in turn, sharing the budget: per directory its
-        files, whether its count is short (budget ran out in it, or before it) and, when
-        they are a remembered listing of plain files, their relpaths as a :class:`Flat`."""
-        out: list[tuple[list[tuple[str, str]], bool, Flat | None]] = []
-        check, mark = self._plan_marks()  # one plan (and validation at most) for them all
-        linked = check if mark else None
-        fs = self.runtime.index.fs
-        # each directory opened from its parent's descriptor, held along the path (the
-        # directories come in path order): not from the root, component by component
-        parents = DirChain(fs, self.runtime.root)
-
-        def opener(rel: str) -> int:
-            parent, _, name = rel.rpartition("/")
-            return fs.open_dir(name, dir_fd=parents.enter(parent))
-
-        try:
-            for rel in excluded_dirs:
-                if self.count_left <= 0:
-                    out.append(([], True, None))
-                else:
-                    out.append(self._list_below(rel, self.count_left, linked, opener))
-        finally:
-            parents.close()
-        return out
-
-    def _list_below(self, excluded_dir: str, budget: int, linked: _LinkCheck | None,
-                    opener: Callable[[str], int] | None = None) -> tuple[list[tuple[str, str]], bool, Flat | None]:
-        """Files below ``excluded_dir`` (relpath, kind), visiting at most ``budget`` entries
-        on descriptors; secrets (and, with ``linked``, their hard-link aliases) are neither
-        listed nor counted against the budget. Last: the files as a :class:`Flat` when a
-        glob can select them as one list (:meth:`ExcludedCounts.plain`), else ``None``."""
-        live = self.runtime.live_index
-        flat: Flat | None = None
-        if live is not None and self._snapshot is not None and self._host is None:
-            # the live index remembers them, validated by the registry's snapshot (issue 15)
-            files, seen, short = live.counts.files_below(
-                self.runtime.index.fs, self.runtime.root, excluded_dir, budget,
-                self.pipeline.secrets.is_secret, self._snapshot)
-            if self._select is not None:
-                flat = live.counts.plain(excluded_dir, files, self._odd_in_excluded)
-        else:
-            files, seen, short = list_files_below(
-                self.runtime.index.fs, self.runtime.root, excluded_dir, budget,
-                opaque=self._opaque_in_thread(), linked=linked, opener=opener)
-        self.count_left = 0 if short else self.count_left - seen
-        return files, short, flat
-
-    def _odd_in_excluded(self, rel: str) -> bool:
-        """Must a file inside an excluded directory be judged on its own (a secret, or a
-        ``.git`` path), rather than take its directory's ignore verdict?"""
-        is_git = self._is_git
-        return self._secret_name(rel) or (is_git is not None and is_git(rel))
-
-    def _opaque_in_thread(self) -> Callable[[str], bool]:
-        """Is a path opaque by name (secret) or by the host filter? For the count inside
-        excluded directories, which runs in a worker thread: a sync filter is called there,
-        an async one is awaited on the event loop (``anyio.from_thread``). Fail-closed
-        filter answers count as opaque, like the gate's."""
-        is_secret = self._secret_name
-        gate = self._host
-        if gate is None:
-            return is_secret
-        ctx = self.ctx
-
-        def opaque(rel: str) -> bool:
-            if is_secret(rel):
-                return True
-            facts = PathFacts(request=rel, name=rel, resolved=Resolved(rel, None, rel))
-            verdict = gate.check(facts, ctx)
-            if inspect.isawaitable(verdict):
-                verdict = anyio.from_thread.run(_wait, verdict)
-            return verdict is not None and verdict.opaque
-
-        return opaque
+        return (await count_in_excluded(self, dirs, wanted) + unlisted)[:MAX_UNSEARCHED]
 
 
 class _LinkCheck:
@@ -660,9 +547,6 @@ def _always(st: os.stat_result) -> bool:
 def _never(st: os.stat_result) -> bool:
     return False
 
-
-async def _wait(answer: Awaitable[Verdict | None]) -> Verdict | None:
-    return await answer
 
 
 

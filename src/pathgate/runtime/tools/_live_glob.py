@@ -55,11 +55,12 @@ async def live_glob(d: Discovery, start: str, descend: Callable[[str], bool] | N
         return None
     # the flattened records hold relpaths from the root: a select over them needs start ""
     select = None if pattern is None or start else select_for(pattern)
-    scan = await anyio.to_thread.run_sync(partial(_glob_scan, d, live, start, descend, want, budget, select),
+    scan = await anyio.to_thread.run_sync(partial(_glob_scan, d, live, start, descend, want, budget, select, pattern),
                                           limiter=d.runtime.limiter.get())
     if scan is None:
         return None
     d._select = select  # the excluded directories' remembered listings are matched so too
+    d._count_key = scan.key  # their count's outcome is kept under it (with the registry's snapshot)
     set_index_mode("live")
     d.walked = scan.counted
     d.unlisted.extend(scan.errors)
@@ -84,13 +85,15 @@ async def live_glob(d: Discovery, start: str, descend: Callable[[str], bool] | N
     return matches, scan.excluded
 
 def _glob_scan(d: Discovery, live: LiveIndex, start: str, descend: Callable[[str], bool] | None,
-               want: Callable[[str], bool], budget: int, select: Select | None) -> GlobScan | None:
+               want: Callable[[str], bool], budget: int, select: Select | None,
+               pattern: GlobPattern | None) -> GlobScan | None:
     """:func:`live_glob`'s worker-thread part."""
     pipeline = d.runtime.pipeline
     if pipeline.strict_hard_links:
         return None  # every multi-linked file is judged per entry: replay
+    memo = None if pattern is None else ("glob", pattern.wildmatch)
     scan = live.glob_scan(start, descend, want, partial(_classify, d), pipeline,
-                          d.omissions.max_examples, select)
+                          d.omissions.max_examples, select, memo)
     reg = pipeline.secret_inodes(d.runtime.root)
     if scan is not None and reg is not None:
         snap = live.validated(reg)  # after the drain; lstat only what is not watched
