@@ -528,14 +528,7 @@ def _cmd_glob(args: argparse.Namespace) -> int:
     tool_args: dict[str, Any] = {"pattern": args.pattern, "path": args.path}
     if args.limit is not None:
         tool_args["limit"] = args.limit
-    from pathgate._glob_cli import render_glob_now
-    from pathgate.runtime._gating import GateCore, NeedsEventLoop
-
-    try:  # without an event loop: the glob tool's steps, in this thread (pathgate._glob_cli)
-        result = render_glob_now(_runtime(args, core=GateCore), args.pattern, args.path, args.limit,
-                                 model=getattr(args, "model", None), renderer=getattr(args, "renderer", None))
-    except NeedsEventLoop:  # host gates, a live index, an error to word: the tool on a runtime
-        result = _run_async(_call, _runtime(args), "glob", tool_args, args)
+    result = _run_async(_call, _runtime(args), "glob", tool_args, args)
     _fail_on_error(result)
     return _print_discovery(result, args, "matches")
 
