@@ -107,40 +107,36 @@ def _replace_transform(path: str, old_string: str, new_string: str, replace_all:
     return transform
 
 
-def _no_new_negations(tool: WriteTool, path: str, transform: Transform) -> Transform:
-    """``transform`` refusing a ``.gitignore`` that gains a negation line: a deeper
-    ``.gitignore`` is read after the agent ignore files above it, so its ``!`` lines could
-    re-include what they hide (SPEC: the agent cannot loosen the rules it runs under)."""
-    field = "content" if tool == "write_file" else "new_string"
-
-    def _guarded(old: str | None) -> tuple[str, int]:
-        text, count = transform(old)
-        added = added_negations(old, text)
+def _loosens(relpath: str, old: str | None, new: str) -> str | None:
+    """Why writing ``new`` over ``old`` at ``relpath`` would loosen the rules the agent runs
+    under, or ``None``. A ``.gitignore`` gaining a negation line: a deeper ``.gitignore`` is
+    read after the agent ignore files above it, so its ``!`` lines could re-include what they
+    hide. The root ``pyproject.toml`` gaining pathgate settings (one that holds them already
+    is a policy file, refused by the write gate): a new ``[tool.pathgate]`` table could name
+    agent files the agent wrote itself."""
+    if relpath.rpartition("/")[2] == ".gitignore":
+        added = added_negations(old, new)
         if added:
-            raise ToolArgumentError(
-                f"{tool}: {path} would gain the negation rule `{added[0]}`; an agent may not add "
-                "`!` rules to a .gitignore (they could re-include what the ignore rules hide). "
-                "Ask the user to make this change.", field=field)
-        return text, count
-
-    return _guarded
+            return (f"would gain the negation rule `{added[0]}`; an agent may not add `!` rules to a "
+                    ".gitignore (they could re-include what the ignore rules hide)")
+    elif relpath == PYPROJECT and mentions_pathgate(new):
+        return "would hold pathgate settings; an agent may not write pathgate's configuration"
+    return None
 
 
-def _no_pathgate_settings(tool: WriteTool, path: str, transform: Transform) -> Transform:
-    """``transform`` refusing a root ``pyproject.toml`` that would hold pathgate settings
-    (one that holds them already is a policy file, refused by the write gate): a new
-    ``[tool.pathgate]`` table could name agent files the agent wrote itself."""
+def _guarded(tool: WriteTool, path: str, relpath: str, transform: Transform) -> Transform:
+    """``transform``, refusing a result that :func:`_loosens` the agent's rules (SPEC: an
+    agent cannot loosen the rules it runs under)."""
     field = "content" if tool == "write_file" else "new_string"
 
-    def _guarded(old: str | None) -> tuple[str, int]:
+    def guarded(old: str | None) -> tuple[str, int]:
         text, count = transform(old)
-        if mentions_pathgate(text):
-            raise ToolArgumentError(
-                f"{tool}: {path} would hold pathgate settings; an agent may not write pathgate's "
-                "configuration. Ask the user to make this change.", field=field)
+        why = _loosens(relpath, old, text)
+        if why is not None:
+            raise ToolArgumentError(f"{tool}: {path} {why}. Ask the user to make this change.", field=field)
         return text, count
 
-    return _guarded
+    return guarded
 
 
 def _require_writes(runtime: Runtime, tool: str) -> None:
@@ -203,11 +199,10 @@ async def _run(runtime: Runtime, tool: WriteTool, path: str, transform: Transfor
         detail = "directory"
         verdict = Verdict(status=Status.NOT_A_FILE, gate=Gate.EXISTENCE, exists=True, detail=detail)
         return WriteResult(tool=tool, path=path, relpath=relpath or ".", verdict=verdict)
-    guard = relpath.rpartition("/")[2] == ".gitignore"
+    # a .gitignore (and a pyproject.toml) is judged on its old and new text
+    guard = relpath.rpartition("/")[2] == ".gitignore" or relpath == PYPROJECT
     if guard:
-        transform = _no_new_negations(tool, path, transform)
-    elif relpath == PYPROJECT:
-        transform = _no_pathgate_settings(tool, path, transform)
+        transform = _guarded(tool, path, relpath, transform)
     plan = WritePlan(
         root=runtime.root,
         relpath=relpath,
