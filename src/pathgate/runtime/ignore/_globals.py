@@ -55,8 +55,7 @@ def load_globals(ix: IgnoreIndex, key: tuple[object, ...]) -> Globals:
     from pathgate.runtime.ignore._index import DirNode, SourceInfo, _err_name, _stale
 
     cfg = ix.config
-    settings, fatal = resolve_git(ix)
-    key = config_key(ix)  # now keyed on the files this resolution read
+    settings, fatal, key = _resolve_stable(ix, key)
     fold = cfg.ignore_case if cfg.ignore_case is not None else \
         bool(settings is not None and settings.ignore_case)
     lists: list[IgnoreList] = []
@@ -121,6 +120,33 @@ def load_globals(ix: IgnoreIndex, key: tuple[object, ...]) -> Globals:
     for w in warnings:
         ix._warn(w)
     return Globals(key, fold, node, tuple(warnings), tuple(paths))
+
+
+#: Resolutions of git's layout and config one load may make before it settles for a key
+#: that matches nothing (the next session resolves again).
+_RESOLVE_TRIES = 4
+
+
+def _resolve_stable(ix: IgnoreIndex, before: tuple[object, ...]) -> tuple[
+        _gitconfig.GitSettings | None, _gitconfig.GitFatal | None, tuple[object, ...]]:
+    """:func:`resolve_git` and the key it is valid under. The files a resolution read are
+    ``stat``-ed after it read them, so an edit landing between the read and the ``stat``
+    would key the old settings on the new file's signature, unnoticed for ever; a
+    resolution is kept only when the key taken before it (``before``: the previous
+    resolution's files, as :func:`current_globals` took it) equals the one taken after it
+    (every file had the same signature on both sides of its read). After
+    :data:`_RESOLVE_TRIES` disagreements (files edited without pause) the settings are used
+    for this session under a key no ``stat`` matches, so the next session resolves again."""
+    for _ in range(_RESOLVE_TRIES):
+        settings, fatal = resolve_git(ix)
+        after = config_key(ix)  # keyed on the files this resolution read
+        if after == before:
+            return settings, fatal, after
+        before = after
+    from pathgate.runtime.ignore._index import _stale
+
+    unstable = (after[0], *((p, _stale(None)) for p, _ in after[1:])) if after else after  # type: ignore[misc]
+    return settings, fatal, unstable
 
 
 def resolve_git(ix: IgnoreIndex) -> tuple[_gitconfig.GitSettings | None, _gitconfig.GitFatal | None]:
