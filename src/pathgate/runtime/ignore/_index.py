@@ -414,7 +414,7 @@ class IgnoreIndex:
     def _judge_link(self, path: str, refuse: Callable[[os.stat_result], bool]) -> tuple[int, int]:
         """``(st_dev, st_ino)`` of ``path``; ``EACCES`` when it is a secret's hard link."""
         st = self.fs.lstat(path)
-        if _stat.S_ISREG(st.st_mode) and st.st_nlink > 1 and refuse(st):
+        if _stat.S_ISREG(st.st_mode) and refuse(st):
             raise OSError(errno.EACCES, os.strerror(errno.EACCES), path)
         return st.st_dev, st.st_ino
 
