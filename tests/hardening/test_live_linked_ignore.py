@@ -18,6 +18,7 @@ import anyio
 import pytest
 
 from pathgate import Runtime
+
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="inotify is Linux-only")
 
 

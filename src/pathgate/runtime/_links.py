@@ -8,8 +8,8 @@ answers that question.
 * Built on first need (a multi-linked file was opened): one walk of the project that follows
   no symlink, skips ``.git`` and enters every other directory (ignored ones too: an ignored
   ``build/.env`` is still a secret), keeping the inodes of secret-named regular files
-  (whatever their link count: see :func:`_note`). Only secret-named entries are ``lstat``-ed; directories are ``lstat``-ed
-  for their signature.
+  (whatever their link count: see :func:`_note`). Only secret-named entries are
+  ``lstat``-ed; directories are ``lstat``-ed for their signature.
 * Kept current like the ignore cache: every later question first re-``lstat``s the walked
   directories (``st_ino``, ``st_mtime_ns``, ``st_ctime_ns``: creating, renaming or removing
   a link changes its directory) and every secret-named regular file (``st_ino``,
@@ -135,15 +135,18 @@ class SecretInodes:
             snap = self._snap
             if snap is not None and self._valid(snap):
                 return snap
-            for _ in range(_BUILD_TRIES):
+            snap = self._build()
+            self.builds += 1
+            tries = 1
+            while not (snap.overflow or self._valid(snap)):
+                if tries == _BUILD_TRIES:
+                    # links or renames landed during every build: fail closed for this
+                    # question, build again for the next
+                    snap = _Snapshot(snap.inodes, snap.dirs, overflow=True, unstable=True)
+                    break
                 snap = self._build()
                 self.builds += 1
-                if snap.overflow or self._valid(snap):
-                    break
-            else:
-                # links or renames landed during every build: fail closed for this
-                # question, build again for the next
-                snap = _Snapshot(snap.inodes, snap.dirs, overflow=True, unstable=True)
+                tries += 1
             self._snap = snap
             return snap
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import errno
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from pathgate.runtime.ignore import _gitconfig
 from pathgate.runtime.ignore._rules import IgnoreList, Match
@@ -141,17 +141,22 @@ def _resolve_stable(ix: IgnoreIndex, before: tuple[object, ...]) -> tuple[
         settings, fatal = resolve_git(ix)
         after = config_key(ix)  # keyed on the files this resolution read
         if after == before:
-            return settings, fatal, after
+            break
         before = after
-    from pathgate.runtime.ignore._index import _stale
+    else:
+        from pathgate.runtime.ignore._index import _stale
 
-    unstable = (after[0], *((p, _stale(None)) for p, _ in after[1:])) if after else after  # type: ignore[misc]
-    return settings, fatal, unstable
+        files = cast("tuple[tuple[str, object], ...]", after[1:])
+        after = (after[0], *((path, _stale(None)) for path, _sig in files)) if after else after
+    if fatal is not None:
+        _gitconfig.warn("%s: every path is blocked (fail closed): %s", ix.root,
+                        str(fatal).replace("\n", " / "))
+    return settings, fatal, after
 
 
 def resolve_git(ix: IgnoreIndex) -> tuple[_gitconfig.GitSettings | None, _gitconfig.GitFatal | None]:
     """git's layout and configuration for the root (:func:`_gitconfig.resolve`), or the
-    :class:`~_gitconfig.GitFatal` git would exit 128 on (logged: the caller fails
+    :class:`~_gitconfig.GitFatal` git would exit 128 on (the caller logs it and fails
     closed). Records the files looked at, for :func:`config_key`."""
     cfg = ix.config
     settings: _gitconfig.GitSettings | None = None
@@ -164,8 +169,6 @@ def resolve_git(ix: IgnoreIndex) -> tuple[_gitconfig.GitSettings | None, _gitcon
                                           layout=ix.git_layout)
         except _gitconfig.GitFatal as e:
             fatal = e
-            _gitconfig.warn("%s: every path is blocked (fail closed): %s", ix.root,
-                            str(e).replace("\n", " / "))
     ix._git_watch = tuple(dict.fromkeys(watched))
     return settings, fatal
 
