@@ -298,6 +298,6 @@ class GateCore:
         file (its ``fstat``) a secret? ``strict_hard_links`` refuses them all; otherwise the
         secret-inode registry decides (sync: called in worker threads)."""
         if self.pipeline.strict_hard_links:
-            return lambda st: True
+            return lambda st: st.st_nlink > 1
         reg = self.pipeline.secret_inodes(self.root)
         return None if reg is None else reg.linked_secret

@@ -7,13 +7,19 @@ answers that question.
 
 * Built on first need (a multi-linked file was opened): one walk of the project that follows
   no symlink, skips ``.git`` and enters every other directory (ignored ones too: an ignored
-  ``build/.env`` is still a secret), keeping the inodes of secret-named regular files with
-  more than one link. Only secret-named entries are ``lstat``-ed; directories are ``lstat``-ed
-  for their signature.
+  ``build/.env`` is still a secret), keeping the inodes of secret-named regular files
+  (whatever their link count: see :func:`_note`). Only secret-named entries are
+  ``lstat``-ed; directories are ``lstat``-ed for their signature.
 * Kept current like the ignore cache: every later question first re-``lstat``s the walked
   directories (``st_ino``, ``st_mtime_ns``, ``st_ctime_ns``: creating, renaming or removing
-  a link changes its directory); any change rebuilds the snapshot. Cost per question: one
-  ``lstat`` per directory; a rebuild: one ``scandir`` per directory.
+  a link changes its directory) and every secret-named regular file (``st_ino``,
+  ``st_nlink``, ``st_ctime_ns``: a new link to a secret made from another directory changes
+  the secret's link count, not its directory); any change rebuilds the snapshot. Cost per
+  question: one ``lstat`` per directory and per secret; a rebuild: one ``scandir`` per
+  directory.
+* A rebuild is validated like any snapshot before it is used (a link or rename landing
+  while it walked is seen); one that never holds still (:data:`_BUILD_TRIES`) fails closed
+  for that question and is rebuilt by the next.
 * Bounded: a walk past :data:`MAX_ENTRIES` entries stops and the snapshot *fails closed*
   (every multi-linked file is treated as linked to a secret).
 * Concurrency-safe: snapshots are immutable; one lock serialises validation and rebuilds,
@@ -38,6 +44,10 @@ __all__ = ["MAX_ENTRIES", "SecretInodes"]
 #: Entries one rebuild may visit before it gives up and fails closed.
 MAX_ENTRIES = 1_000_000
 
+#: Builds one question may make while the tree keeps changing under them, before it fails
+#: closed for that question.
+_BUILD_TRIES = 3
+
 _Sig = tuple[int, int, int]
 
 
@@ -45,11 +55,21 @@ def _sig(st: os.stat_result) -> _Sig:
     return (st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
 
 
+def _secret_sig(st: os.stat_result) -> _Sig:
+    return (st.st_ino, st.st_nlink, st.st_ctime_ns)
+
+
 @dataclass(frozen=True, slots=True)
 class _Snapshot:
     inodes: frozenset[tuple[int, int]]
     dirs: dict[str, _Sig] = field(default_factory=dict)
     overflow: bool = False
+    #: every secret-named regular file met, by relpath: its inode, link count and ctime
+    secrets: dict[str, _Sig] = field(default_factory=dict)
+    #: the tree changed under every build of one question: valid for that question only
+    unstable: bool = False
+    #: some secret had more than one link when it was looked at (else no file aliases one)
+    linked: bool = False
 
 
 class SecretInodes:
@@ -73,20 +93,32 @@ class SecretInodes:
         return None if snap is None else len(snap.dirs)
 
     def linked_secret(self, st: os.stat_result) -> bool:
-        """Is this (``fstat`` of an open descriptor) a regular file with more than one link,
-        one of which is secret-named in the project? Sync and blocking (one ``lstat`` per
-        project directory when the file is multi-linked): call it from a worker thread."""
-        if not stat.S_ISREG(st.st_mode) or st.st_nlink <= 1:
+        """Is this (``fstat`` of an open descriptor) a regular file sharing its inode with a
+        secret-named file of the project? Asked about every regular file a tool opens: one
+        with a single link is decided with no I/O unless the last snapshot knows its inode
+        (a descriptor opened on an alias that was renamed away before the ``fstat`` now
+        shows one link, and still reads the secret). Sync and blocking (one ``lstat`` per
+        project directory and per secret when it must validate): call it from a worker
+        thread."""
+        if not stat.S_ISREG(st.st_mode) or (st.st_nlink <= 1 and not self.known(st)):
             return False
-        check = self.checker()
-        return check is not None and check(st)
+        snap = self.current()
+        return (st.st_dev, st.st_ino) in snap.inodes or (snap.overflow and st.st_nlink > 1)
+
+    def known(self, st: os.stat_result) -> bool:
+        """Is ``st``'s inode a secret's in the last snapshot (validated or not)? No I/O, no
+        lock: the cheap first question for files with a single link."""
+        snap = self._snap
+        return snap is not None and (st.st_dev, st.st_ino) in snap.inodes
 
     def checker(self) -> Callable[[os.stat_result], bool] | None:
         """``linked_secret`` bound to one validated snapshot: for many entries of one walk
-        step (one validation, then set lookups); ``None`` when no secret is multi-linked
-        (nothing can alias one). Sync and blocking: call it in a worker thread."""
+        step (one validation, then set lookups); ``None`` when no secret was multi-linked
+        when validated (nothing could alias one: a walk need not look at link counts; a
+        file opened later is asked about through :meth:`linked_secret`, which validates
+        again). Sync and blocking: call it in a worker thread."""
         snap = self.current()
-        if not snap.inodes and not snap.overflow:
+        if not snap.linked and not snap.overflow:
             return None
 
         def check(st: os.stat_result) -> bool:
@@ -97,22 +129,41 @@ class SecretInodes:
         return check
 
     def current(self) -> _Snapshot:
-        """The validated snapshot (rebuilt when a walked directory changed)."""
+        """The validated snapshot (rebuilt when a walked directory or a secret changed; a
+        rebuild is itself validated before it is used)."""
         with self._lock:
             snap = self._snap
-            if snap is None or not self._valid(snap):
-                snap = self._snap = self._build()
+            if snap is not None and self._valid(snap):
+                return snap
+            snap = self._build()
+            self.builds += 1
+            tries = 1
+            while not (snap.overflow or self._valid(snap)):
+                if tries == _BUILD_TRIES:
+                    # links or renames landed during every build: fail closed for this
+                    # question, build again for the next
+                    snap = _Snapshot(snap.inodes, snap.dirs, overflow=True, unstable=True)
+                    break
+                snap = self._build()
                 self.builds += 1
+                tries += 1
+            self._snap = snap
             return snap
 
     def _valid(self, snap: _Snapshot) -> bool:
+        if snap.unstable:
+            return False
         root = self.root
-        for rel, sig in snap.dirs.items():
-            try:
-                if _sig(os.lstat(os.path.join(root, rel) if rel else root)) != sig:
+        lstat = os.lstat
+        try:
+            for rel, sig in snap.dirs.items():
+                if _sig(lstat(os.path.join(root, rel) if rel else root)) != sig:
                     return False
-            except OSError:
-                return False
+            for rel, sig in snap.secrets.items():
+                if _secret_sig(lstat(os.path.join(root, rel))) != sig:
+                    return False
+        except OSError:
+            return False
         return True
 
     def _secret_in(self, head: str) -> Callable[[str], bool]:
@@ -140,6 +191,7 @@ class SecretInodes:
             if self._snap is not None:
                 return None
             inodes: set[tuple[int, int]] = set()
+            secrets: dict[str, _Sig] = {}
             root = self.root.rstrip("/") + "/"
             for head, names in files:
                 secret = self._secret_in(head)
@@ -151,11 +203,10 @@ class SecretInodes:
                         st = os.lstat(prefix + name)
                     except OSError:
                         continue
-                    if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
-                        inodes.add((st.st_dev, st.st_ino))
+                    _note(st, f"{head}/{name}" if head else name, inodes, secrets)
             # each listed directory may also have held a ".git" (not in ``seen``): near the
             # entry bound, the build itself decides
-            snap = self._build(dict(dirs), tops, seen, inodes, slack=len(dirs))
+            snap = self._build(dict(dirs), tops, seen, inodes, slack=len(dirs), secrets=secrets)
             snap = self._snap = snap if snap is not None else self._build()
             self.builds += 1
             return snap
@@ -165,16 +216,18 @@ class SecretInodes:
 
     @overload
     def _build(self, dirs: dict[str, _Sig], stack: list[str], seen: int,
-               inodes: set[tuple[int, int]], *, slack: int) -> _Snapshot | None: ...
+               inodes: set[tuple[int, int]], *, slack: int, secrets: dict[str, _Sig]) -> _Snapshot | None: ...
 
     def _build(self, dirs: dict[str, _Sig] | None = None, stack: list[str] | None = None,
                seen: int = 0, inodes: set[tuple[int, int]] | None = None, *,
-               slack: int = 0) -> _Snapshot | None:
-        """Walk below ``stack`` (the root), adding to ``dirs``, ``inodes`` and ``seen``;
-        ``None`` when ``seen`` might pass the bound by ``slack`` (entries not counted)."""
+               slack: int = 0, secrets: dict[str, _Sig] | None = None) -> _Snapshot | None:
+        """Walk below ``stack`` (the root), adding to ``dirs``, ``inodes``, ``secrets`` and
+        ``seen``; ``None`` when ``seen`` might pass the bound by ``slack`` (entries not
+        counted)."""
         if slack and seen + slack > self.max_entries:
             return None
         inodes = set() if inodes is None else inodes
+        secrets = {} if secrets is None else secrets
         dirs = {} if dirs is None else dirs
         stack = [""] if stack is None else stack
         failed = False  # a directory that could not be listed: its secrets are unknown
@@ -193,7 +246,7 @@ class SecretInodes:
                 continue
             seen += len(entries)
             if seen + slack > self.max_entries:
-                return _Snapshot(frozenset(), dirs, overflow=True) if not slack else None
+                return _Snapshot(frozenset(), dirs, overflow=True, secrets=secrets) if not slack else None
             secret: Callable[[str], bool] | None = None
             for e in entries:
                 if e.name == ".git":
@@ -205,9 +258,19 @@ class SecretInodes:
                     if secret is None:
                         secret = self._secret_in(rel)
                     if secret(e.name):
-                        est = e.stat(follow_symlinks=False)
-                        if stat.S_ISREG(est.st_mode) and est.st_nlink > 1:
-                            inodes.add((est.st_dev, est.st_ino))
+                        _note(e.stat(follow_symlinks=False), f"{rel}/{e.name}" if rel else e.name,
+                              inodes, secrets)
                 except OSError:
                     continue
-        return _Snapshot(frozenset(inodes), dirs, overflow=failed)
+        return _Snapshot(frozenset(inodes), dirs, overflow=failed, secrets=secrets,
+                         linked=any(sig[1] > 1 for sig in secrets.values()))
+
+
+def _note(st: os.stat_result, rel: str, inodes: set[tuple[int, int]], secrets: dict[str, _Sig]) -> None:
+    """Record the secret-named entry ``rel`` (``lstat`` ``st``): a regular file's inode,
+    whatever its link count now (a descriptor opened on an alias a moment ago still holds
+    the secret's inode after the alias is renamed away), and its signature, validated later."""
+    if not stat.S_ISREG(st.st_mode):
+        return
+    secrets[rel] = _secret_sig(st)
+    inodes.add((st.st_dev, st.st_ino))

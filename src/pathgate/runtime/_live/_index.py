@@ -128,6 +128,10 @@ class LiveIndex:
         self._wds: dict[int, str] = {}
         self._unwatched: set[str] = set()
         self._root_node: DirNode | None = None
+        #: kept directories holding ignore files, with the node their records were decided
+        #: by: validated by ``stat`` at every query (an edit through another hard link of an
+        #: ignore file sends no event to its directory's watch)
+        self._ruled: dict[str, DirNode] = {}
         self._names: frozenset[str] = frozenset()
         #: why the index answers nothing any more (``None``: it is live)
         self.disabled: str | None = None
@@ -298,6 +302,7 @@ class LiveIndex:
         self._dirs.clear()
         self._wds.clear()
         self._unwatched.clear()
+        self._ruled.clear()
         self._root_node = None
         self.counts = ExcludedCounts()
         if ino is not None:
@@ -364,6 +369,7 @@ class LiveIndex:
         while stack:
             r = stack.pop()
             d = dirs.pop(r, None)
+            self._ruled.pop(r, None)
             if d is None:
                 continue
             if d.wd >= 0 and wds.get(d.wd) == r:  # (a renamed directory keeps its wd)
@@ -379,6 +385,8 @@ class LiveIndex:
         dropped and watched afresh first)."""
         self._gen += 1
         dirs = self._dirs
+        ruled = self._ruled
+        ruled.pop(start, None)
 
         def descend(rel: str) -> bool:
             if not enter(rel):
@@ -408,6 +416,9 @@ class LiveIndex:
                 d = dirs.get(rel)
                 if d is not None and d.error is None:
                     d.record(entries)
+                    node = session.dir_node(rel)
+                    if any(sig is not None for sig in node.sigs):
+                        ruled[rel] = node
 
     # -- at query time ---------------------------------------------------------------------
 
@@ -430,6 +441,9 @@ class LiveIndex:
             self._reset("event queue overflow")
             return False
         shallow, deep, force = plan
+        # ignore files edited with no event on their directory's watch (through another
+        # hard link): their nodes, validated by stat as a walk's are, say so
+        deep.update(rel for rel, node in self._ruled.items() if not _same_rules(session.dir_node(rel), node))
         done: set[str] = set()
         for rel in sorted(shallow | deep, key=_depth):
             if rel not in self._dirs or any(a in done for a in _ancestors(rel)):
@@ -590,6 +604,13 @@ def _same_root(node: DirNode, old: DirNode | None) -> bool:
     state; the node object itself may be rebuilt after an LRU eviction."""
     return old is not None and (node is old or (
         node.parent is old.parent and node.sigs == old.sigs and node.stop == old.stop))
+
+
+def _same_rules(node: DirNode, old: DirNode) -> bool:
+    """Does kept directory's node decide as the one its records were decided by? Its own
+    ignore files by stat signature and its fail-closed state (its parents are checked as
+    their own directories, the root and git's sources by :func:`_same_root`)."""
+    return node is old or (node.sigs == old.sigs and node.stop == old.stop)
 
 
 def _ancestors(rel: str) -> list[str]:

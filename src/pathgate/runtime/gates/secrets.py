@@ -352,14 +352,21 @@ class LinkedSecretGate:
     def check(self, facts: PathFacts, ctx: GateContext) -> GateResult:
         opened = facts.opened
         st = None if opened is None else opened.st
-        if st is None or not stat.S_ISREG(st.st_mode) or st.st_nlink <= 1:
+        if st is None or not stat.S_ISREG(st.st_mode):
             return None
-        if self.strict:
+        if st.st_nlink > 1 and self.strict:
             return _SECRET
         r = facts.resolved
         if r is None or r.real is None or r.relpath is None:
             return None  # outside the project: the documented residual
         root = ctx.root or (r.real[: -len(r.relpath) - 1] if r.relpath else r.real) or "/"
+        if st.st_nlink <= 1:
+            # one link: a secret's own inode only if the last snapshot knows it (a
+            # descriptor opened on an alias renamed away before the fstat); no I/O
+            reg = self._registries.get(root)
+            if reg is None or not reg.known(st):
+                return None
+            return self._ask(reg, st)
         return self._ask(self.registry(root), st)
 
     @staticmethod

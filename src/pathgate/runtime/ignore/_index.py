@@ -4,7 +4,8 @@ Like ripgrep's ``ignore`` crate (``dir.rs``), every directory gets an immutable 
 linked to its parent; adding a child never mutates a parent, so concurrent sessions share
 them. :class:`IgnoreIndex` holds them in a bounded LRU behind a lock and does all the
 engine's I/O (through the :class:`~pathgate.runtime.fs.SyncFS` seam): stat signatures of
-candidate ignore files, reading them, git's repository-wide sources and config.
+candidate ignore files, reading them, git's repository-wide sources and config (those in
+:mod:`._globals`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from pathgate.runtime.fs import OsFS, SyncFS
-from pathgate.runtime.ignore import _gitconfig
+from pathgate.runtime.ignore import _gitconfig, _globals
+from pathgate.runtime.ignore._globals import Globals
 from pathgate.runtime.ignore._plan import ChainPlan
 from pathgate.runtime.ignore._rules import IgnoreList, Match
 from pathgate.verdicts import BUILTIN_SOURCE
@@ -188,20 +190,6 @@ def _stale(code: int | None) -> str:
     return f"stale:{_err_name(code)}"
 
 
-class _Globals:
-    """Repository-wide state resolved once per change: git layout, config, global lists."""
-
-    __slots__ = ("fold", "key", "node", "paths", "warnings")
-
-    def __init__(self, key: object, fold: bool, node: DirNode, warnings: tuple[str, ...],
-                 paths: tuple[str, ...]) -> None:
-        self.key = key
-        self.paths = paths
-        self.fold = fold
-        self.node = node
-        self.warnings = warnings
-
-
 class IgnoreIndex:
     """Per-root cache of compiled per-directory matchers, shared by all callers.
 
@@ -223,7 +211,7 @@ class IgnoreIndex:
         self.fs: SyncFS = fs or OsFS()
         self._lock = threading.Lock()
         self._nodes: OrderedDict[str, DirNode] = OrderedDict()
-        self._globals: _Globals | None = None
+        self._globals: Globals | None = None
         self._builtin = (IgnoreList.from_strings(BUILTIN_SOURCE, "", self.config.defaults, False)
                          if self.config.defaults else None)
         self._builtin_folded: IgnoreList | None = None
@@ -311,142 +299,12 @@ class IgnoreIndex:
             return f"error:{_err_name(e.errno)}"
         return _sig_of(st)
 
-    def _config_key(self) -> tuple[object, ...]:
-        cfg = self.config
-        if not cfg.git_sources and cfg.ignore_case is not None:
-            return ()
-        # the environment, and the files git's layout/config resolution looked at last time
-        return (_gitconfig.env_key(),
-                *((p, self._stat_sig(p, follow=True)) for p in self._git_watch))
+    def _current_globals(self) -> Globals:
+        """The repository-wide sources, validated for this session (:mod:`._globals`)."""
+        return _globals.current_globals(self)
 
-    def _load_globals(self, key: tuple[object, ...]) -> _Globals:
-        """Resolve the git layout and config, then read ``core.excludesFile`` and
-        ``info/exclude`` (both followed through symlinks, like git)."""
-        cfg = self.config
-        settings, fatal = self._resolve_git()
-        key = self._config_key()  # now keyed on the files this resolution read
-        fold = cfg.ignore_case if cfg.ignore_case is not None else \
-            bool(settings is not None and settings.ignore_case)
-        lists: list[IgnoreList] = []
-        sources: list[SourceInfo] = []
-        sigs: list[_Sig] = []
-        stop: Match | None = None
-        warnings: list[str] = []
-        paths: list[str] = []
-        if self._builtin is not None:
-            builtin = self._builtin
-            if fold:
-                if self._builtin_folded is None:
-                    self._builtin_folded = IgnoreList.from_strings(
-                        BUILTIN_SOURCE, "", cfg.defaults, True)
-                builtin = self._builtin_folded
-            lists.append(builtin)
-            sources.append(SourceInfo(source=BUILTIN_SOURCE, state="builtin", rules=len(builtin)))
-        if fatal is not None:
-            # where git exits 128 (a malformed .git file, a bad or unreadable config, an
-            # exclude file that is a directory): core.excludesFile and core.ignoreCase are
-            # unknown, so every path fails closed (the reason is warned and logged)
-            shown = fatal.source or "<git config>"
-            warnings.append(str(fatal).splitlines()[-1])
-            sources.append(SourceInfo(source=shown, state="unreadable", error="GitFatal"))
-            stop = Match(ignored=True, fail_closed=True, unreadable=shown)
-        if cfg.git_sources:
-            # the excludes file and info/exclude as _gitconfig resolved them
-            cands: list[tuple[str, str]] = []
-            if settings is not None and settings.excludes_file:
-                cands.append((settings.excludes_display, settings.excludes_file))
-            if settings is not None and settings.info_exclude:
-                cands.append((settings.info_exclude_display, settings.info_exclude))
-            for shown, path in cands:
-                sig = self._stat_sig(path, follow=True)
-                sigs.append(sig)
-                paths.append(path)
-                if sig is None:
-                    continue
-                try:
-                    data = self.fs.read_bytes(os.path.realpath(path))
-                except OSError as e:
-                    if e.errno == errno.EISDIR:
-                        continue
-                    if e.errno == errno.EINVAL:
-                        # a special file (``/dev/null``, a FIFO, ``/dev/zero``): never read,
-                        # no rules (git reads a device's zero ``st_size`` as empty)
-                        sources.append(SourceInfo(source=shown, state="special"))
-                        continue
-                    sigs[-1] = _stale(e.errno)  # read again by the next session
-                    if e.errno in (errno.ENOENT, errno.ENOTDIR):
-                        continue
-                    warnings.append(f"unable to access '{shown}': {os.strerror(e.errno or 0)}")
-                    sources.append(SourceInfo(source=shown, state="unreadable",
-                                              error=_err_name(e.errno)))
-                    if cfg.fail_closed and stop is None:
-                        stop = Match(ignored=True, fail_closed=True, unreadable=shown)
-                    continue
-                lst = IgnoreList.from_bytes(shown, "", data, fold, sig)
-                lists.append(lst)
-                sources.append(SourceInfo(source=shown, state="read", rules=len(lst)))
-        node = DirNode("\0globals", None, stop, tuple(lists), tuple(sigs), tuple(sources))
-        for w in warnings:
-            self._warn(w)
-        return _Globals(key, fold, node, tuple(warnings), tuple(paths))
-
-    def _resolve_git(self) -> tuple[_gitconfig.GitSettings | None, _gitconfig.GitFatal | None]:
-        """git's layout and configuration for the root (:func:`_gitconfig.resolve`), or the
-        :class:`~_gitconfig.GitFatal` git would exit 128 on (logged: the caller fails
-        closed). Records the files looked at, for :meth:`_config_key`."""
-        cfg = self.config
-        settings: _gitconfig.GitSettings | None = None
-        fatal: _gitconfig.GitFatal | None = None
-        watched: list[str] = []
-        if cfg.git_sources or cfg.ignore_case is None:
-            try:
-                settings = _gitconfig.resolve(self.root, excludes_file=cfg.excludes_file,
-                                              ignore_case=cfg.ignore_case, watched=watched,
-                                              layout=self.git_layout)
-            except _gitconfig.GitFatal as e:
-                fatal = e
-                _gitconfig.warn("%s: every path is blocked (fail closed): %s", self.root,
-                                str(e).replace("\n", " / "))
-        self._git_watch = tuple(dict.fromkeys(watched))
-        return settings, fatal
-
-    def _current_globals(self) -> _Globals:
-        g = self._globals
-        began = self._clock()
-        if g is not None and g.node.stop is None and began - self._globals_checked < self.globals_ttl:
-            return g  # validated less than ``globals_ttl`` ago (0: never; fail-closed: never)
-        pr = self._probe
-        if (g is not None and pr is not None and pr.of is g and (not pr.retry_ns or self._wall_ns() < pr.retry_ns)
-                and pr.check(self.fs.stat, _gitconfig.ENV_KEYS)):
-            self._globals_checked = began
-            return g
-        key = self._config_key()
-        if (g is not None and g.key == key
-                and all(self._stat_sig(p, follow=True) == s
-                        for p, s in zip(g.paths, g.node.sigs, strict=True))):
-            self._globals_checked = began
-            self._probe = self._make_probe(g)
-            return g
-        g = self._load_globals(key)
-        with self._lock:
-            self._globals = g
-            self._globals_checked = began
-        self._probe = self._make_probe(g)
-        return g
-
-    def _make_probe(self, g: _Globals) -> Probe | None:
-        """A probe for ``g`` (:mod:`._probe`), when the environment still matches its key."""
-        from pathgate.runtime.ignore import _probe
-
-        key = g.key
-        if not isinstance(key, tuple) or not key:
-            return None
-        env = _probe.env_fingerprint(_gitconfig.ENV_KEYS)
-        if env is None or tuple(None if v is None else os.fsdecode(v) for v in env) != key[0]:
-            return None
-        recorded: list[tuple[str, _Sig]] = [*key[1:], *zip(g.paths, g.node.sigs, strict=True)]
-        return _probe.build_probe(g, env, recorded, stat=self.fs.stat, lstat=self.fs.lstat,
-                                  sig_of=_sig_of, trusts_dir=self.trusts_dir, now_ns=self._wall_ns)
+    def _make_probe(self, g: Globals) -> Probe | None:
+        return _globals.make_probe(self, g)
 
     def _local_dir(self, path: str, st: os.stat_result) -> bool:
         """May a probe rely on directory ``path``'s timestamps? On the real filesystem, of a
@@ -556,7 +414,7 @@ class IgnoreIndex:
     def _judge_link(self, path: str, refuse: Callable[[os.stat_result], bool]) -> tuple[int, int]:
         """``(st_dev, st_ino)`` of ``path``; ``EACCES`` when it is a secret's hard link."""
         st = self.fs.lstat(path)
-        if _stat.S_ISREG(st.st_mode) and st.st_nlink > 1 and refuse(st):
+        if _stat.S_ISREG(st.st_mode) and refuse(st):
             raise OSError(errno.EACCES, os.strerror(errno.EACCES), path)
         return st.st_dev, st.st_ino
 

@@ -97,7 +97,7 @@ def _glob_scan(d: Discovery, live: LiveIndex, start: str, descend: Callable[[str
     reg = pipeline.secret_inodes(d.runtime.root)
     if scan is not None and reg is not None:
         snap = live.validated(reg)  # after the drain; lstat only what is not watched
-        if snap.inodes or snap.overflow:
+        if snap.linked or snap.overflow:
             return None  # a secret is multi-linked: its aliases are judged per entry
         d._snapshot = snap  # vouches for remembered listings of excluded directories
     return None if scan is None or scan.counted > budget else scan

@@ -326,7 +326,7 @@ class Scanner:
             st = self._fstat(fd)
             if not stat_mod.S_ISREG(st.st_mode):
                 return None
-            if st.st_nlink > 1 and self.linked_secret is not None and self.linked_secret(st):
+            if self.linked_secret is not None and self.linked_secret(st):
                 return None  # a secret under another name: never read, never counted
             size = st.st_size
             if size > self.search_limit:

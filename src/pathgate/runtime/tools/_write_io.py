@@ -93,7 +93,7 @@ class WritePlan:
     * ``must_exist``: ``edit_file`` (no file → ``FILE_DOES_NOT_EXIST``).
     * ``want_old``: the transform sees the existing text for ``write_file`` too (the
       ``.gitignore`` guard compares old and new rules).
-    * ``linked_secret``: is this multi-linked regular file (its ``fstat``) a secret? (the
+    * ``linked_secret``: is this regular file (its ``fstat``) a secret's inode? (the
       secret-inode registry; ``None``: no registry). A secret alias is an opaque block for
       ``write_file`` too, as it is for reads.
     """
@@ -190,7 +190,7 @@ def _read_existing(pfd: int, name: str, plan: WritePlan) -> Outcome | tuple[os.s
             return Outcome(Status.NOT_A_FILE, "not a regular file")
         if plan.identity is not None and (st.st_dev, st.st_ino) != plan.identity:
             return Outcome(Status.FILE_CHANGED_SINCE_READ, "replaced after the check")
-        if st.st_nlink > 1 and (plan.must_exist or (plan.linked_secret is not None and plan.linked_secret(st))):
+        if (st.st_nlink > 1 and plan.must_exist) or (plan.linked_secret is not None and plan.linked_secret(st)):
             # another name shares this inode (it may be a secret): its content is never
             # read into a new file; replacing a non-secret one (write_file) leaves the other
             # name intact, a secret alias is never writable

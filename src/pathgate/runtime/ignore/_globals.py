@@ -1,0 +1,216 @@
+"""The repository-wide ignore sources of an :class:`~._index.IgnoreIndex`.
+
+git's layout and configuration (:mod:`._gitconfig`), ``core.excludesFile`` and
+``.git/info/exclude``: resolved and read once per change, then validated in every session
+(or within the index's ``globals_ttl``) by the probe (:mod:`._probe`) or, when it cannot
+answer, by the exact check (the ``GIT_*``/``HOME`` environment and a ``stat`` of every file
+the last resolution read). Functions of the index, whose state they read and update.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from typing import TYPE_CHECKING, cast
+
+from pathgate.runtime.ignore import _gitconfig
+from pathgate.runtime.ignore._rules import IgnoreList, Match
+from pathgate.verdicts import BUILTIN_SOURCE
+
+if TYPE_CHECKING:
+    from pathgate.runtime.ignore._index import DirNode, IgnoreIndex, _Sig
+    from pathgate.runtime.ignore._probe import Probe
+
+__all__ = ["Globals", "current_globals", "make_probe"]
+
+
+class Globals:
+    """Repository-wide state resolved once per change: git layout, config, global lists."""
+
+    __slots__ = ("fold", "key", "node", "paths", "warnings")
+
+    def __init__(self, key: object, fold: bool, node: DirNode, warnings: tuple[str, ...],
+                 paths: tuple[str, ...]) -> None:
+        self.key = key
+        self.paths = paths
+        self.fold = fold
+        self.node = node
+        self.warnings = warnings
+
+
+def config_key(ix: IgnoreIndex) -> tuple[object, ...]:
+    """The exact check's key: the environment, and the files git's layout and config
+    resolution read last time with their signatures."""
+    cfg = ix.config
+    if not cfg.git_sources and cfg.ignore_case is not None:
+        return ()
+    # the environment, and the files git's layout/config resolution looked at last time
+    return (_gitconfig.env_key(),
+            *((p, ix._stat_sig(p, follow=True)) for p in ix._git_watch))
+
+
+def load_globals(ix: IgnoreIndex, key: tuple[object, ...]) -> Globals:
+    """Resolve the git layout and config, then read ``core.excludesFile`` and
+    ``info/exclude`` (both followed through symlinks, like git)."""
+    from pathgate.runtime.ignore._index import DirNode, SourceInfo, _err_name, _stale
+
+    cfg = ix.config
+    settings, fatal, key = _resolve_stable(ix, key)
+    fold = cfg.ignore_case if cfg.ignore_case is not None else \
+        bool(settings is not None and settings.ignore_case)
+    lists: list[IgnoreList] = []
+    sources: list[SourceInfo] = []
+    sigs: list[_Sig] = []
+    stop: Match | None = None
+    warnings: list[str] = []
+    paths: list[str] = []
+    if ix._builtin is not None:
+        builtin = ix._builtin
+        if fold:
+            if ix._builtin_folded is None:
+                ix._builtin_folded = IgnoreList.from_strings(
+                    BUILTIN_SOURCE, "", cfg.defaults, True)
+            builtin = ix._builtin_folded
+        lists.append(builtin)
+        sources.append(SourceInfo(source=BUILTIN_SOURCE, state="builtin", rules=len(builtin)))
+    if fatal is not None:
+        # where git exits 128 (a malformed .git file, a bad or unreadable config, an
+        # exclude file that is a directory): core.excludesFile and core.ignoreCase are
+        # unknown, so every path fails closed (the reason is warned and logged)
+        shown = fatal.source or "<git config>"
+        warnings.append(str(fatal).splitlines()[-1])
+        sources.append(SourceInfo(source=shown, state="unreadable", error="GitFatal"))
+        stop = Match(ignored=True, fail_closed=True, unreadable=shown)
+    if cfg.git_sources:
+        # the excludes file and info/exclude as _gitconfig resolved them
+        cands: list[tuple[str, str]] = []
+        if settings is not None and settings.excludes_file:
+            cands.append((settings.excludes_display, settings.excludes_file))
+        if settings is not None and settings.info_exclude:
+            cands.append((settings.info_exclude_display, settings.info_exclude))
+        for shown, path in cands:
+            sig = ix._stat_sig(path, follow=True)
+            sigs.append(sig)
+            paths.append(path)
+            if sig is None:
+                continue
+            try:
+                data = ix.fs.read_bytes(os.path.realpath(path))
+            except OSError as e:
+                if e.errno == errno.EISDIR:
+                    continue
+                if e.errno == errno.EINVAL:
+                    # a special file (``/dev/null``, a FIFO, ``/dev/zero``): never read,
+                    # no rules (git reads a device's zero ``st_size`` as empty)
+                    sources.append(SourceInfo(source=shown, state="special"))
+                    continue
+                sigs[-1] = _stale(e.errno)  # read again by the next session
+                if e.errno in (errno.ENOENT, errno.ENOTDIR):
+                    continue
+                warnings.append(f"unable to access '{shown}': {os.strerror(e.errno or 0)}")
+                sources.append(SourceInfo(source=shown, state="unreadable",
+                                          error=_err_name(e.errno)))
+                if cfg.fail_closed and stop is None:
+                    stop = Match(ignored=True, fail_closed=True, unreadable=shown)
+                continue
+            lst = IgnoreList.from_bytes(shown, "", data, fold, sig)
+            lists.append(lst)
+            sources.append(SourceInfo(source=shown, state="read", rules=len(lst)))
+    node = DirNode("\0globals", None, stop, tuple(lists), tuple(sigs), tuple(sources))
+    for w in warnings:
+        ix._warn(w)
+    return Globals(key, fold, node, tuple(warnings), tuple(paths))
+
+
+#: Resolutions of git's layout and config one load may make before it settles for a key
+#: that matches nothing (the next session resolves again).
+_RESOLVE_TRIES = 4
+
+
+def _resolve_stable(ix: IgnoreIndex, before: tuple[object, ...]) -> tuple[
+        _gitconfig.GitSettings | None, _gitconfig.GitFatal | None, tuple[object, ...]]:
+    """:func:`resolve_git` and the key it is valid under. The files a resolution read are
+    ``stat``-ed after it read them, so an edit landing between the read and the ``stat``
+    would key the old settings on the new file's signature, unnoticed for ever; a
+    resolution is kept only when the key taken before it (``before``: the previous
+    resolution's files, as :func:`current_globals` took it) equals the one taken after it
+    (every file had the same signature on both sides of its read). After
+    :data:`_RESOLVE_TRIES` disagreements (files edited without pause) the settings are used
+    for this session under a key no ``stat`` matches, so the next session resolves again."""
+    for _ in range(_RESOLVE_TRIES):
+        settings, fatal = resolve_git(ix)
+        after = config_key(ix)  # keyed on the files this resolution read
+        if after == before:
+            break
+        before = after
+    else:
+        from pathgate.runtime.ignore._index import _stale
+
+        files = cast("tuple[tuple[str, object], ...]", after[1:])
+        after = (after[0], *((path, _stale(None)) for path, _sig in files)) if after else after
+    if fatal is not None:
+        _gitconfig.warn("%s: every path is blocked (fail closed): %s", ix.root,
+                        str(fatal).replace("\n", " / "))
+    return settings, fatal, after
+
+
+def resolve_git(ix: IgnoreIndex) -> tuple[_gitconfig.GitSettings | None, _gitconfig.GitFatal | None]:
+    """git's layout and configuration for the root (:func:`_gitconfig.resolve`), or the
+    :class:`~_gitconfig.GitFatal` git would exit 128 on (the caller logs it and fails
+    closed). Records the files looked at, for :func:`config_key`."""
+    cfg = ix.config
+    settings: _gitconfig.GitSettings | None = None
+    fatal: _gitconfig.GitFatal | None = None
+    watched: list[str] = []
+    if cfg.git_sources or cfg.ignore_case is None:
+        try:
+            settings = _gitconfig.resolve(ix.root, excludes_file=cfg.excludes_file,
+                                          ignore_case=cfg.ignore_case, watched=watched,
+                                          layout=ix.git_layout)
+        except _gitconfig.GitFatal as e:
+            fatal = e
+    ix._git_watch = tuple(dict.fromkeys(watched))
+    return settings, fatal
+
+
+def current_globals(ix: IgnoreIndex) -> Globals:
+    """The repository-wide sources for a new session: the ones held while the probe or the
+    exact check finds them unchanged, else read again (and a new probe built)."""
+    g = ix._globals
+    began = ix._clock()
+    if g is not None and g.node.stop is None and began - ix._globals_checked < ix.globals_ttl:
+        return g  # validated less than ``globals_ttl`` ago (0: never; fail-closed: never)
+    pr = ix._probe
+    if (g is not None and pr is not None and pr.of is g and (not pr.retry_ns or ix._wall_ns() < pr.retry_ns)
+            and pr.check(ix.fs.stat, _gitconfig.ENV_KEYS)):
+        ix._globals_checked = began
+        return g
+    key = config_key(ix)
+    if (g is not None and g.key == key
+            and all(ix._stat_sig(p, follow=True) == s
+                    for p, s in zip(g.paths, g.node.sigs, strict=True))):
+        ix._globals_checked = began
+        ix._probe = make_probe(ix, g)
+        return g
+    g = load_globals(ix, key)
+    with ix._lock:
+        ix._globals = g
+        ix._globals_checked = began
+    ix._probe = make_probe(ix, g)
+    return g
+
+
+def make_probe(ix: IgnoreIndex, g: Globals) -> Probe | None:
+    """A probe for ``g`` (:mod:`._probe`), when the environment still matches its key."""
+    from pathgate.runtime.ignore import _probe
+    from pathgate.runtime.ignore._index import _sig_of
+
+    key = g.key
+    if not isinstance(key, tuple) or not key:
+        return None
+    env = _probe.env_fingerprint(_gitconfig.ENV_KEYS)
+    if env is None or tuple(None if v is None else os.fsdecode(v) for v in env) != key[0]:
+        return None
+    recorded: list[tuple[str, _Sig]] = [*key[1:], *zip(g.paths, g.node.sigs, strict=True)]
+    return _probe.build_probe(g, env, recorded, stat=ix.fs.stat, lstat=ix.fs.lstat,
+                              sig_of=_sig_of, trusts_dir=ix.trusts_dir, now_ns=ix._wall_ns)
