@@ -159,3 +159,19 @@ async def test_openai_guardrail_gates_nested_paths(project: Path) -> None:
 def path_guardrail_for(project: Path) -> Any:
     from pathgate.adapters.openai_agents import path_guardrail
     return path_guardrail(Runtime(project))
+
+
+async def test_pydantic_wrapper_refuses_arguments_it_cannot_look_into(project: Path) -> None:
+    pytest.importorskip("pydantic_ai")
+    from types import SimpleNamespace
+
+    from pydantic_ai.toolsets import FunctionToolset
+
+    from pathgate.adapters.pydantic_ai import PathgateWrapperToolset
+
+    wrapper = PathgateWrapperToolset(FunctionToolset(), runtime=Runtime(project))
+    ctx = SimpleNamespace(model=None, tool_call_id="call_0")
+    result = await wrapper.call_tool("open_file", {"req": _Opaque()}, ctx, None)  # type: ignore[arg-type]
+    assert result.return_value.startswith("open_file was not run: pathgate refused")
+    assert result.metadata == {"pathgate_blocked": ["arguments"]}
+    assert ".env" not in result.return_value
