@@ -11,8 +11,10 @@ import asyncio
 import concurrent.futures
 import contextvars
 import functools
+import os
 import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -39,10 +41,12 @@ __all__ = [
     "call_tool",
     "call_tool_twice_rendered",
     "default_tools",
+    "guard_arguments",
     "guard_paths",
     "is_error",
     "path_arguments",
     "run_sync",
+    "scan_arguments",
     "to_text",
     "tool_infos",
 ]
@@ -234,28 +238,66 @@ DEFAULT_PATH_KEYS = frozenset({
 _GUARD_GATES = frozenset({Gate.PATH, Gate.SECRETS, Gate.HOST_FILTER, Gate.IGNORE})
 
 
-def path_arguments(args: Any, keys: Iterable[str] = DEFAULT_PATH_KEYS) -> list[str]:
-    """The path strings in a tool's arguments: values of ``keys`` (strings or lists of
-    strings), looked up in nested objects too."""
+#: What the model reads for a path-named argument the guard cannot judge (the call is refused).
+_UNJUDGED = "[BLOCKED]: not a path string pathgate can check"
+
+#: Values under a path key that clearly are not paths (JSON's null, booleans and numbers).
+_NOT_PATHS = (type(None), bool, int, float)
+
+
+@dataclass(frozen=True, slots=True)
+class PathScan:
+    """The path arguments found in a tool's arguments: ``paths`` (strings, in order, without
+    repeats) and ``unjudged`` (where a path key holds a value that is neither a string, an
+    object or list to look into, nor null/bool/number: the call must be refused)."""
+
+    paths: list[str]
+    unjudged: list[str]
+
+
+def _is_items(node: Any) -> bool:
+    return isinstance(node, (Sequence, AbstractSet)) and not isinstance(node, (str, bytes, bytearray))
+
+
+def scan_arguments(args: Any, keys: Iterable[str] = DEFAULT_PATH_KEYS) -> PathScan:
+    """Find the path arguments in ``args`` (JSON-like data): the values of ``keys`` anywhere.
+
+    A path key's value is a path (a string or ``os.PathLike``), a list of them, or objects
+    (alone or in lists) that name their paths with ``keys`` in turn; anything else under a
+    path key, bar null, booleans and numbers, is *unjudged* (fail closed: refuse the call).
+    Values under other keys are looked into, never taken as paths themselves.
+    """
     wanted = frozenset(keys)
     found: list[str] = []
+    unjudged: list[str] = []
 
-    def visit(node: Any) -> None:
+    def visit(node: Any, where: str, is_path: bool) -> None:
         if isinstance(node, Mapping):
             for key, value in node.items():
-                if key in wanted:
-                    if isinstance(value, str):
-                        found.append(value)
-                    elif isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
-                        found.extend(v for v in value if isinstance(v, str))
-                else:
-                    visit(value)
-        elif isinstance(node, Sequence) and not isinstance(node, (str, bytes)):
-            for item in node:
-                visit(item)
+                visit(value, f"{where}.{key}" if where else str(key), key in wanted)
+        elif _is_items(node):
+            for i, item in enumerate(node):
+                visit(item, f"{where}[{i}]", is_path)
+        elif not is_path or isinstance(node, _NOT_PATHS):
+            return
+        elif isinstance(node, str):
+            found.append(node)
+        elif isinstance(node, os.PathLike) and isinstance(path := os.fspath(node), str):
+            found.append(path)
+        else:
+            unjudged.append(where)
 
-    visit(args)
-    return list(dict.fromkeys(found))
+    visit(args, "", False)
+    return PathScan(list(dict.fromkeys(found)), unjudged)
+
+
+def path_arguments(args: Any, keys: Iterable[str] = DEFAULT_PATH_KEYS) -> list[str]:
+    """The path strings in a tool's arguments (see :func:`scan_arguments`); raises
+    ``ValueError`` when a path key holds a value that cannot be judged."""
+    scan = scan_arguments(args, keys)
+    if scan.unjudged:
+        raise ValueError(f"path arguments pathgate cannot check: {', '.join(scan.unjudged)}")
+    return scan.paths
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,23 +319,51 @@ class Guarded:
         return head + ".\n" + to_text(self.blocked)
 
 
+def _forms(path: str) -> list[str]:
+    """The paths a host tool may open for ``path``: itself and, for ``~`` or ``~user``, the
+    home path it expands to (a host tool may call ``expanduser``; pathgate does not)."""
+    if not path.startswith("~"):
+        return [path]
+    home = os.path.expanduser(path)
+    return [path] if home == path else [path, home]
+
+
 async def guard_paths(runtime: Runtime, paths: Sequence[str], *, model: str | None = None,
                       call_id: str | None = None, agent: str | None = None,
                       renderer: str | None = None) -> Guarded:
     """Check ``paths`` (another tool's path arguments) with the gates that decide on the path
     alone: escapes, secrets, the host filter, ignore rules. Runs as a zero-line
-    ``read_files`` through the runtime's chain, so it is traced like any call."""
+    ``read_files`` through the runtime's chain, so it is traced like any call. A path
+    starting with ``~`` is checked both as written and as the home path it expands to
+    (outside the project: refused), since the host tool may expand it."""
     paths = list(dict.fromkeys(paths))
     if not paths:
         return Guarded([], {})
-    rendered, raw = await call_tool_raw(runtime, "read_files", {"paths": paths, "limit": 0},
+    forms = {p: _forms(p) for p in paths}
+    checked = list(dict.fromkeys(f for fs in forms.values() for f in fs))
+    rendered, raw = await call_tool_raw(runtime, "read_files", {"paths": checked, "limit": 0},
                                         model=model, call_id=call_id, agent=agent, renderer=renderer)
-    if raw is None:  # pathgate rejected the arguments themselves: refuse them all
-        return Guarded(paths, {p: to_text(rendered) for p in paths})
+    if raw is None or len(raw) != len(checked):  # pathgate rejected the arguments: refuse them all
+        return Guarded(paths, {p: to_text(rendered) if raw is None else _UNJUDGED for p in paths})
     chosen = runtime.renderer_for(model, renderer)
+    verdicts = dict(zip(checked, (res.verdict if not res.truncated else None for res in raw), strict=True))
     blocked: dict[str, Any] = {}
-    for res in raw:
-        verdict = res.verdict
-        if verdict is not None and not res.truncated and verdict.gate in _GUARD_GATES:
-            blocked[res.path] = chosen.render_verdict(res.path, verdict)
+    for path, path_forms in forms.items():
+        for form in path_forms:
+            verdict = verdicts[form]
+            if verdict is not None and verdict.gate in _GUARD_GATES:
+                blocked[path] = chosen.render_verdict(path, verdict)
+                break
     return Guarded(paths, blocked)
+
+
+async def guard_arguments(runtime: Runtime, args: Any, keys: Iterable[str] = DEFAULT_PATH_KEYS,
+                          **kwargs: Any) -> Guarded:
+    """:func:`guard_paths` on the path arguments in ``args`` (see :func:`scan_arguments`); a
+    path key holding a value that cannot be judged is refused too (named by where it sits,
+    e.g. ``files[0]``), so the call is not run."""
+    scan = scan_arguments(args, keys)
+    guarded = await guard_paths(runtime, scan.paths, **kwargs)
+    if not scan.unjudged:
+        return guarded
+    return Guarded(guarded.paths, {**dict.fromkeys(scan.unjudged, _UNJUDGED), **guarded.blocked})

@@ -41,8 +41,7 @@ except ModuleNotFoundError as _exc:  # the framework is an optional extra
 from pathgate.adapters._common import (
     DEFAULT_PATH_KEYS,
     call_tool,
-    guard_paths,
-    path_arguments,
+    guard_arguments,
     to_text,
     tool_infos,
 )
@@ -103,11 +102,10 @@ def path_guardrail(runtime: Runtime, *, path_keys: Iterable[str] = DEFAULT_PATH_
         args = _parse(ctx.tool_arguments)
         if isinstance(args, Exception):
             return ToolGuardrailFunctionOutput.allow()  # the tool reports its own bad JSON
-        paths = path_arguments(args, keys)
-        if not paths:
+        guarded = await guard_arguments(runtime, args, keys, model=_model_id(data.agent, model),
+                                        call_id=ctx.tool_call_id, agent=data.agent.name, renderer=renderer)
+        if not guarded.paths and guarded.allowed:
             return ToolGuardrailFunctionOutput.allow(output_info={"paths": []})
-        guarded = await guard_paths(runtime, paths, model=_model_id(data.agent, model),
-                                    call_id=ctx.tool_call_id, agent=data.agent.name, renderer=renderer)
         if guarded.allowed:
             return ToolGuardrailFunctionOutput.allow(output_info={"paths": guarded.paths})
         return ToolGuardrailFunctionOutput.reject_content(

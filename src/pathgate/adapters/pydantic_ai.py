@@ -34,16 +34,16 @@ try:
     from pydantic_ai.messages import ToolReturn
     from pydantic_ai.tools import ToolDefinition
     from pydantic_ai.toolsets import AbstractToolset, ToolsetTool, WrapperToolset
-    from pydantic_core import SchemaValidator, core_schema
+    from pydantic_core import PydanticSerializationError, SchemaValidator, core_schema, to_jsonable_python
 except ModuleNotFoundError as _exc:  # the framework is an optional extra
     raise missing_extra("pydantic_ai", "pydantic-ai", _exc) from None
 
 from pathgate.adapters._common import (
     DEFAULT_PATH_KEYS,
+    Guarded,
     call_tool_twice_rendered,
-    guard_paths,
+    guard_arguments,
     is_error,
-    path_arguments,
     tool_infos,
 )
 from pathgate.runtime._runtime import Runtime
@@ -125,11 +125,14 @@ class PathgateWrapperToolset(WrapperToolset[Any]):
 
     async def call_tool(self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any],
                         tool: ToolsetTool[Any]) -> Any:
-        paths = path_arguments(tool_args, self.path_keys)
-        if paths:
-            guarded = await guard_paths(self.runtime, paths, model=_model_id(ctx, self.model),
-                                        call_id=ctx.tool_call_id, renderer=self.renderer)
-            if not guarded.allowed:
-                return ToolReturn(return_value=guarded.message(name),
-                                  metadata={"pathgate_blocked": sorted(guarded.blocked)})
+        try:  # validated arguments hold models and dataclasses: look at them as JSON data
+            data = to_jsonable_python(tool_args)
+        except PydanticSerializationError:  # a value pathgate cannot look into: refuse the call
+            guarded = Guarded([], {"arguments": "[BLOCKED]: arguments pathgate cannot check"})
+        else:
+            guarded = await guard_arguments(self.runtime, data, self.path_keys, model=_model_id(ctx, self.model),
+                                            call_id=ctx.tool_call_id, renderer=self.renderer)
+        if not guarded.allowed:
+            return ToolReturn(return_value=guarded.message(name),
+                              metadata={"pathgate_blocked": sorted(guarded.blocked)})
         return await super().call_tool(name, tool_args, ctx, tool)

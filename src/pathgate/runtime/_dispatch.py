@@ -127,11 +127,57 @@ def validate_args(spec: ToolSpec, args: Any) -> Any:
         args = dict(args)
     try:
         return msgspec.convert(args, spec.args_type, strict=True)
+    except UnicodeEncodeError:  # msgspec could not word its error: a lone surrogate ("\\ud800")
+        pass
     except msgspec.ValidationError as exc:
-        field, text = _key_of(str(exc))
-        if field:
-            raise ToolArgumentError(f"{spec.name}: argument `{field}`: {text}", field=field) from None
-        raise ToolArgumentError(f"{spec.name}: {text}") from None
+        raise _argument_error(spec, exc) from None
+    try:  # the same check with lone surrogates escaped, for msgspec's own words
+        msgspec.convert(_escaped(args), spec.args_type, strict=True)
+    except msgspec.ValidationError as exc:
+        raise _argument_error(spec, exc) from None
+    field = _surrogate_field(args, "")
+    raise ToolArgumentError(f"{spec.name}: argument `{field}`: must be valid Unicode "
+                            "(it holds a lone surrogate)", field=field)
+
+
+def _argument_error(spec: ToolSpec, exc: msgspec.ValidationError) -> ToolArgumentError:
+    field, text = _key_of(str(exc))
+    if field:
+        return ToolArgumentError(f"{spec.name}: argument `{field}`: {text}", field=field)
+    return ToolArgumentError(f"{spec.name}: {text}")
+
+
+def _escaped(node: Any) -> Any:
+    """``node`` (JSON-like) with lone surrogates in its strings and keys escaped."""
+    if isinstance(node, str):
+        return _shown(node)
+    if isinstance(node, Mapping):
+        return {_escaped(k): _escaped(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_escaped(v) for v in node]
+    return node
+
+
+def _shown(text: str) -> str:
+    """``text`` with lone surrogates escaped (``\\ud800``), so an error message stays encodable."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _surrogate_field(node: Any, where: str) -> str:
+    """Where the first string holding a lone surrogate sits in ``node`` (a key is named by
+    itself, escaped); ``where`` itself when none is found below it."""
+    items = node.items() if isinstance(node, Mapping) else enumerate(node) if isinstance(node, list) else ()
+    for key, value in items:
+        here = f"{where}[{key}]" if isinstance(key, int) else f"{where}.{key}" if where else str(key)
+        if isinstance(key, str) and _shown(key) != key:
+            return _shown(here)
+        if isinstance(value, str) and _shown(value) != value:
+            return _shown(here)
+        if isinstance(value, (Mapping, list)):
+            found = _surrogate_field(value, here)
+            if found != here:
+                return found
+    return _shown(where) or "arguments"
 
 
 def unknown_tool(name: str, known: list[str]) -> UnknownToolError:

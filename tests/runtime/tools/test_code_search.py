@@ -245,8 +245,8 @@ async def test_hits_over_many_files_keep_order_and_cap(anyio_backend: str, tmp_p
     assert [(h.path, h.line) for h in res.hits] == want[:7] and res.truncated
     res = await Runtime(root).code_search("^$", max_results=0)  # the empty line 3, never a joint
     assert [(h.path, h.line) for h in res.hits] == sorted((n, 3) for n, _ in want)
-    res = await Runtime(root).code_search(r"\Aneedle|x\z", max_results=0)  # text anchors: per file
-    assert res.hits == ()
+    res = await Runtime(root).code_search(r"\Aneedle|x\z", max_results=0)  # text anchors: per line, as rg
+    assert [(h.path, h.line) for h in res.hits] == sorted([(n, 1) for n, _ in want] + want)
 
 
 # -- descriptors --------------------------------------------------------------------------

@@ -113,6 +113,8 @@ def _check_text(regex: str) -> str | None:
                 return "`\\n` cannot match: hits are single lines (search for each line's text instead)"
             if nxt.isdigit() and nxt != "0":
                 return f"backreferences (`\\{nxt}`) are not supported"
+            if nxt == "C":  # RE2's any byte matches \n despite never_nl; ripgrep refuses it
+                return "`\\C` (any byte) is not supported (use `.`)"
             i += 2
             continue
         if c == "\n":
@@ -132,6 +134,42 @@ def _check_text(regex: str) -> str | None:
                 continue
         i += 1
     return None
+
+
+_FLAGS = re.compile(r"\(\?([imsU]*)(?:-([imsU]*))?([:)])")
+
+
+def _line_anchored(regex: str) -> str:
+    """``regex`` with its text anchors made line anchors, as in ripgrep's line-by-line
+    search: ``\\A`` is ``^`` and ``\\z`` is ``$`` (multi-line), and a flag group's ``-m`` is
+    dropped; else they would match at the ends of whatever buffer a search happens to get
+    (a batch of files, a piece of a big file). Escapes, ``\\Q...\\E`` and classes are kept."""
+    out: list[str] = []
+    i, n = 0, len(regex)
+    while i < n:
+        c = regex[i]
+        if c == "\\":
+            pair = regex[i:i + 2]
+            if pair == "\\Q":
+                close = regex.find("\\E", i + 2)
+                j = n if close < 0 else close + 2
+            else:
+                j = i + 2
+            out.append({"\\A": "(?m:^)", "\\z": "(?m:$)"}.get(pair, regex[i:j]))
+            i = j
+        elif c == "[":
+            j = _skip_class(regex, i)
+            out.append(regex[i:j])
+            i = j
+        elif (m := _FLAGS.match(regex, i)) is not None and m.group(2) is not None:
+            on, off, end = m.group(1), m.group(2).replace("m", ""), m.group(3)
+            flags = on + ("-" + off if off else "")
+            out.append(f"(?{flags}{end}" if flags else "(?:)" if end == ")" else "(?:")
+            i = m.end()
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
 
 
 def _skip_class(regex: str, i: int) -> int:
@@ -172,22 +210,23 @@ def compile_regex(regex: object, case_sensitive: bool = True) -> Regex:
     options.log_errors = False
     options.max_mem = PROGRAM_MEM
     options.case_sensitive = case_sensitive
+    anchored = _line_anchored(regex)
     try:
-        encoded = ("(?m)" + regex).encode("utf-8")
+        encoded = ("(?m)" + anchored).encode("utf-8")
     except UnicodeEncodeError:
         raise _fail(regex, "the pattern is not valid Unicode") from None
     compiled = re2._re2.RE2(encoded, options)
     if not compiled.ok():
-        raise _fail(regex, _explain(compiled.error(), regex))
+        raise _fail(regex, _explain(compiled.error(), regex, anchored))
     time.sleep(0)  # let the event loop's thread take the GIL between the two compiles
     options.max_mem = MAX_MEM
     compiled = re2._re2.RE2(encoded, options)
     return Regex(regex, compiled)
 
 
-def _explain(error: bytes | str, regex: str) -> str:
+def _explain(error: bytes | str, regex: str, compiled: str | None = None) -> str:
     text = error.decode("utf-8", "replace") if isinstance(error, bytes) else str(error)
-    text = text.replace("(?m)" + regex, regex)
+    text = text.replace("(?m)" + (regex if compiled is None else compiled), regex)
     if len(text) > 120:
         text = text[:117] + "..."
     for prefix, why in _CONSTRUCTS:

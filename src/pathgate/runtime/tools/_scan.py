@@ -515,6 +515,8 @@ class Scanner:
                 break
             s = span[0]
             ls = max(buf.rfind(b"\n", start, s) + 1, start) if s > start else start
+            if ls >= end:  # an empty match after the region's last \n: no line there
+                break
             le = buf.find(b"\n", s, end)
             le = end if le < 0 else le
             lines += buf.count(b"\n", counted, ls)
