@@ -27,7 +27,6 @@ from pathgate.runtime.fs._read import (
     Opened,
     ReadRequest,
     _checked,
-    _with_st,
     decode,
     open_at,
     open_read,
@@ -305,7 +304,7 @@ class AiofilesFS:
                     break
                 chunks.append(chunk)
                 remaining -= len(chunk)
-            return _with_st(decode(b"".join(chunks), req.max_bytes), st)
+            return decode(b"".join(chunks), req.max_bytes, st)
         except OSError as exc:
             return Opened(error=exc.errno or errno.EIO)
         finally:
