@@ -84,3 +84,21 @@ def test_open_read_reads_whole_files_around_the_limit(tmp_path: os.PathLike[str]
         assert got.data is None and got.st is not None and got.st.st_size == size  # refused by fstat
     else:
         assert got.data == data and got.text == data.decode() and got.st is not None
+
+
+def test_call_scope_without_a_generator_matches_sched_call_scope() -> None:
+    from pathgate.runtime.fs import IoLimiter
+    from pathgate.runtime.fs._sched import _CALL, call_scope
+
+    assert _CALL.get() is None
+    with IoLimiter.call() as outer:
+        assert _CALL.get() is outer
+        with IoLimiter.call() as inner, call_scope() as other:
+            assert inner is outer and other is outer  # nested scopes share the call's ticket
+        assert _CALL.get() is outer
+    assert _CALL.get() is None
+    with call_scope() as outer, IoLimiter.call() as inner:
+        assert inner is outer
+    with pytest.raises(KeyError), IoLimiter.call():
+        raise KeyError("x")
+    assert _CALL.get() is None  # reset on the way out of an error too
