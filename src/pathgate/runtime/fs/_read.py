@@ -80,7 +80,9 @@ BINARY_SNIFF = 8192
 _READ_CHUNK = 1 << 20
 
 
-class ReadRequest(msgspec.Struct, frozen=True):
+# not tracked by the garbage collector: its fields (strings, numbers, bytes, a stat result)
+# cannot lead back to it, and a batch read makes a few per file
+class ReadRequest(msgspec.Struct, frozen=True, gc=False):
     """Open ``path`` (a real path the gates approved), expecting ``identity``; read at most
     ``max_bytes + 1`` bytes, and nothing when ``fstat`` shows more than ``max_bytes``.
 
@@ -201,7 +203,9 @@ def open_at(ops: FileOps, req: ReadRequest, dirs: DirFds | None = None) -> int:
         return ops.open_fd(name, dir_fd=own.get(parent))
 
 
-class Opened(msgspec.Struct, frozen=True):
+# not tracked by the garbage collector: its fields (strings, numbers, bytes, a stat result)
+# cannot lead back to it, and a batch read makes a few per file
+class Opened(msgspec.Struct, frozen=True, gc=False):
     """What the descriptor said. Facts only; the existence/size/read gates decide.
 
     * ``error``: errno of ``open``/``fstat``/``read`` (``ELOOP``: the last component became a

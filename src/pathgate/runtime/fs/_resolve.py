@@ -40,7 +40,9 @@ PATH_MAX = 4096
 MISSING_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ENAMETOOLONG, errno.EILSEQ})
 
 
-class Resolved(msgspec.Struct, frozen=True):
+# not tracked by the garbage collector: its fields (strings, numbers, bytes, a stat result)
+# cannot lead back to it, and a batch read makes a few per file
+class Resolved(msgspec.Struct, frozen=True, gc=False):
     """Where one requested spelling leads, with symlinks resolved.
 
     * ``real``: the absolute real path (``None`` for an empty, NUL or unencodable spelling).
