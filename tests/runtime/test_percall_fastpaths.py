@@ -102,3 +102,19 @@ def test_call_scope_without_a_generator_matches_sched_call_scope() -> None:
     with pytest.raises(KeyError), IoLimiter.call():
         raise KeyError("x")
     assert _CALL.get() is None  # reset on the way out of an error too
+
+
+def test_check_paths_fast_path_accepts_and_refuses_as_before() -> None:
+    from pathgate.errors import ToolArgumentError
+    from pathgate.runtime.tools.read_files import _check_paths
+
+    class Sub(str):
+        pass
+
+    assert _check_paths(["a", "b"]) == ["a", "b"]
+    assert _check_paths(("a", Sub("b"))) == ["a", "b"]
+    assert _check_paths([Sub("a")]) == ["a"]
+    for bad, field in ((["a", 1], "paths[1]"), ("ab", "paths"), ([b"a"], "paths[0]"), (None, "paths")):
+        with pytest.raises(ToolArgumentError) as exc:
+            _check_paths(bad)
+        assert exc.value.field == field
