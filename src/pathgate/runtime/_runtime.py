@@ -418,11 +418,12 @@ class Runtime(GateCore):
         return spell_names(result)
 
     async def _tool_read_files(self, args: ReadFilesArgs, call: ToolCall) -> list[FileResult]:
-        paths = [unspell_path(p) for p in args.paths]
+        # a spelling without a double quote is its own path (``unspell_path`` returns it as is)
+        paths = [p if '"' not in p else unspell_path(p) for p in args.paths]
         results = await self.read_files(paths, offset=args.offset, limit=args.limit, model=call.model,
                                         agent=call.agent)
         call.state.verdicts = [None if r.truncated else r.verdict for r in results]
-        return spell_names(results)
+        return _spell_reads(results)
 
     @staticmethod
     def _record_discovery(call: ToolCall, result: GlobResult | ListResult | SearchResult) -> None:
@@ -451,3 +452,24 @@ class Runtime(GateCore):
         )
         self._record_discovery(call, result)
         return spell_names(result)
+
+
+#: The fields of :class:`~pathgate.FileResult` :func:`_spell_reads` knows; with any other
+#: layout every result goes through ``spell_names``.
+_READ_FIELDS = ("path", "content", "verdict", "relpath", "truncated", "total_lines", "same_as")
+
+
+def _plain_name(name: str | None) -> bool:
+    """Is ``name`` spelled as itself (``spell_path``: printable ASCII, no leading quote)?"""
+    return name is None or (name.isascii() and name.isprintable() and not name.startswith('"'))
+
+
+def _spell_reads(results: list[FileResult]) -> list[FileResult]:
+    """``spell_names(results)`` without its per-field walk where it would change nothing: a
+    result with no verdict whose names are printable ASCII and whose content is ASCII (no
+    lone surrogate) is kept as is; any other goes through ``spell_names``."""
+    if FileResult.__struct_fields__ != _READ_FIELDS:
+        return spell_names(results)
+    return [r if (r.verdict is None and _plain_name(r.path) and _plain_name(r.relpath)
+                  and _plain_name(r.same_as) and (r.content is None or r.content.isascii()))
+            else spell_names(r) for r in results]

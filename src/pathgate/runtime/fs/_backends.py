@@ -13,8 +13,10 @@ import math
 import os
 import stat as stat_mod
 import sys
+import time
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
+from contextvars import Token
 from typing import Protocol, TypeVar
 
 import anyio
@@ -27,13 +29,13 @@ from pathgate.runtime.fs._read import (
     Opened,
     ReadRequest,
     _checked,
-    _with_st,
     decode,
     open_at,
     open_read,
 )
 from pathgate.runtime.fs._resolve import Resolved, drive_async, drive_sync, resolve_flow
 from pathgate.runtime.fs._sched import (
+    _CALL,
     LONG_CALL_SECONDS,
     MAIN,
     MAX_DEFER_SECONDS,
@@ -41,7 +43,6 @@ from pathgate.runtime.fs._sched import (
     FairLimiter,
     HopScheduler,
     Ticket,
-    call_scope,
 )
 
 __all__ = [
@@ -116,8 +117,28 @@ class IoLimiter:
     @staticmethod
     def call() -> AbstractContextManager[Ticket]:
         """Scope one tool call (``with runtime.limiter.call(): ...``): its hops are granted by
-        the call's start (:func:`._sched.call_scope`)."""
-        return call_scope()
+        the call's start (:func:`._sched.call_scope`, without a generator's cost per call)."""
+        return _CallScope()
+
+
+class _CallScope:
+    """:func:`._sched.call_scope` as a plain context manager (the same ticket and context
+    variable; a nested scope reuses the outer ticket and resets nothing)."""
+
+    __slots__ = ("_token",)
+
+    def __enter__(self) -> Ticket:
+        ticket = _CALL.get()
+        if ticket is not None:
+            self._token: Token[Ticket | None] | None = None
+            return ticket
+        ticket = Ticket(time.monotonic())
+        self._token = _CALL.set(ticket)
+        return ticket
+
+    def __exit__(self, *exc: object) -> None:
+        if self._token is not None:
+            _CALL.reset(self._token)
 
 
 class DirStatMemo:
@@ -305,7 +326,7 @@ class AiofilesFS:
                     break
                 chunks.append(chunk)
                 remaining -= len(chunk)
-            return _with_st(decode(b"".join(chunks), req.max_bytes), st)
+            return decode(b"".join(chunks), req.max_bytes, st)
         except OSError as exc:
             return Opened(error=exc.errno or errno.EIO)
         finally:

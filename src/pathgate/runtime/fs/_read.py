@@ -14,7 +14,8 @@ from __future__ import annotations
 import errno
 import os
 import stat as stat_mod
-from dataclasses import dataclass
+
+import msgspec
 
 from pathgate.runtime.fs._ops import FileOps, OsFS
 from pathgate.runtime.fs._resolve import PATH_MAX, Resolved, _rel, _within
@@ -79,8 +80,9 @@ BINARY_SNIFF = 8192
 _READ_CHUNK = 1 << 20
 
 
-@dataclass(frozen=True, slots=True)
-class ReadRequest:
+# not tracked by the garbage collector: its fields (strings, numbers, bytes, a stat result)
+# cannot lead back to it, and a batch read makes a few per file
+class ReadRequest(msgspec.Struct, frozen=True, gc=False):
     """Open ``path`` (a real path the gates approved), expecting ``identity``; read at most
     ``max_bytes + 1`` bytes, and nothing when ``fstat`` shows more than ``max_bytes``.
 
@@ -201,8 +203,9 @@ def open_at(ops: FileOps, req: ReadRequest, dirs: DirFds | None = None) -> int:
         return ops.open_fd(name, dir_fd=own.get(parent))
 
 
-@dataclass(frozen=True, slots=True)
-class Opened:
+# not tracked by the garbage collector: its fields (strings, numbers, bytes, a stat result)
+# cannot lead back to it, and a batch read makes a few per file
+class Opened(msgspec.Struct, frozen=True, gc=False):
     """What the descriptor said. Facts only; the existence/size/read gates decide.
 
     * ``error``: errno of ``open``/``fstat``/``read`` (``ELOOP``: the last component became a
@@ -228,16 +231,17 @@ class Opened:
         return None if self.st is None else self.st.st_size
 
 
-def decode(data: bytes, max_bytes: int) -> Opened:
-    """Classify bytes read within the limit (helper of :func:`open_read` and backends)."""
+def decode(data: bytes, max_bytes: int, st: os.stat_result | None = None) -> Opened:
+    """Classify bytes read within the limit (helper of :func:`open_read` and backends);
+    ``st``: the descriptor's ``fstat``, kept in the result."""
     if len(data) > max_bytes:
-        return Opened(data=data)
+        return Opened(st=st, data=data)
     if b"\x00" in data[:BINARY_SNIFF]:
-        return Opened(data=data, binary=True)
+        return Opened(st=st, data=data, binary=True)
     try:
-        return Opened(data=data, text=data.decode("utf-8"))
+        return Opened(st=st, data=data, text=data.decode("utf-8"))
     except UnicodeDecodeError:
-        return Opened(data=data, binary=True)
+        return Opened(st=st, data=data, binary=True)
 
 
 def _checked(st: os.stat_result, req: ReadRequest) -> Opened | None:
@@ -249,10 +253,6 @@ def _checked(st: os.stat_result, req: ReadRequest) -> Opened | None:
     if st.st_size > req.max_bytes:
         return Opened(st=st)
     return None
-
-
-def _with_st(opened: Opened, st: os.stat_result) -> Opened:
-    return Opened(st=st, data=opened.data, text=opened.text, binary=opened.binary)
 
 
 class WouldBlock(Exception):
@@ -314,16 +314,18 @@ def open_read(ops: FileOps, req: ReadRequest, dirs: DirFds | None = None, *,
             data = _read_cached(fd, min(req.max_bytes, inline), st.st_size)
             if len(data) > inline:
                 raise WouldBlock  # grew past the inline bound since fstat
-            return _with_st(decode(data, req.max_bytes), st)
+            return decode(data, req.max_bytes, st)
         remaining = req.max_bytes + 1
         chunks: list[bytes] = []
+        want = st.st_size + 1  # the first read sized by fstat (no limit-sized buffer per file)
         while remaining > 0:
-            chunk = ops.read_fd(fd, min(remaining, _READ_CHUNK))
+            chunk = ops.read_fd(fd, min(remaining, want))
             if not chunk:
                 break
             chunks.append(chunk)
             remaining -= len(chunk)
-        return _with_st(decode(b"".join(chunks), req.max_bytes), st)
+            want = _READ_CHUNK
+        return decode(chunks[0] if len(chunks) == 1 else b"".join(chunks), req.max_bytes, st)
     except OSError as exc:
         return Opened(error=exc.errno or errno.EIO)
     finally:

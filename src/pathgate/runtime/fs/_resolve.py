@@ -14,8 +14,9 @@ import errno
 import os
 import stat as stat_mod
 from collections.abc import Awaitable, Callable, Generator, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import msgspec
 
 if TYPE_CHECKING:
     from pathgate.runtime.fs._ops import FileOps
@@ -39,8 +40,9 @@ PATH_MAX = 4096
 MISSING_ERRNOS = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ENAMETOOLONG, errno.EILSEQ})
 
 
-@dataclass(frozen=True, slots=True)
-class Resolved:
+# not tracked by the garbage collector: its fields (strings, numbers, bytes, a stat result)
+# cannot lead back to it, and a batch read makes a few per file
+class Resolved(msgspec.Struct, frozen=True, gc=False):
     """Where one requested spelling leads, with symlinks resolved.
 
     * ``real``: the absolute real path (``None`` for an empty, NUL or unencodable spelling).

@@ -126,6 +126,24 @@ class GatePipeline:
         written = (getattr(g, "check_written", None) for g in self._gates)
         self._written = tuple(w for w in written if w is not None)
         self._needs = tuple(tuple(sorted(g.needs)) for g in self._gates)
+        self._plans: dict[tuple[frozenset[Fact], bool], tuple[tuple[Fact, ...], ...]] = {}
+
+    def _plan(self, have: frozenset[Fact], fetches: bool) -> tuple[tuple[Fact, ...], ...]:
+        """Per gate, the facts to fetch before it (``fetches``: a source fills in what is
+        missing, so each fact is fetched once, before the first gate needing it; without a
+        source nothing is fetched and each gate lacking a fact is skipped). Derived once per
+        ``have``: the gates do not change after construction."""
+        plan = self._plans.get((have, fetches))
+        if plan is None:
+            known = set(have)
+            steps: list[tuple[Fact, ...]] = []
+            for needs in self._needs:
+                missing = tuple(fact for fact in needs if fact not in known)
+                steps.append(missing)
+                if fetches:
+                    known.update(missing)
+            plan = self._plans[have, fetches] = tuple(steps)
+        return plan
 
     @classmethod
     def for_policy(
@@ -181,18 +199,17 @@ class GatePipeline:
         for written in self._written:  # the spelling as written, before any I/O
             if pending:
                 pending = await _apply(written, facts, ctx, pending, verdicts)
-        known = set(have)
+        plan = self._plan(have, source is not None)
         for at, gate in enumerate(self._gates):
             if not pending:
                 break
-            missing = [fact for fact in self._needs[at] if fact not in known]
+            missing = plan[at]
             if missing:
                 if source is None:
                     continue
                 batch = [facts[i] for i in pending]
                 for fact in missing:
                     await source.fetch(fact, batch)
-                    known.add(fact)
             waits = _check_all(gate.check, facts, ctx, pending, verdicts, at)
             if waits is not None:  # something blocked (or must be awaited)
                 if waits:

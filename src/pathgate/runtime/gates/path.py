@@ -78,10 +78,12 @@ class PathGate:
     def is_git(self, facts: PathFacts) -> bool:
         """Git internals, judged on the spelling, its normalisation and its real path."""
         written = self._written(facts.request)
+        resolved = facts.resolved
+        if resolved is not None and written == facts.name and resolved.relpath == written:
+            return is_git_internal(written, self.git_dirs)  # a plain spelling: one path to judge
         spellings = {written}
         if facts.name is not None:
             spellings.add(facts.name)
-        resolved = facts.resolved
         if resolved is not None:
             if resolved.relpath is not None:
                 spellings.add(resolved.relpath)

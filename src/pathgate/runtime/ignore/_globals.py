@@ -13,6 +13,7 @@ import errno
 import os
 from typing import TYPE_CHECKING, cast
 
+from pathgate.runtime.fs import OsFS
 from pathgate.runtime.ignore import _gitconfig
 from pathgate.runtime.ignore._rules import IgnoreList, Match
 from pathgate.verdicts import BUILTIN_SOURCE
@@ -182,7 +183,7 @@ def current_globals(ix: IgnoreIndex) -> Globals:
         return g  # validated less than ``globals_ttl`` ago (0: never; fail-closed: never)
     pr = ix._probe
     if (g is not None and pr is not None and pr.of is g and (not pr.retry_ns or ix._wall_ns() < pr.retry_ns)
-            and pr.check(ix.fs.stat, _gitconfig.ENV_KEYS)):
+            and pr.check(os.stat if type(ix.fs) is OsFS else ix.fs.stat, _gitconfig.ENV_KEYS)):
         ix._globals_checked = began
         return g
     key = config_key(ix)

@@ -355,9 +355,7 @@ class IgnoreIndex:
         shared tuple of ``None`` when there is none, the common case); ``dir_fd``: an open
         descriptor of ``rel`` (the real filesystem only) to ``lstat`` them relative to, its
         own ``fstat`` standing for the missing ones (``anchored``: :class:`._probe.DirAnchors`)."""
-        base = f"{self.root}/{rel}/" if rel else self.root + "/"
         fs = self.fs
-        lstat = os.lstat if type(fs) is OsFS else fs.lstat
         if type(fs) is not OsFS:
             dir_fd = None
         elif anchored and dir_fd is not None and present is None:
@@ -368,6 +366,8 @@ class IgnoreIndex:
                 anchors = _probe.make_anchors(self)
             return anchors.sigs(rel, dir_fd, self._ignore_names,
                                 lambda: self._own_sigs(rel, None, dir_fd, False))
+        base = f"{self.root}/{rel}/" if rel else self.root + "/"
+        lstat = os.lstat if type(fs) is OsFS else fs.lstat
         out: list[_Sig] | None = None
         for k, name in enumerate(self._ignore_names):
             if present is not None and name not in present:
