@@ -25,6 +25,7 @@ from pathgate.errors import ToolArgumentError
 from pathgate.results import SearchResult, Unsearched
 from pathgate.runtime._walk import DIR, Entry
 from pathgate.runtime.tools._discover import Discovery
+from pathgate.runtime.tools._excluded import MAX_UNSEARCHED, count_in_excluded
 from pathgate.runtime.tools._pattern import GlobPattern, compile_glob
 from pathgate.runtime.tools._regex import Regex, compile_regex
 from pathgate.runtime.tools._scan import MAX_LINE, LinkedSecret, Scanner
@@ -144,6 +145,11 @@ async def _candidates(d: Discovery, start: str, pat: GlobPattern | None) -> tupl
                 files.append(e.relpath)
         else:
             d.omissions.add(v, e.relpath)
-    unsearched = await d.count_excluded(excluded_dirs, wanted)
+    # d.count_excluded with a key: on a plain runtime the count is kept for the next call
+    # with the same start and glob (validated by the listed directories' signatures)
+    unlisted = await d.unsearched_unlisted()
+    counted = await count_in_excluded(d, excluded_dirs, wanted,
+                                      key=("code_search", start, None if pat is None else (pat.pattern, pat.wildmatch)))
+    unsearched = (counted + unlisted)[:MAX_UNSEARCHED]
     files.sort()
     return files, unsearched
