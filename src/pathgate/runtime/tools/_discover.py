@@ -38,6 +38,7 @@ import anyio
 import anyio.to_thread
 
 from pathgate.results import Omission, Unsearched
+from pathgate.runtime._links import secret_memo
 from pathgate.runtime._live import set_index_mode
 from pathgate.runtime._walk import DIR, FILE, SYMLINK, Entry, Walker
 from pathgate.runtime.gates import Fact, GateContext, GatePipeline, HostFilterGate, PathFacts, lexical_name
@@ -188,8 +189,8 @@ class Discovery:
             is_git = None if is_git is None else live.memo("git", is_git)
         else:
             # each walked entry is asked about at least twice (charging the budget, then
-            # judging): decided once per call
-            self._is_secret = _memo(self.pipeline.secrets.in_dir)
+            # judging): decided once, kept for the matcher's lifetime (issue 14)
+            self._is_secret = secret_memo(self.pipeline.secrets, _memo(self.pipeline.secrets.in_dir))
         self._is_git: Callable[[str], bool] | None = is_git
         self._secret_name = self._is_secret  # by name only (no hard-link aliases)
         #: the secret-inode registry's snapshot a live glob validated (no multi-linked secret)
