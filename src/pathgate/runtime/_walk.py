@@ -174,7 +174,9 @@ class Walker:
     component by component with ``O_NOFOLLOW``, its ``(st_dev, st_ino)`` checked.
 
     ``links``: mark regular files with more than one link (:attr:`Entry.links`, one
-    ``fstatat`` per file: discovery asks for it only while some secret is multi-linked).
+    ``fstatat`` per file: discovery asks for it only while some secret is multi-linked);
+    with ``kept_links`` false only excluded ones (a caller that opens every kept file
+    anyway, code_search, tests its descriptor's ``fstat`` instead).
 
     One thread advances it at a time; :meth:`close` may come from another thread: if a step
     is running, that step releases the descriptors when it returns.
@@ -183,9 +185,10 @@ class Walker:
     def __init__(self, session: IgnoreSession, start: str = "", *,
                  descend: Callable[[str], bool] | None = None,
                  want: Callable[[str], bool] | None = None,
-                 max_open: int = MAX_OPEN_DIRS, links: bool = False) -> None:
+                 max_open: int = MAX_OPEN_DIRS, links: bool = False, kept_links: bool = True) -> None:
         self.session = session
         self.links = links
+        self.kept_links = kept_links
         self.fs: SyncFS = session.index.fs
         # per directory: open, list, close. The real filesystem's calls are made without a
         # Python frame each (a walk enters tens of thousands of directories); any other
@@ -385,7 +388,7 @@ class Walker:
             return []
         decide = self.session.decide_entry
         descend = self.descend
-        marks = self.links
+        marks, kept_marks = self.links, self.kept_links
         subdirs: list[tuple[str, str, Match]] = []
         for e in listing:
             name = e.name
@@ -407,7 +410,7 @@ class Walker:
                     kind = OTHER
             m = decide(node, crel, name, is_dir)
             links = None
-            if marks and kind is FILE:  # multi_linked(e), inline (one call per file)
+            if marks and kind is FILE and (kept_marks or m.ignored):  # multi_linked(e), inline
                 try:
                     st = e.stat(follow_symlinks=False)
                 except OSError:

@@ -250,7 +250,7 @@ class Discovery:
     # -- the walk --------------------------------------------------------------------------
 
     async def walk(self, start: str, descend: Callable[[str], bool] | None = None,
-                   want: Callable[[str], bool] | None = None) -> list[list[Entry]]:
+                   want: Callable[[str], bool] | None = None, *, kept_links: bool = True) -> list[list[Entry]]:
         """Walk below ``start`` in worker-thread steps; return the chunks (bounded).
 
         The walk is a :class:`Walker` advanced by one step per hop; the thread that runs a
@@ -258,7 +258,8 @@ class Discovery:
         never touches a running step: the step releases the descriptors itself. The budget
         counts entries as if secrets did not exist (their number must not show). Entries
         that report a directory that could not be entered are collected in
-        :attr:`unlisted`, not returned."""
+        :attr:`unlisted`, not returned. ``kept_links`` false: kept files are not tested for
+        hard links to secrets here (the caller tests each one it opens, code_search)."""
         limiter = self.runtime.limiter.get()
         chunks: list[list[Entry]] = []
         live = self.runtime.live_index
@@ -273,7 +274,7 @@ class Discovery:
                 return chunks
         # how secrets' hard-link aliases are found is decided once per walk (worker thread)
         check, mark = await anyio.to_thread.run_sync(self._plan_marks, limiter=limiter)
-        walker = Walker(self.session, start, descend=descend, want=want, links=mark)
+        walker = Walker(self.session, start, descend=descend, want=want, links=mark, kept_links=kept_links)
         try:
             while True:
                 try:

@@ -317,6 +317,8 @@ class Scanner:
         self._root_fd = -1
         self.hits: list[SearchHit] = []
         self.binary = self.too_large = self.unreadable = 0
+        #: files skipped as a secret's hard link (``linked_secret``): never searched
+        self.linked = 0
         self.index = 0
         self._stream: _Stream | None = None
         #: Texts can be searched joined (no text anchors such as ``\A``/``\z``/``(?-m)``).
@@ -396,6 +398,7 @@ class Scanner:
             if not stat_mod.S_ISREG(st.st_mode):
                 return None
             if st.st_nlink > 1 and self.linked_secret is not None and self.linked_secret(st):
+                self.linked += 1
                 return None  # a secret under another name: never read, never counted
             size = st.st_size
             if size > self.search_limit:
