@@ -61,7 +61,7 @@ from bench_ignore import ensure_tree
 from bench_tools import GIT_ENV, RG_ARGS, _cpu, _rg_hits, policy, ratio_rows, run_proc
 from pathgate import Runtime
 from pathgate.runtime import _walk
-from pathgate.runtime.tools import _discover, _scan
+from pathgate.runtime.tools import _discover, _excluded, _scan
 from pathgate.runtime.tools import code_search as cs_mod
 
 SECTIONS = ("engines", "search", "phases")
@@ -378,8 +378,17 @@ async def bench_phases(tree: Path, runs: int, literal: str) -> None:
                 cur[name] = cur.get(name, 0.0) + _cpu_self() - c
         setattr(cls, name, timed)
 
-    for name in ("start_dir", "walk", "judge", "count_excluded"):
+    for name in ("start_dir", "walk", "judge"):
         wrap_async(_discover.Discovery, name)
+    count = cs_mod.count_in_excluded
+
+    async def timed_count(*a: Any, **k: Any) -> Any:
+        c = _cpu_self()
+        try:
+            return await count(*a, **k)
+        finally:
+            cur["count_in_excluded"] = cur.get("count_in_excluded", 0.0) + _cpu_self() - c
+    cs_mod.count_in_excluded = timed_count  # type: ignore[assignment]
     step = _scan.Scanner.step
 
     def timed_step(self: Any, *a: Any) -> None:
@@ -392,9 +401,9 @@ async def bench_phases(tree: Path, runs: int, literal: str) -> None:
             (_discover.Discovery, "_step"),
             "walk: Walker.step (listing, ignore decisions, hard-link marks)": (_walk.Walker, "step"),
             "walk: Discovery._admit (budget)": (_discover.Discovery, "_admit"),
-            "count: list_files_below (listing excluded directories, secret tests)": (None, "list_files_below"),
+            "count: list_files_below (listing excluded directories, secret tests)": (_excluded, "list_files_below"),
             "DirChain.enter (directories re-opened: the scan's, and the count's parents)": (_scan.DirChain, "enter")}
-    saved = {k: getattr(cls or _discover, name) for k, (cls, name) in subs.items()}
+    saved = {k: getattr(cls, name) for k, (cls, name) in subs.items()}
     for key, (cls, name) in subs.items():
         def timed_sub(*a: Any, _k: str = key, _f: Any = saved[key], **k: Any) -> Any:
             c = time.thread_time()
@@ -402,7 +411,7 @@ async def bench_phases(tree: Path, runs: int, literal: str) -> None:
                 return _f(*a, **k)
             finally:
                 cur[_k] = cur.get(_k, 0.0) + time.thread_time() - c
-        setattr(cls or _discover, name, timed_sub)
+        setattr(cls, name, timed_sub)
     for _ in range(runs):
         cur.clear()
         c = _cpu_self()
@@ -411,10 +420,11 @@ async def bench_phases(tree: Path, runs: int, literal: str) -> None:
         for k, v in cur.items():
             spent.setdefault(k, []).append(v)
     _scan.Scanner.step = step  # type: ignore[method-assign]
+    cs_mod.count_in_excluded = count  # type: ignore[assignment]
     for key, (cls, name) in subs.items():
-        setattr(cls or _discover, name, saved[key])
+        setattr(cls, name, saved[key])
     print(f"\nwhere code_search's CPU goes ({literal!r}, warm runtime, medians of {runs}; judge includes "
-          "the judging inside count_excluded):\n")
+          "the judging inside count_in_excluded):\n")
     print("| phase | CPU |\n| --- | ---: |")
     for k, v in spent.items():
         print(f"| {k} | {statistics.median(v):.3f} s |")

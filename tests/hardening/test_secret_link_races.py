@@ -21,6 +21,7 @@ import pytest
 import pathgate.runtime._links as links
 from pathgate import Runtime
 from pathgate.runtime._links import SecretInodes
+from pathgate.runtime.tools import _scan
 
 SECRET = "API_KEY=sk-live-SECRET\n"
 
@@ -201,6 +202,14 @@ def test_alias_renamed_away_between_open_and_fstat(tmp_path: Path, monkeypatch: 
             assert st.st_nlink == 1
         return st
 
+    real_beneath = _scan.open_beneath()
+
+    def beneath(dir_fd: int, rel: str) -> int:  # the scan's one-call open (openat2)
+        if rel == "d/a.txt" and os.stat(d / "a.txt").st_ino != secret_ino:
+            alias_in()
+        assert real_beneath is not None
+        return real_beneath(dir_fd, rel)
+
     async def main() -> list[Any]:
         rt = Runtime(tmp_path)
         out = [await rt.call("read_files", {"paths": ["d/x.txt"]})]  # the registry exists
@@ -208,6 +217,8 @@ def test_alias_renamed_away_between_open_and_fstat(tmp_path: Path, monkeypatch: 
             with monkeypatch.context() as m:
                 m.setattr(os, "fstat", fstat)
                 m.setattr(os, "open", open_)
+                if real_beneath is not None:
+                    m.setattr(_scan, "open_beneath", lambda: beneath)
                 out.append(await rt.call(tool, args))
         return out
 

@@ -47,3 +47,27 @@ def test_an_unlistable_directory_fails_closed(tmp_path: Path, monkeypatch: pytes
     # the secret behind the unlistable directory is unknown: every multi-linked file counts
     assert reg.linked_secret(os.stat(root / "settings.txt"))
     assert reg.linked_secret(os.stat(root / "plain.txt"))
+
+
+def test_secret_memo_keeps_answers_per_matcher_and_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pathgate.runtime import _links
+    from pathgate.runtime.gates.secrets import SecretMatcher
+
+    monkeypatch.setattr(_links, "SECRET_MEMO", 4)
+    matcher, other = SecretMatcher(["*.pem"]), SecretMatcher(["*.key"])
+    asked: list[str] = []
+
+    def decide(rel: str) -> bool:
+        asked.append(rel)
+        return matcher.is_secret(rel)
+
+    memo = _links.secret_memo(matcher, decide)
+    paths = ["a/.env", "a/b.pem", "a/b.txt", "x/.env.example", "c.pem"]
+    assert [memo(p) for p in paths] == [matcher.is_secret(p) for p in paths] == [True, True, False, False, True]
+    assert asked == paths
+    # a later call's memo for the same matcher shares the answers (bounded: cleared when full)
+    again = _links.secret_memo(matcher, decide)
+    assert again("c.pem") is True and asked == paths
+    assert again("a/.env") is True and asked[-1] == "a/.env"
+    # another matcher never sees them
+    assert _links.secret_memo(other, other.is_secret)("c.pem") is False

@@ -35,11 +35,12 @@ import errno
 import os
 import stat
 import threading
+import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import cast, overload
 
-__all__ = ["MAX_ENTRIES", "SecretInodes"]
+__all__ = ["MAX_ENTRIES", "SECRET_MEMO", "SecretInodes", "secret_memo"]
 
 #: Entries one rebuild may visit before it gives up and fails closed.
 MAX_ENTRIES = 1_000_000
@@ -49,6 +50,35 @@ MAX_ENTRIES = 1_000_000
 _BUILD_TRIES = 3
 
 _Sig = tuple[int, int, int]
+
+#: Relpaths whose secret decision is kept per secret matcher across calls (cleared when full).
+SECRET_MEMO = 1 << 18
+_decided: weakref.WeakKeyDictionary[object, dict[str, bool]] = weakref.WeakKeyDictionary()
+_decided_lock = threading.Lock()
+
+
+def secret_memo(matcher: object, decide: Callable[[str], bool]) -> Callable[[str], bool]:
+    """``decide`` (the secret test of relpaths by ``matcher``: a pure function of the
+    relpath and the matcher's fixed patterns) with its answers kept for the matcher's
+    lifetime, so a warm walk looks names up instead of deciding them again. Bounded
+    (:data:`SECRET_MEMO`, cleared when full); dict operations are atomic, so concurrent
+    calls share it."""
+    with _decided_lock:
+        known = _decided.get(matcher)
+        if known is None:
+            known = _decided[matcher] = {}
+    get = known.get
+
+    def memo(rel: str) -> bool:
+        hit = get(rel)
+        if hit is None:
+            hit = decide(rel)
+            if len(known) >= SECRET_MEMO:
+                known.clear()
+            known[rel] = hit
+        return hit
+
+    return memo
 
 
 def _sig(st: os.stat_result) -> _Sig:

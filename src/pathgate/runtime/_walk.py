@@ -45,7 +45,8 @@ from typing import NamedTuple
 from pathgate.runtime.fs import DIR_FLAGS, PATH_MAX, DirEntryLike, OsFS, SyncFS
 from pathgate.runtime.ignore import DirNode, IgnoreSession, Match
 
-__all__ = ["DIR", "FILE", "MAX_OPEN_DIRS", "OTHER", "SYMLINK", "Entry", "Walker", "count_below", "multi_linked", "walk"]
+__all__ = ["DIR", "FILE", "MAX_OPEN_DIRS", "OTHER", "SYMLINK", "Entry", "ListingRecord", "Walker", "count_below",
+           "multi_linked", "walk"]
 
 FILE = "file"
 DIR = "dir"
@@ -173,7 +174,9 @@ class Walker:
     component by component with ``O_NOFOLLOW``, its ``(st_dev, st_ino)`` checked.
 
     ``links``: mark regular files with more than one link (:attr:`Entry.links`, one
-    ``fstatat`` per file: discovery asks for it only while some secret is multi-linked).
+    ``fstatat`` per file: discovery asks for it only while some secret is multi-linked);
+    with ``kept_links`` false only excluded ones (a caller that opens every kept file
+    anyway, code_search, tests its descriptor's ``fstat`` instead).
 
     One thread advances it at a time; :meth:`close` may come from another thread: if a step
     is running, that step releases the descriptors when it returns.
@@ -182,9 +185,10 @@ class Walker:
     def __init__(self, session: IgnoreSession, start: str = "", *,
                  descend: Callable[[str], bool] | None = None,
                  want: Callable[[str], bool] | None = None,
-                 max_open: int = MAX_OPEN_DIRS, links: bool = False) -> None:
+                 max_open: int = MAX_OPEN_DIRS, links: bool = False, kept_links: bool = True) -> None:
         self.session = session
         self.links = links
+        self.kept_links = kept_links
         self.fs: SyncFS = session.index.fs
         # per directory: open, list, close. The real filesystem's calls are made without a
         # Python frame each (a walk enters tens of thousands of directories); any other
@@ -384,7 +388,7 @@ class Walker:
             return []
         decide = self.session.decide_entry
         descend = self.descend
-        marks = self.links
+        marks, kept_marks = self.links, self.kept_links
         subdirs: list[tuple[str, str, Match]] = []
         for e in listing:
             name = e.name
@@ -406,7 +410,7 @@ class Walker:
                     kind = OTHER
             m = decide(node, crel, name, is_dir)
             links = None
-            if marks and kind is FILE:  # multi_linked(e), inline (one call per file)
+            if marks and kind is FILE and (kept_marks or m.ignored):  # multi_linked(e), inline
                 try:
                     st = e.stat(follow_symlinks=False)
                 except OSError:
@@ -438,11 +442,26 @@ def walk(session: IgnoreSession, start: str = "", *,
         w.close()
 
 
+class ListingRecord:
+    """What :func:`list_files_below` saw, for remembering its result: each listed
+    directory's relpath and ``fstat`` (taken on its descriptor *before* it was listed),
+    whether a regular file it counted had more than one link (or could not be ``lstat``-ed),
+    and whether some directory could not be entered or listed."""
+
+    __slots__ = ("dirs", "failed", "multi")
+
+    def __init__(self) -> None:
+        self.dirs: list[tuple[str, os.stat_result]] = []
+        self.multi = False
+        self.failed = False
+
+
 def list_files_below(fs: SyncFS, root: str, start: str, budget: int,
                      on_error: Callable[[str, str], None] | None = None,
                      opaque: Callable[[str], bool] | None = None,
                      linked: Callable[[os.stat_result], bool] | None = None,
                      opener: Callable[[str], int] | None = None,
+                     record: ListingRecord | None = None,
                      ) -> tuple[list[tuple[str, str]], int, bool]:
     """Files (non-directories) below directory ``start`` as ``(relpath, kind)``, without any
     ignore decision, visiting at most ``budget`` entries, on descriptors like the walk
@@ -453,7 +472,9 @@ def list_files_below(fs: SyncFS, root: str, start: str, budget: int,
     sees it, so counts are what they would be without it; so is a multi-linked regular file
     whose ``lstat`` ``linked`` says is a secret's hard link. ``opener(start)``: a new
     descriptor of ``start`` opened without following links (default: from the root, one
-    component at a time; a caller counting many directories opens each from a held parent)."""
+    component at a time; a caller counting many directories opens each from a held parent).
+    ``record``: filled with what the listing saw (see :class:`ListingRecord`); with it,
+    every counted regular file is ``lstat``-ed when ``linked`` is given."""
     out: list[tuple[str, str]] = []
     seen = 0
     root_len = len(os.fsencode(root))
@@ -461,6 +482,9 @@ def list_files_below(fs: SyncFS, root: str, start: str, budget: int,
     listdir = _list_os if native else (lambda fd, path: sorted(fs.scandir_fd(fd, path), key=_by_name))
     open_dir: Callable[..., int] = partial(os.open, flags=DIR_FLAGS) if native else fs.open_dir
     close: Callable[[int], None] = os.close if native else fs.close
+    fstat: Callable[[int], os.stat_result] = os.fstat if native else fs.fstat
+    if record is not None:
+        on_error = _noting(record, on_error)
     try:
         fd = open_below(fs, root, start) if opener is None else opener(start)
     except OSError as exc:
@@ -477,6 +501,8 @@ def list_files_below(fs: SyncFS, root: str, start: str, budget: int,
                 cfd, rel = cur
                 cur = None
                 try:
+                    if record is not None:
+                        record.dirs.append((rel, fstat(cfd)))
                     listing = listdir(cfd, f"{root}/{rel}" if rel else root)
                 except OSError as exc:
                     close(cfd)
@@ -493,7 +519,7 @@ def list_files_below(fs: SyncFS, root: str, start: str, budget: int,
                             continue
                         kind, is_dir = _kind(e)
                         if linked is not None and kind == FILE:
-                            links = multi_linked(e)
+                            links = multi_linked(e) if record is None else _noted_links(e, record)
                             if links is not None and linked(links):
                                 continue
                         if seen >= budget:
@@ -531,6 +557,29 @@ def list_files_below(fs: SyncFS, root: str, start: str, budget: int,
     finally:
         for sfd, _, _ in stack:
             close(sfd)
+
+
+def _noting(record: ListingRecord, on_error: Callable[[str, str], None] | None) -> Callable[[str, str], None]:
+    """``on_error`` that also marks ``record`` as failed."""
+    def noted(rel: str, err: str) -> None:
+        record.failed = True
+        if on_error is not None:
+            on_error(rel, err)
+    return noted
+
+
+def _noted_links(e: DirEntryLike, record: ListingRecord) -> os.stat_result | None:
+    """:func:`multi_linked`, noting in ``record`` a file with more than one link or none
+    to be found."""
+    try:
+        st = e.stat(follow_symlinks=False)
+    except OSError:
+        record.multi = True
+        return None
+    if st.st_nlink > 1:
+        record.multi = True
+        return st
+    return None
 
 
 def count_below(session: IgnoreSession, excluded_dir: str, budget: int = 10000,

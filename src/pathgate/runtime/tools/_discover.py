@@ -38,6 +38,7 @@ import anyio
 import anyio.to_thread
 
 from pathgate.results import Omission, Unsearched
+from pathgate.runtime._links import secret_memo
 from pathgate.runtime._live import set_index_mode
 from pathgate.runtime._walk import DIR, FILE, SYMLINK, Entry, Walker
 from pathgate.runtime.gates import Fact, GateContext, GatePipeline, HostFilterGate, PathFacts, lexical_name
@@ -188,8 +189,8 @@ class Discovery:
             is_git = None if is_git is None else live.memo("git", is_git)
         else:
             # each walked entry is asked about at least twice (charging the budget, then
-            # judging): decided once per call
-            self._is_secret = _memo(self.pipeline.secrets.in_dir)
+            # judging): decided once, kept for the matcher's lifetime (issue 14)
+            self._is_secret = secret_memo(self.pipeline.secrets, _memo(self.pipeline.secrets.in_dir))
         self._is_git: Callable[[str], bool] | None = is_git
         self._secret_name = self._is_secret  # by name only (no hard-link aliases)
         #: the secret-inode registry's snapshot a live glob validated (no multi-linked secret)
@@ -249,7 +250,7 @@ class Discovery:
     # -- the walk --------------------------------------------------------------------------
 
     async def walk(self, start: str, descend: Callable[[str], bool] | None = None,
-                   want: Callable[[str], bool] | None = None) -> list[list[Entry]]:
+                   want: Callable[[str], bool] | None = None, *, kept_links: bool = True) -> list[list[Entry]]:
         """Walk below ``start`` in worker-thread steps; return the chunks (bounded).
 
         The walk is a :class:`Walker` advanced by one step per hop; the thread that runs a
@@ -257,7 +258,8 @@ class Discovery:
         never touches a running step: the step releases the descriptors itself. The budget
         counts entries as if secrets did not exist (their number must not show). Entries
         that report a directory that could not be entered are collected in
-        :attr:`unlisted`, not returned."""
+        :attr:`unlisted`, not returned. ``kept_links`` false: kept files are not tested for
+        hard links to secrets here (the caller tests each one it opens, code_search)."""
         limiter = self.runtime.limiter.get()
         chunks: list[list[Entry]] = []
         live = self.runtime.live_index
@@ -272,7 +274,7 @@ class Discovery:
                 return chunks
         # how secrets' hard-link aliases are found is decided once per walk (worker thread)
         check, mark = await anyio.to_thread.run_sync(self._plan_marks, limiter=limiter)
-        walker = Walker(self.session, start, descend=descend, want=want, links=mark)
+        walker = Walker(self.session, start, descend=descend, want=want, links=mark, kept_links=kept_links)
         try:
             while True:
                 try:

@@ -8,22 +8,41 @@ opaque paths did not exist; a count cut by the budget is a lower bound), and eac
 adds to the ignore gate's omission note. With the live index (issue 15) the listings come
 from :class:`~pathgate.runtime._live._counts.ExcludedCounts` and remembered listings of
 plain files are matched as one list.
+
+On a plain runtime (no live index) a call may name a ``key`` (code_search: its start and
+glob): its whole count is then kept (:class:`_PlainCounts`) and reused by a later call
+with the same key, the same excluded directories (same decisions) and the same budget,
+while every directory the count listed has the ``(st_dev, st_ino, st_mtime_ns,
+st_ctime_ns)`` it had (``fstat``-ed on its descriptor *before* it was listed; creating,
+removing or renaming an entry, or a permission change, moves them) and every regular file
+it counted still has one link (a file with one link cannot share a secret's inode; a
+count that met a multi-linked file is not kept). Nothing is kept with a host filter or
+host gates (their answers may change without the disk changing), with aliases or
+prejudged verdicts in the call, on a file-system seam other than the real one, when a
+directory could not be listed or the depth cap was hit, or when a listed directory changed
+within :data:`RACY_NS` of the listing (it could change again without its times moving:
+git's "racily clean"). Checking costs one ``lstat`` per listed directory and counted file
+instead of listing, deciding and judging them again.
 """
 
 from __future__ import annotations
 
 import inspect
+import os
+import threading
+import time
+import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import anyio
 import anyio.from_thread
 import anyio.to_thread
 
 from pathgate.results import Unsearched
-from pathgate.runtime._walk import Entry, list_files_below
-from pathgate.runtime.fs import Resolved
+from pathgate.runtime._walk import FILE, Entry, ListingRecord, list_files_below
+from pathgate.runtime.fs import OsFS, Resolved
 from pathgate.runtime.gates import PathFacts
 from pathgate.runtime.ignore import Match
 from pathgate.runtime.tools._scan import DirChain
@@ -31,6 +50,7 @@ from pathgate.verdicts import Gate, Verdict
 
 if TYPE_CHECKING:
     from pathgate.runtime._live._records import Flat
+    from pathgate.runtime._runtime import Runtime
     from pathgate.runtime.tools._discover import Discovery, Omissions, _LinkCheck
 
 #: One excluded directory's listing: files (relpath, kind), short, as a Flat, remembered.
@@ -40,9 +60,114 @@ __all__ = ["MAX_UNSEARCHED", "count_in_excluded"]
 
 #: Excluded directories named per result ("not searched" notes); the rest are counted.
 MAX_UNSEARCHED = 10
+#: A directory changed this close to (or after) the listing keeps the count from being kept.
+RACY_NS = 2_000_000_000
+#: Counts kept per plain runtime (most recent first out when full).
+MAX_KEPT = 8
+#: Counted files the kept counts of one runtime may name together (each checked on reuse).
+MAX_KEPT_FILES = 200_000
+
+_Sig = tuple[int, int, int, int]
 
 
-async def count_in_excluded(d: Discovery, dirs: Sequence[Entry], wanted: Callable[[str], bool]) -> list[Unsearched]:
+def _sig(st: os.stat_result) -> _Sig:
+    return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+
+
+class _Kept(NamedTuple):
+    """One kept count: what it added, and what must not have changed for it to stand."""
+
+    unsearched: tuple[Unsearched, ...]
+    part: Omissions
+    count_left: int
+    dirs: tuple[tuple[str, _Sig], ...]
+    files: tuple[str, ...]
+
+
+class _Taking:
+    """What one count's listings saw (filled in the worker thread)."""
+
+    __slots__ = ("files", "records", "started")
+
+    def __init__(self) -> None:
+        self.started = time.time_ns()
+        self.records: list[ListingRecord] = []
+        self.files: list[str] = []
+
+
+class _PlainCounts:
+    """The kept counts of one plain runtime (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._kept: dict[object, _Kept] = {}
+        #: counts reused (tests, benchmarks)
+        self.reused = 0
+
+    def get(self, root: str, key: object) -> _Kept | None:
+        """The count kept under ``key`` if it still stands (worker thread: ``lstat``-s)."""
+        with self._lock:
+            kept = self._kept.get(key)
+        if kept is None or not _stands(root, kept):
+            return None
+        with self._lock:
+            self.reused += 1
+        return kept
+
+    def keep(self, key: object, taking: _Taking, unsearched: list[Unsearched], part: Omissions,
+             count_left: int) -> None:
+        """Keep a fresh count when everything it listed allows it."""
+        if any(r.failed or r.multi for r in taking.records):
+            return
+        dirs = tuple((rel, _sig(st)) for r in taking.records for rel, st in r.dirs)
+        if any(max(s[2], s[3]) + RACY_NS > taking.started for _, s in dirs):
+            return
+        kept = _Kept(tuple(unsearched), part, count_left, dirs, tuple(taking.files))
+        with self._lock:
+            self._kept.pop(key, None)
+            while self._kept and (len(self._kept) >= MAX_KEPT or sum(
+                    len(k.files) for k in self._kept.values()) + len(kept.files) > MAX_KEPT_FILES):
+                del self._kept[next(iter(self._kept))]
+            if len(kept.files) <= MAX_KEPT_FILES:
+                self._kept[key] = kept
+
+
+def _stands(root: str, kept: _Kept) -> bool:
+    """Does every directory still have its signature, every counted file one link?"""
+    base = root.rstrip("/") + "/"
+    lstat = os.lstat
+    try:
+        for rel, sig in kept.dirs:
+            st = lstat(base + rel if rel else root)
+            if (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns) != sig:
+                return False
+        for rel in kept.files:
+            if lstat(base + rel).st_nlink != 1:
+                return False
+    except OSError:
+        return False
+    return True
+
+
+_PLAIN: weakref.WeakKeyDictionary[Runtime, _PlainCounts] = weakref.WeakKeyDictionary()
+_PLAIN_LOCK = threading.Lock()
+
+
+def _plain_counts(d: Discovery) -> _PlainCounts | None:
+    """The runtime's kept counts when ``d``'s count may be kept (see the module docstring)."""
+    rt = d.runtime
+    if (rt.live_index is not None or d._host is not None or not d._inline or d._aliases
+            or d._verdicts or type(rt.index.fs) is not OsFS):
+        return None
+    with _PLAIN_LOCK:
+        got = _PLAIN.get(rt)
+        if got is None:
+            got = _PLAIN[rt] = _PlainCounts()
+        return got
+
+
+async def count_in_excluded(d: Discovery, dirs: Sequence[Entry], wanted: Callable[[str], bool],
+                            key: object = None) -> list[Unsearched]:
     """Name the excluded directories ``dirs`` (met by ``d``'s walk) that could hold
     matches, and count, within ``d``'s entry budget, the files inside them ``wanted``
     accepts (omitted by the ignore gate) into ``d.omissions``.
@@ -50,9 +175,15 @@ async def count_in_excluded(d: Discovery, dirs: Sequence[Entry], wanted: Callabl
     A live glob's count (``d._count_key``: the index's records, the pattern, the start)
     made only from listings the live index remembers under the registry's validated
     snapshot is kept with that snapshot and reused while both stand (issue 15): the
-    same judgements of the same directories over the same listings."""
+    same judgements of the same directories over the same listings.
+
+    ``key`` (hashable, naming what ``wanted`` accepts; ``None``: nothing kept): on a plain
+    runtime the count is kept under it (see the module docstring)."""
     if not dirs:
         return []
+    plain = None if key is None else _plain_counts(d)
+    if plain is not None:
+        return await _plain_count(d, plain, dirs, wanted, key)
     live, snap = d.runtime.live_index, d._snapshot
     key = (d._count_key, d.count_left)
     memo = live.counts if live is not None and snap is not None and d._count_key is not None \
@@ -71,8 +202,27 @@ async def count_in_excluded(d: Discovery, dirs: Sequence[Entry], wanted: Callabl
     return unsearched
 
 
+async def _plain_count(d: Discovery, plain: _PlainCounts, dirs: Sequence[Entry],
+                       wanted: Callable[[str], bool], key: object) -> list[Unsearched]:
+    """:func:`count_in_excluded` on a plain runtime: reused when kept and still standing,
+    else counted and kept."""
+    full = (key, d._enforce, d.count_left, tuple((x.relpath, x.kind, x.match) for x in dirs))
+    limiter = d.runtime.limiter.get()
+    got = await anyio.to_thread.run_sync(plain.get, d.runtime.root, full, limiter=limiter)
+    if got is not None:
+        d.omissions.merge(got.part)
+        d.count_left = got.count_left
+        return list(got.unsearched)
+    part = d.omissions.empty()
+    taking = _Taking()
+    unsearched, _ = await _count(d, dirs, wanted, part, taking)
+    d.omissions.merge(part)
+    plain.keep(full, taking, unsearched, part, d.count_left)
+    return unsearched
+
+
 async def _count(d: Discovery, dirs: Sequence[Entry], wanted: Callable[[str], bool],
-                 om: Omissions) -> tuple[list[Unsearched], bool]:
+                 om: Omissions, taking: _Taking | None = None) -> tuple[list[Unsearched], bool]:
     """:func:`count_in_excluded` into ``om``; also whether every listing it took is
     remembered by the live index (then the outcome may be kept)."""
     verdicts = await d.judge(dirs)
@@ -87,7 +237,7 @@ async def _count(d: Discovery, dirs: Sequence[Entry], wanted: Callable[[str], bo
     # one worker-thread hop lists them all (the entry budget bounds it), one batch is
     # judged: a hop per directory cost more than the listing (thousands of `target/`s)
     listed = await anyio.to_thread.run_sync(
-        partial(_list_all, d), [x.relpath for x in visible], limiter=d.runtime.limiter.get())
+        partial(_list_all, d, taking=taking), [x.relpath for x in visible], limiter=d.runtime.limiter.get())
     candidates: list[Entry] = []
     # per directory, in order: its matches selected as one list (a remembered listing of
     # plain files, issue 15: each gets its directory's ignore verdict), or its slice of
@@ -125,11 +275,12 @@ async def _count(d: Discovery, dirs: Sequence[Entry], wanted: Callable[[str], bo
     return unsearched, all(kept for *_, kept in listed)
 
 
-def _list_all(d: Discovery, excluded_dirs: Sequence[str]) -> list[_Listed]:
+def _list_all(d: Discovery, excluded_dirs: Sequence[str], taking: _Taking | None = None) -> list[_Listed]:
     """``_list_below`` for each directory in turn, sharing the budget: per directory its
     files, whether its count is short (budget ran out in it, or before it), when they
     are a remembered listing of plain files their relpaths as a :class:`Flat`, and
-    whether the live index remembers them (or the budget was spent before it)."""
+    whether the live index remembers them (or the budget was spent before it).
+    ``taking``: each listing's record and counted regular files are added to it."""
     out: list[_Listed] = []
     check, mark = d._plan_marks()  # one plan (and validation at most) for them all
     linked = check if mark else None
@@ -147,14 +298,14 @@ def _list_all(d: Discovery, excluded_dirs: Sequence[str]) -> list[_Listed]:
             if d.count_left <= 0:
                 out.append(([], True, None, True))
             else:
-                out.append(_list_below(d, rel, d.count_left, linked, opener))
+                out.append(_list_below(d, rel, d.count_left, linked, opener, taking))
     finally:
         parents.close()
     return out
 
 
 def _list_below(d: Discovery, excluded_dir: str, budget: int, linked: _LinkCheck | None,
-                opener: Callable[[str], int] | None = None) -> _Listed:
+                opener: Callable[[str], int] | None = None, taking: _Taking | None = None) -> _Listed:
     """Files below ``excluded_dir`` (relpath, kind), visiting at most ``budget`` entries
     on descriptors; secrets (and, with ``linked``, their hard-link aliases) are neither
     listed nor counted against the budget. Last: the files as a :class:`Flat` when a
@@ -170,11 +321,22 @@ def _list_below(d: Discovery, excluded_dir: str, budget: int, linked: _LinkCheck
         if d._select is not None:
             flat = live.counts.plain(excluded_dir, files, partial(_odd_in_excluded, d))
     else:
+        record = None if taking is None else ListingRecord()
         files, seen, short = list_files_below(
             d.runtime.index.fs, d.runtime.root, excluded_dir, budget,
-            opaque=_opaque_in_thread(d), linked=linked, opener=opener)
+            opaque=_opaque_in_thread(d), opener=opener, record=record,
+            # a count to keep stats every regular file (one with more links is not kept)
+            linked=linked if record is None or linked is not None else _unlinked)
+        if taking is not None and record is not None:
+            record.failed = record.failed or (short and seen < budget)  # the depth cap
+            taking.records.append(record)
+            taking.files.extend(rel for rel, kind in files if kind == FILE)
     d.count_left = 0 if short else d.count_left - seen
     return files, short, flat, kept
+
+
+def _unlinked(st: os.stat_result) -> bool:
+    return False
 
 
 def _odd_in_excluded(d: Discovery, rel: str) -> bool:

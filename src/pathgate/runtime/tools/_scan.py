@@ -6,6 +6,12 @@ from the root's descriptor one component at a time with ``O_DIRECTORY | O_NOFOLL
 fails the open instead of leading out of the project or into an excluded directory. The
 file's type, size and link count come from ``fstat`` on its descriptor.
 
+On Linux (``openat2(2)``, 5.6+) a file is opened in one call instead, relative to the
+root's descriptor with ``RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS``: the kernel refuses a
+symlink in *any* component (``ELOOP``) and any way out of the root, the same guarantee as
+the chain of ``O_NOFOLLOW`` opens, without re-opening the walked directories
+(:func:`open_beneath`; where it is missing or refused, the chain).
+
 Files are scanned in path order, so only the chain of the current directory's descriptors
 is open (at most :data:`KEEP_DEPTH` + 1 directories plus one file, whatever the tree), and
 :meth:`Scanner.close` releases them (the async side calls it when a search ends, is
@@ -31,8 +37,11 @@ from __future__ import annotations
 
 import errno
 import os
+import platform
 import re
 import stat as stat_mod
+import sys
+import threading
 import time
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
@@ -88,6 +97,60 @@ _TEXT_ANCHOR = re.compile(r"\\[Az]|\(\?[a-zA-Z]*-")
 #: Called with the ``fstat`` of a regular file that has ``st_nlink > 1``: True when it
 #: shares its inode with a secret (the file is then skipped silently, never counted).
 LinkedSecret = Callable[[os.stat_result], bool]
+
+
+#: ``openat2``'s number where it is known to be the generic one (not alpha, mips...).
+_OPENAT2 = {"x86_64": 437, "aarch64": 437, "arm64": 437}
+_RESOLVE_NO_SYMLINKS = 0x04
+_RESOLVE_BENEATH = 0x08
+_beneath: list[Callable[[int, str], int] | None] = []  # decided once per process
+_beneath_lock = threading.Lock()
+
+
+def open_beneath() -> Callable[[int, str], int] | None:
+    """``open(dir_fd, relpath)``: ``openat2(dir_fd, relpath, OPEN_FLAGS, RESOLVE_BENEATH |
+    RESOLVE_NO_SYMLINKS)`` (no symlink followed in any component, nothing outside
+    ``dir_fd``), raising :class:`OSError`; ``None`` where the kernel or a sandbox lacks it."""
+    with _beneath_lock:
+        if not _beneath:
+            _beneath.append(_make_beneath())
+        return _beneath[0]
+
+
+def _make_beneath() -> Callable[[int, str], int] | None:
+    nr = _OPENAT2.get(platform.machine()) if sys.platform == "linux" else None
+    if nr is None:
+        return None
+    import ctypes  # only here: glob and the CLI's start-up never load it
+
+    class _How(ctypes.Structure):
+        _fields_ = [("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64)]
+
+    try:
+        syscall = ctypes.CDLL(None, use_errno=True).syscall
+    except (OSError, AttributeError):
+        return None
+    syscall.restype = ctypes.c_long
+    syscall.argtypes = [ctypes.c_long, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t]
+    how = _How(OPEN_FLAGS, 0, _RESOLVE_BENEATH | _RESOLVE_NO_SYMLINKS)
+    where, size = ctypes.addressof(how), ctypes.sizeof(how)
+    get_errno, fsencode = ctypes.get_errno, os.fsencode
+
+    def beneath(dir_fd: int, rel: str, _keep: object = how) -> int:
+        fd = syscall(nr, dir_fd, fsencode(rel), where, size)
+        if fd < 0:
+            code = get_errno()
+            raise OSError(code, os.strerror(code), rel)
+        return int(fd)
+
+    probe = os.open("/", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:  # a kernel without it says ENOSYS, a sandbox EPERM
+        os.close(beneath(probe, "."))
+    except OSError:
+        return None
+    finally:
+        os.close(probe)
+    return beneath
 
 
 class DirOps(Protocol):
@@ -248,8 +311,14 @@ class Scanner:
         self._fstat: Callable[[int], os.stat_result] = os.fstat if native else ops.fstat
         self._read: Callable[[int, int], bytes] = os.read if native else ops.read_fd
         self._close: Callable[[int], None] = os.close if native else ops.close
+        #: one ``openat2`` per file from the root's descriptor (the chain where it fails)
+        self._beneath = open_beneath() if native else None
+        self._root = root
+        self._root_fd = -1
         self.hits: list[SearchHit] = []
         self.binary = self.too_large = self.unreadable = 0
+        #: files skipped as a secret's hard link (``linked_secret``): never searched
+        self.linked = 0
         self.index = 0
         self._stream: _Stream | None = None
         #: Texts can be searched joined (no text anchors such as ``\A``/``\z``/``(?-m)``).
@@ -309,6 +378,9 @@ class Scanner:
         if stream is not None:
             self.ops.close(stream.fd)
         self.dirs.close()
+        root_fd, self._root_fd = self._root_fd, -1
+        if root_fd >= 0:
+            os.close(root_fd)
 
     # -- one file ------------------------------------------------------------------------
 
@@ -317,9 +389,8 @@ class Scanner:
         text (bytes) to search, a skip reason to count (``"binary"``, ``"too_large"``,
         ``"unreadable"``), or ``None`` (nothing to say: gone, not a regular file, a linked
         secret, or streamed)."""
-        parent, _, name = rel.rpartition("/")
         try:
-            fd = self._open(name, dir_fd=self.dirs.enter(parent))
+            fd = self._open_file(rel)
         except OSError as exc:
             return None if exc.errno == errno.ENOENT else "unreadable"  # ENOENT: gone since the walk
         try:
@@ -327,6 +398,7 @@ class Scanner:
             if not stat_mod.S_ISREG(st.st_mode):
                 return None
             if self.linked_secret is not None and self.linked_secret(st):
+                self.linked += 1
                 return None  # a secret under another name: never read, never counted
             size = st.st_size
             if size > self.search_limit:
@@ -419,6 +491,22 @@ class Scanner:
             pos = le + 1
         self._learn(pos, time.perf_counter() - began)
         return out
+
+    def _open_file(self, rel: str) -> int:
+        """A descriptor of file ``rel``, no symlink followed on the way: one ``openat2``
+        from the root; where that fails for any reason but ``ENOENT``, the directory chain
+        decides (the same answer the chain alone would give)."""
+        beneath = self._beneath
+        if beneath is not None:
+            try:
+                if self._root_fd < 0:
+                    self._root_fd = os.open(self._root, DIR_FLAGS)
+                return beneath(self._root_fd, rel)
+            except OSError as exc:
+                if exc.errno == errno.ENOENT:
+                    raise
+        parent, _, name = rel.rpartition("/")
+        return self._open(name, dir_fd=self.dirs.enter(parent))
 
     def _read_rest(self, fd: int, first: bytes) -> bytes | None:
         """The rest of a file whose first read did not return what fstat said (it grew or

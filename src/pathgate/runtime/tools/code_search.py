@@ -16,6 +16,9 @@ path order are returned.
 
 from __future__ import annotations
 
+import os
+import stat
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import anyio
@@ -25,9 +28,10 @@ from pathgate.errors import ToolArgumentError
 from pathgate.results import SearchResult, Unsearched
 from pathgate.runtime._walk import DIR, Entry
 from pathgate.runtime.tools._discover import Discovery
+from pathgate.runtime.tools._excluded import MAX_UNSEARCHED, count_in_excluded
 from pathgate.runtime.tools._pattern import GlobPattern, compile_glob
 from pathgate.runtime.tools._regex import Regex, compile_regex
-from pathgate.runtime.tools._scan import MAX_LINE, LinkedSecret, Scanner
+from pathgate.runtime.tools._scan import MAX_LINE, DirChain, LinkedSecret, Scanner
 
 if TYPE_CHECKING:
     from pathgate.runtime._runtime import Runtime
@@ -80,13 +84,22 @@ async def code_search(
     rx, pat = await anyio.to_thread.run_sync(_compile, regex, bool(case_sensitive), glob)
     cap = DEFAULT_MAX_RESULTS if max_results is None else (max_results or None)
 
-    d = Discovery(runtime, model=model)
-    start, verdict = await d.start_dir(path)
-    if verdict is not None:
-        return SearchResult(regex=regex, path=path, hits=(), verdict=verdict, limit=cap)
-    files, unsearched = await _candidates(d, start, pat)
-    if d.start_error is not None:
-        return SearchResult(regex=regex, path=path, hits=(), verdict=d.start_error, limit=cap)
+    # the runtime's own hard-link test: kept files are tested on their descriptors when
+    # opened (the scan's fstat), not by an lstat each in the walk
+    defer = linked_secret is not None and linked_secret is runtime.index.linked_secret
+    for kept_links in (not defer, True):
+        d = Discovery(runtime, model=model)
+        start, verdict = await d.start_dir(path)
+        if verdict is not None:
+            return SearchResult(regex=regex, path=path, hits=(), verdict=verdict, limit=cap)
+        files, unsearched = await _candidates(d, start, pat, kept_links)
+        if d.start_error is not None:
+            return SearchResult(regex=regex, path=path, hits=(), verdict=d.start_error, limit=cap)
+        if kept_links or not d.stopped_early:
+            break
+        # where the walk budget cuts depends on which kept files are secrets' hard links
+        # (never charged): walk again, testing each in the walk
+        defer = False
 
     scanner = Scanner(runtime.ops, runtime.root, files, rx, context=context, cap=cap,
                       search_limit=max(SEARCH_SIZE_LIMIT, d.ctx.size_limit), linked_secret=linked_secret)
@@ -98,13 +111,18 @@ async def code_search(
             await anyio.to_thread.run_sync(scanner.step, limiter=limiter)
     finally:
         scanner.close()
+    searched = len(files)
+    if defer:  # a secret's hard link is not a file searched, opened or not (early stop)
+        left = files[scanner.index:]
+        searched -= scanner.linked + (await anyio.to_thread.run_sync(
+            _aliases_in, d, left, limiter=limiter) if left else 0)
     hits = scanner.hits
     truncated = cap is not None and len(hits) > cap
     return SearchResult(
         regex=regex,
         path=path,
         hits=tuple(hits[:cap] if truncated else hits),
-        files_searched=len(files),
+        files_searched=searched,
         truncated=truncated,
         limit=cap,
         skipped_binary=scanner.binary,
@@ -117,8 +135,33 @@ async def code_search(
     )
 
 
-async def _candidates(d: Discovery, start: str, pat: GlobPattern | None) -> tuple[list[str], list[Unsearched]]:
-    """The files to search below ``start`` (sorted), gated; omissions go to ``d``."""
+def _aliases_in(d: Discovery, rels: Sequence[str]) -> int:
+    """How many of the files ``rels`` (not opened by the scan) are secrets' hard links
+    (worker thread; each ``lstat``-ed on its directory's descriptor, no link followed,
+    only while some secret is multi-linked or every multi-linked file counts as one)."""
+    check = d._linked_check()
+    if not check.armed():
+        return 0
+    runtime = d.runtime
+    chain = DirChain(runtime.index.fs, runtime.root)
+    n = 0
+    try:
+        for rel in rels:
+            parent, _, name = rel.rpartition("/")
+            try:
+                st = os.stat(name, dir_fd=chain.enter(parent), follow_symlinks=False)
+            except OSError:
+                continue
+            n += stat.S_ISREG(st.st_mode) and st.st_nlink > 1 and check(st)
+    finally:
+        chain.close()
+    return n
+
+
+async def _candidates(d: Discovery, start: str, pat: GlobPattern | None,
+                      kept_links: bool = True) -> tuple[list[str], list[Unsearched]]:
+    """The files to search below ``start`` (sorted), gated; omissions go to ``d``.
+    ``kept_links`` false: kept files are not tested for hard links to secrets in the walk."""
     cut = len(start) + 1 if start else 0
 
     def wanted(rel: str) -> bool:
@@ -127,7 +170,7 @@ async def _candidates(d: Discovery, start: str, pat: GlobPattern | None) -> tupl
     descend = None if pat is None or not pat.prunes else (lambda rel: pat.could_match_below(rel[cut:]))
     candidates: list[Entry] = []
     excluded_dirs: list[Entry] = []
-    chunks = await d.walk(start, descend, None if pat is None else wanted)
+    chunks = await d.walk(start, descend, None if pat is None else wanted, kept_links=kept_links)
     if d.start_error is not None:
         return [], []
     for chunk in chunks:
@@ -144,6 +187,11 @@ async def _candidates(d: Discovery, start: str, pat: GlobPattern | None) -> tupl
                 files.append(e.relpath)
         else:
             d.omissions.add(v, e.relpath)
-    unsearched = await d.count_excluded(excluded_dirs, wanted)
+    # d.count_excluded with a key: on a plain runtime the count is kept for the next call
+    # with the same start and glob (validated by the listed directories' signatures)
+    unlisted = await d.unsearched_unlisted()
+    counted = await count_in_excluded(d, excluded_dirs, wanted,
+                                      key=("code_search", start, None if pat is None else (pat.pattern, pat.wildmatch)))
+    unsearched = (counted + unlisted)[:MAX_UNSEARCHED]
     files.sort()
     return files, unsearched
