@@ -1,7 +1,8 @@
 """The ``pathgate`` command line: arguments in, the runtime's answer out; no decision logic here.
 
 ``check-ignore``, ``hook``, ``explain`` and ``glob`` answer without an event loop (each
-imports only what it needs: it is a process per call); ``read``, ``search``, ``ls`` and
+imports only what it needs: it is a process per call; ``glob`` runs the glob tool's own code
+on a bare ``GateCore``, its blocking steps in this thread); ``read``, ``search``, ``ls`` and
 ``mcp`` run a :class:`~pathgate.Runtime` under ``anyio.run``.
 
 Every command takes ``--root DIR`` (default: the current directory) and ``--config FILE``;
@@ -525,12 +526,41 @@ def _cli_wording(note: str) -> str:
 
 
 def _cmd_glob(args: argparse.Namespace) -> int:
-    tool_args: dict[str, Any] = {"pattern": args.pattern, "path": args.path}
-    if args.limit is not None:
-        tool_args["limit"] = args.limit
-    result = _run_async(_call, _runtime(args), "glob", tool_args, args)
+    from pathgate.runtime._gating import GateCore, NeedsEventLoop
+
+    try:  # without an event loop: the glob tool's own code, every step in this thread
+        result = _glob_inline(_runtime(args, core=GateCore), args)
+    except NeedsEventLoop:  # an error to word, a step that awaits: the tool on a runtime
+        tool_args: dict[str, Any] = {"pattern": args.pattern, "path": args.path}
+        if args.limit is not None:
+            tool_args["limit"] = args.limit
+        result = _run_async(_call, _runtime(args), "glob", tool_args, args)
     _fail_on_error(result)
     return _print_discovery(result, args, "matches")
+
+
+def _glob_inline(core: Any, args: argparse.Namespace) -> Any:
+    """What ``rt.call("glob", ...)`` returns (model spellings in, the renderer's output out)
+    on a bare ``GateCore``: the glob tool (``runtime/tools/glob.py``, the same ``Discovery``)
+    with its blocking steps run in this thread by :func:`run_now`. Anything only the tool
+    chain answers raises :class:`NeedsEventLoop`: an argument it rejects, an error it words
+    (argument errors name the field, others are generic), a step that must await."""
+    from pathgate._names import spell_names, unspell_path
+    from pathgate.renderers._discovery import render_discovery
+    from pathgate.runtime._gating import NeedsEventLoop, run_now
+    from pathgate.runtime.tools.glob import glob
+
+    limit, model = args.limit, getattr(args, "model", None)
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+        raise NeedsEventLoop("an argument the tool chain rejects")
+    try:
+        renderer = core.renderer_for(model, getattr(args, "renderer", None))
+        result = run_now(glob(core, unspell_path(args.pattern), unspell_path(args.path), limit=limit, model=model))
+        return render_discovery(renderer, spell_names(result))
+    except NeedsEventLoop:
+        raise
+    except Exception as exc:  # glob only reads: the same call on a runtime words it exactly
+        raise NeedsEventLoop(f"an error the tool chain reports: {type(exc).__name__}") from exc
 
 
 def _cmd_search(args: argparse.Namespace) -> int:
