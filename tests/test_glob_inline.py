@@ -102,7 +102,7 @@ def _both(root: Path, pattern: str, path: str = ".", limit: int | None = 0, *, r
     policy = load_config(str(root))
     if git_only:
         policy = policy.git_only()
-    now = cli._glob_inline(GateCore(str(root), policy=policy), _args(pattern, path, limit, renderer=renderer))
+    now = cli._glob_inline(lambda: GateCore(str(root), policy=policy), _args(pattern, path, limit, renderer=renderer))
 
     async def on_loop() -> Any:
         rt = Runtime(str(root), policy=policy)
