@@ -354,21 +354,27 @@ NEVER = ("asyncio", "anyio", "sniffio", "argparse", "logging", "opentelemetry", 
          "pathgate.runtime.tools._regex", "pathgate.mcp", "pathgate.adapters")
 
 _PROBE = """
-import atexit, json, os, sys
+import atexit, gc, json, os, sys
 out = os.environ["PATHGATE_TEST_MODULES"]
-atexit.register(lambda: open(out, "w").write(json.dumps(sorted(sys.modules))))
+atexit.register(lambda: open(out, "w").write(json.dumps(
+    {"modules": sorted(sys.modules), "frozen": gc.get_freeze_count(), "gc": gc.isenabled()})))
 sys.argv = ["pathgate", *sys.argv[1:]]
 from pathgate.cli import console
 console()
 """
 
 
-def _modules(root: Path, tmp_path: Path, args: list[str]) -> tuple[int, str, list[str]]:
-    modules = tmp_path / "modules.json"
-    env = {**os.environ, "PYTHONPATH": SRC, "PATHGATE_TEST_MODULES": str(modules)}
+def _probe(root: Path, tmp_path: Path, args: list[str]) -> tuple[int, str, dict[str, Any]]:
+    report = tmp_path / "modules.json"
+    env = {**os.environ, "PYTHONPATH": SRC, "PATHGATE_TEST_MODULES": str(report)}
     proc = subprocess.run([sys.executable, "-c", _PROBE, *args], capture_output=True, env=env, cwd=root,
                           timeout=60, check=False)
-    return proc.returncode, proc.stdout.decode(), json.loads(modules.read_text())
+    return proc.returncode, proc.stdout.decode(), json.loads(report.read_text())
+
+
+def _modules(root: Path, tmp_path: Path, args: list[str]) -> tuple[int, str, list[str]]:
+    code, out, report = _probe(root, tmp_path, args)
+    return code, out, report["modules"]
 
 
 @pytest.mark.parametrize("argv", [["**/*.py"], ["**", "--json"], ["**", "--renderer", "structured"]])
@@ -387,3 +393,25 @@ def test_glob_error_goes_through_the_tool_chain(tree: Path, tmp_path: Path) -> N
     code, out, modules = _modules(tree, tmp_path, ["glob", ""])
     assert (code, out) == (2, "")
     assert "pathgate.runtime._chain" in modules
+
+
+# -- the collector after start-up ------------------------------------------------------------------
+
+def test_console_freezes_start_up_objects_and_collects_after(tree: Path, tmp_path: Path) -> None:
+    """The console script resumes the collector with start-up's objects frozen (a later
+    collection does not walk them again)."""
+    code, out, report = _probe(tree, tmp_path, ["glob", "**/*.py"])
+    assert code == 0 and "src/app.py" in out
+    assert report["gc"] is True
+    assert report["frozen"] > 1000  # the modules, classes and the core made at start-up
+
+
+def test_main_leaves_the_callers_collector_alone(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A caller of ``main`` (tests, a host program) gets its collector back as it was, and
+    none of its objects frozen."""
+    import gc
+
+    before = gc.get_freeze_count()
+    assert gc.isenabled()
+    assert _cli(capsys, ["glob", "--root", str(tree), "**/*.py"])[0] == 0
+    assert gc.isenabled() and gc.get_freeze_count() == before
