@@ -415,3 +415,20 @@ def test_main_leaves_the_callers_collector_alone(tree: Path, capsys: pytest.Capt
     assert gc.isenabled()
     assert _cli(capsys, ["glob", "--root", str(tree), "**/*.py"])[0] == 0
     assert gc.isenabled() and gc.get_freeze_count() == before
+
+
+def test_console_freezes_only_while_its_main_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The freeze belongs to the console script's own run: a ``console()`` called inside a
+    longer-lived process (and caught) leaves later ``main()`` calls freezing nothing."""
+    seen: list[bool] = []
+
+    def fake_main() -> int:
+        seen.append(cli._freeze_on_start)
+        return 3
+
+    monkeypatch.setattr(cli, "main", fake_main)
+    monkeypatch.setattr(cli, "_exit_now", lambda status: None)
+    with pytest.raises(SystemExit) as exited:
+        cli.console()
+    assert exited.value.code == 3 and seen == [True]
+    assert cli._freeze_on_start is False

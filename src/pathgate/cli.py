@@ -255,7 +255,10 @@ def console() -> NoReturn:
     also frozen when the collector resumes (:func:`_started`)."""
     global _freeze_on_start
     _freeze_on_start = True
-    status = main()
+    try:
+        status = main()
+    finally:
+        _freeze_on_start = False
     _exit_now(status)
     raise SystemExit(status)
 
