@@ -20,6 +20,9 @@ holding an installed pathgate (and its ``python`` for the floor and ``import pat
     python3 -m venv /tmp/v && /tmp/v/bin/pip install .          # and /tmp/b from the old tree
     python3 benchmarks/bench_hook_startup.py --runs 15 --venv /tmp/v --before-venv /tmp/b
 
+``--only glob,explain`` keeps the cases whose name holds one of the words (the floors
+always run). With a "before", each case's row also gives after / before of the median CPU.
+
 Each child's CPU (user + sys) comes from its own ``wait4``; its peak memory (max RSS) from
 three more runs under GNU ``/usr/bin/time -f %M`` (a child forked from this script would
 report this script's own RSS, which ``exec`` keeps as the child's high-water mark).
@@ -131,7 +134,9 @@ def main() -> None:
     ap.add_argument("--before", metavar="SRC", help="another source tree to compare (same run)")
     ap.add_argument("--venv", metavar="DIR", help="measure this virtualenv's installed pathgate")
     ap.add_argument("--before-venv", metavar="DIR", help="and this one's, in the same rounds")
+    ap.add_argument("--only", metavar="WORDS", help="comma-separated: keep the cases naming one of them")
     opts = ap.parse_args()
+    only = [w for w in (opts.only or "").split(",") if w]
     py = os.path.join(opts.venv, "bin", "python") if opts.venv else sys.executable
     with tempfile.TemporaryDirectory() as root:
         _tree(root)
@@ -151,6 +156,8 @@ def main() -> None:
         if opts.before_venv:
             trees["before: "] = _commands(py, None, opts.before_venv, root)
         for name in trees[""]:
+            if only and not any(w in name for w in only):
+                continue
             for label, cases in trees.items():
                 runs[label + name] = cases[name]
         times: dict[str, list[tuple[float, float]]] = {name: [] for name in runs}
@@ -173,16 +180,19 @@ def main() -> None:
 def _report(times: dict[str, list[tuple[float, float]]], rss: dict[str, float | None]) -> None:
     floor_cpu = statistics.median(c for _, c in next(iter(times.values())))
     print("| case | wall median (ms) | CPU median (ms) | CPU p25–p75 (ms) | CPU above floor (ms) "
-          "| CPU vs floor | max RSS (MiB) |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+          "| CPU vs floor | after / before | max RSS (MiB) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, values in times.items():
+        before = times.get("before: " + name)
+        ratio = "" if not before else \
+            f"{statistics.median(c for _, c in values) / statistics.median(c for _, c in before):.2f}×"
         wall = statistics.median(w for w, _ in values)
         cpus = sorted(c for _, c in values)
         cpu = statistics.median(cpus)
         q1, q3 = cpus[len(cpus) // 4], cpus[(3 * len(cpus)) // 4]
         peak = rss.get(name)
         print(f"| {name} | {wall:.1f} | {cpu:.1f} | {q1:.0f}–{q3:.0f} | {cpu - floor_cpu:+.1f} "
-              f"| {cpu / floor_cpu:.2f}× | {'' if peak is None else f'{peak:.1f}'} |")
+              f"| {cpu / floor_cpu:.2f}× | {ratio} | {'' if peak is None else f'{peak:.1f}'} |")
     print(f"\n(floor: the first row; load average {os.getloadavg()[0]:.1f} at the end)")
 
 

@@ -75,7 +75,7 @@ def _loaded(modules: list[str], baseline: frozenset[str], names: tuple[str, ...]
 def test_glob_answers_through_the_tool(project: Path, tmp_path: Path) -> None:
     code, out, modules = _run(project, tmp_path, ["glob", "**/*"])
     assert (code, out) == (0, ".gitignore\nsrc/app.py\n")
-    assert "pathgate.runtime.tools.glob" in modules  # one route: the glob tool on a Runtime
+    assert "pathgate.runtime.tools.glob" in modules  # one route: the glob tool (on a bare GateCore)
 
 
 def test_explain_imports_only_what_it_needs(project: Path, tmp_path: Path, baseline: frozenset[str]) -> None:

@@ -41,6 +41,9 @@ from pathgate.runtime.ignore import IgnoreIndex
 from pathgate.verdicts import Verdict
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable
+
+    from pathgate.runtime._live import LiveIndex
     from pathgate.runtime.gates import FactSource
 
 __all__ = ["GateCore", "InlineFacts", "NeedsEventLoop", "ReadVerdict", "RendererRules", "project_git_dirs", "run_now"]
@@ -118,6 +121,10 @@ def run_now(coro: Coroutine[Any, Any, T]) -> T:
     raise NeedsEventLoop("this check awaits (an async host gate or filter) and needs an event loop")
 
 
+async def _wait(answer: Awaitable[T]) -> T:
+    return await answer
+
+
 class InlineFacts:
     """The ``REAL``, ``MATCH`` and ``OPEN`` facts, fetched in the calling thread
     (``read_files``' :class:`~pathgate.runtime.tools.read_files.ReadFacts` fetches the same
@@ -167,7 +174,16 @@ class InlineFacts:
 class GateCore:
     """The decision half of :class:`~pathgate.Runtime` (see its parameters): built once,
     then only read. On its own it decides in the calling thread (:meth:`check_paths`
-    driven by :func:`run_now`); a ``Runtime`` fetches the facts in worker threads."""
+    driven by :func:`run_now`); a ``Runtime`` fetches the facts in worker threads.
+
+    It is also the driver of the discovery steps (``runtime/tools/_discover.py``): their
+    blocking work goes through :meth:`run_blocking` and :meth:`wait_in_step`, their facts
+    come from :meth:`_discovery_facts` — here all in the calling thread, so a discovery
+    coroutine on a bare ``GateCore`` never suspends and :func:`run_now` runs it (``pathgate
+    glob``); a ``Runtime`` runs the same code with worker threads on its event loop."""
+
+    #: Discovery from memory (issue 15): only a ``Runtime`` keeps one; a bare core walks.
+    live_index: LiveIndex | None = None
 
     def __init__(
         self,
@@ -277,9 +293,21 @@ class GateCore:
         return InlineFacts(self, ctx)
 
     async def run_blocking(self, fn: Callable[[], T]) -> T:
-        """Run a blocking call (a ``stat``): here, in the calling thread (a ``Runtime`` runs
-        it in a worker thread)."""
+        """Run a blocking call (a ``stat``, a walk step): here, in the calling thread (a
+        ``Runtime`` runs it in a worker thread)."""
         return fn()
+
+    def wait_in_step(self, answer: Awaitable[T]) -> T:
+        """From inside a blocking step (:meth:`run_blocking`), the value of ``answer`` (an
+        async host filter's verdict): here, run to its end in the calling thread
+        (:func:`run_now`: :class:`NeedsEventLoop` if it suspends); a ``Runtime`` awaits it
+        on its event loop from the worker thread."""
+        return run_now(_wait(answer))
+
+    def _discovery_facts(self, ctx: GateContext) -> FactSource:
+        """Where discovery gets the facts of its start directory and of walked symlinks:
+        here, the calling thread (a ``Runtime``: worker threads, ``read_files``' source)."""
+        return InlineFacts(self, ctx)
 
     def renderer_for(self, model: str | None = None, name: str | None = None) -> Renderer:
         """The renderer a call would use: ``name`` if given, else chosen by ``model``."""

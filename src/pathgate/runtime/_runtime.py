@@ -236,6 +236,16 @@ class Runtime(GateCore):
         """Run a blocking call in a worker thread (under the runtime's limiter)."""
         return await anyio.to_thread.run_sync(fn, limiter=self.limiter.get())
 
+    def wait_in_step(self, answer: Awaitable[T]) -> T:
+        """From a worker thread of :meth:`run_blocking`, ``answer`` awaited on the event loop."""
+        import anyio.from_thread
+
+        return anyio.from_thread.run(_wait, answer)
+
+    def _discovery_facts(self, ctx: GateContext) -> FactSource:
+        """Discovery's start directory and symlinks: ``read_files``' facts, thread backend."""
+        return ReadFacts(self, self.backends.pick("thread"), ctx)
+
     # -- discovery tools (typed, raw results) ----------------------------------------------
 
     async def glob(
@@ -473,3 +483,7 @@ def _spell_reads(results: list[FileResult]) -> list[FileResult]:
     return [r if (r.verdict is None and _plain_name(r.path) and _plain_name(r.relpath)
                   and _plain_name(r.same_as) and (r.content is None or r.content.isascii()))
             else spell_names(r) for r in results]
+
+
+async def _wait(answer: Awaitable[T]) -> T:
+    return await answer

@@ -16,6 +16,13 @@ A discovery call:
    examples. Matches inside excluded directories the walk did not enter are counted within
    an entry budget (and marked as a lower bound when the budget runs out).
 
+Every blocking step goes through the core that drives the call (``runtime.run_blocking``,
+``runtime.wait_in_step``, ``runtime._discovery_facts``): a :class:`~pathgate.Runtime` runs
+each in a worker thread (one hop each, under its limiter), a bare
+:class:`~pathgate.runtime._gating.GateCore` in the calling thread, where the coroutines never
+suspend and :func:`~pathgate.runtime._gating.run_now` drives them (``pathgate glob``: one
+code path, no event loop). This module imports neither anyio nor the tools.
+
 Budgets (the walk budget, the count budget) are charged as if opaque paths did not exist:
 secrets are recognised by name in the walk's thread; with gates beyond the built-in ones (a
 host filter, host gates) each walked chunk is judged on the event loop *before* it is
@@ -30,28 +37,21 @@ import errno
 import os
 import stat
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING
 
-import anyio
-import anyio.to_thread
-
 from pathgate.results import Omission, Unsearched
 from pathgate.runtime._links import secret_memo
-from pathgate.runtime._live import set_index_mode
 from pathgate.runtime._walk import DIR, FILE, SYMLINK, Entry, Walker
 from pathgate.runtime.gates import Fact, GateContext, GatePipeline, HostFilterGate, PathFacts, lexical_name
 from pathgate.runtime.gates.path import GIT_INTERNALS, PathGate
 from pathgate.runtime.ignore import IgnoreSession, Match
 from pathgate.runtime.tools._excluded import MAX_UNSEARCHED, count_in_excluded
-from pathgate.runtime.tools._live_glob import live_glob
-from pathgate.runtime.tools.read_files import ReadFacts
 from pathgate.verdicts import Gate, Status, Verdict
 
 if TYPE_CHECKING:
+    from pathgate.runtime._gating import GateCore
     from pathgate.runtime._live._records import Select
-    from pathgate.runtime._runtime import Runtime
     from pathgate.runtime.tools._pattern import GlobPattern
 
 __all__ = [
@@ -95,23 +95,29 @@ def discovery_pipeline(pipeline: GatePipeline) -> GatePipeline:
     return GatePipeline([g for g in pipeline.gates if Fact.OPEN not in g.needs], pipeline.secrets)
 
 
-@dataclass(slots=True)
 class _Walked:
-    """Adapter: a walked entry as the pipeline's ``WalkedEntry``."""
+    """Adapter: a walked entry as the pipeline's ``WalkedEntry``. (Plain classes here, not
+    dataclasses: a dataclass costs about half a millisecond to define, at every start of
+    ``pathgate glob``.)"""
 
-    relpath: str
-    is_dir: bool
-    match: Match | None
+    __slots__ = ("is_dir", "match", "relpath")
+
+    def __init__(self, relpath: str, is_dir: bool, match: Match | None) -> None:
+        self.relpath = relpath
+        self.is_dir = is_dir
+        self.match = match
 
 
-@dataclass(slots=True)
 class Omissions:
     """Per-gate omission counts of one call (non-opaque gates only)."""
 
-    counts: dict[tuple[Gate, bool], int] = field(default_factory=dict)
-    examples: dict[tuple[Gate, bool], list[str]] = field(default_factory=dict)
-    lower_bound: set[Gate] = field(default_factory=set)
-    max_examples: int = MAX_EXAMPLES
+    __slots__ = ("counts", "examples", "lower_bound", "max_examples")
+
+    def __init__(self, *, max_examples: int = MAX_EXAMPLES) -> None:
+        self.counts: dict[tuple[Gate, bool], int] = {}
+        self.examples: dict[tuple[Gate, bool], list[str]] = {}
+        self.lower_bound: set[Gate] = set()
+        self.max_examples = max_examples
 
     def add(self, verdict: Verdict, relpath: str) -> None:
         if verdict.opaque:
@@ -152,9 +158,11 @@ class Omissions:
 
 
 class Discovery:
-    """The per-call helper of one discovery tool call (never shared between calls)."""
+    """The per-call helper of one discovery tool call (never shared between calls), driven
+    by ``runtime``: a :class:`~pathgate.Runtime` (worker threads) or a bare ``GateCore``
+    (the calling thread)."""
 
-    def __init__(self, runtime: Runtime, *, model: str | None = None) -> None:
+    def __init__(self, runtime: GateCore, *, model: str | None = None) -> None:
         self.runtime = runtime
         self.pipeline = discovery_pipeline(runtime.pipeline)
         # Only the built-in path-only gates: walked plain entries can be judged inline
@@ -177,7 +185,7 @@ class Discovery:
         #: verdicts of walked entries judged before charging the walk budget (relpath keyed)
         self._verdicts: dict[str, Verdict | None] = {}
         self._host = next((g for g in self.pipeline.gates if isinstance(g, HostFilterGate)), None)
-        self._source = ReadFacts(runtime, runtime.backends.pick("thread"), self.read_ctx)
+        self._source = runtime._discovery_facts(self.read_ctx)
         # the path-only facts of walked entries (pure functions of the relpath); a live
         # index keeps them memoised across calls (issue 15)
         self._is_secret: Callable[[str], bool] = self.pipeline.secrets.is_secret
@@ -238,8 +246,8 @@ class Discovery:
                                detail=errno.errorcode.get(error or 0))
         if not resolved.is_dir:
             st = resolved.st
-            if st is not None and st.st_nlink > 1 and stat.S_ISREG(st.st_mode) and await anyio.to_thread.run_sync(
-                    self._linked_check(), st, limiter=self.runtime.limiter.get()):
+            if st is not None and st.st_nlink > 1 and stat.S_ISREG(st.st_mode) and await self.runtime.run_blocking(
+                    partial(self._linked_check(), st)):
                 return "", _SECRET  # a secret's hard link: as opaque as the secret
             if st is not None:
                 return "", Verdict(status=Status.NOT_A_FILE, gate=Gate.EXISTENCE, exists=True,
@@ -260,12 +268,13 @@ class Discovery:
         that report a directory that could not be entered are collected in
         :attr:`unlisted`, not returned. ``kept_links`` false: kept files are not tested for
         hard links to secrets here (the caller tests each one it opens, code_search)."""
-        limiter = self.runtime.limiter.get()
+        run = self.runtime.run_blocking
         chunks: list[list[Entry]] = []
         live = self.runtime.live_index
         if live is not None:  # the live index replays the same entries (issue 15)
-            replayed = await anyio.to_thread.run_sync(
-                partial(self._replay, start, descend, want), limiter=limiter)
+            from pathgate.runtime._live import set_index_mode
+
+            replayed = await run(partial(self._replay, start, descend, want))
             set_index_mode("fallback" if replayed is None else "live")
             if replayed is not None:
                 if not self._inline:  # judge before charging: opaque entries cost nothing
@@ -273,12 +282,12 @@ class Discovery:
                 chunks.append(self._admit(replayed))
                 return chunks
         # how secrets' hard-link aliases are found is decided once per walk (worker thread)
-        check, mark = await anyio.to_thread.run_sync(self._plan_marks, limiter=limiter)
+        check, mark = await run(self._plan_marks)
         walker = Walker(self.session, start, descend=descend, want=want, links=mark, kept_links=kept_links)
         try:
             while True:
                 try:
-                    chunk = await anyio.to_thread.run_sync(self._step, walker, check, limiter=limiter)
+                    chunk = await run(partial(self._step, walker, check))
                 except OSError as exc:
                     # only entering the start directory itself raises (deeper errors are
                     # reported on their entries): the call's answer is a verdict
@@ -303,6 +312,10 @@ class Discovery:
                         ) -> tuple[list[str], list[Entry]] | None:
         """glob's walk and verdicts from the live index's stored verdict classes (see
         :func:`~pathgate.runtime.tools._live_glob.live_glob`); ``None``: use :meth:`walk`."""
+        if self.runtime.live_index is None:
+            return None
+        from pathgate.runtime.tools._live_glob import live_glob  # with the live index only
+
         return await live_glob(self, start, descend, want, WALK_BUDGET, pattern)
 
     def _linked_check(self) -> _LinkCheck:
@@ -456,8 +469,7 @@ class Discovery:
         if plain and self._inline and len(plain) > INLINE_ON_LOOP:
             # a big batch (a whole walk's candidates, an excluded directory's count) is judged
             # in a worker hop: the event loop stays free for other calls (issue 19)
-            await anyio.to_thread.run_sync(self._judge_inline, entries, plain, out,
-                                           limiter=self.runtime.limiter.get())
+            await self.runtime.run_blocking(partial(self._judge_inline, entries, plain, out))
         elif plain and self._inline:
             self._judge_inline(entries, plain, out)
         elif plain:
@@ -502,7 +514,7 @@ class _LinkCheck:
 
     __slots__ = ("_check", "aliases", "runtime")
 
-    def __init__(self, runtime: Runtime, aliases: set[str]) -> None:
+    def __init__(self, runtime: GateCore, aliases: set[str]) -> None:
         self.runtime = runtime
         self.aliases = aliases
         self._check: Callable[[os.stat_result], bool] | None = None

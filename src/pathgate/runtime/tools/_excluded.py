@@ -32,13 +32,9 @@ import os
 import threading
 import time
 import weakref
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
-
-import anyio
-import anyio.from_thread
-import anyio.to_thread
 
 from pathgate.results import Unsearched
 from pathgate.runtime._walk import FILE, Entry, ListingRecord, list_files_below
@@ -46,11 +42,11 @@ from pathgate.runtime.fs import OsFS, Resolved
 from pathgate.runtime.gates import PathFacts
 from pathgate.runtime.ignore import Match
 from pathgate.runtime.tools._scan import DirChain
-from pathgate.verdicts import Gate, Verdict
+from pathgate.verdicts import Gate
 
 if TYPE_CHECKING:
+    from pathgate.runtime._gating import GateCore
     from pathgate.runtime._live._records import Flat
-    from pathgate.runtime._runtime import Runtime
     from pathgate.runtime.tools._discover import Discovery, Omissions, _LinkCheck
 
 #: One excluded directory's listing: files (relpath, kind), short, as a Flat, remembered.
@@ -149,7 +145,7 @@ def _stands(root: str, kept: _Kept) -> bool:
     return True
 
 
-_PLAIN: weakref.WeakKeyDictionary[Runtime, _PlainCounts] = weakref.WeakKeyDictionary()
+_PLAIN: weakref.WeakKeyDictionary[GateCore, _PlainCounts] = weakref.WeakKeyDictionary()
 _PLAIN_LOCK = threading.Lock()
 
 
@@ -207,8 +203,7 @@ async def _plain_count(d: Discovery, plain: _PlainCounts, dirs: Sequence[Entry],
     """:func:`count_in_excluded` on a plain runtime: reused when kept and still standing,
     else counted and kept."""
     full = (key, d._enforce, d.count_left, tuple((x.relpath, x.kind, x.match) for x in dirs))
-    limiter = d.runtime.limiter.get()
-    got = await anyio.to_thread.run_sync(plain.get, d.runtime.root, full, limiter=limiter)
+    got = await d.runtime.run_blocking(partial(plain.get, d.runtime.root, full))
     if got is not None:
         d.omissions.merge(got.part)
         d.count_left = got.count_left
@@ -236,8 +231,7 @@ async def _count(d: Discovery, dirs: Sequence[Entry], wanted: Callable[[str], bo
         return unsearched, True
     # one worker-thread hop lists them all (the entry budget bounds it), one batch is
     # judged: a hop per directory cost more than the listing (thousands of `target/`s)
-    listed = await anyio.to_thread.run_sync(
-        partial(_list_all, d, taking=taking), [x.relpath for x in visible], limiter=d.runtime.limiter.get())
+    listed = await d.runtime.run_blocking(partial(_list_all, d, [x.relpath for x in visible], taking=taking))
     candidates: list[Entry] = []
     # per directory, in order: its matches selected as one list (a remembered listing of
     # plain files, issue 15: each gets its directory's ignore verdict), or its slice of
@@ -348,14 +342,16 @@ def _odd_in_excluded(d: Discovery, rel: str) -> bool:
 
 def _opaque_in_thread(d: Discovery) -> Callable[[str], bool]:
     """Is a path opaque by name (secret) or by the host filter? For the count inside
-    excluded directories, which runs in a worker thread: a sync filter is called there,
-    an async one is awaited on the event loop (``anyio.from_thread``). Fail-closed
+    excluded directories, which runs in a blocking step: a sync filter is called there,
+    an async one is awaited through the driving core (``wait_in_step``: a ``Runtime``
+    awaits it on the event loop, a bare ``GateCore`` runs it to its end). Fail-closed
     filter answers count as opaque, like the gate's."""
     is_secret = d._secret_name
     gate = d._host
     if gate is None:
         return is_secret
     ctx = d.ctx
+    wait = d.runtime.wait_in_step
 
     def opaque(rel: str) -> bool:
         if is_secret(rel):
@@ -363,11 +359,8 @@ def _opaque_in_thread(d: Discovery) -> Callable[[str], bool]:
         facts = PathFacts(request=rel, name=rel, resolved=Resolved(rel, None, rel))
         verdict = gate.check(facts, ctx)
         if inspect.isawaitable(verdict):
-            verdict = anyio.from_thread.run(_wait, verdict)
+            verdict = wait(verdict)
         return verdict is not None and verdict.opaque
 
     return opaque
 
-
-async def _wait(answer: Awaitable[Verdict | None]) -> Verdict | None:
-    return await answer

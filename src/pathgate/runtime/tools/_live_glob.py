@@ -10,9 +10,6 @@ from functools import partial
 from itertools import compress, repeat
 from typing import TYPE_CHECKING
 
-import anyio
-import anyio.to_thread
-
 from pathgate.runtime._live import set_index_mode
 from pathgate.runtime._live._index import LiveIndex
 from pathgate.runtime._live._records import (
@@ -55,8 +52,7 @@ async def live_glob(d: Discovery, start: str, descend: Callable[[str], bool] | N
         return None
     # the flattened records hold relpaths from the root: a select over them needs start ""
     select = None if pattern is None or start else select_for(pattern)
-    scan = await anyio.to_thread.run_sync(partial(_glob_scan, d, live, start, descend, want, budget, select, pattern),
-                                          limiter=d.runtime.limiter.get())
+    scan = await d.runtime.run_blocking(partial(_glob_scan, d, live, start, descend, want, budget, select, pattern))
     if scan is None:
         return None
     d._select = select  # the excluded directories' remembered listings are matched so too

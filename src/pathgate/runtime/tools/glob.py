@@ -5,14 +5,16 @@ result counts the matches each non-opaque gate omitted (with up to three example
 names the excluded directories it did not enter when they could hold matches. Secrets and
 host-filtered paths are neither listed nor counted. Pattern syntax:
 :mod:`pathgate.runtime.tools._pattern`.
+
+The same code runs on a :class:`~pathgate.Runtime` (each blocking step a worker-thread hop)
+and on a bare :class:`~pathgate.runtime._gating.GateCore` (every step in the calling thread,
+driven by :func:`~pathgate.runtime._gating.run_now`: ``pathgate glob``, no event loop).
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
-
-import anyio
-import anyio.to_thread
 
 from pathgate.errors import ToolArgumentError
 from pathgate.results import GlobResult
@@ -21,7 +23,7 @@ from pathgate.runtime.tools._discover import Discovery
 from pathgate.runtime.tools._pattern import compile_glob
 
 if TYPE_CHECKING:
-    from pathgate.runtime._runtime import Runtime
+    from pathgate.runtime._gating import GateCore
 
 __all__ = ["DEFAULT_GLOB_LIMIT", "glob"]
 
@@ -34,7 +36,7 @@ def _rel_to(start: str) -> int:
 
 
 async def glob(
-    runtime: Runtime,
+    runtime: GateCore,
     pattern: str,
     path: str = ".",
     *,
@@ -47,7 +49,7 @@ async def glob(
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
         raise ToolArgumentError("glob: `limit` must be an integer >= 0", field="limit")
     # never on the event loop: a model-supplied pattern may be long (linear, but not free)
-    pat = await anyio.to_thread.run_sync(compile_glob, pattern, limiter=runtime.limiter.get())
+    pat = await runtime.run_blocking(partial(compile_glob, pattern))
     cap = DEFAULT_GLOB_LIMIT if limit is None else (limit or None)
     d = Discovery(runtime, model=model)
     start, verdict = await d.start_dir(path)
