@@ -59,6 +59,7 @@ from pathgate.runtime._live._inotify import (
     Event,
     Inotify,
 )
+from pathgate.runtime._live._nodes import ancestors, depth, parent, same_root, same_rules
 from pathgate.runtime._live._records import (
     Classify,
     Flat,
@@ -101,14 +102,6 @@ _CONTENT = IN_MODIFY | IN_CLOSE_WRITE
 
 class _WatchLimit(Exception):
     """``inotify_add_watch`` failed with ``ENOSPC``: the user's watch limit is reached."""
-
-def _parent(rel: str) -> str:
-    return rel.rpartition("/")[0]
-
-
-def _depth(rel: str) -> int:
-    return rel.count("/") + 1 if rel else 0
-
 
 class LiveIndex:
     """The in-memory index of one runtime's project (thread-safe; one lock).
@@ -409,7 +402,7 @@ class LiveIndex:
                         self._drop(start)
                         return
                     else:
-                        listed.setdefault(_parent(e.relpath), []).append(e)
+                        listed.setdefault(parent(e.relpath), []).append(e)
         finally:
             walker.close()
             for rel, entries in listed.items():
@@ -431,7 +424,7 @@ class LiveIndex:
             self.epoch += 1
         session = self._ignore.session()
         root = session.dir_node("")
-        if not _same_root(root, self._root_node):
+        if not same_root(root, self._root_node):
             # the root's ignore files or git's global sources changed: everything is re-decided
             self._root_node = root
             self._relist(session, "", deep=True)
@@ -443,10 +436,10 @@ class LiveIndex:
         shallow, deep, force = plan
         # ignore files edited with no event on their directory's watch (through another
         # hard link): their nodes, validated by stat as a walk's are, say so
-        deep.update(rel for rel, node in self._ruled.items() if not _same_rules(session.dir_node(rel), node))
+        deep.update(rel for rel, node in self._ruled.items() if not same_rules(session.dir_node(rel), node))
         done: set[str] = set()
-        for rel in sorted(shallow | deep, key=_depth):
-            if rel not in self._dirs or any(a in done for a in _ancestors(rel)):
+        for rel in sorted(shallow | deep, key=depth):
+            if rel not in self._dirs or any(a in done for a in ancestors(rel)):
                 continue
             is_deep = rel in deep
             self._relist(session, rel, deep=is_deep, force=force)
@@ -460,7 +453,7 @@ class LiveIndex:
         deep: set[str] = set()
         # unwatched directories are re-entered from their parents at every query
         force = set(self._unwatched)
-        shallow = {_parent(r) for r in force if r} | ({""} if "" in force else set())
+        shallow = {parent(r) for r in force if r} | ({""} if "" in force else set())
         wds, names = self._wds, self._names
         for ev in events:
             if ev.mask & IN_Q_OVERFLOW:
@@ -472,7 +465,7 @@ class LiveIndex:
                 if ev.mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED):
                     if not rel:
                         return None  # the root itself went away or moved
-                    shallow.add(_parent(rel))
+                    shallow.add(parent(rel))
                     force.add(rel)
                 continue
             crel = f"{rel}/{ev.name}" if rel else ev.name
@@ -509,8 +502,8 @@ class LiveIndex:
             if not rel:
                 raise  # the root cannot be listed: the caller resets
             # it vanished or cannot be entered: its parent's walk says how
-            if _parent(rel) in dirs:
-                self._relist(session, _parent(rel), deep=False, force={rel})
+            if parent(rel) in dirs:
+                self._relist(session, parent(rel), deep=False, force={rel})
             else:
                 self._drop(rel)
             return
@@ -596,26 +589,3 @@ class LiveIndex:
         except KeyError:  # never expected: answer by walking, rescan at the next query
             self._reset("index inconsistent")
             return None
-
-
-def _same_root(node: DirNode, old: DirNode | None) -> bool:
-    """Does the root decide as it did? Same global sources (the globals node is replaced
-    only when they change), same own ignore files by stat signature, same fail-closed
-    state; the node object itself may be rebuilt after an LRU eviction."""
-    return old is not None and (node is old or (
-        node.parent is old.parent and node.sigs == old.sigs and node.stop == old.stop))
-
-
-def _same_rules(node: DirNode, old: DirNode) -> bool:
-    """Does kept directory's node decide as the one its records were decided by? Its own
-    ignore files by stat signature and its fail-closed state (its parents are checked as
-    their own directories, the root and git's sources by :func:`_same_root`)."""
-    return node is old or (node.sigs == old.sigs and node.stop == old.stop)
-
-
-def _ancestors(rel: str) -> list[str]:
-    out = [""] if rel else []
-    parts = rel.split("/")
-    for i in range(1, len(parts)):
-        out.append("/".join(parts[:i]))
-    return out
