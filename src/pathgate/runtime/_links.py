@@ -184,13 +184,15 @@ class SecretInodes:
         if snap.unstable:
             return False
         root = self.root
+        prefix = root.rstrip("/") + "/"
         lstat = os.lstat
         try:
-            for rel, sig in snap.dirs.items():
-                if _sig(lstat(os.path.join(root, rel) if rel else root)) != sig:
+            for rel, (ino, mtime, ctime) in snap.dirs.items():
+                st = lstat(prefix + rel if rel else root)
+                if st.st_ino != ino or st.st_mtime_ns != mtime or st.st_ctime_ns != ctime:
                     return False
             for rel, sig in snap.secrets.items():
-                if _secret_sig(lstat(os.path.join(root, rel))) != sig:
+                if _secret_sig(lstat(prefix + rel)) != sig:
                     return False
         except OSError:
             return False

@@ -25,6 +25,7 @@ __all__ = [
     "GlobScan",
     "Select",
     "flatten",
+    "replay",
     "scan_glob",
     "scan_odd",
     "with_plain",
@@ -80,10 +81,16 @@ class _Dir:
 
     def record(self, entries: list[Entry]) -> None:
         """Store one listing (entries of this directory, in the walker's order)."""
-        self.names = tuple(e.relpath.rpartition("/")[2] for e in entries)
-        self.kinds = bytes(_CODE[e.kind] for e in entries)
-        matches = tuple(e.match for e in entries)
-        self.matches = matches if any(m is not None for m in matches) else None
+        if not entries:
+            self.names, self.kinds, self.matches = (), b"", None
+            return
+        rp = entries[0].relpath
+        cut = rp.rfind("/") + 1  # one directory's entries: one prefix
+        code = _CODE
+        self.names = tuple([e.relpath[cut:] for e in entries])
+        self.kinds = bytes([code[e.kind] for e in entries])
+        matches = [e.match for e in entries]
+        self.matches = None if matches.count(None) == len(matches) else tuple(matches)
 
     def clear(self, error: Entry | None = None) -> None:
         self.names, self.kinds, self.matches, self.error = (), b"", None, error
@@ -103,6 +110,43 @@ class _Dir:
         matches = self.matches
         return [prefix + n for i, (n, k) in enumerate(zip(self.names, self.kinds, strict=True))
                 if k & 3 == _DIR_CODE and (matches is None or matches[i] is None)]
+
+
+def replay(dirs: dict[str, _Dir], start: str, descend: Callable[[str], bool] | None,
+           want: Callable[[str], bool] | None, limit: int | None = None,
+           uncounted: Callable[[Entry], bool] | None = None) -> list[Entry] | None:
+    """The walker's entries below ``start``, in its order, from the records ``dirs``; with
+    a ``limit``, whole directories until that many counted entries (neither error entries
+    nor ``uncounted``: the caller's budget then cuts exactly where a walk would have
+    stopped). ``None``: ``start`` is excluded, missing or unlistable (the walk answers, and
+    errs). Raises :class:`KeyError` when a recorded subdirectory has no record."""
+    first = dirs.get(start)
+    if first is None or first.error is not None:
+        return None
+    out: list[Entry] = []
+    stack = [start]
+    counted = 0
+    while stack and (limit is None or counted < limit):
+        rel = stack.pop()
+        d = dirs[rel]
+        if d.error is not None:
+            out.append(d.error)
+            continue
+        subs: list[str] = []
+        mark = len(out)
+        for e in d.entries(rel):
+            if e.kind == DIR:
+                out.append(e)
+                if e.match is None and (descend is None or descend(e.relpath)):
+                    subs.append(e.relpath)
+            elif want is None or want(e.relpath):
+                out.append(e)
+        if limit is not None:
+            counted += len(out) - mark if uncounted is None else \
+                sum(1 for e in out[mark:] if not uncounted(e))
+        subs.reverse()
+        stack.extend(subs)
+    return out
 
 
 #: ``select(flat)``: those of ``flat.plain`` the glob wants, in order (the pattern's test
