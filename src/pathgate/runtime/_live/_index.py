@@ -491,10 +491,8 @@ class LiveIndex:
             self._reset("event queue overflow")
             return False
         shallow, deep, force = plan
-        if self._dirty:  # changed between the first scan's listing and its watch
-            self.epoch += 1
-            shallow |= self._dirty
-            self._dirty = set()
+        if self._dirty:
+            self._relist_dirty(session)
         # ignore files edited with no event on their directory's watch (through another
         # hard link): their nodes, validated by stat as a walk's are, say so
         deep.update(rel for rel, node in self._ruled.items() if not same_rules(session.dir_node(rel), node))
@@ -507,6 +505,24 @@ class LiveIndex:
             if is_deep:
                 done.add(rel)
         return True
+
+    def _relist_dirty(self, session: IgnoreSession) -> None:
+        """Re-list the directories that changed between the first scan's listing and their
+        watch (or too recently to tell): each on its own (its subdirectories are checked
+        by their own signatures), its subtree too when the ignore files it holds are not
+        the same names (an edit in place is seen by :attr:`_ruled`'s stat check)."""
+        dirty, self._dirty = self._dirty, set()
+        self.epoch += 1
+        names, dirs = self._names, self._dirs
+        for rel in sorted(dirty, key=depth):
+            d = dirs.get(rel)
+            if d is None:
+                continue
+            had = names.intersection(d.names)
+            self._relist(session, rel, deep=False)
+            d = dirs.get(rel)
+            if d is not None and names.intersection(d.names) != had:
+                self._relist(session, rel, deep=True)
 
     def _relist(self, session: IgnoreSession, rel: str, *, deep: bool,
                 force: set[str] | None = None) -> None:
