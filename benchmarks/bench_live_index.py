@@ -157,12 +157,13 @@ async def index_memory(tree: Path) -> tuple[int, int, int]:
             if id(f) not in seen:
                 seen.add(id(f))
                 strings += sys.getsizeof(f)
-    flat = getattr(live, "_flat", None)  # the flattened plain records (2026-11-30)
+    parts = getattr(live, "_globs", live)  # (the kept glob parts moved to _live/_globs.py)
+    flat = getattr(parts, "flat", getattr(live, "_flat", None))  # the flattened plain records (2026-11-30)
     for f in () if flat is None else (*flat[2].plain, *flat[2].odd):
         if id(f) not in seen:
             seen.add(id(f))
             strings += sys.getsizeof(f)
-    odd = getattr(live, "_odd", {})  # the kept per-pattern part of warm globs (2026-12-01)
+    odd = getattr(parts, "odd", getattr(live, "_odd", {}))  # the kept per-pattern part of warm globs
     outcomes = getattr(live.counts, "_outcomes", {})
     for scan in odd.values():
         for f in (*scan.matches, *(e.relpath for e in scan.excluded), *(e.relpath for _, e in scan.links)):

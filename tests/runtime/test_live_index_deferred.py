@@ -190,3 +190,83 @@ async def test_watches_added_inline_when_the_next_query_comes_first(tmp_path: Pa
         await _same(live, ref)
         assert "src/late.py" in (await live.glob("**", limit=0)).matches
     assert threads and _THREAD not in threads
+
+
+def _budget_tree(root: Path) -> None:
+    _tree(root)
+    for i in range(3):
+        (root / f"m{i}/sub").mkdir(parents=True)
+        (root / f"m{i}/a.py").write_text("x\n")
+        (root / f"m{i}/b.log").write_text("x\n")
+        (root / f"m{i}/sub/c.py").write_text("x\n")
+        (root / f"m{i}/.env").write_text("S=1\n")  # secrets are never charged
+        (root / f"m{i}/node_modules/q").mkdir(parents=True)
+        (root / f"m{i}/node_modules/q/n.py").write_text("x\n")
+    (root / "m1/link.py").symlink_to("../src/b.py")
+    (root / "m2/out.py").symlink_to("/etc/hostname")
+    (root / ".gitignore").write_text("ign/\n*.log\nnode_modules/\n")
+
+
+@pytest.mark.parametrize("pattern", ["**", "**/*.py", "m1/**", "**/sub/*"])
+async def test_stored_verdicts_stop_where_the_walk_budget_stops(
+        tmp_path: Path, pattern: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the walk budget the live glob's stored-verdict route (no per-entry judging)
+    stops at the entry a walk stops at: for every budget the answer (matches, omission
+    counts and first examples, excluded directories counted, ``walk_stopped_early``) equals
+    a fresh walk's, and the route taken is the stored verdicts', not a replay."""
+    import pathgate.runtime.tools._discover as discover
+    from pathgate.runtime._live import _records
+
+    _budget_tree(tmp_path)
+    budgeted: list[int] = []
+    real = _records.scan_glob
+
+    def spy(*a: Any, **k: Any) -> Any:
+        if k.get("budget") is not None:
+            budgeted.append(k["budget"])
+        return real(*a, **k)
+
+    monkeypatch.setattr("pathgate.runtime._live._globs.scan_glob", spy)
+    async with Runtime(tmp_path, live_index=True) as live, Runtime(tmp_path) as ref:
+        total = (await ref.glob(pattern, limit=0))
+        assert not total.walk_stopped_early
+        for budget in range(0, 40):
+            monkeypatch.setattr(discover, "WALK_BUDGET", budget)
+            a, b = await live.glob(pattern, limit=0), await ref.glob(pattern, limit=0)
+            assert a == b, (pattern, budget)
+            if b.walk_stopped_early:
+                assert budgeted and budgeted[-1] == budget
+            budgeted.clear()
+
+
+@pytest.mark.parametrize("extra", [2, 40])
+async def test_registry_bound_scales_with_the_index(tmp_path: Path, extra: int,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A live index raises the secret-inode registry's entry bound by the entries it holds
+    (a 1M-file tree no longer fails closed for being indexed), never further: an ignored
+    subtree larger than the base bound beyond them still fails closed (every multi-linked
+    file then counts as a secret's alias). The answers equal a fresh walk's under the same
+    bound."""
+    from pathgate.runtime import _links
+
+    monkeypatch.setattr(_links, "MAX_ENTRIES", 20)
+    _budget_tree(tmp_path)
+    (tmp_path / "ign/many").mkdir()
+    for i in range(extra):
+        (tmp_path / f"ign/many/f{i}").write_text("x\n")
+    os.link(tmp_path / "src/b.py", tmp_path / "src/b2.py")  # a multi-linked file, no secret
+    async with Runtime(tmp_path, live_index=True) as live, Runtime(tmp_path) as ref:
+        reg, ref_reg = live.pipeline.secret_inodes(live.root), ref.pipeline.secret_inodes(ref.root)
+        assert reg is not None and ref_reg is not None and reg is not ref_reg
+        reg.max_entries = 20
+        first = await live.glob("**", limit=0)
+        index = live.live_index
+        assert index is not None
+        held = sum(len(d.names) for d in index._dirs.values())
+        assert reg.max_entries == 20 + held
+        ref_reg.max_entries = reg.max_entries  # the same bound: the same answers
+        assert first == await ref.glob("**", limit=0)
+        for pat in ("**", "**/*.py"):
+            assert await live.glob(pat, limit=0) == await ref.glob(pat, limit=0)
+        assert reg.current().overflow is (extra > 20)
+        assert ("src/b2.py" in first.matches) is (extra <= 20)

@@ -21,7 +21,9 @@ answers that question.
   while it walked is seen); one that never holds still (:data:`_BUILD_TRIES`) fails closed
   for that question and is rebuilt by the next.
 * Bounded: a walk past :data:`MAX_ENTRIES` entries stops and the snapshot *fails closed*
-  (every multi-linked file is treated as linked to a secret).
+  (every multi-linked file is treated as linked to a secret). A live index that holds a
+  project's entries in memory raises the bound by what it holds (:meth:`SecretInodes.scale_to`):
+  a rebuild then costs at most that index's own scan plus :data:`MAX_ENTRIES`.
 * Concurrency-safe: snapshots are immutable; one lock serialises validation and rebuilds,
   so many agents on one runtime share one walk.
 
@@ -115,6 +117,13 @@ class SecretInodes:
         self.builds = 0
         #: Regular files the last discovery walk met (its choice of how to find aliases).
         self.walk_files: int | None = None
+
+    def scale_to(self, held: int) -> None:
+        """Let a rebuild visit :data:`MAX_ENTRIES` entries beyond ``held``, the entries of
+        this project a live index holds (it listed them all: a walk of the same tree costs
+        no more); never lowered. Every snapshot stays exact: complete or failed closed."""
+        with self._lock:
+            self.max_entries = max(self.max_entries, MAX_ENTRIES + held)
 
     @property
     def dirs(self) -> int | None:

@@ -45,19 +45,15 @@ from typing import TYPE_CHECKING, Any
 from pathgate.runtime._live._check import seed_parts, unchanged
 from pathgate.runtime._live._counts import ExcludedCounts
 from pathgate.runtime._live._events import plan_events
+from pathgate.runtime._live._globs import GlobParts
 from pathgate.runtime._live._inotify import Inotify
 from pathgate.runtime._live._nodes import ancestors, depth, parent, same_root, same_rules
 from pathgate.runtime._live._records import (
     Classify,
-    Flat,
     GlobScan,
     Select,
     _Dir,
-    flatten,
     replay,
-    scan_glob,
-    scan_odd,
-    with_plain,
 )
 from pathgate.runtime._live._watches import DeferredWatches, first_descend
 from pathgate.runtime._walk import Entry, Walker
@@ -81,8 +77,6 @@ def set_index_mode(mode: str) -> None:
     if INDEX_MODE.get() != "fallback":
         INDEX_MODE.set(mode)
 
-#: Glob patterns whose odd records' part one generation of the records keeps.
-MAX_GLOB_MEMOS = 16
 #: Relpaths each memoised path predicate remembers (:meth:`LiveIndex.memo`).
 MEMO_SIZE = 1 << 21
 
@@ -127,11 +121,8 @@ class LiveIndex:
         self._reg: tuple[Any, int, list[bytes], array[int], array[int]] | None = None
         #: bumped by every change of the records (or of their verdict classes)
         self._gen = 0
-        #: the records below one start, flattened (its start, the generation it is of)
-        self._flat: tuple[str, int, Flat] | None = None
-        #: the odd records' part of glob scans, per (start, memo), of generation ``_odd_gen``
-        self._odd: dict[tuple[str, object], GlobScan] = {}
-        self._odd_gen = -1
+        #: what warm globs keep of the records (the flattened plain records, the odd part)
+        self._globs = GlobParts()
         #: the first scan's directory signatures while it runs, then for the registry
         self._sigs: dict[str, tuple[int, int, int]] | None = None
         self._seed: tuple[tuple[int, int, int], dict[str, tuple[int, int, int]]] | None = None
@@ -141,7 +132,6 @@ class LiveIndex:
         self._dirty: set[str] = set()
         #: counters for tests and benchmarks
         self.scans = 0
-        self.odd_scans = 0
         self.relists = 0
         self.resets = 0
 
@@ -151,6 +141,11 @@ class LiveIndex:
     def dirs(self) -> int:
         """Kept directories indexed now."""
         return len(self._dirs)
+
+    @property
+    def odd_scans(self) -> int:
+        """Odd records' parts of warm globs computed so far (tests)."""
+        return self._globs.odd_scans
 
     @property
     def watches(self) -> int:
@@ -178,7 +173,7 @@ class LiveIndex:
     def glob_scan(self, start: str, descend: Callable[[str], bool] | None,
                   want: Callable[[str], bool] | None, classify: Classify, key: object,
                   examples: int, select: Select | None = None,
-                  memo: object = None) -> GlobScan | None:
+                  memo: object = None, budget: int | None = None) -> GlobScan | None:
         """A glob's walk below ``start`` with every stored entry's verdict class known
         (``classify``, cached per record while ``key`` is the same object): no per-entry
         gate work at query time; ``None``: walk or replay instead. ``select``: the
@@ -187,7 +182,8 @@ class LiveIndex:
         next change of the records, and matched as one list; with a ``memo`` too (a
         hashable key naming ``want`` and ``select``, e.g. the normalised pattern), the
         other records' part is kept as well (same lifetime), and the scan's ``key`` names
-        its outcome: ``(generation, start, memo)``."""
+        its outcome: ``(generation, start, memo)``. ``budget``: a scan that would charge
+        more is taken again in walk order and stops where the walk would (``stopped``)."""
         with self._lock:
             if not self._ready():
                 return None
@@ -197,7 +193,7 @@ class LiveIndex:
                 for d in self._dirs.values():
                     d.kinds = bytes(k & 3 for k in d.kinds)
             try:
-                return self._scan_glob(start, descend, want, classify, examples, select, memo)
+                return self._scan_glob(start, descend, want, classify, examples, select, memo, budget)
             finally:
                 self._start_watches()
 
@@ -253,6 +249,8 @@ class LiveIndex:
         re-listed since and no event arrived: its kept directories' signatures were taken
         before they were listed, the rest (ignored, unlistable) is walked now. ``None``:
         not possible (the registry builds or validates its own)."""
+        # its rebuilds may visit as much as this index holds (a 1M-file tree: not failed closed)
+        registry.scale_to(sum(len(d.names) for d in self._dirs.values()))
         seed, self._seed = self._seed, None
         if seed is None or seed[0] != (self.scans, self.relists, self.epoch) \
                 or self._ino is None or registry.root != self._root or "" not in self._dirs:
@@ -336,8 +334,7 @@ class LiveIndex:
         ino, self._ino = self._ino, None
         self.epoch += 1
         self._gen += 1
-        self._flat = None
-        self._odd = {}
+        self._globs = GlobParts()
         self._seed = None
         self._reg = None
         self._dirs.clear()
@@ -572,39 +569,12 @@ class LiveIndex:
 
     def _scan_glob(self, start: str, descend: Callable[[str], bool] | None,
                    want: Callable[[str], bool] | None, classify: Classify,
-                   n_examples: int, select: Select | None, memo: object) -> GlobScan | None:
-        """:meth:`glob_scan` under the lock; the odd records' part (:func:`scan_odd`) kept
-        per ``(start, memo)`` for this generation of the records."""
-
-        def flat() -> Flat:
-            got = self._flat
-            if got is None or got[0] != start or got[1] != self._gen:
-                got = self._flat = (start, self._gen, flatten(self._dirs, start, classify))
-            return got[2]
-
+                   n_examples: int, select: Select | None, memo: object,
+                   budget: int | None) -> GlobScan | None:
+        """:meth:`glob_scan` under the lock (:class:`GlobParts`)."""
         try:
-            if memo is None or select is None or descend is not None:
-                return scan_glob(self._dirs, start, descend, want, classify, n_examples, flat, select)
-            first = self._dirs.get(start)
-            if first is None or first.error is not None:
-                return None
-            f = flat()
-            gen = self._gen
-            if self._odd_gen != gen:
-                self._odd_gen, self._odd = gen, {}
-            odd = self._odd.get((start, memo))
-            if odd is None:
-                if len(self._odd) >= MAX_GLOB_MEMOS:
-                    self._odd.clear()
-                odd = scan_odd(self._dirs, f, want, classify, n_examples)
-                for (at, _), other in self._odd.items():
-                    # every pattern meets the same (no pruning): one copy kept
-                    if at == start and other.excluded == odd.excluded and other.errors == odd.errors:
-                        odd = odd._replace(excluded=other.excluded, errors=other.errors)
-                        break
-                self._odd[(start, memo)] = odd
-                self.odd_scans += 1
-            return with_plain(odd, f, select)._replace(key=(gen, start, memo))
+            return self._globs.scan(self._dirs, self._gen, start, descend, want, classify,
+                                    n_examples, select, memo, budget)
         except KeyError:  # never expected: answer by walking, rescan at the next query
             self._reset("index inconsistent")
             return None
