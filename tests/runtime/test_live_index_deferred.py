@@ -234,6 +234,7 @@ async def test_stored_verdicts_stop_where_the_walk_budget_stops(
             monkeypatch.setattr(discover, "WALK_BUDGET", budget)
             a, b = await live.glob(pattern, limit=0), await ref.glob(pattern, limit=0)
             assert a == b, (pattern, budget)
+            assert await live.glob(pattern, limit=0) == b  # (known over budget: at once)
             if b.walk_stopped_early:
                 assert budgeted and budgeted[-1] == budget
             budgeted.clear()

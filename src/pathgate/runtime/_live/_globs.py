@@ -35,6 +35,9 @@ class GlobParts:
         self.odd: dict[tuple[str, object], GlobScan] = {}
         self.odd_gen = -1
         self.odd_scans = 0
+        #: (start, memo, budget) of globs this generation (``odd_gen``) found over budget:
+        #: scanned in walk order at once
+        self.over: set[tuple[str, object, int]] = set()
 
     def scan(self, dirs: dict[str, _Dir], gen: int, start: str,
              descend: Callable[[str], bool] | None, want: Callable[[str], bool] | None,
@@ -44,10 +47,18 @@ class GlobParts:
         odd records' part (:func:`scan_odd`) kept per ``(start, memo)``. One that charges
         more than ``budget`` is scanned again in walk order, stopped where the walk stops.
         Raises :class:`KeyError` like :func:`scan_glob`."""
-        got = self._scan(dirs, gen, start, descend, want, classify, n_examples, select, memo)
-        if got is not None and budget is not None and got.counted > budget:
-            got = scan_glob(dirs, start, descend, want, classify, n_examples, budget=budget)
-        return got
+        if self.odd_gen != gen:
+            self.odd_gen, self.odd, self.over = gen, {}, set()
+        over = None if memo is None or budget is None else (start, memo, budget)
+        if over is None or over not in self.over:
+            got = self._scan(dirs, gen, start, descend, want, classify, n_examples, select, memo)
+            if got is None or budget is None or got.counted <= budget:
+                return got
+            if over is not None:
+                if len(self.over) >= MAX_GLOB_MEMOS:
+                    self.over.clear()
+                self.over.add(over)
+        return scan_glob(dirs, start, descend, want, classify, n_examples, budget=budget)
 
     def _scan(self, dirs: dict[str, _Dir], gen: int, start: str,
               descend: Callable[[str], bool] | None, want: Callable[[str], bool] | None,
@@ -65,12 +76,11 @@ class GlobParts:
         if first is None or first.error is not None:
             return None
         f = flat()
-        if self.odd_gen != gen:
-            self.odd_gen, self.odd = gen, {}
         odd = self.odd.get((start, memo))
         if odd is None:
             if len(self.odd) >= MAX_GLOB_MEMOS:
                 self.odd.clear()
+                self.over.clear()
             odd = scan_odd(dirs, f, want, classify, n_examples)
             for (at, _), other in self.odd.items():
                 # every pattern meets the same (no pruning): one copy kept
