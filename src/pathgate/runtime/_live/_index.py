@@ -319,8 +319,10 @@ class LiveIndex:
             return False
         dirs, wds = self._dirs, self._wds
         for rel, wd in w.added:
-            dirs[rel].wd = wd
-            wds[wd] = rel
+            d = dirs.get(rel)
+            if d is not None:  # (always: nothing touches the records before this)
+                d.wd = wd
+                wds[wd] = rel
         self._unwatched.update(w.failed)
         self._dirty.update(w.dirty)
         self.epoch += 1  # the registry check's unwatched directories are watched now
@@ -434,8 +436,18 @@ class LiveIndex:
                 return True
 
         walker = Walker(session, start, descend=descend)
-        listed: dict[str, list[Entry]] = {}  # a directory's entries come together
-        at: str | None = None
+
+        def keep(rel: str, entries: list[Entry]) -> None:
+            d = dirs.get(rel)
+            if d is not None and d.error is None:
+                d.record(entries)
+                node = session.dir_node(rel)
+                if any(sig is not None for sig in node.sigs):
+                    ruled[rel] = node
+
+        # a directory's entries come together: each run is recorded when the next begins
+        # (the walked entries are not all held until the end)
+        at = ""
         run: list[Entry] = []
         try:
             while chunk := walker.step():
@@ -445,27 +457,22 @@ class LiveIndex:
                         d = dirs.get(rp)
                         if d is not None:
                             d.clear(e)
-                            listed.pop(rp, None)
-                        at = None
                         continue
                     i = rp.rfind("/")
                     p = rp[:i] if i >= 0 else ""
-                    if p != at:
+                    if p != at or not run:
                         if rp == start:  # the start itself is excluded now
                             self._drop(start)
+                            run = []
                             return
-                        at = p
-                        run = listed.setdefault(p, [])
+                        if run:
+                            keep(at, run)
+                        at, run = p, []
                     run.append(e)
         finally:
             walker.close()
-            for rel, entries in listed.items():
-                d = dirs.get(rel)
-                if d is not None and d.error is None:
-                    d.record(entries)
-                    node = session.dir_node(rel)
-                    if any(sig is not None for sig in node.sigs):
-                        ruled[rel] = node
+            if run:
+                keep(at, run)
 
     # -- at query time ---------------------------------------------------------------------
 
