@@ -249,8 +249,9 @@ class LiveIndex:
         re-listed since and no event arrived: its kept directories' signatures were taken
         before they were listed, the rest (ignored, unlistable) is walked now. ``None``:
         not possible (the registry builds or validates its own)."""
-        # its rebuilds may visit as much as this index holds (a 1M-file tree: not failed closed)
-        registry.scale_to(sum(len(d.names) for d in self._dirs.values()))
+        if registry.root == self._root:
+            # its rebuilds may visit as much as this index holds (1M files: not failed closed)
+            registry.scale_to(sum(len(d.names) for d in self._dirs.values()))
         seed, self._seed = self._seed, None
         if seed is None or seed[0] != (self.scans, self.relists, self.epoch) \
                 or self._ino is None or registry.root != self._root or "" not in self._dirs:
