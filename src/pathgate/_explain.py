@@ -19,7 +19,7 @@ import msgspec
 from pathgate._names import spell_names, unspell_path
 from pathgate.runtime.gates import lexical_name
 from pathgate.runtime.gates.path import GIT_INTERNALS
-from pathgate.runtime.gates.secrets import ENV_TEMPLATES, normalize_name
+from pathgate.runtime.gates.secrets import ENV_TEMPLATES, backup_of, normalize_name
 from pathgate.runtime.ignore import SourceInfo
 from pathgate.verdicts import Gate, Remedy, Rule, Verdict
 
@@ -58,6 +58,12 @@ def _secret_rule(runtime: GateCore, relpath: str) -> str | None:
         target = relpath.casefold() if "/" in p else name
         if fnmatch.fnmatchcase(target, p) or ("/" in p and fnmatch.fnmatchcase(target, "*/" + p)):
             return f"secret pattern `{pattern}` (policy.secret_patterns)"
+    original = backup_of(name)
+    if original is not None:
+        head = relpath.rpartition("/")[0]
+        rule = _secret_rule(runtime, f"{head}/{original}" if head else original)
+        if rule is not None:
+            return f"an editor's backup or swap file of a secret (`{original}`: {rule})"
     return None
 
 

@@ -8,7 +8,9 @@ are case-folded (``.ENV``). Secret when the normalised basename
 is ``.env`` or starts with ``.env.`` — except the templates ``.env.example``,
 ``.env.sample``, ``.env.template`` (same normalisation: ``.ENV.EXAMPLE`` is a template) — or
 matches one of the policy's ``secret_patterns`` (:data:`pathgate.config.DEFAULT_SECRET_PATTERNS`).
-``.envrc`` and ``app.env`` are not secrets.
+``.envrc`` and ``app.env`` are not secrets. An editor's backup, autosave or swap file of a
+secret name is a secret too (``.env~``, ``#.env#``, ``..env.swp``, ``id_rsa~``: see
+:func:`backup_of`).
 
 A spelling is secret when a component of the path *as written* (before ``..`` is resolved:
 ``.env.d/../a`` passes through ``.env.d``), its lexical normalisation or the real
@@ -41,6 +43,7 @@ __all__ = [
     "LinkedSecretGate",
     "SecretMatcher",
     "SecretsGate",
+    "backup_of",
     "name_variants",
     "normalize_name",
     "written_components",
@@ -54,6 +57,24 @@ _NEVER = re.compile(r"(?!)")
 #: atomic, so concurrent sessions share it), and the longest directory path it keeps.
 DIR_CACHE = 16384
 MAX_CACHED_DIR = 1024
+
+
+#: How an editor's backup or swap file name ends (``.env~``, ``#.env#``, ``..env.swp``).
+_BACKUP_ENDS = ("~", "#", ".swp", ".swo", ".swn")
+
+
+def backup_of(norm: str) -> str | None:
+    """The name an editor's backup, autosave or swap file ``norm`` (normalised) keeps a copy
+    of: ``.env~`` (Emacs, nano, many others) → ``.env``, ``#.env#`` (Emacs autosave) →
+    ``.env``, ``..env.swp`` (Vim's swap of ``.env``) → ``.env``; ``None`` for other names.
+    A copy of a secret is a secret, whatever the secret list says it is."""
+    if norm.endswith("~"):
+        return norm.rstrip("~").rstrip(" .") or None
+    if len(norm) > 2 and norm[0] == "#" and norm[-1] == "#":
+        return norm[1:-1].rstrip(" .") or None
+    if norm.endswith(_BACKUP_ENDS[2:]) and len(norm) > 5 and norm[0] == ".":
+        return norm[1:-4].rstrip(" .") or None
+    return None
 
 
 def normalize_name(name: str) -> str:
@@ -117,7 +138,10 @@ class SecretMatcher:
     def _is_secret_norm(self, norm: str) -> bool:
         if norm == ".env" or (norm.startswith(".env.") and norm not in ENV_TEMPLATES):
             return True
-        return self._base.match(norm) is not None
+        if self._base.match(norm) is not None:
+            return True
+        original = backup_of(norm)
+        return original is not None and self._is_secret_norm(original)
 
     def _dir_info(self, head: str) -> tuple[bool, str]:
         """``(secret, normalised)`` for a directory path: secret when one of its components
@@ -210,6 +234,8 @@ class SecretMatcher:
             if norm in exact or norm.endswith(suffixes) or norm.startswith(prefixes):
                 return True
             if rest is not None and rest(norm) is not None:
+                return True
+            if norm.endswith(_BACKUP_ENDS) and self._is_secret_norm(norm):
                 return True
             return (last is None or norm in last) and full(prefix + norm) is not None
 
