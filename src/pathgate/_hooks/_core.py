@@ -287,8 +287,19 @@ def _spellings(path: str, root: str, cwd: str) -> tuple[str, ...]:
     else absolute. Two spellings when they differ: the one **as written** (``..`` kept, so
     the runtime resolves it on the disk as the operating system will: ``link/../x`` is
     ``x`` next to the link's *target*), and the one with ``..`` collapsed as text (what a
-    tool that normalises paths before opening them reads). A call is allowed only when both
-    are."""
+    tool that normalises paths before opening them reads). A path starting with ``~`` is
+    judged as written and as a shell or the agent's tool expands it (``~/.ssh`` is the
+    home's). A call is allowed only when every spelling is."""
+    out = _spellings_of(path, root, cwd)
+    if path.startswith("~"):
+        expanded = os.path.expanduser(path)
+        if expanded != path:
+            out = tuple(dict.fromkeys((*out, *_spellings_of(expanded, root, cwd))))
+    return out
+
+
+def _spellings_of(path: str, root: str, cwd: str) -> tuple[str, ...]:
+    """:func:`_spellings` without ``~`` expansion."""
     full = path if os.path.isabs(path) else os.path.join(cwd, path)
     comps = _components(full)
     written = _under(comps, root)
