@@ -42,10 +42,16 @@ SECRET_NAMES = [
     "server.pem~",
     "#.netrc#",
     ".credentials.json.swp",
+    ".env___jb_old___",
+    "id_rsa___jb_tmp___",
+    ".env-production",
+    ".ENV_LOCAL",
+    ".env-example.bak",
 ]
 NOT_SECRET = [".envrc", "app.env", "env", ".env.example", ".ENV.EXAMPLE", ".env.sample ", ".env.template",
               "environment.py", "README.md", "key.txt",
-              "README.md~", "#notes#", ".main.py.swp", "#.env.sample#", "~", "##", ".swp"]
+              "README.md~", "#notes#", ".main.py.swp", ".env-example", ".env_sample", ".ENV-TEMPLATE",
+              "a.py___jb_old___", "#.env.sample#", "~", "##", ".swp"]
 
 
 @pytest.mark.parametrize("name", SECRET_NAMES)
@@ -61,6 +67,8 @@ def test_not_secret_names(name: str) -> None:
 def test_path_patterns() -> None:
     m = SecretMatcher([".aws/credentials", "*.pem"])
     assert m.is_secret(".aws/credentials")
+    assert m.is_secret(".aws/credentials~") and m.is_secret("home/.aws/#credentials#")
+    assert m.in_dir(".aws")("credentials~") and not m.in_dir(".aws")("config~")
     assert m.is_secret("home/.AWS/credentials")
     assert not m.is_secret("aws/credentials")
     assert not SecretMatcher([]).is_secret("x.pem")
