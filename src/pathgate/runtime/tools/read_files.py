@@ -454,6 +454,7 @@ def _assemble(
     remaining = call_budget
     first_of: dict[str, str] = {}
     results: list[FileResult] = []
+    whole = offset is None and limit is None
     for path in requested:
         i = by_spelling[path]
         f, verdict = facts[i], verdicts[i]
@@ -473,7 +474,11 @@ def _assemble(
         first_of[key] = path
         if text is None:
             assert f.opened is not None and f.opened.text is not None
-            text, total = apply_window(f.opened.text, offset, limit)
+            if whole:  # no window: the whole text and its line count (``count_lines``)
+                text = f.opened.text
+                total = text.count("\n") + (1 if text and text[-1] != "\n" else 0)
+            else:
+                text, total = apply_window(f.opened.text, offset, limit)
         if len(text) <= remaining:
             remaining -= len(text)
             results.append(FileResult(path=path, content=text, relpath=relpath, total_lines=total))
