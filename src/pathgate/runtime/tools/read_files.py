@@ -60,6 +60,7 @@ from pathgate.runtime.tools._window import MAX_SCAN, Window, read_window
 from pathgate.verdicts import FileResult, Gate, Remedy, Status, Verdict
 
 if TYPE_CHECKING:
+    from pathgate.config import Policy
     from pathgate.runtime._runtime import Runtime
 
 __all__ = ["ReadFacts", "apply_window", "count_lines", "read_files"]
@@ -411,8 +412,7 @@ async def read_files(
     if not requested:
         return []
     policy = runtime.policy
-    ctx = GateContext(policy=policy, purpose="read", model=model, size_limit=policy.size_limit_for(model),
-                      root=runtime.root)
+    ctx = _read_context(policy, runtime.root, model)
 
     spellings = list(dict.fromkeys(requested))
     facts = [PathFacts(request=s, name=lexical_name(s, runtime.root)) for s in spellings]
@@ -428,6 +428,25 @@ async def read_files(
                                           ctx.size_limit)
     by_spelling = {s: i for i, s in enumerate(spellings)}
     return _assemble(requested, by_spelling, facts, verdicts, windows, offset, limit, call_budget)
+
+
+#: (id(policy), root, model) -> (the policy, the read context): a ``GateContext`` is frozen and
+#: holds only these, so calls may share it; keeping the policy makes the id safe.
+_CTX_OF: dict[tuple[int, str, str | None], tuple[object, GateContext]] = {}
+
+
+def _read_context(policy: Policy, root: str, model: str | None) -> GateContext:
+    """The ``GateContext`` of a read by ``model`` (built once per policy, root and model)."""
+    key = (id(policy), root, model)
+    got = _CTX_OF.get(key)
+    if got is not None and got[0] is policy:
+        return got[1]
+    ctx = GateContext(policy=policy, purpose="read", model=model, size_limit=policy.size_limit_for(model),
+                      root=root)
+    if len(_CTX_OF) > 256:
+        _CTX_OF.clear()
+    _CTX_OF[key] = (policy, ctx)
+    return ctx
 
 
 def _may_run_on_loop(runtime: Runtime, facts: PathFacts) -> bool:
