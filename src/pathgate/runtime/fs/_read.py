@@ -166,8 +166,9 @@ class DirFds:
 
     def close(self) -> None:
         fds, self._fds = self._fds, {}
+        close = os.close if type(self.ops) is OsFS else self.ops.close  # no wrapper frame per fd
         for fd in fds.values():
-            self.ops.close(fd)
+            close(fd)
 
     def __enter__(self) -> DirFds:
         return self
