@@ -151,6 +151,18 @@ class SecretMatcher:
         original = backup_of(norm)
         return original is not None and self._is_secret_norm(original)
 
+    def _quick_name(self, norm: str) -> bool:
+        """:meth:`_is_secret_norm` with the basename patterns tested as strings (literals,
+        ``*x`` suffixes, ``x*`` prefixes; the rest one regex: :class:`_QuickNames`)."""
+        if norm == ".env" or (norm.startswith(".env.") and norm not in ENV_TEMPLATES):
+            return True
+        q = self._quick
+        if norm in q.exact or norm.endswith(q.suffixes) or norm.startswith(q.prefixes):
+            return True
+        if q.rest is not None and q.rest(norm) is not None:
+            return True
+        return norm.endswith(_BACKUP_ENDS) and self._is_secret_norm(norm)
+
     def _dir_info(self, head: str) -> tuple[bool, str]:
         """``(secret, normalised)`` for a directory path: secret when one of its components
         is named like a secret, or it or an ancestor matches a path pattern. Cached per
@@ -207,8 +219,13 @@ class SecretMatcher:
         head, _, basename = path.rpartition("/")
         if ":" not in path:  # the common case, one spelling (the same tests as below)
             norm = basename.rstrip(" .").casefold()
-            if self._is_secret_norm(norm):
+            if self._quick_name(norm):
                 return True
+            # a path pattern whose last component is literal can only end its match at a
+            # name equal to it (``_QuickNames.last``): others skip the path regex
+            lasts = self._quick.last
+            if lasts is not None and norm not in lasts:
+                return bool(head) and self._dir_info(head)[0]
             if not head:
                 return self._full.match(norm) is not None
             secret, head_norm = self._dir_info(head)
