@@ -41,7 +41,7 @@ def test_is_secret_equals_the_regexes(patterns: list[str], paths: list[tuple[str
     m = SecretMatcher(patterns)
     for head, name in paths:
         rel = f"{head}/{name}" if head else name
-        assert m.is_secret(rel) == _by_regexes(m, rel), (patterns, rel)
+        assert m._is_secret_path(rel) == _by_regexes(m, rel), (patterns, rel)
 
 
 def test_default_patterns_backups_and_env() -> None:
@@ -51,4 +51,4 @@ def test_default_patterns_backups_and_env() -> None:
                 "k/id_rsa.pub~", "z/.aws/credentials", "z/.aws/credentials~", "z/.aws/other", "ok.txt",
                 "src/Main.java", "s/server.pem", "s/SERVER.PEM. ", "credentials.json", "d/.docker/config.json",
                 "a/b/c/d/README.md", ".npmrc", "p/.kube/config", "p/kube/config"]:
-        assert m.is_secret(rel) == _by_regexes(m, rel), rel
+        assert m._is_secret_path(rel) == _by_regexes(m, rel), rel

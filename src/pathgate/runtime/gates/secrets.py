@@ -154,7 +154,7 @@ class SecretMatcher:
     def _quick_name(self, norm: str) -> bool:
         """:meth:`_is_secret_norm` with the basename patterns tested as strings (literals,
         ``*x`` suffixes, ``x*`` prefixes; the rest one regex: :class:`_QuickNames`)."""
-        if norm == ".env" or (norm.startswith(".env.") and norm not in ENV_TEMPLATES):
+        if norm == ".env" or (norm.startswith(ENV_PREFIXES) and norm not in ENV_TEMPLATES):
             return True
         q = self._quick
         if norm in q.exact or norm.endswith(q.suffixes) or norm.startswith(q.prefixes):
