@@ -225,3 +225,39 @@ def test_alias_renamed_away_between_open_and_fstat(tmp_path: Path, monkeypatch: 
     out = anyio.run(main)
     assert swaps[0] >= 2, "the race was not placed in both tools"
     assert "sk-live" not in repr(out), out
+
+
+def test_link_made_while_the_live_index_seeds_the_registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The live index seeds the registry's first snapshot from its first scan (issue 15).
+    A ``ln .env node_modules/p/alias.js`` landing right after the seed looked at ``.env``
+    must be seen before the snapshot is used: a seeded snapshot is validated like a
+    rebuild, so the first glob neither lists nor counts the alias (it equals a fresh walk's
+    answer on the tree with the link)."""
+    _git_init(tmp_path)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src/a.js").write_text("x\n")
+    (tmp_path / "node_modules/p").mkdir(parents=True)
+    (tmp_path / "node_modules/p/i.js").write_text("x\n")
+    (tmp_path / ".env").write_text(SECRET)
+    (tmp_path / ".gitignore").write_text("node_modules/\n")
+    real = SecretInodes.seed
+    placed: list[bool] = []
+
+    def seed(self: SecretInodes, *args: Any) -> Any:
+        got = real(self, *args)
+        placed.append(True)
+        os.link(tmp_path / ".env", tmp_path / "node_modules/p/alias.js")  # lands now
+        return got
+
+    monkeypatch.setattr(SecretInodes, "seed", seed)
+
+    async def main() -> list[Any]:
+        async with Runtime(tmp_path, live_index=True) as live, Runtime(tmp_path) as ref:
+            got = [await live.call("glob", {"pattern": "**/*.js"})]
+            assert placed, "the seed never ran: the test no longer places the race"
+            want = await ref.call("glob", {"pattern": "**/*.js"})
+            assert got[0] == want
+            return got
+
+    out = anyio.run(main)
+    assert "alias" not in repr(out)

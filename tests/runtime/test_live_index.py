@@ -25,7 +25,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from pathgate import Policy, Runtime
 from pathgate.runtime._links import SecretInodes
-from pathgate.runtime._live import LiveIndex, _counts
+from pathgate.runtime._live import LiveIndex, _counts, _watches
 from pathgate.runtime._live._inotify import IN_Q_OVERFLOW, Event, Inotify
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="inotify is Linux-only")
@@ -429,6 +429,7 @@ async def test_excluded_counts_are_remembered_until_a_change_inside(
     registry's snapshot vouches for it; any change deep inside (no watch there) is seen by
     the next query, whose answer equals a fresh walk's."""
     monkeypatch.setattr(_counts, "RACY_NS", 0)  # the seeding is older than a tick already
+    monkeypatch.setattr(_watches, "RACY_NS", 0)  # (the first scan's directories too)
     _seed_excluded(tmp_path)
     edits = [
         lambda: (tmp_path / "node_modules/a/b/z.js").write_text("x\n"),
@@ -464,6 +465,7 @@ async def test_remembered_excluded_listings_counted_per_directory(
     listings holding odd entries (a symlink, a ``.git`` path) judged file by file between
     them, and secrets never counted."""
     monkeypatch.setattr(_counts, "RACY_NS", 0)
+    monkeypatch.setattr(_watches, "RACY_NS", 0)  # (counts below assume no racy re-list)
     for d in ("a", "b", "c", "d", "e"):
         (tmp_path / f"{d}/node_modules/p").mkdir(parents=True)
         for i in range(4):
@@ -502,10 +504,12 @@ async def test_racy_listings_are_not_remembered(tmp_path: Path) -> None:
 
 
 @pytest.mark.anyio
-async def test_registry_validated_by_events_and_unwatched_directories(tmp_path: Path) -> None:
+async def test_registry_validated_by_events_and_unwatched_directories(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The secret-inode registry is re-validated in full only after an event (or a change
     in a directory the index does not watch); either way a new hard link of a secret is
     neither listed nor counted, exactly as by a fresh walk."""
+    monkeypatch.setattr(_watches, "RACY_NS", 0)  # (counts below assume no racy re-list)
     _seed_excluded(tmp_path)
     async with Runtime(tmp_path, live_index=True) as live, Runtime(tmp_path) as ref:
         reg = live.pipeline.secret_inodes(live.root)
@@ -520,6 +524,7 @@ async def test_registry_validated_by_events_and_unwatched_directories(tmp_path: 
 
         reg.current = counting  # type: ignore[method-assign]
         await live.glob("**", limit=0)
+        await live.glob("**", limit=0)  # takes in the first scan's watches: validated once more
         calls = 0
         assert await live.glob("**", limit=0) == await ref.glob("**", limit=0)
         assert calls == 0  # no event, excluded directories unchanged: nothing re-validated
@@ -581,11 +586,13 @@ def test_flattened_records_follow_changes(tmp_path: Path) -> None:
 
 
 @pytest.mark.anyio
-async def test_warm_glob_outcome_kept_until_the_records_change(tmp_path: Path) -> None:
+async def test_warm_glob_outcome_kept_until_the_records_change(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The part of a warm glob the flattened records leave to the per-entry loop (records
     with an ignored entry, a symlink, a secret) is kept per pattern until any record
     changes; symlinks are still judged at every query (a target inside an excluded
     directory changes with no event), so every answer equals a fresh walk's."""
+    monkeypatch.setattr(_watches, "RACY_NS", 0)  # (counts below assume no racy re-list)
     _seed_excluded(tmp_path)
     (tmp_path / "src/a.log").write_text("x\n")
     (tmp_path / "src/.env").write_text("S=1\n")

@@ -21,7 +21,9 @@ answers that question.
   while it walked is seen); one that never holds still (:data:`_BUILD_TRIES`) fails closed
   for that question and is rebuilt by the next.
 * Bounded: a walk past :data:`MAX_ENTRIES` entries stops and the snapshot *fails closed*
-  (every multi-linked file is treated as linked to a secret).
+  (every multi-linked file is treated as linked to a secret). A live index that holds a
+  project's entries in memory raises the bound by what it holds (:meth:`SecretInodes.scale_to`):
+  a rebuild then costs at most that index's own scan plus :data:`MAX_ENTRIES`.
 * Concurrency-safe: snapshots are immutable; one lock serialises validation and rebuilds,
   so many agents on one runtime share one walk.
 
@@ -116,6 +118,13 @@ class SecretInodes:
         #: Regular files the last discovery walk met (its choice of how to find aliases).
         self.walk_files: int | None = None
 
+    def scale_to(self, held: int) -> None:
+        """Let a rebuild visit :data:`MAX_ENTRIES` entries beyond ``held``, the entries of
+        this project a live index holds (it listed them all: a walk of the same tree costs
+        no more); never lowered. Every snapshot stays exact: complete or failed closed."""
+        with self._lock:
+            self.max_entries = max(self.max_entries, MAX_ENTRIES + held)
+
     @property
     def dirs(self) -> int | None:
         """Directories one validation ``lstat``-s (``None``: not built yet)."""
@@ -184,13 +193,15 @@ class SecretInodes:
         if snap.unstable:
             return False
         root = self.root
+        prefix = root.rstrip("/") + "/"
         lstat = os.lstat
         try:
-            for rel, sig in snap.dirs.items():
-                if _sig(lstat(os.path.join(root, rel) if rel else root)) != sig:
+            for rel, (ino, mtime, ctime) in snap.dirs.items():
+                st = lstat(prefix + rel if rel else root)
+                if st.st_ino != ino or st.st_mtime_ns != mtime or st.st_ctime_ns != ctime:
                     return False
             for rel, sig in snap.secrets.items():
-                if _secret_sig(lstat(os.path.join(root, rel))) != sig:
+                if _secret_sig(lstat(prefix + rel)) != sig:
                     return False
         except OSError:
             return False

@@ -11,19 +11,23 @@ from pathgate.runtime._live._records import _DIR_CODE, _Dir
 __all__ = ["seed_parts", "unchanged"]
 
 _Sig = tuple[int, int, int]
+#: A kind byte's kind alone (the low two bits), and a subdirectory's.
+_LOW2 = bytes(i & 3 for i in range(256))
+_DIR_BYTE = bytes([_DIR_CODE])
 
 
 def seed_parts(dirs: dict[str, _Dir], scanned: dict[str, _Sig],
-               ) -> tuple[dict[str, _Sig], list[tuple[str, list[str]]], list[str], int]:
+               ) -> tuple[dict[str, _Sig], list[tuple[str, tuple[str, ...] | list[str]]], list[str], int]:
     """:meth:`SecretInodes.seed`'s arguments from the records ``dirs`` of a first scan
     and the signatures ``scanned`` it took before listing each directory: the listed
-    directories' signatures, their non-directory names by directory, the subdirectories
+    directories' signatures, their non-directory names by directory (those holding any), the subdirectories
     not listed (ignored, unlistable, or without a record or signature: the registry walks
     them), and the entries listed."""
     sigs: dict[str, tuple[int, int, int]] = {}
-    files: list[tuple[str, list[str]]] = []
+    files: list[tuple[str, tuple[str, ...] | list[str]]] = []
     tops: list[str] = []
     seen = 0
+    low, dir_byte = _LOW2, _DIR_BYTE
     for rel, d in dirs.items():
         sig = scanned.get(rel)
         if d.error is not None or sig is None:
@@ -31,15 +35,21 @@ def seed_parts(dirs: dict[str, _Dir], scanned: dict[str, _Sig],
             continue
         sigs[rel] = sig
         seen += len(d.names)
+        kinds = d.kinds.translate(low)  # (without the verdict classes a glob may have added)
+        if dir_byte not in kinds:
+            if kinds:
+                files.append((rel, d.names))  # files only: the whole listing
+            continue
         prefix = rel + "/" if rel else ""
         ms = d.matches
         names: list[str] = []
-        for i, (name, k) in enumerate(zip(d.names, d.kinds, strict=True)):
-            if k & 3 != _DIR_CODE:
+        for i, (name, k) in enumerate(zip(d.names, kinds, strict=True)):
+            if k != _DIR_CODE:
                 names.append(name)
             elif (ms is not None and ms[i] is not None) or prefix + name not in dirs:
                 tops.append(prefix + name)
-        files.append((rel, names))
+        if names:  # (a directory of subdirectories only asks the registry nothing)
+            files.append((rel, names))
     return sigs, files, tops, seen
 
 

@@ -36,6 +36,7 @@ import functools
 import logging
 import os
 import threading
+import time
 from array import array
 from collections.abc import Callable
 from contextvars import ContextVar
@@ -43,35 +44,19 @@ from typing import TYPE_CHECKING, Any
 
 from pathgate.runtime._live._check import seed_parts, unchanged
 from pathgate.runtime._live._counts import ExcludedCounts
-from pathgate.runtime._live._inotify import (
-    IN_ATTRIB,
-    IN_CLOSE_WRITE,
-    IN_CREATE,
-    IN_DELETE,
-    IN_DELETE_SELF,
-    IN_IGNORED,
-    IN_ISDIR,
-    IN_MODIFY,
-    IN_MOVE_SELF,
-    IN_MOVED_FROM,
-    IN_MOVED_TO,
-    IN_Q_OVERFLOW,
-    Event,
-    Inotify,
-)
+from pathgate.runtime._live._events import plan_events
+from pathgate.runtime._live._globs import GlobParts
+from pathgate.runtime._live._inotify import Inotify
 from pathgate.runtime._live._nodes import ancestors, depth, parent, same_root, same_rules
 from pathgate.runtime._live._records import (
     Classify,
-    Flat,
     GlobScan,
     Select,
     _Dir,
-    flatten,
-    scan_glob,
-    scan_odd,
-    with_plain,
+    replay,
 )
-from pathgate.runtime._walk import DIR, Entry, Walker
+from pathgate.runtime._live._watches import DeferredWatches, first_descend
+from pathgate.runtime._walk import Entry, Walker
 from pathgate.runtime.ignore import DirNode, IgnoreIndex, IgnoreSession
 
 if TYPE_CHECKING:
@@ -92,12 +77,8 @@ def set_index_mode(mode: str) -> None:
     if INDEX_MODE.get() != "fallback":
         INDEX_MODE.set(mode)
 
-#: Glob patterns whose odd records' part one generation of the records keeps.
-MAX_GLOB_MEMOS = 16
 #: Relpaths each memoised path predicate remembers (:meth:`LiveIndex.memo`).
 MEMO_SIZE = 1 << 21
-_CHILD_DIR = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB
-_CONTENT = IN_MODIFY | IN_CLOSE_WRITE
 
 
 class _WatchLimit(Exception):
@@ -140,17 +121,17 @@ class LiveIndex:
         self._reg: tuple[Any, int, list[bytes], array[int], array[int]] | None = None
         #: bumped by every change of the records (or of their verdict classes)
         self._gen = 0
-        #: the records below one start, flattened (its start, the generation it is of)
-        self._flat: tuple[str, int, Flat] | None = None
-        #: the odd records' part of glob scans, per (start, memo), of generation ``_odd_gen``
-        self._odd: dict[tuple[str, object], GlobScan] = {}
-        self._odd_gen = -1
+        #: what warm globs keep of the records (the flattened plain records, the odd part)
+        self._globs = GlobParts()
         #: the first scan's directory signatures while it runs, then for the registry
         self._sigs: dict[str, tuple[int, int, int]] | None = None
         self._seed: tuple[tuple[int, int, int], dict[str, tuple[int, int, int]]] | None = None
+        #: the first scan's watches, installed after its answer (:meth:`_finish_watches`)
+        self._deferred: DeferredWatches | None = None
+        #: kept directories to re-list at the next drain (changed before their watch)
+        self._dirty: set[str] = set()
         #: counters for tests and benchmarks
         self.scans = 0
-        self.odd_scans = 0
         self.relists = 0
         self.resets = 0
 
@@ -162,6 +143,11 @@ class LiveIndex:
         return len(self._dirs)
 
     @property
+    def odd_scans(self) -> int:
+        """Odd records' parts of warm globs computed so far (tests)."""
+        return self._globs.odd_scans
+
+    @property
     def watches(self) -> int:
         """inotify watches held now."""
         return len(self._wds)
@@ -169,20 +155,25 @@ class LiveIndex:
     def entries(self, start: str, descend: Callable[[str], bool] | None = None,
                 want: Callable[[str], bool] | None = None, *,
                 limit: int | None = None, uncounted: Callable[[Entry], bool] | None = None,
-                ) -> list[Entry] | None:
+                scanned: bool = False) -> list[Entry] | None:
         """The entries a :class:`Walker` below ``start`` with these filters would yield,
         from memory after draining pending events; ``None``: walk instead (fallback).
         ``limit``: stop after that many entries that are neither error entries nor
-        ``uncounted`` (the caller's budget would stop there)."""
+        ``uncounted`` (the caller's budget would stop there). ``scanned``: this query's
+        own :meth:`first_scan` scanned (its records are as fresh as the query: they are
+        replayed before the scan's watches are installed)."""
         with self._lock:
-            if not self._ready():
+            if not self._ready(fresh=scanned):
                 return None
-            return self._replay(start, descend, want, limit, uncounted)
+            try:
+                return self._replay(start, descend, want, limit, uncounted)
+            finally:
+                self._start_watches()
 
     def glob_scan(self, start: str, descend: Callable[[str], bool] | None,
                   want: Callable[[str], bool] | None, classify: Classify, key: object,
                   examples: int, select: Select | None = None,
-                  memo: object = None) -> GlobScan | None:
+                  memo: object = None, budget: int | None = None) -> GlobScan | None:
         """A glob's walk below ``start`` with every stored entry's verdict class known
         (``classify``, cached per record while ``key`` is the same object): no per-entry
         gate work at query time; ``None``: walk or replay instead. ``select``: the
@@ -191,7 +182,8 @@ class LiveIndex:
         next change of the records, and matched as one list; with a ``memo`` too (a
         hashable key naming ``want`` and ``select``, e.g. the normalised pattern), the
         other records' part is kept as well (same lifetime), and the scan's ``key`` names
-        its outcome: ``(generation, start, memo)``."""
+        its outcome: ``(generation, start, memo)``. ``budget``: a scan that would charge
+        more is taken again in walk order and stops where the walk would (``stopped``)."""
         with self._lock:
             if not self._ready():
                 return None
@@ -200,7 +192,10 @@ class LiveIndex:
                 self._gen += 1
                 for d in self._dirs.values():
                     d.kinds = bytes(k & 3 for k in d.kinds)
-            return self._scan_glob(start, descend, want, classify, examples, select, memo)
+            try:
+                return self._scan_glob(start, descend, want, classify, examples, select, memo, budget)
+            finally:
+                self._start_watches()
 
     def validated(self, registry: SecretInodes) -> Any:
         """``registry.current()`` (the secret-inode registry's validated snapshot), with
@@ -214,7 +209,14 @@ class LiveIndex:
             if got is not None and got[1] == self.epoch and self._ino is not None \
                     and unchanged(self._root, got[2], got[3], got[4]):
                 return got[0]
-            snap = self._seeded(registry) or registry.current()
+            # a seeded snapshot is validated like a rebuild before it is used
+            self._seeded(registry)
+            snap = registry.current()
+            if self._deferred is not None:
+                # the first query: its watches are installed next (then this is rebuilt)
+                self._reg = None
+                self._start_watches()
+                return snap
             dirs = self._dirs
             rels: list[bytes] = []
             inos: array[int] = array("Q")
@@ -227,13 +229,19 @@ class LiveIndex:
             self._reg = (snap, self.epoch, rels, inos, times)
             return snap
 
-    def first_scan(self, registry: SecretInodes | None) -> None:
+    def first_scan(self, registry: SecretInodes | None) -> bool:
         """Scan now if the index has not (a replay asks the registry before it asks the
         index), and give ``registry`` its first snapshot from that scan (:meth:`_seeded`;
-        the registry still validates it when asked)."""
+        the registry still validates it when asked). ``True``: scanned now (pass it to this
+        query's :meth:`entries` as ``scanned``)."""
         with self._lock:
-            if self._ino is None and self._ready() and registry is not None:
+            if self._ino is not None or not self._ready():
+                return False
+            if registry is None:
+                self._seed = None  # (no registry in use: nothing to seed)
+            else:
                 self._seeded(registry)
+            return True
 
     def _seeded(self, registry: SecretInodes) -> Any:
         """The registry's first snapshot built from the first scan's listings (issue 15:
@@ -241,20 +249,27 @@ class LiveIndex:
         re-listed since and no event arrived: its kept directories' signatures were taken
         before they were listed, the rest (ignored, unlistable) is walked now. ``None``:
         not possible (the registry builds or validates its own)."""
+        if registry.root == self._root:
+            # its rebuilds may visit as much as this index holds (1M files: not failed closed)
+            registry.scale_to(sum(len(d.names) for d in self._dirs.values()))
         seed, self._seed = self._seed, None
         if seed is None or seed[0] != (self.scans, self.relists, self.epoch) \
                 or self._ino is None or registry.root != self._root or "" not in self._dirs:
             return None  # (no root record: the root itself is excluded, nothing was listed)
         return registry.seed(*seed_parts(self._dirs, seed[1]))
 
-    def _ready(self) -> bool:
-        """Scan or drain pending events (under the lock); ``False``: answer by walking."""
+    def _ready(self, fresh: bool = False) -> bool:
+        """Scan or drain pending events (under the lock); ``False``: answer by walking.
+        ``fresh``: the records come from this query's own scan, whose watches are not
+        being installed yet (nothing to drain: answer from them as they are)."""
         if self._closed or self.disabled is not None:
             return False
         try:
             if self._ino is None:
                 self._scan()
-            elif not self._refresh():
+            elif fresh and self._deferred is not None and not self._deferred.started:
+                pass
+            elif not (self._finish_watches() and self._refresh()):
                 return False
         except _WatchLimit:
             self._disable("inotify watch limit reached (fs.inotify.max_user_watches)")
@@ -284,12 +299,45 @@ class LiveIndex:
 
     # -- state changes -------------------------------------------------------------------------
 
+    def _start_watches(self) -> None:
+        """After the first scan's answer (and its registry seed): its watches, in a thread."""
+        if self._deferred is not None and self._seed is None:
+            self._deferred.start()
+
+    def _finish_watches(self) -> bool:
+        """Take in the first scan's watches (waiting for their thread) before anything
+        else touches the index: each directory's watch, those to re-list (changed between
+        their listing and their watch), those unwatchable. ``False``: the thread did not
+        finish (the index is reset; this query walks)."""
+        w, self._deferred = self._deferred, None
+        if w is None:
+            return True
+        w.finish()
+        if w.limit:
+            raise _WatchLimit
+        if not w.complete:
+            self._reset("watches not installed")
+            return False
+        dirs, wds = self._dirs, self._wds
+        for rel, wd in w.added:
+            d = dirs.get(rel)
+            if d is not None:  # (always: nothing touches the records before this)
+                d.wd = wd
+                wds[wd] = rel
+        self._unwatched.update(w.failed)
+        self._dirty.update(w.dirty)
+        self.epoch += 1  # the registry check's unwatched directories are watched now
+        return True
+
     def _release(self) -> None:
+        w, self._deferred = self._deferred, None
+        if w is not None:
+            w.stop()  # (before the descriptor it adds watches to is closed)
+        self._dirty.clear()
         ino, self._ino = self._ino, None
         self.epoch += 1
         self._gen += 1
-        self._flat = None
-        self._odd = {}
+        self._globs = GlobParts()
         self._seed = None
         self._reg = None
         self._dirs.clear()
@@ -320,28 +368,26 @@ class LiveIndex:
         session = self._ignore.session()
         self._names = session.ignore_names
         self._root_node = session.dir_node("")
-        # each kept directory's signature before it is listed, for the registry's first
-        # snapshot (:meth:`_seeded`); not where the walker skips more than ".git"
-        sigs: dict[str, tuple[int, int, int]] | None = None if session.ignore_case else {}
+        # each kept directory's signature before it is listed: its watch is added after
+        # the answer (:class:`DeferredWatches`, checked against it) and the registry's
+        # first snapshot is seeded from it (:meth:`_seeded`; not where the walker skips
+        # more than ".git")
+        sigs: dict[str, tuple[int, int, int]] = {}
         self._sigs = sigs
+        since = time.time_ns()
         try:
-            self._watch("")
+            first_descend(self._root, sigs, self._dirs)("")
             self._walk(session, "", lambda _rel: True)
         finally:
             self._sigs = None
-        self._seed = None if sigs is None else ((self.scans, self.relists, self.epoch), sigs)
+        self._deferred = DeferredWatches(self._ino.add_watch, self._root,
+                                         [(rel, sigs.get(rel)) for rel in self._dirs], since)
+        self._seed = None if session.ignore_case else ((self.scans, self.relists, self.epoch), sigs)
 
     def _watch(self, rel: str) -> None:
         """Watch ``rel`` and start its record (before the walker lists it)."""
         assert self._ino is not None
         path = os.path.join(self._root, rel) if rel else self._root
-        if self._sigs is not None:
-            try:
-                st = os.lstat(path)
-            except OSError:
-                pass  # not listable either: an error entry, walked by the registry
-            else:
-                self._sigs[rel] = (st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
         try:
             wd = self._ino.add_watch(path)
         except OSError as exc:
@@ -380,38 +426,54 @@ class LiveIndex:
         dirs = self._dirs
         ruled = self._ruled
         ruled.pop(start, None)
+        descend = None if self._sigs is None else first_descend(self._root, self._sigs, dirs)
 
-        def descend(rel: str) -> bool:
-            if not enter(rel):
-                return False
-            self._drop(rel)
-            self._watch(rel)
-            return True
+        if descend is None:
+            def descend(rel: str) -> bool:
+                if not enter(rel):
+                    return False
+                self._drop(rel)
+                self._watch(rel)
+                return True
 
         walker = Walker(session, start, descend=descend)
-        listed: dict[str, list[Entry]] = {}  # a directory's entries come together
+
+        def keep(rel: str, entries: list[Entry]) -> None:
+            d = dirs.get(rel)
+            if d is not None and d.error is None:
+                d.record(entries)
+                node = session.dir_node(rel)
+                if any(sig is not None for sig in node.sigs):
+                    ruled[rel] = node
+
+        # a directory's entries come together: each run is recorded when the next begins
+        # (the walked entries are not all held until the end)
+        at = ""
+        run: list[Entry] = []
         try:
             while chunk := walker.step():
                 for e in chunk:
+                    rp = e.relpath
                     if e.error is not None:
-                        d = dirs.get(e.relpath)
+                        d = dirs.get(rp)
                         if d is not None:
                             d.clear(e)
-                            listed.pop(e.relpath, None)
-                    elif e.relpath == start:  # the start itself is excluded now
-                        self._drop(start)
-                        return
-                    else:
-                        listed.setdefault(parent(e.relpath), []).append(e)
+                        continue
+                    i = rp.rfind("/")
+                    p = rp[:i] if i >= 0 else ""
+                    if p != at or not run:
+                        if rp == start:  # the start itself is excluded now
+                            self._drop(start)
+                            run = []
+                            return
+                        if run:
+                            keep(at, run)
+                        at, run = p, []
+                    run.append(e)
         finally:
             walker.close()
-            for rel, entries in listed.items():
-                d = dirs.get(rel)
-                if d is not None and d.error is None:
-                    d.record(entries)
-                    node = session.dir_node(rel)
-                    if any(sig is not None for sig in node.sigs):
-                        ruled[rel] = node
+            if run:
+                keep(at, run)
 
     # -- at query time ---------------------------------------------------------------------
 
@@ -429,11 +491,13 @@ class LiveIndex:
             self._root_node = root
             self._relist(session, "", deep=True)
             return True
-        plan = self._plan(events)
+        plan = plan_events(events, self._wds, self._names, self._unwatched)
         if plan is None:
             self._reset("event queue overflow")
             return False
         shallow, deep, force = plan
+        if self._dirty:
+            self._relist_dirty(session)
         # ignore files edited with no event on their directory's watch (through another
         # hard link): their nodes, validated by stat as a walk's are, say so
         deep.update(rel for rel, node in self._ruled.items() if not same_rules(session.dir_node(rel), node))
@@ -447,36 +511,23 @@ class LiveIndex:
                 done.add(rel)
         return True
 
-    def _plan(self, events: list[Event]) -> tuple[set[str], set[str], set[str]] | None:
-        """What the events ask for: directories to re-list, subtrees to re-walk, and
-        subdirectories to enter afresh; ``None`` on overflow."""
-        deep: set[str] = set()
-        # unwatched directories are re-entered from their parents at every query
-        force = set(self._unwatched)
-        shallow = {parent(r) for r in force if r} | ({""} if "" in force else set())
-        wds, names = self._wds, self._names
-        for ev in events:
-            if ev.mask & IN_Q_OVERFLOW:
-                return None
-            rel = wds.get(ev.wd)
-            if rel is None:
+    def _relist_dirty(self, session: IgnoreSession) -> None:
+        """Re-list the directories that changed between the first scan's listing and their
+        watch (or too recently to tell): each on its own (its subdirectories are checked
+        by their own signatures), its subtree too when the ignore files it holds are not
+        the same names (an edit in place is seen by :attr:`_ruled`'s stat check)."""
+        dirty, self._dirty = self._dirty, set()
+        self.epoch += 1
+        names, dirs = self._names, self._dirs
+        for rel in sorted(dirty, key=depth):
+            d = dirs.get(rel)
+            if d is None:
                 continue
-            if ev.mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) or not ev.name:
-                if ev.mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED):
-                    if not rel:
-                        return None  # the root itself went away or moved
-                    shallow.add(parent(rel))
-                    force.add(rel)
-                continue
-            crel = f"{rel}/{ev.name}" if rel else ev.name
-            if ev.name in names:
-                deep.add(rel)
-            elif ev.mask & IN_ISDIR and ev.mask & _CHILD_DIR:
-                force.add(crel)
-                shallow.add(rel)
-            elif ev.mask & (_CHILD_DIR & ~IN_ATTRIB):
-                shallow.add(rel)
-        return shallow, deep, force
+            had = names.intersection(d.names)
+            self._relist(session, rel, deep=False)
+            d = dirs.get(rel)
+            if d is not None and names.intersection(d.names) != had:
+                self._relist(session, rel, deep=True)
 
     def _relist(self, session: IgnoreSession, rel: str, *, deep: bool,
                 force: set[str] | None = None) -> None:
@@ -517,75 +568,21 @@ class LiveIndex:
     def _replay(self, start: str, descend: Callable[[str], bool] | None,
                 want: Callable[[str], bool] | None, limit: int | None = None,
                 uncounted: Callable[[Entry], bool] | None = None) -> list[Entry] | None:
-        """The walker's entries below ``start``, in its order, from the records; with a
-        ``limit``, whole directories until that many counted entries (the caller's budget
-        then cuts exactly where a walk would have stopped)."""
-        dirs = self._dirs
-        first = dirs.get(start)
-        if first is None or first.error is not None:
-            return None  # excluded, missing or unlistable start: the walk answers (and errs)
-        out: list[Entry] = []
-        stack = [start]
-        counted = 0
-        while stack and (limit is None or counted < limit):
-            rel = stack.pop()
-            d = dirs.get(rel)
-            if d is None:  # never expected: answer by walking, rescan at the next query
-                self._reset("index inconsistent")
-                return None
-            if d.error is not None:
-                out.append(d.error)
-                continue
-            subs: list[str] = []
-            mark = len(out)
-            for e in d.entries(rel):
-                if e.kind == DIR:
-                    out.append(e)
-                    if e.match is None and (descend is None or descend(e.relpath)):
-                        subs.append(e.relpath)
-                elif want is None or want(e.relpath):
-                    out.append(e)
-            if limit is not None:
-                counted += len(out) - mark if uncounted is None else \
-                    sum(1 for e in out[mark:] if not uncounted(e))
-            subs.reverse()
-            stack.extend(subs)
-        return out
+        """:func:`replay` of the records (``None``: walk instead)."""
+        try:
+            return replay(self._dirs, start, descend, want, limit, uncounted)
+        except KeyError:  # never expected: answer by walking, rescan at the next query
+            self._reset("index inconsistent")
+            return None
+
     def _scan_glob(self, start: str, descend: Callable[[str], bool] | None,
                    want: Callable[[str], bool] | None, classify: Classify,
-                   n_examples: int, select: Select | None, memo: object) -> GlobScan | None:
-        """:meth:`glob_scan` under the lock; the odd records' part (:func:`scan_odd`) kept
-        per ``(start, memo)`` for this generation of the records."""
-
-        def flat() -> Flat:
-            got = self._flat
-            if got is None or got[0] != start or got[1] != self._gen:
-                got = self._flat = (start, self._gen, flatten(self._dirs, start, classify))
-            return got[2]
-
+                   n_examples: int, select: Select | None, memo: object,
+                   budget: int | None) -> GlobScan | None:
+        """:meth:`glob_scan` under the lock (:class:`GlobParts`)."""
         try:
-            if memo is None or select is None or descend is not None:
-                return scan_glob(self._dirs, start, descend, want, classify, n_examples, flat, select)
-            first = self._dirs.get(start)
-            if first is None or first.error is not None:
-                return None
-            f = flat()
-            gen = self._gen
-            if self._odd_gen != gen:
-                self._odd_gen, self._odd = gen, {}
-            odd = self._odd.get((start, memo))
-            if odd is None:
-                if len(self._odd) >= MAX_GLOB_MEMOS:
-                    self._odd.clear()
-                odd = scan_odd(self._dirs, f, want, classify, n_examples)
-                for (at, _), other in self._odd.items():
-                    # every pattern meets the same (no pruning): one copy kept
-                    if at == start and other.excluded == odd.excluded and other.errors == odd.errors:
-                        odd = odd._replace(excluded=other.excluded, errors=other.errors)
-                        break
-                self._odd[(start, memo)] = odd
-                self.odd_scans += 1
-            return with_plain(odd, f, select)._replace(key=(gen, start, memo))
+            return self._globs.scan(self._dirs, self._gen, start, descend, want, classify,
+                                    n_examples, select, memo, budget)
         except KeyError:  # never expected: answer by walking, rescan at the next query
             self._reset("index inconsistent")
             return None

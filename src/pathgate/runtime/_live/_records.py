@@ -25,6 +25,7 @@ __all__ = [
     "GlobScan",
     "Select",
     "flatten",
+    "replay",
     "scan_glob",
     "scan_odd",
     "with_plain",
@@ -56,6 +57,8 @@ class GlobScan(NamedTuple):
     counted: int
     #: what names this scan's outcome while the records are unchanged (``None``: nothing)
     key: object = None
+    #: the walk budget stopped it (the walk would have stopped at the same entry)
+    stopped: bool = False
 
 
 _KINDS = (FILE, DIR, SYMLINK, OTHER)
@@ -80,10 +83,16 @@ class _Dir:
 
     def record(self, entries: list[Entry]) -> None:
         """Store one listing (entries of this directory, in the walker's order)."""
-        self.names = tuple(e.relpath.rpartition("/")[2] for e in entries)
-        self.kinds = bytes(_CODE[e.kind] for e in entries)
-        matches = tuple(e.match for e in entries)
-        self.matches = matches if any(m is not None for m in matches) else None
+        if not entries:
+            self.names, self.kinds, self.matches = (), b"", None
+            return
+        rp = entries[0].relpath
+        cut = rp.rfind("/") + 1  # one directory's entries: one prefix
+        code = _CODE
+        self.names = tuple([e.relpath[cut:] for e in entries])
+        self.kinds = bytes([code[e.kind] for e in entries])
+        matches = [e.match for e in entries]
+        self.matches = None if matches.count(None) == len(matches) else tuple(matches)
 
     def clear(self, error: Entry | None = None) -> None:
         self.names, self.kinds, self.matches, self.error = (), b"", None, error
@@ -103,6 +112,43 @@ class _Dir:
         matches = self.matches
         return [prefix + n for i, (n, k) in enumerate(zip(self.names, self.kinds, strict=True))
                 if k & 3 == _DIR_CODE and (matches is None or matches[i] is None)]
+
+
+def replay(dirs: dict[str, _Dir], start: str, descend: Callable[[str], bool] | None,
+           want: Callable[[str], bool] | None, limit: int | None = None,
+           uncounted: Callable[[Entry], bool] | None = None) -> list[Entry] | None:
+    """The walker's entries below ``start``, in its order, from the records ``dirs``; with
+    a ``limit``, whole directories until that many counted entries (neither error entries
+    nor ``uncounted``: the caller's budget then cuts exactly where a walk would have
+    stopped). ``None``: ``start`` is excluded, missing or unlistable (the walk answers, and
+    errs). Raises :class:`KeyError` when a recorded subdirectory has no record."""
+    first = dirs.get(start)
+    if first is None or first.error is not None:
+        return None
+    out: list[Entry] = []
+    stack = [start]
+    counted = 0
+    while stack and (limit is None or counted < limit):
+        rel = stack.pop()
+        d = dirs[rel]
+        if d.error is not None:
+            out.append(d.error)
+            continue
+        subs: list[str] = []
+        mark = len(out)
+        for e in d.entries(rel):
+            if e.kind == DIR:
+                out.append(e)
+                if e.match is None and (descend is None or descend(e.relpath)):
+                    subs.append(e.relpath)
+            elif want is None or want(e.relpath):
+                out.append(e)
+        if limit is not None:
+            counted += len(out) - mark if uncounted is None else \
+                sum(1 for e in out[mark:] if not uncounted(e))
+        subs.reverse()
+        stack.extend(subs)
+    return out
 
 
 #: ``select(flat)``: those of ``flat.plain`` the glob wants, in order (the pattern's test
@@ -165,12 +211,16 @@ def flatten(dirs: dict[str, _Dir], start: str, classify: Classify) -> Flat:
 class _Scan:
     """One glob traversal's accumulators (see :func:`scan_glob`)."""
 
-    __slots__ = ("counted", "n_examples", "out", "pos")
+    __slots__ = ("cap", "counted", "n_examples", "out", "pos", "stopped")
 
-    def __init__(self, n_examples: int) -> None:
+    def __init__(self, n_examples: int, cap: int = -1) -> None:
         self.out = GlobScan([], [0] * SECRET, [[] for _ in range(SECRET)], [], [], [], 0)
         self.counted = self.pos = 0
         self.n_examples = n_examples
+        #: entries the walk budget charges at most (``-1``: no budget); the entry that
+        #: would be charged past it stops the scan, as it stops the walk
+        self.cap = cap
+        self.stopped = False
 
     def record(self, rel: str, d: _Dir, descend: Callable[[str], bool] | None,
                want: Callable[[str], bool] | None, classify: Classify) -> list[str]:
@@ -185,14 +235,18 @@ class _Scan:
         prefix = rel + "/" if rel else ""
         ms = d.matches
         matches, counts, examples, links = out.matches, out.counts, out.examples, out.links
-        counted, pos = self.counted, self.pos
+        counted, pos, cap = self.counted, self.pos, self.cap
         subs: list[str] = []
         for i, name in enumerate(d.names):
             c = cls[i] >> 2
             kind = c & 7
             crel = prefix + name
             if kind == C_DIR:
-                counted += not c & SECRET
+                if not c & SECRET:  # (a secret is never charged: its number must not show)
+                    if counted == cap:
+                        self.stopped = True
+                        break
+                    counted += 1
                 m = None if ms is None else ms[i]
                 if m is not None:
                     out.excluded.append(Entry(crel, DIR, m))
@@ -201,7 +255,11 @@ class _Scan:
                 continue
             if want is not None and not want(crel):
                 continue
-            counted += not c & SECRET
+            if not c & SECRET:
+                if counted == cap:
+                    self.stopped = True
+                    break
+                counted += 1
             if kind == C_MATCH:
                 matches.append(crel)
             elif kind == C_LINK:
@@ -218,7 +276,7 @@ class _Scan:
 def scan_glob(dirs: dict[str, _Dir], start: str, descend: Callable[[str], bool] | None,
               want: Callable[[str], bool] | None, classify: Classify,
               n_examples: int, flat: Callable[[], Flat] | None = None,
-              select: Select | None = None) -> GlobScan | None:
+              select: Select | None = None, budget: int | None = None) -> GlobScan | None:
     """A glob's traversal of the records below ``start`` (the replay's order) over their
     verdict classes (stored on first use); ``None``: the start is not a listable kept
     directory. Raises :class:`KeyError` when a recorded subdirectory has no record.
@@ -226,21 +284,25 @@ def scan_glob(dirs: dict[str, _Dir], start: str, descend: Callable[[str], bool] 
     With ``flat`` (the :class:`Flat` records below ``start``; only when ``descend`` is
     ``None``) and ``select``, the plain records' files are taken as one list (``select``
     over the flat relpaths) and only the other records entry by entry: the same matches,
-    counts and charge, the omission examples and symlinks in the same relative order."""
+    counts and charge, the omission examples and symlinks in the same relative order.
+
+    ``budget`` (the walk budget; not with ``flat``): the scan stops where the walk would,
+    at the entry that would be charged past it (``stopped``), in walk order: what came
+    before it (entries, excluded directories, error entries) is the walk's, nothing after."""
     first = dirs.get(start)
     if first is None or first.error is not None:
         return None
     if flat is not None and select is not None and descend is None:
         f = flat()
         return with_plain(scan_odd(dirs, f, want, classify, n_examples), f, select)
-    scan = _Scan(n_examples)
+    scan = _Scan(n_examples, -1 if budget is None else budget)
     stack = [start]
-    while stack:
+    while stack and not scan.stopped:
         rel = stack.pop()
         subs = scan.record(rel, dirs[rel], descend, want, classify)
         subs.reverse()
         stack.extend(subs)
-    return scan.out._replace(counted=scan.counted)
+    return scan.out._replace(counted=scan.counted, stopped=scan.stopped)
 
 
 def scan_odd(dirs: dict[str, _Dir], f: Flat, want: Callable[[str], bool] | None,

@@ -368,7 +368,7 @@ class Discovery:
         assert live is not None
         pipeline = self.runtime.pipeline
         # the first scan before the registry is asked: it seeds the registry's first walk
-        live.first_scan(None if pipeline.strict_hard_links else pipeline.secret_inodes(self.runtime.root))
+        scanned = live.first_scan(None if pipeline.strict_hard_links else pipeline.secret_inodes(self.runtime.root))
         check = self._linked_check()
         # The live index's walker does not mark files, and a file's link count changing
         # sends no event to its directory's watch (IN_ATTRIB reaches only the inode's own
@@ -382,10 +382,10 @@ class Discovery:
 
         if self._inline:
             # the replay stops where the budget would (each entry judged once, in it)
-            return live.entries(start, descend, want, limit=WALK_BUDGET + 1, uncounted=uncounted)
+            return live.entries(start, descend, want, limit=WALK_BUDGET + 1, uncounted=uncounted, scanned=scanned)
         # host gates decide opacity on the loop (_prejudge): no cut here, _admit cuts
         # exactly where a walk would, charging only what is not opaque
-        replayed = live.entries(start, descend, want, limit=None, uncounted=None)
+        replayed = live.entries(start, descend, want, limit=None, uncounted=None, scanned=scanned)
         for e in replayed or ():
             check.entry(e, root)
         return replayed

@@ -45,7 +45,8 @@ async def live_glob(d: Discovery, start: str, descend: Callable[[str], bool] | N
     """glob's walk and verdicts from the live index's stored verdict classes (issue 15):
     the matches (unsorted) and the excluded directories met, the omissions noted as
     :meth:`Discovery.judge` would (same counts, same first examples in walk order); ``None``:
-    use :meth:`Discovery.walk` (no index, host gates, a multi-linked secret, over budget).
+    use :meth:`Discovery.walk` (no index, host gates, a multi-linked secret). Past the walk
+    budget the scan stops where a walk stops (``walk_stopped_early``, the same entries).
     ``pattern``: the compiled glob ``want`` tests (then most paths are matched as one list)."""
     live = d.runtime.live_index
     if live is None or not d._inline:
@@ -59,6 +60,7 @@ async def live_glob(d: Discovery, start: str, descend: Callable[[str], bool] | N
     d._count_key = scan.key  # their count's outcome is kept under it (with the registry's snapshot)
     set_index_mode("live")
     d.walked = scan.counted
+    d.stopped_early = scan.stopped  # cut where the walk budget cuts a walk
     d.unlisted.extend(scan.errors)
     om = d.omissions
     pending: dict[tuple[Gate, bool], list[tuple[int, str]]] = {}
@@ -89,14 +91,14 @@ def _glob_scan(d: Discovery, live: LiveIndex, start: str, descend: Callable[[str
         return None  # every multi-linked file is judged per entry: replay
     memo = None if pattern is None else ("glob", pattern.wildmatch)
     scan = live.glob_scan(start, descend, want, partial(_classify, d), pipeline,
-                          d.omissions.max_examples, select, memo)
+                          d.omissions.max_examples, select, memo, budget)
     reg = pipeline.secret_inodes(d.runtime.root)
     if scan is not None and reg is not None:
         snap = live.validated(reg)  # after the drain; lstat only what is not watched
         if snap.linked or snap.overflow:
             return None  # a secret is multi-linked: its aliases are judged per entry
         d._snapshot = snap  # vouches for remembered listings of excluded directories
-    return None if scan is None or scan.counted > budget else scan
+    return scan
 
 def select_for(pattern: GlobPattern) -> Select | None:
     """``pattern.match`` over the index's flattened relpaths (:class:`Flat`, from the root)
