@@ -1,9 +1,10 @@
 """The ``pathgate`` command line: arguments in, the runtime's answer out; no decision logic here.
 
-``check-ignore``, ``hook``, ``explain`` and ``glob`` answer without an event loop (each
-imports only what it needs: it is a process per call; ``glob`` runs the glob tool's own code
-on a bare ``GateCore``, its blocking steps in this thread); ``read``, ``search``, ``ls`` and
-``mcp`` run a :class:`~pathgate.Runtime` under ``anyio.run``.
+``check-ignore``, ``hook``, ``explain``, ``glob`` and ``search`` answer without an event loop
+(each imports only what it needs: it is a process per call; ``glob`` and ``search`` run the
+tool's own code on a bare ``GateCore``, its blocking steps in this thread:
+:mod:`pathgate._cli_inline`); ``read``, ``ls`` and ``mcp`` run a :class:`~pathgate.Runtime`
+under ``anyio.run``.
 
 Every command takes ``--root DIR`` (default: the current directory) and ``--config FILE``;
 those that decide or walk take ``--git-only``. Plain output lists one path (or hit) a line on
@@ -543,43 +544,10 @@ def _cli_wording(note: str) -> str:
 
 
 def _cmd_glob(args: argparse.Namespace) -> int:
-    from pathgate.runtime._gating import GateCore, NeedsEventLoop
-
-    try:  # without an event loop: the glob tool's own code, every step in this thread
-        result = _glob_inline(lambda: _runtime(args, core=GateCore), args)
-    except NeedsEventLoop:  # an error to word, a step that awaits: the tool on a runtime
-        tool_args: dict[str, Any] = {"pattern": args.pattern, "path": args.path}
-        if args.limit is not None:
-            tool_args["limit"] = args.limit
-        result = _run_async(_call, _runtime(args), "glob", tool_args, args)
-    _fail_on_error(result)
-    return _print_discovery(result, args, "matches")
-
-
-def _glob_inline(make_core: Callable[[], Any], args: argparse.Namespace) -> Any:
-    """What ``rt.call("glob", ...)`` returns (model spellings in, the renderer's output out)
-    on a bare ``GateCore`` (built by ``make_core`` once the code is loaded): the glob tool
-    (``runtime/tools/glob.py``, the same ``Discovery``) with its blocking steps run in this
-    thread by :func:`run_now`. Anything only the tool
-    chain answers raises :class:`NeedsEventLoop`: an argument it rejects, an error it words
-    (argument errors name the field, others are generic), a step that must await."""
-    from pathgate._names import spell_names, unspell_path
-    from pathgate.renderers._discovery import render_discovery
-    from pathgate.runtime._gating import NeedsEventLoop, run_now
-    from pathgate.runtime.tools.glob import glob
-
-    limit, model = args.limit, getattr(args, "model", None)
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
-        raise NeedsEventLoop("an argument the tool chain rejects")
-    core = make_core()
-    try:
-        renderer = core.renderer_for(model, getattr(args, "renderer", None))
-        result = run_now(glob(core, unspell_path(args.pattern), unspell_path(args.path), limit=limit, model=model))
-        return render_discovery(renderer, spell_names(result))
-    except NeedsEventLoop:
-        raise
-    except Exception as exc:  # glob only reads: the same call on a runtime words it exactly
-        raise NeedsEventLoop(f"an error the tool chain reports: {type(exc).__name__}") from exc
+    tool_args: dict[str, Any] = {"pattern": args.pattern, "path": args.path}
+    if args.limit is not None:
+        tool_args["limit"] = args.limit
+    return _print_discovery(_discovery(args, "glob", tool_args), args, "matches")
 
 
 def _cmd_search(args: argparse.Namespace) -> int:
@@ -589,9 +557,29 @@ def _cmd_search(args: argparse.Namespace) -> int:
         tool_args["glob"] = args.glob
     if args.limit is not None:
         tool_args["max_results"] = args.limit
-    result = _run_async(_call, _runtime(args), "code_search", tool_args, args)
+    return _print_discovery(_discovery(args, "code_search", tool_args), args, "hits")
+
+
+def _discovery(args: argparse.Namespace, tool: str, tool_args: dict[str, Any]) -> Any:
+    """What ``rt.call(tool, tool_args)`` returns: without an event loop when it can (the
+    tool's own code on a bare ``GateCore``, every step in this thread:
+    :mod:`pathgate._cli_inline`), else the tool on a ``Runtime``."""
+    from pathgate.runtime._gating import GateCore, NeedsEventLoop
+
+    try:
+        result = _inline(lambda: _runtime(args, core=GateCore), tool, tool_args, args)
+    except NeedsEventLoop:  # an error to word, a step that awaits: the tool on a runtime
+        result = _run_async(_call, _runtime(args), tool, tool_args, args)
     _fail_on_error(result)
-    return _print_discovery(result, args, "hits")
+    return result
+
+
+def _inline(make_core: Callable[[], Any], tool: str, tool_args: dict[str, Any], args: argparse.Namespace) -> Any:
+    """:func:`pathgate._cli_inline.run_inline` with the command's model and renderer."""
+    from pathgate._cli_inline import run_inline
+
+    return run_inline(make_core, tool, tool_args, model=getattr(args, "model", None),
+                      renderer=getattr(args, "renderer", None))
 
 
 def _cmd_ls(args: argparse.Namespace) -> int:
