@@ -85,7 +85,8 @@ _GROUPS = [("--json",), ("--root", "r"), ("--limit", "5"), ("--limit", "0"), ("x
 
 @settings(max_examples=400, deadline=None)
 @given(st.sampled_from(["explain", "glob", "search"]),
-       st.lists(st.sampled_from(_GROUPS[1:3] + _GROUPS[10:13]), max_size=3), st.lists(st.sampled_from(_GROUPS), max_size=6))
+       st.lists(st.sampled_from(_GROUPS[1:3] + _GROUPS[10:13]), max_size=3),
+       st.lists(st.sampled_from(_GROUPS), max_size=6))
 def test_well_formed_lines_agree_with_argparse(command: str, before: list[tuple[str, ...]],
                                                after: list[tuple[str, ...]]) -> None:
     argv = [w for g in before for w in g] + [command] + [w for g in after for w in g]
