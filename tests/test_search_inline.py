@@ -192,3 +192,25 @@ def test_search_imports_no_event_loop(tree: Path, tmp_path: Path) -> None:
     never = [n for n in NEVER if n not in allowed]
     assert [n for n in never if any(m == n or m.startswith(n + ".") for m in modules)] == []
     assert "pathgate.runtime.tools.code_search" in modules  # the tool's own code, not a copy
+
+
+def test_few_collections_while_the_tool_walks(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The walk runs with rare collections (its objects are kept or acyclic); the caller's
+    thresholds come back afterwards, also when the tool fails."""
+    import gc
+
+    seen: list[tuple[int, int, int]] = []
+    real = _discover.Discovery._step
+
+    def step(self: Any, *a: Any) -> Any:
+        seen.append(gc.get_threshold())
+        return real(self, *a)
+
+    monkeypatch.setattr(_discover.Discovery, "_step", step)
+    before = gc.get_threshold()
+    run_inline(lambda: GateCore(str(tree)), "code_search", {"regex": "x"})
+    assert seen and all(t[0] >= 50_000 for t in seen)
+    assert gc.get_threshold() == before
+    with pytest.raises(NeedsEventLoop):
+        run_inline(lambda: GateCore(str(tree)), "code_search", {"regex": "(a)\\1"})
+    assert gc.get_threshold() == before
