@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pathgate import cli
+from pathgate import _cli_parser, cli
 from pathgate._quick_args import quick_args
 
 _WORDS = ["explain", "glob", "search", "-i", "--ignore-case", "--glob", "--context", "2",
@@ -25,8 +25,8 @@ def _argparse(argv: list[str]) -> dict[str, Any] | None:
     word = argv[at] if at is not None else None
     try:
         parser = cli.build_parser(word if word in cli._COMMANDS else None)
-        cli._suggest_command(parser, argv)
-        return vars(cli._parse(parser, argv))
+        _cli_parser.suggest_command(parser, argv, at)
+        return vars(_cli_parser.parse(parser, argv, cli._GLOBAL_DEFAULTS))
     except SystemExit:
         return None
 

@@ -36,7 +36,7 @@ _COMMANDS: dict[str, tuple[dict[str, tuple[str, bool]], str, bool]] = {
 }
 #: Options whose value argparse converts with ``type=int``.
 _INTS = frozenset({"limit", "context"})
-#: argparse's defaults for them (``pathgate.cli._args_explain``, ``_args_glob``, ``_args_search``;
+#: argparse's defaults for them (``pathgate._cli_parser._args_explain``, ``_args_glob``, ``_args_search``;
 #: the global options' defaults are ``pathgate.cli._GLOBAL_DEFAULTS``).
 _DEFAULTS: dict[str, dict[str, Any]] = {
     "explain": {"json": False},
