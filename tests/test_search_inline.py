@@ -166,6 +166,20 @@ def test_command_bytes_equal_on_both_routes(tree: Path, capsys: pytest.CaptureFi
     assert now == tool
 
 
+def test_live_index_from_the_host_config_same_bytes(tree: Path, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A host config asking for the live index: the one-shot command walks (a bare core keeps
+    no index), and says what the tool on a live-indexed runtime says."""
+    host = tmp_path / "host.toml"
+    host.write_text("live_index = true\n")
+    for argv in (["x"], ["x", "--json"], ["x", "--glob", "build/**", "--json"]):
+        live = _cli(capsys, ["search", "--root", str(tree), "--config", str(host), *argv])
+        with monkeypatch.context() as m:
+            m.setattr(cli, "_inline", _loop_only)
+            assert live == _cli(capsys, ["search", "--root", str(tree), "--config", str(host), *argv])
+
+
 def test_command_runs_no_event_loop_on_a_plain_tree(tree: Path, capsys: pytest.CaptureFixture[str],
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     def no_loop(*args: Any) -> Any:
