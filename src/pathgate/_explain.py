@@ -19,7 +19,7 @@ import msgspec
 from pathgate._names import spell_names, unspell_path
 from pathgate.runtime.gates import lexical_name
 from pathgate.runtime.gates.path import GIT_INTERNALS
-from pathgate.runtime.gates.secrets import ENV_TEMPLATES, normalize_name
+from pathgate.runtime.gates.secrets import ENV_PREFIXES, ENV_TEMPLATES, backup_of, normalize_name
 from pathgate.runtime.ignore import SourceInfo
 from pathgate.verdicts import Gate, Remedy, Rule, Verdict
 
@@ -51,13 +51,19 @@ class PathExplanation(msgspec.Struct, frozen=True, kw_only=True):
 
 def _secret_rule(runtime: GateCore, relpath: str) -> str | None:
     name = normalize_name(relpath.rsplit("/", 1)[-1])
-    if name == ".env" or (name.startswith(".env.") and name not in ENV_TEMPLATES):
-        return "`.env` and `.env.*` files are secrets (any case, NTFS variants; templates excepted)"
+    if name == ".env" or (name.startswith(ENV_PREFIXES) and name not in ENV_TEMPLATES):
+        return "`.env`, `.env.*`, `.env-*` and `.env_*` files are secrets (any case, NTFS variants; templates excepted)"
     for pattern in runtime.policy.secret_patterns:
         p = pattern.casefold().strip("/")
         target = relpath.casefold() if "/" in p else name
         if fnmatch.fnmatchcase(target, p) or ("/" in p and fnmatch.fnmatchcase(target, "*/" + p)):
             return f"secret pattern `{pattern}` (policy.secret_patterns)"
+    original = backup_of(name)
+    if original is not None:
+        head = relpath.rpartition("/")[0]
+        rule = _secret_rule(runtime, f"{head}/{original}" if head else original)
+        if rule is not None:
+            return f"an editor's backup or swap file of a secret (`{original}`: {rule})"
     return None
 
 

@@ -10,8 +10,10 @@ matches, list entries, search hits, notes) is spelled by :func:`spell_path`:
 * such a path is shown whole in **git's C-quoting** (what ``git ls-files`` and ``git
   status`` print): between double quotes, with ``\\"``, ``\\\\``, ``\\a \\b \\t \\n \\v \\f \\r``,
   and every other control character or undecodable byte as a three-digit octal escape
-  (``\\351``). Valid UTF-8 characters stay as they are (git's ``core.quotePath=false``):
-  ``docs/r\\xe9sum\\xe9.txt`` is shown as ``"docs/r\\351sum\\351.txt"``.
+  (``\\351``). Valid UTF-8 characters stay as they are (git's ``core.quotePath=false``),
+  except C1 controls, line/paragraph separators and invisible format characters (bidi
+  overrides), which are octal-escaped too: ``docs/r\\xe9sum\\xe9.txt`` is shown as
+  ``"docs/r\\351sum\\351.txt"``.
 
 Every path argument of a tool call is read back by :func:`unspell_path`: an argument that
 starts and ends with a double quote is C-unquoted to the original bytes; so is each
@@ -25,6 +27,7 @@ check by quoting it.
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any, TypeVar, cast
 
 import msgspec
@@ -38,9 +41,18 @@ _NAMED = {"\a": "a", "\b": "b", "\t": "t", "\n": "n", "\v": "v", "\f": "f", "\r"
 _UNNAMED = {v: k for k, v in _NAMED.items()}
 
 
+#: Unicode categories C-quoted although valid UTF-8: control characters (C1 ``U+0085``
+#: included), line and paragraph separators (``U+2028``/``U+2029``: a consumer splitting on
+#: Unicode line breaks would see a faked line), and invisible format characters (the bidi
+#: overrides ``U+202E`` … that reorder how the rest of a name reads).
+_QUOTED_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
+
+
 def _plain(ch: str) -> bool:
     o = ord(ch)
-    return 0x20 <= o != 0x7F and not 0xD800 <= o <= 0xDFFF
+    if o < 0x80:
+        return 0x20 <= o != 0x7F
+    return not 0xD800 <= o <= 0xDFFF and unicodedata.category(ch) not in _QUOTED_CATEGORIES
 
 
 def needs_quoting(path: str) -> bool:
@@ -51,9 +63,10 @@ def needs_quoting(path: str) -> bool:
     return path.startswith('"') or not all(_plain(ch) for ch in path)
 
 
-def spell_path(path: str) -> str:
-    """``path`` as a model sees it: unchanged, or C-quoted when :func:`needs_quoting`."""
-    if not needs_quoting(path):
+def spell_path(path: str, *, force: bool = False) -> str:
+    """``path`` as a model sees it: unchanged, or C-quoted when :func:`needs_quoting` (or
+    ``force``: a renderer quoting a name that would read as its own punctuation)."""
+    if not force and not needs_quoting(path):
         return path
     out = ['"']
     for ch in path:

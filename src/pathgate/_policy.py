@@ -67,7 +67,7 @@ DEFAULT_SECRET_PATTERNS: tuple[str, ...] = (
 )
 
 #: ``.env`` variants that are templates, not secrets (kept in step with the secrets gate).
-_ENV_TEMPLATES = frozenset({".env.example", ".env.sample", ".env.template"})
+_ENV_TEMPLATES = frozenset(f".env{sep}{kind}" for sep in ".-_" for kind in ("example", "sample", "template"))
 
 def _names_a_secret(name: str, patterns: tuple[str, ...]) -> bool:
     """Is the plain file name ``name`` a secret by the secrets gate's name rules (``.env``
@@ -75,7 +75,7 @@ def _names_a_secret(name: str, patterns: tuple[str, ...]) -> bool:
     and spaces, judged whole and cut at a ``:``)?"""
     spellings = {name.rstrip(" .").casefold(), name.split(":", 1)[0].rstrip(" .").casefold()}
     for norm in spellings:
-        if norm == ".env" or (norm.startswith(".env.") and norm not in _ENV_TEMPLATES):
+        if norm == ".env" or (norm.startswith((".env.", ".env-", ".env_")) and norm not in _ENV_TEMPLATES):
             return True
         if any(fnmatch.fnmatchcase(norm, p.casefold()) for p in patterns if "/" not in p.strip("/")):
             return True

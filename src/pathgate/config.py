@@ -177,8 +177,25 @@ def load_host_config(path: str | os.PathLike[str] | None = None, *, user: bool =
         path = user_file
     from pathlib import Path
 
+    _HOST_FILES.add(os.path.abspath(os.fspath(path)))
     loaded = _load_file(Path(path))
     return Policy() if loaded is None else loaded[0]
+
+
+#: Host config files this process loaded (``--config FILE``, the user-level file): never
+#: writable by an agent, wherever they are (:func:`_host_config_files`).
+_HOST_FILES: set[str] = set()
+
+
+def _host_config_files() -> tuple[str, ...]:
+    """The host's config files an agent may never write: the user-level file (whether it
+    exists or not: creating it would configure the host) and every file
+    :func:`load_host_config` loaded in this process."""
+    try:
+        user: tuple[str, ...] = (_user_config_file(),)
+    except RuntimeError:
+        user = ()
+    return (*user, *sorted(_HOST_FILES))
 
 
 def load_project_config(root: str | os.PathLike[str]) -> tuple[Policy, frozenset[str]] | None:

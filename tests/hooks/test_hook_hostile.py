@@ -162,10 +162,10 @@ def test_writes_to_policy_files_and_hook_settings_are_denied(project: Path) -> N
     for path in (".pathgateignore", "src/.pathgateignore", "pathgate.toml", ".claude/settings.json",
                  ".gemini/settings.json", ".cursor/hooks.json"):
         reason, _ = _hook("claude-code", project, "Write", {"file_path": path, "content": ""})
-        assert reason is not None and "policy files" in reason, path
+        assert reason is not None and "decide what agents may do" in reason, path
     reason, _ = _hook("claude-code", project, "Edit", {"file_path": ".pathgateignore", "old_string": "*.private",
                                                        "new_string": "!*.private"})
-    assert reason is not None and "policy files" in reason
+    assert reason is not None and "decide what agents may do" in reason
 
 
 def test_pyproject_is_a_policy_file_only_while_it_declares_pathgate(project: Path) -> None:
@@ -173,7 +173,7 @@ def test_pyproject_is_a_policy_file_only_while_it_declares_pathgate(project: Pat
     assert _hook("claude-code", project, "Write", {"file_path": "pyproject.toml", "content": "x"}) == (None, 0)
     (project / "pyproject.toml").write_text("[tool.pathgate]\nsize_limit = 10\n")
     reason, _ = _hook("claude-code", project, "Write", {"file_path": "pyproject.toml", "content": "x"})
-    assert reason is not None and "policy files" in reason
+    assert reason is not None and "decide what agents may do" in reason
 
 
 def test_a_write_into_a_bare_repository_is_denied(project: Path) -> None:
@@ -238,7 +238,7 @@ def test_keeping_an_existing_negation_is_allowed(project: Path) -> None:
 def test_a_pyproject_gaining_pathgate_settings_is_denied(project: Path) -> None:
     text = '[project]\nname = "x"\n[tool.pathgate]\nagent_files = [".pathgateignore", "notes.txt"]\n'
     reason, _ = _hook("claude-code", project, "Write", {"file_path": "pyproject.toml", "content": text})
-    assert reason is not None and "policy files" in reason
+    assert reason is not None and "decide what agents may do" in reason
     assert _hook("claude-code", project, "Write", {"file_path": "pyproject.toml", "content": "[project]\n"}) == (
         None, 0)
 
@@ -256,7 +256,7 @@ def test_hook_writes_outside_the_root_are_denied_even_when_reads_may_leave_it(pr
                                   ".cursor/hooks.json::$DATA", ".CLAUDE/Settings.json"])
 def test_ntfs_spellings_of_hook_settings_are_policy_files(project: Path, path: str) -> None:
     reason, _ = _hook("claude-code", project, "Write", {"file_path": path, "content": "{}"})
-    assert reason is not None and "policy files" in reason
+    assert reason is not None and "decide what agents may do" in reason
 
 
 def test_ntfs_spelling_of_a_gitignore_is_guarded(project: Path) -> None:

@@ -12,7 +12,7 @@ from pathgate.cli import main
 
 CLAUDE_GROUP = {
     "matcher": "Read|Write|Edit|MultiEdit|NotebookEdit|Glob|Grep|LS",
-    "hooks": [{"type": "command", "command": "pathgate hook claude-code"}],
+    "hooks": [{"type": "command", "command": "pathgate hook claude-code", "onFailure": "block"}],
 }
 
 
@@ -54,7 +54,7 @@ def test_claude_merge_keeps_the_users_hooks_and_settings(tmp_path: Path,
     assert merged["hooks"]["PreToolUse"] == [
         bash,
         {"matcher": CLAUDE_GROUP["matcher"],
-         "hooks": [{"type": "command", "command": "pathgate hook claude-code"},
+         "hooks": [{"type": "command", "command": "pathgate hook claude-code", "onFailure": "block"},
                    {"type": "command", "command": "./audit.sh"}]},
     ]
 

@@ -287,8 +287,19 @@ def _spellings(path: str, root: str, cwd: str) -> tuple[str, ...]:
     else absolute. Two spellings when they differ: the one **as written** (``..`` kept, so
     the runtime resolves it on the disk as the operating system will: ``link/../x`` is
     ``x`` next to the link's *target*), and the one with ``..`` collapsed as text (what a
-    tool that normalises paths before opening them reads). A call is allowed only when both
-    are."""
+    tool that normalises paths before opening them reads). A path starting with ``~`` is
+    judged as written and as a shell or the agent's tool expands it (``~/.ssh`` is the
+    home's). A call is allowed only when every spelling is."""
+    out = _spellings_of(path, root, cwd)
+    if path.startswith("~"):
+        expanded = os.path.expanduser(path)
+        if expanded != path:
+            out = tuple(dict.fromkeys((*out, *_spellings_of(expanded, root, cwd))))
+    return out
+
+
+def _spellings_of(path: str, root: str, cwd: str) -> tuple[str, ...]:
+    """:func:`_spellings` without ``~`` expansion."""
     full = path if os.path.isabs(path) else os.path.join(cwd, path)
     comps = _components(full)
     written = _under(comps, root)
@@ -371,7 +382,9 @@ def _write_denial(runtime: GateCore, target: Target, rel: str, renderer: str | N
         added_negations,
         declares_pathgate,
         in_linked_gitdir,
+        is_agent_settings,
         mentions_pathgate,
+        steers,
     )
     from pathgate.verdicts import POLICY_FILE, Gate, Status, Verdict
 
@@ -386,7 +399,11 @@ def _write_denial(runtime: GateCore, target: Target, rel: str, renderer: str | N
         return "[BLOCKED]"
     normalized = ["/".join(normalize_name(c) for c in s.split("/")) for s in spellings]
     names = {normalize_name(n) for n in (CONFIG_FILE, *runtime.policy.all_agent_files)}
-    policy = any(n.rsplit("/", 1)[-1] in names or n in _HOOK_SETTINGS for n in normalized)
+    policy = any(n.rsplit("/", 1)[-1] in names or is_agent_settings(n) for n in normalized)
+    if not policy:
+        from pathgate.config import _host_config_files
+
+        policy = steers(real, (*_host_config_files(), *runtime.index.git_steering()))
     if not policy and PYPROJECT in normalized:
         new = _new_text(target, _current_text(real))
         policy = declares_pathgate(runtime.root) or (new is not None and mentions_pathgate(new))
@@ -402,12 +419,6 @@ def _write_denial(runtime: GateCore, target: Target, rel: str, renderer: str | N
                     "an agent may not add `!` rules there (they could re-include what the ignore "
                     "rules hide). Ask the user to make this change.")
     return None
-
-
-#: The agents' own hook settings (``pathgate hook install``): writing them could switch the
-#: hook off, so they are policy files for a write through a hook.
-_HOOK_SETTINGS = frozenset({".claude/settings.json", ".claude/settings.local.json",
-                            ".cursor/hooks.json", ".gemini/settings.json"})
 
 
 def _holds_secret_path(runtime: GateCore, rels: Sequence[str]) -> bool:

@@ -4,7 +4,7 @@ Settings files and their hook schema (same sources as :mod:`pathgate._hooks._age
 
 * Claude Code: ``.claude/settings.json`` (project) or ``~/.claude/settings.json`` (user):
   ``{"hooks": {"PreToolUse": [{"matcher": "<tool regex>", "hooks": [{"type": "command",
-  "command": ...}]}]}}``.
+  "command": ..., "onFailure": "block"}]}]}}``.
 * Cursor: ``.cursor/hooks.json`` or ``~/.cursor/hooks.json``: ``{"version": 1, "hooks":
   {"<event>": [{"command": ..., "failClosed": true}]}}``.
 * Gemini CLI: ``.gemini/settings.json`` or ``~/.gemini/settings.json``: ``{"hooks":
@@ -69,10 +69,10 @@ def _hooks(settings: dict[str, Any], where: str) -> dict[str, Any]:
 
 
 def _merge_matcher_groups(settings: dict[str, Any], event: str, matcher: str, command: str,
-                          agent: str, where: str) -> None:
+                          agent: str, where: str, **extra: Any) -> None:
     """Claude Code and Gemini CLI: ``hooks.<event>`` is a list of matcher groups."""
     groups = _list(_hooks(settings, where), event, f"{where}: hooks")
-    entry = {"type": "command", "command": command}
+    entry = {"type": "command", "command": command, **extra}
     for group in groups:
         inner = group.get("hooks") if isinstance(group, dict) else None
         if isinstance(inner, list) and any(isinstance(h, dict) and _is_ours(h.get("command"), agent)
@@ -85,7 +85,10 @@ def _merge_matcher_groups(settings: dict[str, Any], event: str, matcher: str, co
 
 
 def _merge_claude(settings: dict[str, Any], command: str, where: str) -> None:
-    _merge_matcher_groups(settings, "PreToolUse", CLAUDE_MATCHER, command, "claude-code", where)
+    # fail closed: a hook that cannot start, times out or exits unexpectedly blocks the call
+    # (Claude Code 2.1.295+; without it a timed-out hook lets the call through)
+    _merge_matcher_groups(settings, "PreToolUse", CLAUDE_MATCHER, command, "claude-code", where,
+                          onFailure="block")
 
 
 def _merge_gemini(settings: dict[str, Any], command: str, where: str) -> None:

@@ -24,6 +24,8 @@ result for the structured render and hands the chosen renderer's output up the c
 
 from __future__ import annotations
 
+import json
+import re
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -182,11 +184,65 @@ def build_server(runtime: Runtime, renderer: str | None = None) -> Server[Any]:
 
 
 def serve_stdio(runtime: Runtime, renderer: str | None = None) -> None:
-    """Serve ``runtime``'s file tools over stdio until the client closes stdin (blocking)."""
+    """Serve ``runtime``'s file tools over stdio until the client closes stdin (blocking).
+
+    A line the SDK cannot validate (not JSON, a lone-surrogate escape, ``params`` that is
+    not an object) is answered with a JSON-RPC error on the request's id (``-32700`` parse
+    error, ``-32600`` invalid request), so the client's call ends instead of waiting for
+    ever; the SDK alone drops it."""
     server = build_server(runtime, renderer)
 
     async def main() -> None:
+        from mcp.shared._context_streams import create_context_streams
+        from mcp.shared.message import SessionMessage
+
         async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+            valid_writer, valid_reader = create_context_streams[SessionMessage | Exception](0)
+
+            async def pump() -> None:
+                async with valid_writer, read_stream:
+                    async for item in read_stream:
+                        if isinstance(item, Exception):
+                            answer = _invalid_line_answer(item)
+                            if answer is not None:
+                                await write_stream.send(SessionMessage(answer))
+                                continue
+                        await valid_writer.send(item)
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(pump)
+                await server.run(valid_reader, write_stream, server.create_initialization_options())
+                tg.cancel_scope.cancel()
 
     anyio.run(main)
+
+
+_ID = re.compile(r'"id"\s*:\s*(-?[0-9]+|"(?:[^"\\]|\\.)*")')
+
+
+def _invalid_line_answer(exc: Exception) -> types.JSONRPCError | None:
+    """The JSON-RPC error for a line the SDK could not validate, on the request's id when
+    it can be read (``None`` when the line has no id: a notification gets no answer)."""
+    errors = getattr(exc, "errors", None)
+    details = errors() if callable(errors) else []
+    raw: Any = details[0].get("input") if details else None
+    parsed: Any = None
+    if details and details[0].get("type") == "json_invalid" and isinstance(raw, str):
+        try:
+            parsed = json.loads(raw)  # Python's JSON reads lone surrogates that pydantic refuses
+        except ValueError:
+            parsed = None
+    else:
+        parsed = next((d.get("input") for d in details if isinstance(d.get("input"), dict)), None)
+    if isinstance(parsed, dict):
+        rid = parsed.get("id")
+        if "method" in parsed and "id" not in parsed:
+            return None  # a notification: never answered
+        code, message = -32600, "Invalid request: the message does not match the JSON-RPC/MCP schema"
+    else:
+        match = _ID.search(raw) if isinstance(raw, str) else None
+        rid = json.loads(match.group(1)) if match else None
+        code, message = -32700, "Parse error: the line is not valid JSON"
+    if isinstance(rid, bool) or not isinstance(rid, (int, str)):
+        rid = None
+    return types.JSONRPCError(jsonrpc="2.0", id=rid, error=types.ErrorData(code=code, message=message))

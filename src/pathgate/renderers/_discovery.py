@@ -12,11 +12,13 @@ gates they did count.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import msgspec
 
+from pathgate._names import spell_path
 from pathgate._schema import inline_schema
 from pathgate.renderers._base import Renderer, is_opaque
 from pathgate.results import GlobResult, ListResult, Omission, SearchResult, Unsearched
@@ -69,7 +71,9 @@ def omission_text(om: Omission) -> str | None:
         reason = "ignore-rule checking (an ignore file that governs them could not be read)"
     text = f"{head} {word} {verb} {reason}"
     if om.examples:
-        text += ", e.g. " + ", ".join(om.examples)
+        # a name holding ", " would read as several examples: it is shown C-quoted
+        text += ", e.g. " + ", ".join(spell_path(e, force=True) if ", " in e and not e.startswith('"') else e
+                                    for e in om.examples)
     return text
 
 
@@ -121,15 +125,32 @@ def _kind_suffix(kind: str) -> str:
     return {"dir": "/", "symlink": "@"}.get(kind, "")
 
 
+def _entry(name: str, kind: str) -> str:
+    """A listed name with its kind's suffix; a name that itself ends in a suffix character
+    (``real.txt@`` would read as a symlink) is shown C-quoted."""
+    if name.endswith(("@", "/")) and not name.startswith('"'):
+        name = spell_path(name, force=True)
+    return name + _kind_suffix(kind)
+
+
+#: A name holding ``:12:`` would read as a hit of another file (``a.py:12:password``).
+_FAKE_HIT = re.compile(r":[0-9]+:")
+
+
 def _hit_lines(result: SearchResult) -> list[str]:
     lines: list[str] = []
+    shown: dict[str, str] = {}
     for h in result.hits:
+        path = shown.get(h.path)
+        if path is None:
+            path = shown[h.path] = (spell_path(h.path, force=True)
+                                    if _FAKE_HIT.search(h.path) and not h.path.startswith('"') else h.path)
         first = h.line - len(h.context_before)
         for k, text in enumerate(h.context_before):
-            lines.append(f"{h.path}-{first + k}-{text}")
-        lines.append(f"{h.path}:{h.line}:{h.text}")
+            lines.append(f"{path}-{first + k}-{text}")
+        lines.append(f"{path}:{h.line}:{h.text}")
         for k, text in enumerate(h.context_after):
-            lines.append(f"{h.path}-{h.line + 1 + k}-{text}")
+            lines.append(f"{path}-{h.line + 1 + k}-{text}")
     return lines
 
 
@@ -146,7 +167,7 @@ def _lines(result: DiscoveryResult) -> tuple[str, list[str]]:
     if isinstance(result, GlobResult):
         return "matches", list(result.matches)
     if isinstance(result, ListResult):
-        return "entries", [e.name + _kind_suffix(e.kind) for e in result.entries]
+        return "entries", [_entry(e.name, e.kind) for e in result.entries]
     return "hits", _hit_lines(result)
 
 

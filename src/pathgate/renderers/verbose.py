@@ -32,8 +32,9 @@ _ANCESTOR_CAVEAT = "A file-level negation cannot re-include a file below an excl
 _WINDOW_HINT = "Read a line window of it with read_files offset and limit."
 _DEEP_WINDOW = "A line window of it must start within the first {scan}."
 _REST_HINT = "Read the rest with read_files offset and limit."
-_POLICY_FILE = ("It is one of pathgate's own policy files (pathgate.toml or an agent ignore file): "
-                "agents cannot change them. Ask the user to edit it.")
+_POLICY_FILE = ("It is one of the files that decide what agents may do (pathgate's settings, an agent "
+                "ignore file, an agent's hook or MCP settings, git's configuration or hooks): agents cannot "
+                "change them. Ask the user to edit it.")
 _CHANGED = ("The file changed since you last read it, so nothing was written. Read it again with "
             "read_files and redo the change on its current content.")
 _NOT_READ = ("You have not read this file, so nothing was written: overwriting it could lose changes "

@@ -480,9 +480,16 @@ def _spell_reads(results: list[FileResult]) -> list[FileResult]:
     lone surrogate) is kept as is; any other goes through ``spell_names``."""
     if FileResult.__struct_fields__ != _READ_FIELDS:
         return spell_names(results)
-    return [r if (r.verdict is None and _plain_name(r.path) and _plain_name(r.relpath)
-                  and _plain_name(r.same_as) and (r.content is None or r.content.isascii()))
-            else spell_names(r) for r in results]
+    out: list[FileResult] = []
+    for r in results:
+        p = r.path
+        if (r.verdict is None and p.isascii() and p.isprintable() and p[:1] != '"'
+                and (r.relpath is p or _plain_name(r.relpath)) and (r.same_as is None or _plain_name(r.same_as))
+                and (r.content is None or r.content.isascii())):
+            out.append(r)
+        else:
+            out.append(spell_names(r))
+    return out
 
 
 async def _wait(answer: Awaitable[T]) -> T:

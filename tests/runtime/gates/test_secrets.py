@@ -32,9 +32,26 @@ SECRET_NAMES = [
     ".npmrc",
     ".pypirc",
     "credentials.json",
+    # an editor's backup, autosave or swap file of a secret holds the same secret
+    ".env~",
+    ".env.local~~",
+    "#.env#",
+    "#.ENV.PRODUCTION#",
+    "..env.swp",
+    "..env.local.swo",
+    "server.pem~",
+    "#.netrc#",
+    ".credentials.json.swp",
+    ".env___jb_old___",
+    "id_rsa___jb_tmp___",
+    ".env-production",
+    ".ENV_LOCAL",
+    ".env-example.bak",
 ]
 NOT_SECRET = [".envrc", "app.env", "env", ".env.example", ".ENV.EXAMPLE", ".env.sample ", ".env.template",
-              "environment.py", "README.md", "key.txt"]
+              "environment.py", "README.md", "key.txt",
+              "README.md~", "#notes#", ".main.py.swp", ".env-example", ".env_sample", ".ENV-TEMPLATE",
+              "a.py___jb_old___", "#.env.sample#", "~", "##", ".swp"]
 
 
 @pytest.mark.parametrize("name", SECRET_NAMES)
@@ -50,6 +67,8 @@ def test_not_secret_names(name: str) -> None:
 def test_path_patterns() -> None:
     m = SecretMatcher([".aws/credentials", "*.pem"])
     assert m.is_secret(".aws/credentials")
+    assert m.is_secret(".aws/credentials~") and m.is_secret("home/.aws/#credentials#")
+    assert m.in_dir(".aws")("credentials~") and not m.in_dir(".aws")("config~")
     assert m.is_secret("home/.AWS/credentials")
     assert not m.is_secret("aws/credentials")
     assert not SecretMatcher([]).is_secret("x.pem")
@@ -136,3 +155,26 @@ async def test_custom_patterns(tree: Path) -> None:
     assert_opaque(r.verdict)
     r = await read_one(tree, "server.pem", secret_patterns=())
     assert r.content is not None
+
+
+@pytest.mark.anyio
+async def test_backups_of_secrets_leave_no_trace_in_discovery(tmp_path: Path) -> None:
+    """The same glob, list and search on a tree with and without editor backups of secrets."""
+    from pathgate import Runtime
+
+    plain = {"src/a.py": "TOKEN = 1\n", "README.md~": "TOKEN old\n"}
+    backups = {".env~": "TOKEN=x\n", "#.env#": "TOKEN=x\n", "src/..env.local.swp": "TOKEN=x\n"}
+    outputs = []
+    for name, files in (("without", plain), ("with", {**plain, **backups})):
+        root = write_tree(tmp_path / name, files)
+        async with Runtime(root) as rt:
+            outputs.append([
+                await rt.call("glob", {"pattern": "**"}),
+                await rt.call("list_directory", {"path": "."}),
+                await rt.call("list_directory", {"path": "src"}),
+                await rt.call("code_search", {"regex": "TOKEN"}),
+            ])
+            if name == "with":
+                for backup in backups:
+                    assert await rt.call("read_files", {"paths": [backup]}) == {backup: "[BLOCKED]"}
+    assert outputs[0] == outputs[1]

@@ -290,5 +290,5 @@ async def test_policy_files_are_not_writable(anyio_backend: str, op: Op, tree: t
     assert v is not None and v.status is Status.BLOCKED and v.gate is Gate.WRITE and not v.opaque
     assert snapshot(root) == before
     text = rt.renderer_for(name="verbose").render_verdict(path, v)
-    assert text.startswith("[BLOCKED]: It is one of pathgate's own policy files")
+    assert text.startswith("[BLOCKED]: It is one of the files that decide what agents may do")
     assert (await rt.write_file(".gitignore", "x\n")).ok  # git's own ignore file stays writable

@@ -54,6 +54,7 @@ from pathgate.runtime.fs._read import (
     decode,
     open_at,
     open_read,
+    open_read_in,
     read_regular,
     resolve_plain,
 )
@@ -125,6 +126,7 @@ __all__ = [
     "is_local_tree",
     "open_at",
     "open_read",
+    "open_read_in",
     "read_regular",
     "resolve_flow",
     "resolve_plain",

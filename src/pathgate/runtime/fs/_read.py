@@ -31,6 +31,7 @@ __all__ = [
     "decode",
     "open_at",
     "open_read",
+    "open_read_in",
     "read_regular",
     "resolve_plain",
 ]
@@ -112,9 +113,18 @@ class DirFds:
     def get(self, reldir: str) -> int:
         """The descriptor of ``reldir``, opened level by level from the deepest cached
         ancestor (iteratively: any depth)."""
-        fd = self._fds.get(reldir)
+        fds = self._fds
+        fd = fds.get(reldir)
         if fd is not None:
             return fd
+        parent, sep, name = reldir.rpartition("/")
+        if sep and name:
+            # the common case of a batch: the parent is open already (one level down, kept;
+            # the same as the walk below, which keeps the target at any depth)
+            pfd = fds.get(parent)
+            if pfd is not None:
+                fd = fds[reldir] = self.ops.open_dir(name, dir_fd=pfd)
+                return fd
         parts = reldir.split("/") if reldir else []
         k = len(parts)
         while k > 0 and "/".join(parts[:k]) not in self._fds:
@@ -156,8 +166,9 @@ class DirFds:
 
     def close(self) -> None:
         fds, self._fds = self._fds, {}
+        close = os.close if type(self.ops) is OsFS else self.ops.close  # no wrapper frame per fd
         for fd in fds.values():
-            self.ops.close(fd)
+            close(fd)
 
     def __enter__(self) -> DirFds:
         return self
@@ -303,6 +314,23 @@ def open_read(ops: FileOps, req: ReadRequest, dirs: DirFds | None = None, *,
         fd = open_at(ops, req, dirs)
     except OSError as exc:
         return Opened(error=exc.errno or errno.EIO)
+    return _read_open(ops, fd, req, inline)
+
+
+def open_read_in(ops: FileOps, req: ReadRequest, dir_fd: int, name: str, *,
+                 inline: int | None = None) -> Opened:
+    """:func:`open_read` of ``req``, whose file is ``name`` in the directory open as ``dir_fd``
+    (a :class:`DirFds` descriptor of its parent, walked from ``req.root``: what
+    :func:`open_at` opens it relative to)."""
+    try:
+        fd = ops.open_fd(name, dir_fd=dir_fd)
+    except OSError as exc:
+        return Opened(error=exc.errno or errno.EIO)
+    return _read_open(ops, fd, req, inline)
+
+
+def _read_open(ops: FileOps, fd: int, req: ReadRequest, inline: int | None) -> Opened:
+    """The rest of :func:`open_read` on the file's descriptor ``fd`` (closed here)."""
     try:
         st = ops.fstat(fd)
         early = _checked(st, req)

@@ -210,6 +210,9 @@ class GatePipeline:
                 batch = [facts[i] for i in pending]
                 for fact in missing:
                     await source.fetch(fact, batch)
+                # a path whose source already ran every gate on these facts is done
+                last = len(self._gates)
+                pending = [i for i in pending if facts[i].cleared < last]
             waits = _check_all(gate.check, facts, ctx, pending, verdicts, at)
             if waits is not None:  # something blocked (or must be awaited)
                 if waits:

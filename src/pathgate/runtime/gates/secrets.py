@@ -5,10 +5,14 @@ A name is judged twice, and is secret when either spelling is: the whole name (o
 Windows/NTFS would see it, cut at the first ``:`` (an alternate data stream,
 ``.env:$DATA`` is ``.env``). Both drop trailing spaces and dots (``.env ``, ``.env.``) and
 are case-folded (``.ENV``). Secret when the normalised basename
-is ``.env`` or starts with ``.env.`` — except the templates ``.env.example``,
-``.env.sample``, ``.env.template`` (same normalisation: ``.ENV.EXAMPLE`` is a template) — or
+is ``.env`` or starts with ``.env.``, ``.env-`` or ``.env_`` — except the templates
+``.env.example``, ``.env.sample``, ``.env.template`` (also spelled with ``-`` or ``_``; same
+normalisation: ``.ENV.EXAMPLE`` is a template) — or
 matches one of the policy's ``secret_patterns`` (:data:`pathgate.config.DEFAULT_SECRET_PATTERNS`).
-``.envrc`` and ``app.env`` are not secrets.
+``.envrc`` and ``app.env`` are not secrets. An editor's backup, autosave or swap file of a
+secret name is a secret too (``.env~``, ``#.env#``, ``..env.swp``, ``.env___jb_old___``,
+``.aws/credentials~``: see
+:func:`backup_of`).
 
 A spelling is secret when a component of the path *as written* (before ``..`` is resolved:
 ``.env.d/../a`` passes through ``.env.d``), its lexical normalisation or the real
@@ -41,19 +45,44 @@ __all__ = [
     "LinkedSecretGate",
     "SecretMatcher",
     "SecretsGate",
+    "backup_of",
     "name_variants",
     "normalize_name",
     "written_components",
 ]
 
 #: ``.env`` variants that are templates, not secrets (after normalisation).
-ENV_TEMPLATES = frozenset({".env.example", ".env.sample", ".env.template"})
+ENV_TEMPLATES = frozenset(f".env{sep}{kind}" for sep in ".-_" for kind in ("example", "sample", "template"))
+#: How a ``.env`` variant's name starts (``.env.local``, ``.env-production``, ``.env_dev``).
+ENV_PREFIXES = (".env.", ".env-", ".env_")
 
 _NEVER = re.compile(r"(?!)")
 #: Directories whose secret decision a matcher keeps (cleared when full; dict operations are
 #: atomic, so concurrent sessions share it), and the longest directory path it keeps.
 DIR_CACHE = 16384
 MAX_CACHED_DIR = 1024
+
+
+#: How an editor's backup or swap file name ends (``.env~``, ``#.env#``, ``..env.swp``,
+#: JetBrains' safe-write copies ``.env___jb_old___``).
+_BACKUP_ENDS = ("~", "#", ".swp", ".swo", ".swn", "___jb_old___", "___jb_tmp___")
+
+
+def backup_of(norm: str) -> str | None:
+    """The name an editor's backup, autosave or swap file ``norm`` (normalised) keeps a copy
+    of: ``.env~`` (Emacs, nano, many others) → ``.env``, ``#.env#`` (Emacs autosave) →
+    ``.env``, ``..env.swp`` (Vim's swap of ``.env``) → ``.env``, ``.env___jb_old___``
+    (JetBrains' safe write) → ``.env``; ``None`` for other names.
+    A copy of a secret is a secret, whatever the secret list says it is."""
+    if norm.endswith("~"):
+        return norm.rstrip("~").rstrip(" .") or None
+    if len(norm) > 2 and norm[0] == "#" and norm[-1] == "#":
+        return norm[1:-1].rstrip(" .") or None
+    if norm.endswith(_BACKUP_ENDS[2:5]) and len(norm) > 5 and norm[0] == ".":
+        return norm[1:-4].rstrip(" .") or None
+    if norm.endswith(_BACKUP_ENDS[5:]):
+        return norm[:-12].rstrip(" .") or None
+    return None
 
 
 def normalize_name(name: str) -> str:
@@ -115,9 +144,24 @@ class SecretMatcher:
         return any(self.is_secret_name(c) for c in written_components(body))
 
     def _is_secret_norm(self, norm: str) -> bool:
-        if norm == ".env" or (norm.startswith(".env.") and norm not in ENV_TEMPLATES):
+        if norm == ".env" or (norm.startswith(ENV_PREFIXES) and norm not in ENV_TEMPLATES):
             return True
-        return self._base.match(norm) is not None
+        if self._base.match(norm) is not None:
+            return True
+        original = backup_of(norm)
+        return original is not None and self._is_secret_norm(original)
+
+    def _quick_name(self, norm: str) -> bool:
+        """:meth:`_is_secret_norm` with the basename patterns tested as strings (literals,
+        ``*x`` suffixes, ``x*`` prefixes; the rest one regex: :class:`_QuickNames`)."""
+        if norm == ".env" or (norm.startswith(ENV_PREFIXES) and norm not in ENV_TEMPLATES):
+            return True
+        q = self._quick
+        if norm in q.exact or norm.endswith(q.suffixes) or norm.startswith(q.prefixes):
+            return True
+        if q.rest is not None and q.rest(norm) is not None:
+            return True
+        return norm.endswith(_BACKUP_ENDS) and self._is_secret_norm(norm)
 
     def _dir_info(self, head: str) -> tuple[bool, str]:
         """``(secret, normalised)`` for a directory path: secret when one of its components
@@ -163,13 +207,25 @@ class SecretMatcher:
 
     def is_secret(self, path: str) -> bool:
         """Is this path (project-relative or absolute, ``/``-separated, without ``..``) a
-        secret, or below a directory named like one?"""
+        secret, or below a directory named like one, or an editor's backup of one?"""
+        if self._is_secret_path(path):
+            return True
+        head, _, basename = path.strip("/").rpartition("/")
+        original = backup_of(basename.rstrip(" .").casefold())
+        return original is not None and self.is_secret(f"{head}/{original}" if head else original)
+
+    def _is_secret_path(self, path: str) -> bool:
         path = path.strip("/")
         head, _, basename = path.rpartition("/")
         if ":" not in path:  # the common case, one spelling (the same tests as below)
             norm = basename.rstrip(" .").casefold()
-            if self._is_secret_norm(norm):
+            if self._quick_name(norm):
                 return True
+            # a path pattern whose last component is literal can only end its match at a
+            # name equal to it (``_QuickNames.last``): others skip the path regex
+            lasts = self._quick.last
+            if lasts is not None and norm not in lasts:
+                return bool(head) and self._dir_info(head)[0]
             if not head:
                 return self._full.match(norm) is not None
             secret, head_norm = self._dir_info(head)
@@ -205,12 +261,14 @@ class SecretMatcher:
             if ":" in name:
                 return self.is_secret(f"{head}/{name}")
             norm = name.rstrip(" .").casefold()
-            if norm == ".env" or (norm.startswith(".env.") and norm not in ENV_TEMPLATES):
+            if norm == ".env" or (norm.startswith(ENV_PREFIXES) and norm not in ENV_TEMPLATES):
                 return True
             if norm in exact or norm.endswith(suffixes) or norm.startswith(prefixes):
                 return True
             if rest is not None and rest(norm) is not None:
                 return True
+            if norm.endswith(_BACKUP_ENDS):
+                return self.is_secret(f"{head}/{name}")
             return (last is None or norm in last) and full(prefix + norm) is not None
 
         return check

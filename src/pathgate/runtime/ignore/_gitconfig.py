@@ -100,6 +100,7 @@ class GitSettings:
         "info_exclude_display",
         "layout",
         "quote_path",
+        "steering",
         "watched",
     )
 
@@ -112,6 +113,9 @@ class GitSettings:
         self.ignore_case = False
         self.quote_path = True
         self.watched: list[str] = []
+        #: what else the configuration points git at that runs or steers it: ``core.hooksPath``
+        #: (a directory of scripts git runs) and ``core.attributesFile`` (absolute paths)
+        self.steering: list[str] = []
         self.errors: list[str] = []  # git's non-fatal ``error:`` lines
 
 
@@ -529,6 +533,10 @@ def resolve(root: str, *, excludes_file: str | None = None, ignore_case: bool | 
         s.excludes_display = excl
         s.excludes_file = excl if excl.startswith("/") else os.path.join(root, excl)
         _exclude_file_check(s.excludes_file, excl)
+    for key in ("core.hookspath", "core.attributesfile"):
+        value = expand_path(last.get(key) or "")
+        if value:
+            s.steering.append(value if value.startswith("/") else os.path.join(root, value))
     if layout is not None:
         s.info_exclude = layout.info_exclude
         s.info_exclude_display = layout.info_exclude_display

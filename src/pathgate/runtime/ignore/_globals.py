@@ -28,12 +28,15 @@ __all__ = ["Globals", "current_globals", "make_probe"]
 class Globals:
     """Repository-wide state resolved once per change: git layout, config, global lists."""
 
-    __slots__ = ("fold", "key", "node", "paths", "warnings")
+    __slots__ = ("fold", "key", "node", "paths", "steering", "warnings")
 
     def __init__(self, key: object, fold: bool, node: DirNode, warnings: tuple[str, ...],
-                 paths: tuple[str, ...]) -> None:
+                 paths: tuple[str, ...], steering: tuple[str, ...] = ()) -> None:
         self.key = key
         self.paths = paths
+        #: every file git's configuration was (or would be) read from, the excludes file,
+        #: ``core.hooksPath`` and ``core.attributesFile``: what a write could loosen git with
+        self.steering = steering
         self.fold = fold
         self.node = node
         self.warnings = warnings
@@ -120,7 +123,8 @@ def load_globals(ix: IgnoreIndex, key: tuple[object, ...]) -> Globals:
     node = DirNode("\0globals", None, stop, tuple(lists), tuple(sigs), tuple(sources))
     for w in warnings:
         ix._warn(w)
-    return Globals(key, fold, node, tuple(warnings), tuple(paths))
+    steering = (*ix._git_watch, *paths, *(settings.steering if settings is not None else ()))
+    return Globals(key, fold, node, tuple(warnings), tuple(paths), tuple(dict.fromkeys(steering)))
 
 
 #: Resolutions of git's layout and config one load may make before it settles for a key

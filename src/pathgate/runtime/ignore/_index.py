@@ -299,6 +299,13 @@ class IgnoreIndex:
             return f"error:{_err_name(e.errno)}"
         return _sig_of(st)
 
+    def git_steering(self) -> tuple[str, ...]:
+        """Absolute paths of what steers git here: every file its configuration was or
+        would be read from (``[include]`` targets, the global files), the excludes file,
+        ``info/exclude``, ``core.hooksPath`` and ``core.attributesFile`` (validated as a
+        session validates them). An agent may not write any of them, nor below them."""
+        return self._current_globals().steering
+
     def _current_globals(self) -> Globals:
         """The repository-wide sources, validated for this session (:mod:`._globals`)."""
         return _globals.current_globals(self)

@@ -42,7 +42,14 @@ from pathgate.runtime.gates import (
 )
 from pathgate.runtime.gates.path import is_git_internal
 from pathgate.runtime.gates.secrets import normalize_name
-from pathgate.runtime.tools._write_rules import CONFIG_FILE, PYPROJECT, declares_pathgate, in_linked_gitdir
+from pathgate.runtime.tools._write_rules import (
+    CONFIG_FILE,
+    PYPROJECT,
+    declares_pathgate,
+    in_linked_gitdir,
+    is_agent_settings,
+    steers,
+)
 from pathgate.runtime.tools.read_files import ReadFacts
 from pathgate.verdicts import POLICY_FILE, Status, Verdict
 from pathgate.verdicts import Gate as GateName
@@ -71,7 +78,8 @@ _POLICY = Verdict(status=Status.BLOCKED, gate=GateName.WRITE, detail=POLICY_FILE
 class WritePathFacts(PathFacts):
     """:class:`PathFacts` plus ``git_internal``: inside git's own directory (set with
     ``REAL``); ``policy_path``: the root ``pyproject.toml`` while it declares pathgate
-    settings (set with ``REAL``)."""
+    settings, a host config file, or a file that steers git (its config, excludes file,
+    hooks: set with ``REAL``)."""
 
     __slots__ = ("git_internal", "policy_path")
 
@@ -98,8 +106,10 @@ def has_git_component(path: str) -> bool:
 class NeverWritableGate:
     """Gate ``write``: opaque ``[BLOCKED]`` for ``.git`` internals; a plain ``[BLOCKED]``
     (``detail="policy file"``) for pathgate's own policy files — ``pathgate.toml``, the
-    agent ignore files, and the root ``pyproject.toml`` while it declares pathgate settings
-    — so an agent cannot loosen the rules it runs under."""
+    agent ignore files, the root ``pyproject.toml`` while it declares pathgate settings —
+    the agent CLIs' hook settings and MCP server lists, the host's config files and what
+    steers git (its config files, excludes file, ``core.hooksPath``,
+    ``core.attributesFile``), so an agent cannot loosen the rules it runs under."""
 
     name = GateName.WRITE.value
     needs = frozenset({Fact.REAL})
@@ -116,6 +126,8 @@ class NeverWritableGate:
         if any(has_git_component(n) for n in names):
             return _BLOCK
         if any(normalize_name(n.rstrip("/").rsplit("/", 1)[-1]) in self.policy_files for n in names if n):
+            return _POLICY
+        if any(is_agent_settings("/".join(normalize_name(c) for c in n.split("/"))) for n in names if n):
             return _POLICY
         if isinstance(facts, WritePathFacts) and facts.policy_path:
             return _POLICY
@@ -181,5 +193,14 @@ class WriteFacts:
                     if resolved.relpath == PYPROJECT:
                         f.policy_path = await anyio.to_thread.run_sync(
                             declares_pathgate, self.runtime.root, limiter=self.runtime.limiter.get())
+                    if not f.policy_path and resolved.real is not None:
+                        f.policy_path = await anyio.to_thread.run_sync(
+                            self._steers, resolved.real, limiter=self.runtime.limiter.get())
         elif fact is Fact.MATCH:
             await self._reads.fetch(fact, pending)
+
+    def _steers(self, real: str) -> bool:
+        """Is ``real`` a host config file or something that steers git (blocking)?"""
+        from pathgate.config import _host_config_files
+
+        return steers(real, (*_host_config_files(), *self.runtime.index.git_steering()))

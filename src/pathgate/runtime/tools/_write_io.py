@@ -129,9 +129,17 @@ def _noop() -> None:
     return None
 
 
+#: Directories one write may create (each created directory's parent descriptor is held
+#: until the write ends, for :meth:`ParentDir.rollback`): a deeper new path is refused
+#: (``EMLINK``), so one call cannot take the descriptors every other call needs.
+MAX_NEW_DIRS = 32
+
+
 class ParentDir:
     """The target's parent directory as a descriptor, opened from the root without following
-    any symlink; missing directories are created (and removed again by :meth:`rollback`)."""
+    any symlink; missing directories are created (and removed again by :meth:`rollback`).
+    Descriptors held: the parent's, and those of the directories this write created in (at
+    most :data:`MAX_NEW_DIRS`); each other ancestor's is closed once its child is open."""
 
     def __init__(self, root: str, reldir: str, *, create: bool) -> None:
         self.created: list[tuple[int, str]] = []  # (parent fd, name), outermost first
@@ -142,10 +150,13 @@ class ParentDir:
         self._fds.append(fd)
         try:
             for name in reldir.split("/") if reldir else []:
+                made = len(self.created)
                 fd = self._step(fd, name, create)
                 if fd < 0:
                     self.missing = True
                     return
+                if len(self.created) == made:  # nothing created in it: not needed any more
+                    os.close(self._fds.pop())
                 self._fds.append(fd)
         except BaseException:
             self.rollback()
@@ -159,6 +170,8 @@ class ParentDir:
         except FileNotFoundError:
             if not create:
                 return -1
+        if len(self.created) >= MAX_NEW_DIRS:
+            raise OSError(errno.EMLINK, f"more than {MAX_NEW_DIRS} new directories in one write")
         try:
             os.mkdir(name, 0o777, dir_fd=fd)
             self.created.append((fd, name))

@@ -7,6 +7,10 @@ nothing heavy):
 * git directories not named ``.git`` (:func:`in_linked_gitdir`);
 * pathgate's own policy files: ``pathgate.toml``, the agent ignore files, and the root
   ``pyproject.toml`` while it declares pathgate settings (:func:`declares_pathgate`);
+* the agent CLIs' hook settings and MCP server lists (:data:`AGENT_SETTINGS`), the host's
+  config files, and whatever steers git (its config files and ``[include]`` targets, the
+  excludes file, ``core.hooksPath``, ``core.attributesFile``: :func:`steers`) — writing any
+  of them could switch the guard off or make git run the agent's commands;
 * a ``.gitignore`` gaining a negation line (:func:`added_negations`): a deeper
   ``.gitignore`` is read after the agent ignore files above it, so its ``!`` lines could
   re-include what they hide; an agent may not add one (a person may).
@@ -17,8 +21,32 @@ from __future__ import annotations
 import os
 import stat
 
-__all__ = ["CONFIG_FILE", "added_negations", "declares_pathgate", "in_linked_gitdir", "mentions_pathgate",
-           "negations", "read_small"]
+__all__ = ["AGENT_SETTINGS", "CONFIG_FILE", "added_negations", "declares_pathgate", "in_linked_gitdir",
+           "is_agent_settings", "mentions_pathgate", "negations", "read_small", "steers"]
+
+#: The agent CLIs' own settings and MCP server lists (project-relative, normalised): writing
+#: them could switch a hook off (``pathgate hook install``), grant the agent permissions or
+#: add a server, so no agent may write them.
+AGENT_SETTINGS = frozenset({".claude/settings.json", ".claude/settings.local.json", ".cursor/hooks.json",
+                            ".cursor/mcp.json", ".gemini/settings.json", ".mcp.json", ".vscode/mcp.json"})
+
+
+def is_agent_settings(normalized: str) -> bool:
+    """Is the project-relative path ``normalized`` (each component through
+    :func:`~pathgate.runtime.gates.secrets.normalize_name`) one of :data:`AGENT_SETTINGS`?"""
+    return normalized.strip("/") in AGENT_SETTINGS
+
+
+def steers(real: str, guarded: tuple[str, ...]) -> bool:
+    """Is the absolute real path ``real`` one of ``guarded`` (files that configure git or the
+    host: :meth:`IgnoreIndex.git_steering`, the host's config files), or below one of them
+    (``core.hooksPath`` is a directory), compared as written and through symlinks? Blocking
+    (``realpath``)."""
+    for path in guarded:
+        for spelling in dict.fromkeys((os.path.abspath(path), os.path.realpath(path))):
+            if real == spelling or real.startswith(spelling.rstrip("/") + "/"):
+                return True
+    return False
 
 #: pathgate's own configuration file, never writable by an agent (with the agent ignore files).
 CONFIG_FILE = "pathgate.toml"

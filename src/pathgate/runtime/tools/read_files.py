@@ -43,19 +43,24 @@ from pathgate.runtime.fs import (
     WouldBlock,
     drive_sync,
     open_read,
+    open_read_in,
     resolve_flow,
     resolve_plain,
     run_chunked,
 )
 from pathgate.runtime.gates import Fact, GateCheck, GateContext, PathFacts, lexical_name
+from pathgate.runtime.gates.existence import ExistenceGate
 from pathgate.runtime.gates.ignore import IgnoreGate
 from pathgate.runtime.gates.path import PathGate
-from pathgate.runtime.gates.secrets import SecretsGate
+from pathgate.runtime.gates.read import ReadGate
+from pathgate.runtime.gates.secrets import LinkedSecretGate, SecretsGate
+from pathgate.runtime.gates.size import SizeGate
 from pathgate.runtime.ignore import Match
 from pathgate.runtime.tools._window import MAX_SCAN, Window, read_window
 from pathgate.verdicts import FileResult, Gate, Remedy, Status, Verdict
 
 if TYPE_CHECKING:
+    from pathgate.config import Policy
     from pathgate.runtime._runtime import Runtime
 
 __all__ = ["ReadFacts", "apply_window", "count_lines", "read_files"]
@@ -122,8 +127,15 @@ def apply_window(text: str, offset: int | None, limit: int | None) -> tuple[str,
 #: Built-in gates that are sync, pure functions of the facts: the one-hop read may run them in
 #: its worker thread to decide whether to open a file ahead of the pipeline.
 _INLINE_GATES: tuple[type, ...] = (PathGate, SecretsGate, IgnoreGate)
-#: id(gate tuple) -> (the tuple, its inline gates): keeping the tuple makes the id safe.
-_INLINE_OF: dict[int, tuple[tuple[GateCheck, ...], tuple[GateCheck, ...] | None]] = {}
+#: Built-in gates on the open descriptor that the one-hop read runs in its worker too, right
+#: after the read, on the same facts (the pipeline does not run again those that passed): pure
+#: functions of the facts, except a multi-linked file's secret-inode check, which must await
+#: (the worker then stops and leaves it and the gates after it to the pipeline).
+_TAIL_GATES: tuple[type, ...] = (LinkedSecretGate, ExistenceGate, SizeGate, ReadGate)
+_Gates = tuple[GateCheck, ...]
+#: id(gate tuple) -> (the tuple, its inline gates, the tail gates after them): keeping the
+#: tuple makes the id safe.
+_INLINE_OF: dict[int, tuple[_Gates, _Gates | None, _Gates]] = {}
 #: (id(policy), purpose) -> (the policy, its ignore decider): keeping the policy makes the id safe.
 _DECIDER_OF: dict[tuple[int, str], tuple[object, Decider]] = {}
 
@@ -144,19 +156,24 @@ class ReadFacts:
         self.runtime = runtime
         self.backend = backend
         self.ctx = ctx
-        self._inline = self._inline_gates() if one_hop and isinstance(backend, ThreadFS) else None
+        self._inline: _Gates | None = None
+        self._tail: _Gates = ()
+        if one_hop and isinstance(backend, ThreadFS):
+            self._inline, self._tail = self._inline_gates()
         self._on_loop = on_loop  # try the fused step on the event loop first (runtime/tools/_inline.py)
         self._matched = False
 
-    def _inline_gates(self) -> tuple[GateCheck, ...] | None:
-        """The gates before the first one needing ``OPEN``, when all are built-in sync gates
-        (derived once per gate tuple: the runtime's pipeline is fixed after construction)."""
+    def _inline_gates(self) -> tuple[_Gates | None, _Gates]:
+        """The gates before the first one needing ``OPEN``, when all are built-in sync gates,
+        and the built-in ``OPEN`` gates right after them (:data:`_TAIL_GATES`, up to the first
+        other gate); derived once per gate tuple: the runtime's pipeline is fixed after
+        construction."""
         gates = self.runtime.pipeline.gates
         got = _INLINE_OF.get(id(gates))
         if got is not None and got[0] is gates:
-            return got[1]
+            return got[1], got[2]
         before: list[GateCheck] = []
-        result: tuple[GateCheck, ...] | None = None
+        result: _Gates | None = None
         for gate in gates:
             if Fact.OPEN in gate.needs:
                 result = tuple(before)
@@ -166,10 +183,16 @@ class ReadFacts:
             before.append(gate)
         else:
             result = tuple(before)
+        tail: list[GateCheck] = []
+        if result is not None:
+            for gate in gates[len(result):]:
+                if type(gate) not in _TAIL_GATES:
+                    break
+                tail.append(gate)
         if len(_INLINE_OF) > 64:
             _INLINE_OF.clear()
-        _INLINE_OF[id(gates)] = (gates, result)
-        return result
+        _INLINE_OF[id(gates)] = (gates, result, tuple(tail))
+        return result, tuple(tail)
 
     async def fetch(self, fact: Fact, pending: Sequence[PathFacts]) -> None:
         if fact is Fact.REAL:
@@ -239,9 +262,13 @@ class ReadFacts:
             await anyio.lowlevel.checkpoint_if_cancelled()  # a hop may end after its call's cancel
         self._matched = True
         first: dict[str, Opened] = {}  # one descriptor read per real file, across chunks too
+        cleared = len(inline)
         for f in pending:
             if f.opened is not None and f.resolved is not None and f.resolved.real is not None:
-                f.opened = first.setdefault(f.resolved.real, f.opened)
+                got = first.setdefault(f.resolved.real, f.opened)
+                if got is not f.opened:  # another chunk's read: its tail gates judged another
+                    f.opened = got
+                    f.cleared = min(f.cleared, cleared)
 
     def _on_loop_first(self, pending: Sequence[PathFacts], inline: tuple[GateCheck, ...]) -> bool:
         """The fused step on the event loop, bounded (``WouldBlock``: a file too large or not
@@ -274,6 +301,8 @@ class ReadFacts:
         is_secret = runtime.pipeline.secrets.is_secret_facts
         decide = self._decider()
         cleared = len(inline)
+        tail = self._tail
+        size_limit = ctx.size_limit
 
         def chunk(items: Sequence[PathFacts]) -> list[None]:
             memo = DirStatMemo(ops)
@@ -286,8 +315,10 @@ class ReadFacts:
                     if not k & 15:
                         cancelled()  # a cancelled call stops within 16 files
                     request = f.request
-                    r = resolve_plain(dirs, request) if request == f.name else None
+                    plain = request == f.name
+                    r = resolve_plain(dirs, request) if plain else None
                     if r is None:
+                        plain = False
                         r = drive_sync(resolve_flow(root, request, allow_outside=allow_outside), memo)
                     f.resolved = r
                     relpath = r.relpath
@@ -296,18 +327,24 @@ class ReadFacts:
                         if got is None:
                             got = matches[relpath] = decide(session, relpath, r.is_dir, is_secret(f, ctx.root))
                         f.match, f.remedy = got
-                    if r.real is None or r.st is None:
+                    real = r.real
+                    if real is None or r.st is None:
                         continue
                     for g in inline:
                         if g.check(f, ctx) is not None:
                             break
                     else:
-                        f.cleared = cleared  # the pipeline need not run these gates again
-                        got_open = opened.get(r.real)
+                        got_open = opened.get(real)
                         if got_open is None:
-                            req = ReadRequest(r.real, ctx.size_limit, r.identity, root if relpath is not None else None)
-                            got_open = opened[r.real] = open_read(ops, req, dirs, inline=on_loop)
+                            req = ReadRequest(real, size_limit, r.identity, root if relpath is not None else None)
+                            if plain:  # resolved through the parent's descriptor: opened from it
+                                parent, _, name = request.rpartition("/")
+                                got_open = open_read_in(ops, req, dirs.get(parent), name, inline=on_loop)
+                            else:
+                                got_open = open_read(ops, req, dirs, inline=on_loop)
+                            opened[real] = got_open
                         f.opened = got_open
+                        f.cleared = cleared + _tail_passed(tail, f, ctx)  # the pipeline skips these
             return [None] * len(items)
 
         return chunk
@@ -335,6 +372,22 @@ class ReadFacts:
                 f.opened = known[f.resolved.real]
 
 
+def _tail_passed(tail: _Gates, facts: PathFacts, ctx: GateContext) -> int:
+    """How many of the leading ``tail`` gates pass ``facts`` without awaiting (the first that
+    blocks or must await stops the count; an awaitable it returned is closed unawaited: the
+    pipeline runs that gate again on the loop)."""
+    n = 0
+    for gate in tail:
+        result = gate.check(facts, ctx)
+        if result is not None:
+            close = getattr(result, "close", None)
+            if close is not None and not isinstance(result, Verdict):
+                close()
+            break
+        n += 1
+    return n
+
+
 def _no_cancel() -> None:
     """On the loop, cancellation is checked at the next checkpoint, not between files."""
 
@@ -359,8 +412,7 @@ async def read_files(
     if not requested:
         return []
     policy = runtime.policy
-    ctx = GateContext(policy=policy, purpose="read", model=model, size_limit=policy.size_limit_for(model),
-                      root=runtime.root)
+    ctx = _read_context(policy, runtime.root, model)
 
     spellings = list(dict.fromkeys(requested))
     facts = [PathFacts(request=s, name=lexical_name(s, runtime.root)) for s in spellings]
@@ -376,6 +428,25 @@ async def read_files(
                                           ctx.size_limit)
     by_spelling = {s: i for i, s in enumerate(spellings)}
     return _assemble(requested, by_spelling, facts, verdicts, windows, offset, limit, call_budget)
+
+
+#: (id(policy), root, model) -> (the policy, the read context): a ``GateContext`` is frozen and
+#: holds only these, so calls may share it; keeping the policy makes the id safe.
+_CTX_OF: dict[tuple[int, str, str | None], tuple[object, GateContext]] = {}
+
+
+def _read_context(policy: Policy, root: str, model: str | None) -> GateContext:
+    """The ``GateContext`` of a read by ``model`` (built once per policy, root and model)."""
+    key = (id(policy), root, model)
+    got = _CTX_OF.get(key)
+    if got is not None and got[0] is policy:
+        return got[1]
+    ctx = GateContext(policy=policy, purpose="read", model=model, size_limit=policy.size_limit_for(model),
+                      root=root)
+    if len(_CTX_OF) > 256:
+        _CTX_OF.clear()
+    _CTX_OF[key] = (policy, ctx)
+    return ctx
 
 
 def _may_run_on_loop(runtime: Runtime, facts: PathFacts) -> bool:
@@ -402,6 +473,7 @@ def _assemble(
     remaining = call_budget
     first_of: dict[str, str] = {}
     results: list[FileResult] = []
+    whole = offset is None and limit is None
     for path in requested:
         i = by_spelling[path]
         f, verdict = facts[i], verdicts[i]
@@ -421,7 +493,11 @@ def _assemble(
         first_of[key] = path
         if text is None:
             assert f.opened is not None and f.opened.text is not None
-            text, total = apply_window(f.opened.text, offset, limit)
+            if whole:  # no window: the whole text and its line count (``count_lines``)
+                text = f.opened.text
+                total = text.count("\n") + (1 if text and text[-1] != "\n" else 0)
+            else:
+                text, total = apply_window(f.opened.text, offset, limit)
         if len(text) <= remaining:
             remaining -= len(text)
             results.append(FileResult(path=path, content=text, relpath=relpath, total_lines=total))
