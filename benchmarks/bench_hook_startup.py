@@ -1,5 +1,6 @@
 """Start-up cost of ``pathgate`` as a command: one process per call (a hook runs on every tool
-call of the agent; ``check-ignore``, ``explain`` and ``glob`` are run by people and scripts).
+call of the agent; ``check-ignore``, ``explain``, ``glob`` and ``search`` are run by people and
+scripts).
 
 Each case is a fresh ``python3`` process; wall and CPU time from spawn to exit, median of
 ``--runs`` interleaved runs. The floor is an interpreter that reads stdin and exits
@@ -111,6 +112,7 @@ def _cases(root: str, pg: list[str]) -> dict[str, tuple[list[str], bytes]]:
         "explain build/out.js": ([*pg, "explain", "build/out.js"], b""),
         "glob '**/*.py'": ([*pg, "glob", "**/*.py"], b""),
         "glob '**' --json": ([*pg, "glob", "**", "--json"], b""),
+        "search print": ([*pg, "search", "print"], b""),
     }
 
 

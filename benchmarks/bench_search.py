@@ -28,7 +28,10 @@ search   ``code_search`` of ``--literal`` and ``--regex`` against ``rg`` (same f
          ``--before SRC`` (another checkout's ``src``) the same two rows are measured for
          it too, interleaved in the same runs: its in-process call in a worker process
          holding its own warm runtime (the CPU it reports for the call), its process with
-         ``PYTHONPATH=SRC``.
+         ``PYTHONPATH=SRC``. With ``--bytecode DIR`` the processes (both checkouts) run
+         with their byte code cached under ``DIR`` (``PYTHONPYCACHEPREFIX``, one untimed
+         run each first), as an installed package has it; without it they compile every
+         module on each start when ``PYTHONDONTWRITEBYTECODE`` is set.
 phases   where code_search's CPU goes: start + walk (split: the walker's steps, and the
          per-entry budget and secret tests), path gates, counting omissions in excluded
          directories, and the scan (open, read, search), timed inside one call.
@@ -276,7 +279,7 @@ async def compare_hits(rt: Runtime, tree: Path, regex: str, rg_cmd: list[str]) -
 
 
 async def bench_search(tree: Path, runs: int, literal: str, regex: str,
-                       before: Path | None = None) -> list[tuple[str, float, str]]:
+                       before: Path | None = None, bytecode: Path | None = None) -> list[tuple[str, float, str]]:
     rg = shutil.which("rg")
     if rg is None:
         print("search: rg not found (apt-get install -y ripgrep); section skipped")
@@ -289,7 +292,7 @@ async def bench_search(tree: Path, runs: int, literal: str, regex: str,
     try:
         for kind, pattern, rg_cmd in (("literal", re.escape(literal), [rg, *RG_ARGS, literal]),
                                       ("regex", regex, [rg, *RG_REGEX_ARGS, regex])):
-            rows.extend(await _search_rows(rt, tree, runs, kind, pattern, rg_cmd, cli, worker, before))
+            rows.extend(await _search_rows(rt, tree, runs, kind, pattern, rg_cmd, cli, worker, before, bytecode))
     finally:
         if worker is not None:
             worker.close()
@@ -298,11 +301,19 @@ async def bench_search(tree: Path, runs: int, literal: str, regex: str,
 
 async def _search_rows(rt: Runtime, tree: Path, runs: int, kind: str, pattern: str, rg_cmd: list[str],
                        cli: list[str], worker: _Before | None, before: Path | None,
-                       ) -> list[tuple[str, float, str]]:
+                       bytecode: Path | None = None) -> list[tuple[str, float, str]]:
     """One pattern's rows: rg, rg -j1, in-process, process (and the ``--before`` pair)."""
     await compare_hits(rt, tree, pattern, rg_cmd)
     cli_cmd = [*cli, "search", "--git-only", "--limit", "0", "--root", str(tree), pattern]
-    before_env = None if before is None else {**GIT_ENV, "PYTHONPATH": str(before)}
+    env = dict(GIT_ENV)
+    if bytecode is not None:  # byte code cached, as installed (compiled by the untimed runs)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(bytecode)
+    before_env = None if before is None else {**env, "PYTHONPATH": str(before)}
+    if bytecode is not None:
+        for e in (env, before_env):
+            if e is not None:
+                subprocess.run(cli_cmd, cwd=tree, env=e, capture_output=True, check=False)
 
     async def rg_run() -> None:
         await anyio.to_thread.run_sync(run_proc, rg_cmd, tree)
@@ -314,7 +325,8 @@ async def _search_rows(rt: Runtime, tree: Path, runs: int, kind: str, pattern: s
         await rt.code_search(pattern, max_results=0)
 
     async def proc() -> None:
-        await anyio.to_thread.run_sync(run_proc, cli_cmd, tree)
+        await anyio.to_thread.run_sync(partial(subprocess.run, cli_cmd, cwd=tree, env=env,
+                                               capture_output=True, check=False))
 
     async def proc_before() -> None:
         await anyio.to_thread.run_sync(partial(subprocess.run, cli_cmd, cwd=tree, env=before_env,
@@ -443,7 +455,8 @@ async def amain(args: argparse.Namespace) -> int:
         bench_engines(tree, args.runs, args.literal, args.regex, args.engine_mib)
     if "search" in only:
         before = None if args.before is None else Path(args.before).resolve()
-        rows = await bench_search(tree, args.runs, args.literal, args.regex, before)
+        bytecode = None if args.bytecode is None else Path(args.bytecode).resolve()
+        rows = await bench_search(tree, args.runs, args.literal, args.regex, before, bytecode)
         if rows:
             print("\n| measurement | median wall | ratio | median CPU | CPU ratio |")
             print("| --- | ---: | ---: | ---: | ---: |")
@@ -464,6 +477,7 @@ def main() -> None:
     ap.add_argument("--literal", default="lambda delta", help="the literal searched")
     ap.add_argument("--regex", default=r"(lambda|gamma)\s+(alpha|delta)\b", help="the regex searched")
     ap.add_argument("--before", help="another checkout's src directory, measured in the same runs")
+    ap.add_argument("--bytecode", help="cache the processes' byte code under this directory (as installed)")
     ap.add_argument("--engine-mib", type=int, default=64, help="text searched by the engines section")
     args = ap.parse_args()
     os.environ.update(GIT_ENV)

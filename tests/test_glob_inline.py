@@ -15,7 +15,6 @@ import random
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import anyio
@@ -24,6 +23,7 @@ import pytest
 
 import pathgate.cli as cli
 from pathgate import Runtime
+from pathgate._cli_inline import run_inline
 from pathgate.config import load_config
 from pathgate.runtime._gating import GateCore, NeedsEventLoop, run_now
 from pathgate.runtime.tools import _discover
@@ -91,24 +91,19 @@ def tree(tmp_path: Path) -> Path:
     return _tree(tmp_path / "proj")
 
 
-def _args(pattern: str, path: str = ".", limit: int | None = 0, *, renderer: str | None = None,
-          model: str | None = None) -> SimpleNamespace:
-    return SimpleNamespace(pattern=pattern, path=path, limit=limit, renderer=renderer, model=model)
-
-
 def _both(root: Path, pattern: str, path: str = ".", limit: int | None = 0, *, renderer: str | None = None,
           git_only: bool = False) -> tuple[Any, Any]:
     """The command's inline answer on a ``GateCore``, and ``rt.call("glob")`` on a ``Runtime``."""
     policy = load_config(str(root))
     if git_only:
         policy = policy.git_only()
-    now = cli._glob_inline(lambda: GateCore(str(root), policy=policy), _args(pattern, path, limit, renderer=renderer))
+    args: dict[str, Any] = {"pattern": pattern, "path": path}
+    if limit is not None:
+        args["limit"] = limit
+    now = run_inline(lambda: GateCore(str(root), policy=policy), "glob", args, renderer=renderer)
 
     async def on_loop() -> Any:
         rt = Runtime(str(root), policy=policy)
-        args: dict[str, Any] = {"pattern": pattern, "path": path}
-        if limit is not None:
-            args["limit"] = limit
         return await rt.call("glob", args, renderer=renderer)
 
     return now, anyio.run(on_loop)
@@ -298,7 +293,7 @@ def test_command_bytes_equal_on_both_routes(tree: Path, capsys: pytest.CaptureFi
     full = ["glob", "--root", str(tree), *argv]
     now = _cli(capsys, full)
     with monkeypatch.context() as m:
-        m.setattr(cli, "_glob_inline", _loop_only)
+        m.setattr(cli, "_inline", _loop_only)
         tool = _cli(capsys, full)
     assert now == tool
 
@@ -311,7 +306,7 @@ def test_command_budget_notes_equal_on_both_routes(tree: Path, capsys: pytest.Ca
         full = ["glob", "--root", str(tree), *argv]
         now = _cli(capsys, full)
         with monkeypatch.context() as m:
-            m.setattr(cli, "_glob_inline", _loop_only)
+            m.setattr(cli, "_inline", _loop_only)
             assert now == _cli(capsys, full)
     assert "limit" in now[2] or "stopped" in now[2] or "budget" in now[2] or "walk" in now[2]
 
@@ -338,7 +333,7 @@ def test_live_index_from_the_host_config_same_bytes(tree: Path, tmp_path: Path,
     for argv in (["**/*.py"], ["**", "--json"], ["build/**", "--json"]):
         live = _cli(capsys, ["glob", "--root", str(tree), "--config", str(host), *argv])
         with monkeypatch.context() as m:
-            m.setattr(cli, "_glob_inline", _loop_only)
+            m.setattr(cli, "_inline", _loop_only)
             assert live == _cli(capsys, ["glob", "--root", str(tree), "--config", str(host), *argv])
 
 

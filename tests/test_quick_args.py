@@ -10,10 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pathgate import cli
+from pathgate import _cli_parser, cli
 from pathgate._quick_args import quick_args
 
-_WORDS = ["explain", "glob", "x", "src/*.py", "a b", "", "build/out.js", "--json", "--root", "r", "--config",
+_WORDS = ["explain", "glob", "search", "-i", "--ignore-case", "--glob", "--context", "2",
+          "x", "src/*.py", "a b", "", "build/out.js", "--json", "--root", "r", "--config",
           "c.toml", "--git-only", "--debug", "--path", "p", "--limit", "5", "0", "-1", "x1", "--model", "m",
           "--renderer", "sentinel", "--", "-h", "--jso", "--limit=3", "--version", "-", "ls", "read"]
 
@@ -24,8 +25,8 @@ def _argparse(argv: list[str]) -> dict[str, Any] | None:
     word = argv[at] if at is not None else None
     try:
         parser = cli.build_parser(word if word in cli._COMMANDS else None)
-        cli._suggest_command(parser, argv)
-        return vars(cli._parse(parser, argv))
+        _cli_parser.suggest_command(parser, argv, at)
+        return vars(_cli_parser.parse(parser, argv, cli._GLOBAL_DEFAULTS))
     except SystemExit:
         return None
 
@@ -45,6 +46,10 @@ def _quick(argv: list[str]) -> dict[str, Any] | None:
     ["explain", "build/out.js", ".env", "--json"],
     ["explain", "--json", "a", "b", "c"],
     ["explain", "--debug", "", "a b"],
+    ["search", "def main"],
+    ["search", "x", "--glob", "**/*.py", "--path", "src", "--limit", "3", "--context", "2", "-i", "--json"],
+    ["--root", "r", "search", "--ignore-case", "x", "--model", "m", "--git-only"],
+    ["search", "x", "--renderer", "structured", "--context", "0", "--limit", "0"],
 ])
 def test_plain_command_lines_equal_argparse(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     quick = _quick(argv)
@@ -57,6 +62,8 @@ def test_plain_command_lines_equal_argparse(argv: list[str], capsys: pytest.Capt
     ["glob", "x", "--limit", "five"], ["glob", "x", "--lim", "3"], ["glob", "x", "--model", "m", "--renderer", "r"],
     ["glob", "-h"], ["glob", "--", "-x"], ["explain", "a", "--json", "b"], ["explain"], ["--json", "explain", "a"],
     ["read", "a"], ["ls"], [], ["--version"], ["glob", "x", "--root"], ["glob", "-", "x"],
+    ["search"], ["search", "x", "--context", "two"], ["search", "x", "-ix"], ["search", "-x"],
+    ["search", "x", "--glob"], ["search", "x", "--cont", "2"], ["search", "x", "y"],
 ])
 def test_other_command_lines_go_to_argparse(argv: list[str]) -> None:
     assert _quick(argv) is None
@@ -72,11 +79,13 @@ def test_never_disagrees_with_argparse(argv: list[str]) -> None:
 
 _GROUPS = [("--json",), ("--root", "r"), ("--limit", "5"), ("--limit", "0"), ("x",), ("a b",), ("",),
            ("--model", "m"), ("--renderer", "sentinel"), ("--path", "p"), ("--git-only",), ("--debug",),
-           ("--config", "c.toml"), ("--limit", "x"), ("--json",)]
+           ("--config", "c.toml"), ("--limit", "x"), ("--json",), ("--context", "3"), ("-i",), ("--ignore-case",),
+           ("--glob", "*.py"), ("--context", "x")]
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.sampled_from(["explain", "glob"]), st.lists(st.sampled_from(_GROUPS[1:3] + _GROUPS[10:13]), max_size=3),
+@given(st.sampled_from(["explain", "glob", "search"]),
+       st.lists(st.sampled_from(_GROUPS[1:3] + _GROUPS[10:13]), max_size=3),
        st.lists(st.sampled_from(_GROUPS), max_size=6))
 def test_well_formed_lines_agree_with_argparse(command: str, before: list[tuple[str, ...]],
                                                after: list[tuple[str, ...]]) -> None:
@@ -86,7 +95,7 @@ def test_well_formed_lines_agree_with_argparse(command: str, before: list[tuple[
         assert quick == _argparse(argv)
 
 
-def test_explain_and_glob_load_no_argparse(tmp_path: Any, capsys: pytest.CaptureFixture[str],
+def test_explain_glob_and_search_load_no_argparse(tmp_path: Any, capsys: pytest.CaptureFixture[str],
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     def no_parser(only: str | None = None) -> Any:
         raise AssertionError("argparse ran")
@@ -96,3 +105,5 @@ def test_explain_and_glob_load_no_argparse(tmp_path: Any, capsys: pytest.Capture
     assert cli.main(["glob", "--root", str(tmp_path), "*.py"]) == 0
     assert cli.main(["explain", "--root", str(tmp_path), "a.py"]) == 0
     assert capsys.readouterr().out.startswith("a.py\n")
+    assert cli.main(["search", "--root", str(tmp_path), "x", "--context", "1", "-i"]) == 0
+    assert capsys.readouterr().out == "a.py:1:x\n"

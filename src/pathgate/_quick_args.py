@@ -1,4 +1,4 @@
-"""The plain command lines of ``pathgate explain`` and ``pathgate glob``, parsed without argparse.
+"""The plain command lines of ``pathgate explain``, ``glob`` and ``search``, parsed without argparse.
 
 argparse costs a few milliseconds of a command that takes a hundred: its import, a parser
 built per run, and a ``gettext`` catalogue lookup (with ``stat`` calls per language) for
@@ -6,7 +6,7 @@ every message it registers. :func:`quick_args` reads the common spellings only â
 spelled in full with its value as the next word, the positional arguments in one run â€” into
 the namespace argparse would give; anything else (``-h``, ``--limit=5``, an abbreviation, a
 value starting with ``-``, ``--``, an unknown or repeated positional, both ``--model`` and
-``--renderer``, a ``--limit`` that is not an integer) gives ``None``, and the command line
+``--renderer``, a ``--limit`` or ``--context`` that is not an integer) gives ``None``, and the command line
 goes to argparse, which alone words help and errors. ``tests/test_quick_args.py`` checks
 that both give the same namespace on every command line this module accepts.
 """
@@ -29,12 +29,20 @@ _COMMANDS: dict[str, tuple[dict[str, tuple[str, bool]], str, bool]] = {
     "explain": ({"--json": ("json", False)}, "paths", True),
     "glob": ({"--path": ("path", True), "--limit": ("limit", True), "--model": ("model", True),
               "--renderer": ("renderer", True), "--json": ("json", False)}, "pattern", False),
+    "search": ({"--glob": ("glob", True), "--path": ("path", True), "--limit": ("limit", True),
+                "--context": ("context", True), "-i": ("ignore_case", False), "--ignore-case": ("ignore_case", False),
+                "--model": ("model", True), "--renderer": ("renderer", True), "--json": ("json", False)},
+               "regex", False),
 }
-#: argparse's defaults for them (``pathgate.cli._args_explain``, ``_args_glob``; the global
-#: options' defaults are ``pathgate.cli._GLOBAL_DEFAULTS``).
+#: Options whose value argparse converts with ``type=int``.
+_INTS = frozenset({"limit", "context"})
+#: argparse's defaults for them (``pathgate._cli_parser._args_explain``, ``_args_glob``, ``_args_search``;
+#: the global options' defaults are ``pathgate.cli._GLOBAL_DEFAULTS``).
 _DEFAULTS: dict[str, dict[str, Any]] = {
     "explain": {"json": False},
     "glob": {"path": ".", "limit": 0, "model": None, "renderer": None, "json": False},
+    "search": {"glob": None, "path": ".", "limit": 0, "context": 0, "ignore_case": False, "model": None,
+               "renderer": None, "json": False},
 }
 
 
@@ -67,7 +75,7 @@ def quick_args(argv: Sequence[str], at: int | None, global_defaults: dict[str, A
             if i + 1 >= len(argv) or i + 1 == at or argv[i + 1].startswith("-"):
                 return None
             value: Any = argv[i + 1]
-            if dest == "limit":  # argparse's type=int, on every occurrence
+            if dest in _INTS:  # argparse's type=int, on every occurrence
                 try:
                     value = int(value)
                 except ValueError:

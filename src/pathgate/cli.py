@@ -1,9 +1,10 @@
 """The ``pathgate`` command line: arguments in, the runtime's answer out; no decision logic here.
 
-``check-ignore``, ``hook``, ``explain`` and ``glob`` answer without an event loop (each
-imports only what it needs: it is a process per call; ``glob`` runs the glob tool's own code
-on a bare ``GateCore``, its blocking steps in this thread); ``read``, ``search``, ``ls`` and
-``mcp`` run a :class:`~pathgate.Runtime` under ``anyio.run``.
+``check-ignore``, ``hook``, ``explain``, ``glob`` and ``search`` answer without an event loop
+(each imports only what it needs: it is a process per call; ``glob`` and ``search`` run the
+tool's own code on a bare ``GateCore``, its blocking steps in this thread:
+:mod:`pathgate._cli_inline`); ``read``, ``ls`` and ``mcp`` run a :class:`~pathgate.Runtime`
+under ``anyio.run``.
 
 Every command takes ``--root DIR`` (default: the current directory) and ``--config FILE``;
 those that decide or walk take ``--git-only``. Plain output lists one path (or hit) a line on
@@ -31,34 +32,12 @@ EXIT_OK = 0
 EXIT_BLOCKED = 1  # nothing found / not served
 EXIT_ERROR = 2
 
-_EXIT_STATUS = ("exit status: 0 if {found}, 1 if {nothing}, 2 on error")
-_EXIT_FOR = {
-    "read": _EXIT_STATUS.format(found="every path was served", nothing="any was not (blocked, missing, ...)"),
-    "glob": _EXIT_STATUS.format(found="anything matched", nothing="nothing did (or the path is blocked)"),
-    "search": _EXIT_STATUS.format(found="any line matched", nothing="none did (or the path is blocked)"),
-    "ls": _EXIT_STATUS.format(found="any entry is listed", nothing="none is (or the path is blocked)"),
-}
-
 #: Global options: accepted before the command too; defaults applied after parsing.
 _GLOBAL_DEFAULTS: dict[str, Any] = {"root": ".", "config": None, "git_only": False, "debug": False}
 
 #: Notes name the model's argument; a person at the CLI has ``--limit``.
 _CLI_WORDING = {"raise max_results": "raise --limit (0 = no limit)",
                 "raise the limit": "raise --limit (0 = no limit)"}
-
-_EPILOGS = {
-    "demo": "example:\n  pathgate demo\n  pathgate demo --trace console",
-    "explain": "example:\n  pathgate explain build/out.js .env\n\nexit status: 0 if every path is "
-    "readable, 1 if any is blocked, 2 on error",
-    "read": "example:\n  pathgate read src/app.py build/out.js --model gpt-4o-mini\n"
-    "  pathgate read .env --renderer structured --json",
-    "glob": "example:\n  pathgate glob '**/*.py'\n  pathgate glob '*.md' --path docs --limit 10",
-    "search": "example:\n  pathgate search 'def main' --glob '**/*.py'",
-    "ls": "example:\n  pathgate ls src\n  pathgate --root ~/project ls",
-    "mcp": "example:\n  pathgate mcp --root /path/to/project --renderer verbose",
-    "check-ignore": "example:\n  pathgate check-ignore -v build/out.js",
-}
-
 
 class CliError(Exception):
     """A user-facing error: printed on stderr without a traceback."""
@@ -76,156 +55,12 @@ def _note(text: str) -> None:
     print(_style(text, "2", sys.stderr), file=sys.stderr)
 
 
-def _common(p: argparse.ArgumentParser, *, decides: bool = True) -> None:
-    """The global options; ``SUPPRESS`` defaults so a value given before the command is not
-    overwritten by the subcommand's default (see ``_GLOBAL_DEFAULTS``)."""
-    import argparse
-
-    sup = argparse.SUPPRESS
-    p.add_argument("--root", default=sup, metavar="DIR", help="project root (default: .)")
-    p.add_argument("--config", default=sup, metavar="FILE",
-                   help="the host's config file (may loosen; default: the user-level file "
-                        "~/.config/pathgate/config.toml if present); the project's own "
-                        "pathgate.toml can only tighten it")
-    if decides:
-        p.add_argument("--git-only", action="store_true", default=sup,
-                       help="git's own ignore sources only (no built-in defaults, no agent files)")
-    p.add_argument("--debug", action="store_true", default=sup, help="show tracebacks on errors")
-
-
-def _renderer_opts(p: argparse.ArgumentParser) -> None:
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--model", metavar="M", help="render for this model id (per the renderer rules)")
-    g.add_argument("--renderer", metavar="R", help="use this renderer (sentinel, verbose, structured, ...)")
-    p.add_argument("--json", action="store_true", help="print exactly what the model would receive, as JSON")
-
-
-def _args_demo(p: argparse.ArgumentParser) -> None:
-    import argparse
-
-    p.add_argument("--trace", choices=["none", "console"], default="none",
-                   help="print the OpenTelemetry spans of the demo's calls (needs pathgate[otel])")
-    p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                   help="show tracebacks on errors")
-
-
-def _args_explain(p: argparse.ArgumentParser) -> None:
-    p.add_argument("paths", nargs="+", metavar="PATH")
-    _common(p)
-    p.add_argument("--json", action="store_true", help="machine-readable explanation")
-
-
-def _args_read(p: argparse.ArgumentParser) -> None:
-    p.add_argument("paths", nargs="+", metavar="PATH")
-    p.add_argument("--offset", type=int, help="first line to read (1-based)")
-    p.add_argument("--limit", type=int, help="number of lines to read")
-    _common(p)
-    _renderer_opts(p)
-
-
-def _args_glob(p: argparse.ArgumentParser) -> None:
-    p.add_argument("pattern", metavar="PATTERN")
-    p.add_argument("--path", default=".", help="directory to match under (default: .)")
-    p.add_argument("--limit", type=int, default=0,
-                   help="maximum matches (default 0 = no limit; the model's default is 500)")
-    _common(p)
-    _renderer_opts(p)
-
-
-def _args_search(p: argparse.ArgumentParser) -> None:
-    p.add_argument("regex", metavar="REGEX")
-    p.add_argument("--glob", metavar="G", help="only files matching this glob")
-    p.add_argument("--path", default=".", help="directory to search (default: .)")
-    p.add_argument("--limit", type=int, default=0,
-                   help="maximum hits (default 0 = no limit; the model's default is 200)")
-    p.add_argument("--context", type=int, default=0, help="lines of context around each hit")
-    p.add_argument("-i", "--ignore-case", action="store_true", help="case-insensitive search")
-    _common(p)
-    _renderer_opts(p)
-
-
-def _args_ls(p: argparse.ArgumentParser) -> None:
-    p.add_argument("path", nargs="?", default=".", metavar="PATH")
-    _common(p)
-    _renderer_opts(p)
-
-
-def _args_mcp(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--renderer", metavar="R", help="renderer for the text content (default: per config)")
-    p.add_argument("--allow-writes", action="store_true",
-                   help="also serve write_file and edit_file (default: read-only)")
-    _common(p)
-
-
-#: The commands in help order: (name, help, adds its arguments); check-ignore and hook parse
-#: their own (``_own_parser_command``).
-_SUBCOMMANDS: tuple[tuple[str, str, Callable[[argparse.ArgumentParser], None] | None], ...] = (
-    ("demo", "build a sample project and show every gate under every renderer", _args_demo),
-    ("explain", "say why an agent can or cannot read each path (for people)", _args_explain),
-    ("read", "print what read_files gives the model for each path", _args_read),
-    ("glob", "list the files matching a glob pattern, as the model would", _args_glob),
-    ("search", "search file contents with a regular expression, as the model would", _args_search),
-    ("ls", "list a directory, as the model would", _args_ls),
-    ("mcp", "serve the file tools over MCP (stdio); needs pathgate[mcp]", _args_mcp),
-    ("check-ignore", "like git check-ignore --no-index (run 'pathgate check-ignore -h')", None),
-    ("hook", "answer Claude Code / Cursor / Gemini CLI pre-tool hooks, or install them "
-     "(run 'pathgate hook -h')", None),
-)
-
-
-def _terminal_columns() -> int:
-    """``shutil.get_terminal_size().columns`` without importing ``shutil`` (with ``bz2``,
-    ``lzma``, ``fnmatch``: a few ms of every command, for argparse's help width)."""
-    try:
-        columns = int(os.environ["COLUMNS"])
-    except (KeyError, ValueError):
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return columns or 80
-
-
-def _formatter() -> type[argparse.HelpFormatter]:
-    """argparse's ``RawDescriptionHelpFormatter``, its width found without ``shutil``."""
-    import argparse
-
-    class Formatter(argparse.RawDescriptionHelpFormatter):
-        def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
-                     width: int | None = None) -> None:
-            super().__init__(prog, indent_increment, max_help_position,
-                             _terminal_columns() - 2 if width is None else width)
-
-    return Formatter
-
-
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser of every command but ``check-ignore`` and ``hook`` (they parse their own);
-    ``only``: just that command's subparser (start-up: a command builds only its own)."""
-    import argparse
+    ``only``: just that command's subparser (:mod:`pathgate._cli_parser`)."""
+    from pathgate._cli_parser import build_parser as build
 
-    parser = argparse.ArgumentParser(
-        prog="pathgate",
-        description="Gate an AI agent's file tools: see what your agent sees, and why.",
-        formatter_class=_formatter(),
-        epilog="start with:  pathgate demo",
-    )
-    from pathgate import __version__
-
-    parser.add_argument("--version", action="version", version=f"pathgate {__version__}")
-    _common(parser)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, help_, fill in _SUBCOMMANDS:
-        if only is not None and name != only:
-            continue
-        epilog = "\n\n".join(e for e in (_EPILOGS.get(name), _EXIT_FOR.get(name)) if e) or None
-        p = sub.add_parser(name, help=help_, description=help_, epilog=epilog,
-                           formatter_class=parser.formatter_class)
-        if fill is not None:
-            fill(p)
-    return parser
+    return build(only)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -305,7 +140,8 @@ def _started() -> None:
 
 def _main(args_list: list[str]) -> int:
     """Dispatch: ``check-ignore`` and ``hook`` parse their own; the plain command lines of
-    ``explain`` and ``glob`` are read without argparse (:mod:`pathgate._quick_args`)."""
+    ``explain``, ``glob`` and ``search`` are read without argparse (:mod:`pathgate._quick_args`),
+    the others by argparse (:mod:`pathgate._cli_parser`)."""
     own = _own_parser_command(args_list)
     if own is not None:
         return own
@@ -316,10 +152,12 @@ def _main(args_list: list[str]) -> int:
     if quick is not None:
         args = cast("argparse.Namespace", quick)  # the same attributes (tests/test_quick_args.py)
     else:
+        from pathgate._cli_parser import parse, suggest_command
+
         word = args_list[at] if at is not None else None
         parser = build_parser(word if word in _COMMANDS else None)  # an unknown word: all, to suggest
-        _suggest_command(parser, args_list)
-        args = _parse(parser, args_list)
+        suggest_command(parser, args_list, at)
+        args = parse(parser, args_list, _GLOBAL_DEFAULTS)
         if args.command is None:
             parser.print_help(sys.stderr)
             return EXIT_ERROR
@@ -355,50 +193,6 @@ def _command_index(args_list: Sequence[str]) -> int | None:
         else:
             return i
     return None
-
-
-def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
-    import argparse
-
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            return dict(action.choices)
-    return {}
-
-
-def _suggest_command(parser: argparse.ArgumentParser, args_list: Sequence[str]) -> None:
-    """An unknown command word: say which one was meant (argparse's own suggestions are
-    Python 3.14+), exit 2."""
-    at = _command_index(args_list)
-    if at is None:
-        return
-    word, known = args_list[at], list(_subparsers(parser))
-    if word in known:
-        return
-    import difflib
-
-    close = difflib.get_close_matches(word, known, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else f" (commands: {', '.join(known)})"
-    parser.exit(EXIT_ERROR, f"pathgate: error: unknown command {word!r}{hint}\n")
-
-
-def _parse(parser: argparse.ArgumentParser, args_list: list[str]) -> argparse.Namespace:
-    """Parse, suggesting the closest option for a mistyped one, then apply the global
-    options' defaults."""
-    args, extras = parser.parse_known_args(args_list)
-    if extras:
-        sub = _subparsers(parser).get(getattr(args, "command", None) or "", parser)
-        options = [o for a in sub._actions for o in a.option_strings]
-        bad = extras[0]
-        import difflib
-
-        close = difflib.get_close_matches(bad.split("=", 1)[0], options, n=1) if bad.startswith("-") else []
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        sub.exit(EXIT_ERROR, f"{sub.prog}: error: unrecognized argument {bad!r}{hint}\n")
-    for key, value in _GLOBAL_DEFAULTS.items():
-        if not hasattr(args, key):
-            setattr(args, key, value)
-    return args
 
 
 def _own_parser_command(args_list: list[str]) -> int | None:
@@ -543,43 +337,10 @@ def _cli_wording(note: str) -> str:
 
 
 def _cmd_glob(args: argparse.Namespace) -> int:
-    from pathgate.runtime._gating import GateCore, NeedsEventLoop
-
-    try:  # without an event loop: the glob tool's own code, every step in this thread
-        result = _glob_inline(lambda: _runtime(args, core=GateCore), args)
-    except NeedsEventLoop:  # an error to word, a step that awaits: the tool on a runtime
-        tool_args: dict[str, Any] = {"pattern": args.pattern, "path": args.path}
-        if args.limit is not None:
-            tool_args["limit"] = args.limit
-        result = _run_async(_call, _runtime(args), "glob", tool_args, args)
-    _fail_on_error(result)
-    return _print_discovery(result, args, "matches")
-
-
-def _glob_inline(make_core: Callable[[], Any], args: argparse.Namespace) -> Any:
-    """What ``rt.call("glob", ...)`` returns (model spellings in, the renderer's output out)
-    on a bare ``GateCore`` (built by ``make_core`` once the code is loaded): the glob tool
-    (``runtime/tools/glob.py``, the same ``Discovery``) with its blocking steps run in this
-    thread by :func:`run_now`. Anything only the tool
-    chain answers raises :class:`NeedsEventLoop`: an argument it rejects, an error it words
-    (argument errors name the field, others are generic), a step that must await."""
-    from pathgate._names import spell_names, unspell_path
-    from pathgate.renderers._discovery import render_discovery
-    from pathgate.runtime._gating import NeedsEventLoop, run_now
-    from pathgate.runtime.tools.glob import glob
-
-    limit, model = args.limit, getattr(args, "model", None)
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
-        raise NeedsEventLoop("an argument the tool chain rejects")
-    core = make_core()
-    try:
-        renderer = core.renderer_for(model, getattr(args, "renderer", None))
-        result = run_now(glob(core, unspell_path(args.pattern), unspell_path(args.path), limit=limit, model=model))
-        return render_discovery(renderer, spell_names(result))
-    except NeedsEventLoop:
-        raise
-    except Exception as exc:  # glob only reads: the same call on a runtime words it exactly
-        raise NeedsEventLoop(f"an error the tool chain reports: {type(exc).__name__}") from exc
+    tool_args: dict[str, Any] = {"pattern": args.pattern, "path": args.path}
+    if args.limit is not None:
+        tool_args["limit"] = args.limit
+    return _print_discovery(_discovery(args, "glob", tool_args), args, "matches")
 
 
 def _cmd_search(args: argparse.Namespace) -> int:
@@ -589,9 +350,29 @@ def _cmd_search(args: argparse.Namespace) -> int:
         tool_args["glob"] = args.glob
     if args.limit is not None:
         tool_args["max_results"] = args.limit
-    result = _run_async(_call, _runtime(args), "code_search", tool_args, args)
+    return _print_discovery(_discovery(args, "code_search", tool_args), args, "hits")
+
+
+def _discovery(args: argparse.Namespace, tool: str, tool_args: dict[str, Any]) -> Any:
+    """What ``rt.call(tool, tool_args)`` returns: without an event loop when it can (the
+    tool's own code on a bare ``GateCore``, every step in this thread:
+    :mod:`pathgate._cli_inline`), else the tool on a ``Runtime``."""
+    from pathgate.runtime._gating import GateCore, NeedsEventLoop
+
+    try:
+        result = _inline(lambda: _runtime(args, core=GateCore), tool, tool_args, args)
+    except NeedsEventLoop:  # an error to word, a step that awaits: the tool on a runtime
+        result = _run_async(_call, _runtime(args), tool, tool_args, args)
     _fail_on_error(result)
-    return _print_discovery(result, args, "hits")
+    return result
+
+
+def _inline(make_core: Callable[[], Any], tool: str, tool_args: dict[str, Any], args: argparse.Namespace) -> Any:
+    """:func:`pathgate._cli_inline.run_inline` with the command's model and renderer."""
+    from pathgate._cli_inline import run_inline
+
+    return run_inline(make_core, tool, tool_args, model=getattr(args, "model", None),
+                      renderer=getattr(args, "renderer", None))
 
 
 def _cmd_ls(args: argparse.Namespace) -> int:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import enum
 import posixpath
 from collections.abc import Awaitable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from pathgate.runtime.fs import Opened, Resolved
@@ -58,7 +57,6 @@ class Fact(enum.IntEnum):
 GateResult = Verdict | None | Awaitable[Verdict | None]
 
 
-@dataclass(slots=True)
 class PathFacts:
     """Everything known about one requested spelling, filled in as facts are fetched.
 
@@ -71,17 +69,40 @@ class PathFacts:
     * ``cleared``: how many of the pipeline's leading gates the fact source has already run
       on these very facts and seen pass (``read_files`` runs the path-only built-in gates in
       its worker to decide what to open); the runner does not run them again.
+
+    Compared by its fields. (Plain slotted classes here and in :class:`GateContext`, not
+    dataclasses: defining one costs about a millisecond and a half of every command's start.)
     """
 
-    request: str
-    name: str | None = None
-    resolved: Resolved | None = None
-    match: Match | None = None
-    remedy: Remedy | None = None
-    opened: Opened | None = None
-    secret: bool | None = None
-    plain_secret: bool | None = None
-    cleared: int = 0
+    __slots__ = ("cleared", "match", "name", "opened", "plain_secret", "remedy", "request", "resolved", "secret")
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
+
+    def __init__(self, request: str, name: str | None = None, resolved: Resolved | None = None,
+                 match: Match | None = None, remedy: Remedy | None = None, opened: Opened | None = None,
+                 secret: bool | None = None, plain_secret: bool | None = None, cleared: int = 0) -> None:
+        self.request = request
+        self.name = name
+        self.resolved = resolved
+        self.match = match
+        self.remedy = remedy
+        self.opened = opened
+        self.secret = secret
+        self.plain_secret = plain_secret
+        self.cleared = cleared
+
+    def _fields(self) -> tuple[object, ...]:
+        return (self.request, self.name, self.resolved, self.match, self.remedy, self.opened, self.secret,
+                self.plain_secret, self.cleared)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __repr__(self) -> str:
+        return (f"PathFacts(request={self.request!r}, name={self.name!r}, resolved={self.resolved!r}, "
+                f"match={self.match!r}, remedy={self.remedy!r}, opened={self.opened!r}, secret={self.secret!r}, "
+                f"plain_secret={self.plain_secret!r}, cleared={self.cleared!r})")
 
     @property
     def relpath(self) -> str | None:
@@ -110,7 +131,6 @@ class PathFacts:
         return self.name or self.request
 
 
-@dataclass(frozen=True, slots=True)
 class GateContext:
     """Per-call settings every gate sees (one call, never shared between calls).
 
@@ -119,13 +139,47 @@ class GateContext:
     ``"write"`` for the target of ``write_file`` / ``edit_file``.
     ``root`` is the real project root (``None``: unknown; an absolute spelling is then
     judged by the stricter rules that need no root).
+
+    Immutable; compared and hashed by its fields.
     """
 
+    __slots__ = ("model", "policy", "purpose", "root", "size_limit")
+
     policy: Policy
-    purpose: Literal["read", "discover", "write"] = "read"
-    model: str | None = None
-    size_limit: int = 0
-    root: str | None = None
+    purpose: Literal["read", "discover", "write"]
+    model: str | None
+    size_limit: int
+    root: str | None
+
+    def __init__(self, policy: Policy, purpose: Literal["read", "discover", "write"] = "read",
+                 model: str | None = None, size_limit: int = 0, root: str | None = None) -> None:
+        put = object.__setattr__
+        put(self, "policy", policy)
+        put(self, "purpose", purpose)
+        put(self, "model", model)
+        put(self, "size_limit", size_limit)
+        put(self, "root", root)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}")
+
+    def _fields(self) -> tuple[object, ...]:
+        return (self.policy, self.purpose, self.model, self.size_limit, self.root)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return (f"GateContext(policy={self.policy!r}, purpose={self.purpose!r}, model={self.model!r}, "
+                f"size_limit={self.size_limit!r}, root={self.root!r})")
 
 
 class GateCheck(Protocol):

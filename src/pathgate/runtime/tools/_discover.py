@@ -562,22 +562,17 @@ def _never(st: os.stat_result) -> bool:
     return False
 
 
-
-
 def _memo(in_dir: Callable[[str], Callable[[str], bool]]) -> Callable[[str], bool]:
-    """A secret test of relpaths for one call: each decided once, a directory's part once
-    per run of its entries (walks and counts ask directory by directory)."""
-    seen: dict[str, bool] = {}
+    """A secret test of relpaths for one call, a directory's part decided once per run of
+    its entries (walks and counts ask directory by directory). Each relpath's answer is
+    kept by the caller (:func:`~pathgate.runtime._links.secret_memo`), not again here."""
     cur: list[tuple[str, Callable[[str], bool]]] = [("\0", in_dir(""))]  # no head is "\0"
 
     def memo(rel: str) -> bool:
-        hit = seen.get(rel)
-        if hit is None:
-            head, _, name = rel.rpartition("/")
-            last = cur[0]  # one read, one write: threads may share it (a stale pair is only slower)
-            if last[0] != head:
-                last = cur[0] = (head, in_dir(head))
-            hit = seen[rel] = last[1](name)
-        return hit
+        head, _, name = rel.rpartition("/")
+        last = cur[0]  # one read, one write: threads may share it (a stale pair is only slower)
+        if last[0] != head:
+            last = cur[0] = (head, in_dir(head))
+        return last[1](name)
 
     return memo

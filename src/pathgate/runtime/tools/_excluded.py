@@ -39,9 +39,9 @@ from typing import TYPE_CHECKING, NamedTuple
 from pathgate.results import Unsearched
 from pathgate.runtime._walk import FILE, Entry, ListingRecord, list_files_below
 from pathgate.runtime.fs import OsFS, Resolved
+from pathgate.runtime.fs._beneath import DirChain
 from pathgate.runtime.gates import PathFacts
 from pathgate.runtime.ignore import Match
-from pathgate.runtime.tools._scan import DirChain
 from pathgate.verdicts import Gate
 
 if TYPE_CHECKING:

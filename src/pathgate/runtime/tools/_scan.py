@@ -42,13 +42,12 @@ import stat as stat_mod
 import time
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from pathgate.results import SearchHit
 from pathgate.runtime.fs import DIR_FLAGS, OPEN_FLAGS, FileOps, OsFS
-from pathgate.runtime.fs._beneath import open_beneath
+from pathgate.runtime.fs._beneath import KEEP_DEPTH, DirChain, DirOps, open_beneath
 
 if TYPE_CHECKING:  # annotations only: RE2 loads with code_search, not with glob's DirChain
     from pathgate.runtime.tools._regex import Regex
@@ -84,9 +83,6 @@ MAX_REGION = 256 << 10
 BINARY_SNIFF = 8192
 #: ``read(2)`` size after the first read of a file (which asks for its fstat size + 1).
 READ_STEP = 1 << 16
-#: Directory levels kept open below the root; deeper ones are opened on the way down and
-#: closed at once (only the current directory is kept), so descriptors stay bounded.
-KEEP_DEPTH = 32
 #: Longest line text returned in a hit (characters); longer lines are cut with "…".
 MAX_LINE = 500
 
@@ -95,95 +91,6 @@ _TEXT_ANCHOR = re.compile(r"\\[Az]|\(\?[a-zA-Z]*-")
 #: Called with the ``fstat`` of every regular file the scan opens: True when it shares its
 #: inode with a secret (the file is then skipped silently, never counted).
 LinkedSecret = Callable[[os.stat_result], bool]
-
-
-class DirOps(Protocol):
-    """What :class:`DirChain` needs: opening a directory (no symlink followed), closing."""
-
-    def open_dir(self, path: str, dir_fd: int | None = None) -> int: ...
-    def close(self, fd: int) -> None: ...
-
-
-class DirChain:
-    """The descriptors of the current directory's chain from the root (path order: moving
-    to the next directory closes what is no longer on its path)."""
-
-    def __init__(self, ops: DirOps, root: str) -> None:
-        self.ops = ops
-        self.root = root
-        # the real filesystem's calls without a Python frame each (the scan opens ~one
-        # directory per file on source trees); any other ``ops`` is called as given
-        native = type(ops) is OsFS
-        self._open: Callable[..., int] = partial(os.open, flags=DIR_FLAGS) if native else ops.open_dir
-        self._close: Callable[[int], None] = os.close if native else ops.close
-        self._root_fd: int | None = None
-        self._parts: list[str] = []
-        self._fds: list[int] = []  # _fds[i]: descriptor of _parts[:i + 1] (None-free)
-        self._deep: int | None = None  # the current directory below KEEP_DEPTH
-        self._cur: tuple[str, int] | None = None  # (reldir, descriptor) of the last enter()
-
-    def enter(self, reldir: str) -> int:
-        """The descriptor of ``reldir`` ('' is the root), opened without following links."""
-        cur = self._cur
-        if cur is not None and cur[0] == reldir:
-            return cur[1]
-        self._cur = None
-        fd = self._enter(reldir)
-        self._cur = (reldir, fd)
-        return fd
-
-    def _enter(self, reldir: str) -> int:
-        if self._root_fd is None:
-            self._root_fd = self.ops.open_dir(self.root)
-        parts = reldir.split("/") if reldir else []
-        if self._deep is not None:
-            if parts == self._parts:
-                return self._deep
-            self.ops.close(self._deep)
-            self._deep = None
-        keep = min(len(parts), KEEP_DEPTH)
-        common = 0
-        limit = min(keep, len(self._fds))
-        while common < limit and self._parts[common] == parts[common]:
-            common += 1
-        fds, close = self._fds, self._close
-        while len(fds) > common:
-            close(fds.pop())
-        self._parts = parts
-        cur = fds[-1] if fds else self._root_fd
-        open_dir = self._open
-        for i in range(common, keep):
-            cur = open_dir(parts[i], dir_fd=cur)
-            fds.append(cur)
-        if len(parts) > keep:
-            self._deep = self._open_below(cur, parts[keep:])
-            return self._deep
-        return cur
-
-    def _open_below(self, fd: int, names: Sequence[str]) -> int:
-        transient: int | None = None
-        try:
-            for name in names:
-                nxt = self.ops.open_dir(name, dir_fd=fd)
-                if transient is not None:
-                    self.ops.close(transient)
-                transient = fd = nxt
-        except BaseException:
-            if transient is not None:
-                self.ops.close(transient)
-            raise
-        return fd
-
-    @property
-    def open_count(self) -> int:
-        """Descriptors held (for tests)."""
-        return (self._root_fd is not None) + len(self._fds) + (self._deep is not None)
-
-    def close(self) -> None:
-        fds = [*self._fds, *(x for x in (self._deep, self._root_fd) if x is not None)]
-        self._fds, self._parts, self._deep, self._root_fd, self._cur = [], [], None, None, None
-        for fd in fds:
-            self.ops.close(fd)
 
 
 def _text(line: bytes) -> str:
@@ -218,18 +125,21 @@ def _after(buf: bytes, le: int, end: int, n: int) -> list[str]:
     return out
 
 
-@dataclass(slots=True)
 class _Stream:
-    """A file larger than the region, scanned piece by piece across hops."""
+    """A file larger than the region, scanned piece by piece across hops. (A plain slotted
+    class: a dataclass costs about a millisecond and a half of every ``pathgate search`` start.)"""
 
-    rel: str
-    fd: int
-    size: int
-    carry: bytes = b""
-    line: int = 1  # number of the first line of ``carry``
-    read: int = 0
-    tail: list[str] = field(default_factory=list)  # last context lines before ``carry``
-    pending: list[tuple[int, int]] = field(default_factory=list)  # (hit index, lines wanted)
+    __slots__ = ("carry", "fd", "line", "pending", "read", "rel", "size", "tail")
+
+    def __init__(self, rel: str, fd: int, size: int) -> None:
+        self.rel = rel
+        self.fd = fd
+        self.size = size
+        self.carry = b""
+        self.line = 1  # number of the first line of ``carry``
+        self.read = 0
+        self.tail: list[str] = []  # last context lines before ``carry``
+        self.pending: list[tuple[int, int]] = []  # (hit index, lines wanted)
 
 
 class Scanner:

@@ -24,8 +24,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
 
@@ -76,15 +75,25 @@ _BLOCK = Verdict(status=Status.BLOCKED, gate=GateName.WRITE, opaque=True, detail
 _POLICY = Verdict(status=Status.BLOCKED, gate=GateName.WRITE, detail=POLICY_FILE)
 
 
-@dataclass(slots=True)
 class WritePathFacts(PathFacts):
     """:class:`PathFacts` plus ``git_internal``: inside git's own directory (set with
-    ``REAL``)."""
+    ``REAL``); ``policy_path``: the root ``pyproject.toml`` while it declares pathgate
+    settings, a host config file, or a file that steers git (its config, excludes file,
+    hooks: set with ``REAL``)."""
 
-    git_internal: bool = False
-    #: the root ``pyproject.toml`` while it declares pathgate settings, a host config file, or
-    #: a file that steers git (its config, excludes file, hooks: set with ``REAL``)
-    policy_path: bool = False
+    __slots__ = ("git_internal", "policy_path")
+
+    def __init__(self, request: str, *args: Any, git_internal: bool = False, policy_path: bool = False,
+                 **kw: Any) -> None:
+        super().__init__(request, *args, **kw)
+        self.git_internal = git_internal
+        self.policy_path = policy_path
+
+    def _fields(self) -> tuple[object, ...]:
+        return (*super()._fields(), self.git_internal, self.policy_path)
+
+    def __repr__(self) -> str:
+        return f"Write{super().__repr__()[:-1]}, git_internal={self.git_internal!r}, policy_path={self.policy_path!r})"
 
 
 def has_git_component(path: str) -> bool:

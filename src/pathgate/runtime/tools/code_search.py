@@ -12,6 +12,11 @@ size and link count taken from the descriptor. Binary files, files over the sear
 and counted. Files over the read limit but under the cap are searched, streamed in pieces.
 Lines are ``\n``-separated, as ``grep -n`` counts them; the first ``max_results`` hits in
 path order are returned.
+
+Every blocking step (the compilation, each scan hop) goes through the core that drives the
+call (``runtime.run_blocking``): a :class:`~pathgate.Runtime` runs it in a worker thread
+under its limiter, a bare :class:`~pathgate.runtime._gating.GateCore` in the calling thread
+(``pathgate search``: the same code, no event loop; see :mod:`._discover`).
 """
 
 from __future__ import annotations
@@ -19,9 +24,9 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
-import anyio
 import msgspec
 
 from pathgate.errors import ToolArgumentError
@@ -34,7 +39,7 @@ from pathgate.runtime.tools._regex import Regex, compile_regex
 from pathgate.runtime.tools._scan import MAX_LINE, DirChain, LinkedSecret, Scanner
 
 if TYPE_CHECKING:
-    from pathgate.runtime._runtime import Runtime
+    from pathgate.runtime._gating import GateCore
 
 __all__ = ["DEFAULT_MAX_RESULTS", "MAX_LINE", "SEARCH_SIZE_LIMIT", "code_search"]
 
@@ -65,7 +70,7 @@ def _compile(regex: str, case_sensitive: bool, glob: str | None) -> tuple[Regex,
 
 
 async def code_search(
-    runtime: Runtime,
+    runtime: GateCore,
     regex: str,
     path: str = ".",
     *,
@@ -81,7 +86,7 @@ async def code_search(
     ``linked_secret``: consulted after ``fstat`` for regular files with ``st_nlink > 1``;
     when it says the inode is shared with a secret, the file is skipped silently."""
     _check_args(regex, path, max_results, context)
-    rx, pat = await anyio.to_thread.run_sync(_compile, regex, bool(case_sensitive), glob)
+    rx, pat = await runtime.run_blocking(partial(_compile, regex, bool(case_sensitive), glob))
     cap = DEFAULT_MAX_RESULTS if max_results is None else (max_results or None)
 
     # the runtime's own hard-link test: kept files are tested on their descriptors when
@@ -103,19 +108,18 @@ async def code_search(
 
     scanner = Scanner(runtime.ops, runtime.root, files, rx, context=context, cap=cap,
                       search_limit=max(SEARCH_SIZE_LIMIT, d.ctx.size_limit), linked_secret=linked_secret)
-    limiter = runtime.limiter.get()
+    run = runtime.run_blocking
     try:
         while not scanner.done:
             # one hop at a time (bounded bytes): a cancellation or timeout is honoured when
             # the running hop returns; concurrent calls share the runtime's limiter
-            await anyio.to_thread.run_sync(scanner.step, limiter=limiter)
+            await run(scanner.step)
     finally:
         scanner.close()
     searched = len(files)
     if defer:  # a secret's hard link is not a file searched, opened or not (early stop)
         left = files[scanner.index:]
-        searched -= scanner.linked + (await anyio.to_thread.run_sync(
-            _aliases_in, d, left, limiter=limiter) if left else 0)
+        searched -= scanner.linked + (await run(partial(_aliases_in, d, left)) if left else 0)
     hits = scanner.hits
     truncated = cap is not None and len(hits) > cap
     return SearchResult(
