@@ -109,7 +109,9 @@ class SearchHit(msgspec.Struct, frozen=True, kw_only=True):
 
 class SearchResult(msgspec.Struct, frozen=True, kw_only=True):
     """Hits in path order, then line order (paths relative to the project root).
-    ``verdict``: the search directory itself was blocked."""
+    ``truncated``: more hits exist; ``output_budget`` is set (characters) when the call's
+    output budget cut them, else ``limit`` (``max_results``) did. ``verdict``: the search
+    directory itself was blocked."""
 
     regex: str
     path: str
@@ -124,6 +126,8 @@ class SearchResult(msgspec.Struct, frozen=True, kw_only=True):
     unsearched: tuple[Unsearched, ...] = ()
     walk_stopped_early: bool = False
     verdict: Verdict | None = None
+    output_budget: Annotated[int | None, msgspec.Meta(
+        description="set (characters) when the call's output budget cut the hits")] = None
 
 
 WriteTool = Literal["write_file", "edit_file"]

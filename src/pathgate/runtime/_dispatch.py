@@ -68,8 +68,8 @@ class CodeSearchArgs(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     path: str = "."
     glob: str | None = None
     max_results: Annotated[Annotated[int, msgspec.Meta(ge=0)] | None, msgspec.Meta(
-        description=f"at most this many hits (default {DEFAULT_MAX_RESULTS}; 0: no limit; "
-                    "null: the default)")] = DEFAULT_MAX_RESULTS
+        description=f"at most this many hits (default {DEFAULT_MAX_RESULTS}; 0: no count limit; "
+                    "null: the default); the call's output budget holds either way")] = DEFAULT_MAX_RESULTS
     context: Annotated[int, msgspec.Meta(ge=0, le=50)] = 0
     case_sensitive: bool = True
 

@@ -81,7 +81,9 @@ CODE_SEARCH_DESCRIPTION = (
     "Search file contents with a regular expression, line by line, below `path`, "
     "optionally only in files matching `glob`. The dialect is ripgrep's (RE2): no "
     "backreferences or look-around; a match never spans lines. Hits are `path:line:text` (context lines "
-    "`path-line-text`). Notes say what was omitted or skipped and why."
+    "`path-line-text`). Notes say what was omitted or skipped and why. One call returns at most "
+    "its output budget of hit text (100,000 characters by default), whatever `max_results` says "
+    "(0 lifts only the count limit); past it the hits are cut and a note says so: narrow the search."
 )
 
 __all__ = ["Runtime", "project_git_dirs"]
@@ -278,7 +280,8 @@ class Runtime(GateCore):
         model: str | None = None,
     ) -> SearchResult:
         """Lines matching ``regex`` in the files below ``path`` that every gate lets through
-        (secrets are never opened). ``max_results``: default 200, ``0`` = no limit."""
+        (secrets are never opened). ``max_results``: default 200, ``0`` = no count limit; the
+        hits stay within the output budget (``policy.read_budget`` characters) either way."""
         from pathgate.runtime.tools.code_search import code_search as _code_search
 
         with self.limiter.call():
