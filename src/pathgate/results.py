@@ -90,13 +90,17 @@ class GlobResult(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ListResult(msgspec.Struct, frozen=True, kw_only=True):
-    """The visible entries of ``path``, sorted by name; entries hidden by non-opaque gates
-    are summarised in ``omitted`` (count and names). ``verdict``: ``path`` was blocked."""
+    """The visible entries of ``path``, sorted by name, up to ``limit``; ``total`` counts
+    them before ``limit`` cut them (``truncated``). Entries hidden by non-opaque gates are
+    summarised in ``omitted`` (count and names). ``verdict``: ``path`` was blocked."""
 
     path: str
     entries: tuple[DirEntry, ...]
     omitted: tuple[Omission, ...] = ()
     verdict: Verdict | None = None
+    total: int = 0
+    truncated: bool = False
+    limit: int | None = None
 
 
 class SearchHit(msgspec.Struct, frozen=True, kw_only=True):

@@ -98,6 +98,9 @@ def _notes(result: DiscoveryResult) -> list[str]:
         if text:
             notes.append(text)
     if isinstance(result, ListResult):
+        if result.truncated:
+            notes.append(f"showing the first {len(result.entries)} of {result.total} entries (by name); "
+                         "raise the limit, or glob a pattern in this directory to see the others")
         return notes
     for u in result.unsearched:
         notes.append(unsearched_text(u))

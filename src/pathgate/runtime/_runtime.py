@@ -74,8 +74,9 @@ GLOB_DESCRIPTION = (
     "and which ignored directories were not searched."
 )
 LIST_DIRECTORY_DESCRIPTION = (
-    "List one directory's entries (directories end with `/`, symlinks with `@`). Notes say "
-    "how many entries are hidden and why."
+    "List one directory's entries (directories end with `/`, symlinks with `@`), sorted by "
+    "name, up to `limit` (default 500). Notes say how many entries are hidden and why, and "
+    "how many were left out past the limit (raise `limit`, or glob a pattern in that directory)."
 )
 CODE_SEARCH_DESCRIPTION = (
     "Search file contents with a regular expression, line by line, below `path`, "
@@ -261,12 +262,14 @@ class Runtime(GateCore):
         with self.limiter.call():
             return await _glob(self, pattern, path, limit=limit, model=model)
 
-    async def list_directory(self, path: str = ".", *, model: str | None = None) -> ListResult:
-        """The visible entries of directory ``path`` and a summary of the hidden ones."""
+    async def list_directory(self, path: str = ".", *, limit: int | None = None,
+                             model: str | None = None) -> ListResult:
+        """The visible entries of directory ``path`` and a summary of the hidden ones.
+        ``limit``: maximum entries, by name (default 500, ``0`` = no limit)."""
         from pathgate.runtime.tools.list_directory import list_directory as _list_directory
 
         with self.limiter.call():
-            return await _list_directory(self, path, model=model)
+            return await _list_directory(self, path, limit=limit, model=model)
 
     async def code_search(
         self,
@@ -453,7 +456,7 @@ class Runtime(GateCore):
         return spell_names(result)
 
     async def _tool_list_directory(self, args: ListDirectoryArgs, call: ToolCall) -> ListResult:
-        result = await self.list_directory(unspell_path(args.path), model=call.model)
+        result = await self.list_directory(unspell_path(args.path), limit=args.limit, model=call.model)
         self._record_discovery(call, result)
         return spell_names(result)
 
