@@ -171,3 +171,29 @@ def test_the_remedy_of_an_excludes_file_rule_names_the_agent_file(tmp_path: Path
     verdict = anyio.run(main)
     assert verdict.rule.location() == "myrules:1:DEBUG=*"
     assert verdict.remedy.file == ".pathgateignore" and verdict.remedy.lines == ("!/DEBUG=1",)
+
+
+@pytest.mark.parametrize("live", [False, True])
+def test_a_source_that_stops_or_starts_being_a_secret_is_seen_at_once(tmp_path: Path, live: bool) -> None:
+    """The absent source is still watched: retargeting ``.git/info/exclude`` between a secret
+    and a plain file changes the next answer (no stale rules, no stale absence)."""
+    root = _base(tmp_path / "proj")
+    (root / ".env").write_text(SECRET)
+    (root / "rules").write_text("DEBUG=*\n")
+    exclude = root / ".git" / "info" / "exclude"
+    exclude.unlink()
+    exclude.symlink_to("../../.env")
+
+    async def main() -> list[Any]:
+        out: list[Any] = []
+        async with Runtime(root, live_index=live) as rt:
+            for target in ("../../rules", "../../.env", "../../rules"):
+                out.append((await rt.call("read_files", {"paths": ["DEBUG=1"]}))["DEBUG=1"])
+                exclude.unlink()
+                exclude.symlink_to(target)
+            out.append((await rt.call("read_files", {"paths": ["DEBUG=1"]}))["DEBUG=1"])
+        return out
+
+    served, blocked, served2, blocked2 = anyio.run(main)
+    assert served == served2 == "x\n"
+    assert blocked.startswith("[BLOCKED]: Excluded by ignore rules: `.git/info/exclude:1:DEBUG=*`") and blocked == blocked2
