@@ -196,4 +196,5 @@ def test_a_source_that_stops_or_starts_being_a_secret_is_seen_at_once(tmp_path: 
 
     served, blocked, served2, blocked2 = anyio.run(main)
     assert served == served2 == "x\n"
-    assert blocked.startswith("[BLOCKED]: Excluded by ignore rules: `.git/info/exclude:1:DEBUG=*`") and blocked == blocked2
+    assert blocked == blocked2
+    assert blocked.startswith("[BLOCKED]: Excluded by ignore rules: `.git/info/exclude:1:DEBUG=*`")

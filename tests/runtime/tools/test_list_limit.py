@@ -100,3 +100,13 @@ def test_the_live_index_answers_as_the_walk(tmp_path: Path) -> None:
             assert await live.list_directory(".", limit=3) == await ref.list_directory(".", limit=3)
 
     anyio.run(main)
+
+
+def test_the_cli_lists_every_entry(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from pathgate.cli import main
+
+    for i in range(DEFAULT_LIST_LIMIT + 5):
+        (tmp_path / f"f{i:04d}").write_text("")
+    assert main(["ls", "--root", str(tmp_path)]) == 0
+    out, err = capsys.readouterr()
+    assert len(out.splitlines()) == DEFAULT_LIST_LIMIT + 5 and "showing" not in err

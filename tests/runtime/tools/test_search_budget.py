@@ -146,3 +146,16 @@ def test_the_cut_never_depends_on_a_secret(tmp_path: Path, budget: int) -> None:
         outs.append(anyio.run(main))
     assert outs[0] == outs[1]
     assert any("output budget" in n for n in outs[0][0]["notes"]) == (budget < 1_500)
+
+
+def test_the_cli_prints_every_hit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``pathgate search`` is for a person at a terminal: no output budget (nor count limit
+    unless ``--limit N``)."""
+    from pathgate.cli import main
+
+    root = tmp_path / "t"
+    root.mkdir()
+    (root / "a.txt").write_text("a\n" * 30_000)
+    assert main(["search", "a", "--root", str(root)]) == 0
+    out, err = capsys.readouterr()
+    assert len(out.splitlines()) == 30_000 and "budget" not in err
