@@ -252,7 +252,8 @@ class Scanner:
         self.context = context
         self.stop_at = None if cap is None else cap + 1
         self.budget = budget
-        #: characters of ``hits`` (what the output budget charges; collection stops past it)
+        #: characters of ``hits`` (what the output budget charges; collection stops past
+        #: it), counted only under a budget
         self.chars = 0
         self.linked_secret = linked_secret
         self.dirs = DirChain(ops, root)
@@ -286,7 +287,8 @@ class Scanner:
 
     @property
     def done(self) -> bool:
-        if self._full:
+        n, stop_at, budget = len(self.hits), self.stop_at, self.budget  # ``_full``, inlined (per file)
+        if (stop_at is not None and n >= stop_at) or (budget is not None and n >= 2 and self.chars > budget):
             # a hit of the streamed file may still wait for its context lines (the next piece)
             return self._stream is None or not self._stream.pending
         return self._stream is None and self.index >= len(self.files)
@@ -397,7 +399,8 @@ class Scanner:
             got = found.pop(rel, None)
             for hit in got or ():
                 self.hits.append(hit)
-                self.chars += hit_chars(hit)
+                if self.budget is not None:
+                    self.chars += hit_chars(hit)
                 if enough(len(self.hits), self.chars, self.stop_at, self.budget):
                     return
 
@@ -410,7 +413,8 @@ class Scanner:
             if hits:
                 out[rel] = hits
                 n += len(hits)
-                chars += sum(map(hit_chars, hits))
+                if self.budget is not None:
+                    chars += sum(map(hit_chars, hits))
                 if enough(n, chars, self.stop_at, self.budget):
                     break
         return out
@@ -448,8 +452,11 @@ class Scanner:
             hit = self._hit(rel, buf, a, b, ls, le, buf.count(b"\n", a, ls) + 1, [])
             out.setdefault(rel, []).append(hit)
             total += 1
-            chars += hit_chars(hit)
-            if enough(total, chars, stop_at, budget):
+            if budget is not None:
+                chars += hit_chars(hit)
+                if total >= 2 and chars > budget:
+                    break
+            if stop_at is not None and total >= stop_at:  # ``enough``, inlined (per hit)
                 break
             pos = le + 1
         self._learn(pos, time.perf_counter() - began)
@@ -529,11 +536,13 @@ class Scanner:
         for i, want in s.pending:
             h = self.hits[i]
             extra = tuple(first[:want])
-            self.chars -= hit_chars(h)
+            if self.budget is not None:
+                self.chars -= hit_chars(h)
             self.hits[i] = h = SearchHit(path=h.path, line=h.line, text=h.text,
                                      context_before=h.context_before,
                                      context_after=h.context_after + extra)
-            self.chars += hit_chars(h)
+            if self.budget is not None:
+                self.chars += hit_chars(h)
         s.pending = [(i, w - len(first)) for i, w in s.pending if w > len(first)]
 
     # -- one buffer ----------------------------------------------------------------------
@@ -580,10 +589,13 @@ class Scanner:
             counted = ls
             hit = self._hit(rel, buf, start, end, ls, le, line + lines, tail, pending)
             hits.append(hit)
-            chars += hit_chars(hit)
-            if into is None:
-                self.chars = chars
-            if enough(n0 + len(hits), chars, self.stop_at, self.budget):
+            if self.budget is not None:
+                chars += hit_chars(hit)
+                if into is None:
+                    self.chars = chars
+                if n0 + len(hits) >= 2 and chars > self.budget:
+                    return lines
+            if self.stop_at is not None and n0 + len(hits) >= self.stop_at:  # ``enough``, inlined
                 return lines
             pos = le + 1
         self._learn(end - start, time.perf_counter() - began)
