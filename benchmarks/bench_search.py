@@ -61,7 +61,7 @@ from typing import Any
 import anyio
 
 from bench_ignore import ensure_tree
-from bench_tools import GIT_ENV, RG_ARGS, _cpu, _rg_hits, policy, ratio_rows, run_proc
+from bench_tools import GIT_ENV, RG_ARGS, _cpu, _rg_hits, ratio_rows, run_proc, search_policy
 from pathgate import Runtime
 from pathgate.runtime import _walk
 from pathgate.runtime.tools import _discover, _excluded, _scan
@@ -230,7 +230,7 @@ def cpu():
     return r.ru_utime + r.ru_stime
 
 async def main():
-    rt = Runtime({tree!r}, policy=Policy(enforce_secrets=True).git_only())  # bench_tools.policy()
+    rt = Runtime({tree!r}, policy=Policy(enforce_secrets=True, read_budget=1 << 62).git_only())  # search_policy()
     while line := await anyio.to_thread.run_sync(sys.stdin.readline):
         pattern = line.rstrip("\\n")
         c, t = cpu(), time.perf_counter()
@@ -285,7 +285,7 @@ async def bench_search(tree: Path, runs: int, literal: str, regex: str,
         print("search: rg not found (apt-get install -y ripgrep); section skipped")
         return []
     print(run_proc([rg, "--version"]).decode().splitlines()[0])
-    rt = Runtime(tree, policy=policy())
+    rt = Runtime(tree, policy=search_policy())
     cli = [sys.executable, "-m", "pathgate"]  # this checkout's pathgate (PYTHONPATH), as a process
     rows: list[tuple[str, float, str]] = []
     worker = None if before is None else _Before(before, tree)
@@ -373,7 +373,7 @@ async def _interleaved(variants: dict[str, Callable[[], Awaitable[object]]], run
 
 
 async def bench_phases(tree: Path, runs: int, literal: str) -> None:
-    rt = Runtime(tree, policy=policy())
+    rt = Runtime(tree, policy=search_policy())
     pattern = re.escape(literal)
     await rt.code_search(pattern, max_results=0)
     spent: dict[str, list[float]] = {}

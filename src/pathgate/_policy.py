@@ -140,7 +140,8 @@ class Policy(msgspec.Struct, frozen=True, kw_only=True):
       :class:`SizeRule` globs on the model id (first match wins over ``size_limit``);
       ``size_caps``: :class:`SizeRule` upper bounds applied after those (every matching cap
       lowers the limit; a project's size settings land here).
-    * ``read_budget``: characters of content one ``read_files`` call may return.
+    * ``read_budget``: characters of content one ``read_files`` call may return, and of hit
+      text one ``code_search`` call may return (whatever its ``max_results``).
 
     Ignore sources (see :meth:`ignore_config`): ``agent_files`` (per-directory agent ignore
     files, default ``.pathgateignore``), ``other_agent_files`` (also read

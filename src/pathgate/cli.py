@@ -230,6 +230,12 @@ def _runtime(args: argparse.Namespace, *, core: Any = None, **kw: Any) -> Any:
     policy = load_config(root, host=host)  # the project's files only tighten it
     if getattr(args, "git_only", False):
         policy = policy.git_only()
+    if getattr(args, "command", None) == "search":
+        # a person at a terminal: every hit (the output budget guards a model's context); the
+        # budget bounds only read_files and code_search, and search runs no read_files
+        import msgspec
+
+        policy = msgspec.structs.replace(policy, read_budget=1 << 62)
     built = core(root, policy=policy, **kw)
     _started()  # the imports and the runtime are built: collect as usual from here
     return built
@@ -376,7 +382,8 @@ def _inline(make_core: Callable[[], Any], tool: str, tool_args: dict[str, Any], 
 
 
 def _cmd_ls(args: argparse.Namespace) -> int:
-    result = _run_async(_call, _runtime(args), "list_directory", {"path": args.path}, args)
+    # the CLI has no result limit (the model's default is 500 entries)
+    result = _run_async(_call, _runtime(args), "list_directory", {"path": args.path, "limit": 0}, args)
     _fail_on_error(result)
     return _print_discovery(result, args, "entries")
 

@@ -10,7 +10,7 @@ A :class:`Policy` is a frozen ``msgspec.Struct``. Code and TOML use the same key
     ignore_mode = "block"                     # "discovery" is host only
     size_limit = 10485760                     # bytes; a project may only lower it
     model_size_limits = [{ model = "gpt-4o-mini*", limit = 1048576 }]
-    read_budget = 100000                      # characters per read_files call
+    read_budget = 100000                      # characters per read_files / code_search call
     agent_files = [".pathgateignore"]
     other_agent_files = false                 # also .aiignore, .cursorignore, ...
     git_sources = true

@@ -90,13 +90,17 @@ class GlobResult(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ListResult(msgspec.Struct, frozen=True, kw_only=True):
-    """The visible entries of ``path``, sorted by name; entries hidden by non-opaque gates
-    are summarised in ``omitted`` (count and names). ``verdict``: ``path`` was blocked."""
+    """The visible entries of ``path``, sorted by name, up to ``limit``; ``total`` counts
+    them before ``limit`` cut them (``truncated``). Entries hidden by non-opaque gates are
+    summarised in ``omitted`` (count and names). ``verdict``: ``path`` was blocked."""
 
     path: str
     entries: tuple[DirEntry, ...]
     omitted: tuple[Omission, ...] = ()
     verdict: Verdict | None = None
+    total: int = 0
+    truncated: bool = False
+    limit: int | None = None
 
 
 class SearchHit(msgspec.Struct, frozen=True, kw_only=True):
@@ -109,7 +113,9 @@ class SearchHit(msgspec.Struct, frozen=True, kw_only=True):
 
 class SearchResult(msgspec.Struct, frozen=True, kw_only=True):
     """Hits in path order, then line order (paths relative to the project root).
-    ``verdict``: the search directory itself was blocked."""
+    ``truncated``: more hits exist; ``output_budget`` is set (characters) when the call's
+    output budget cut them, else ``limit`` (``max_results``) did. ``verdict``: the search
+    directory itself was blocked."""
 
     regex: str
     path: str
@@ -124,6 +130,8 @@ class SearchResult(msgspec.Struct, frozen=True, kw_only=True):
     unsearched: tuple[Unsearched, ...] = ()
     walk_stopped_early: bool = False
     verdict: Verdict | None = None
+    output_budget: Annotated[int | None, msgspec.Meta(
+        description="set (characters) when the call's output budget cut the hits")] = None
 
 
 WriteTool = Literal["write_file", "edit_file"]

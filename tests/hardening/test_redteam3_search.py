@@ -17,7 +17,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from pathgate import Runtime
+from pathgate import Policy, Runtime
 from pathgate.errors import ToolArgumentError
 from pathgate.runtime.tools import _scan
 from pathgate.runtime.tools._regex import _line_anchored, compile_regex
@@ -80,7 +80,7 @@ def test_no_phantom_line_after_a_piece_or_the_end(tmp_path: Path, monkeypatch: p
     root.mkdir()
     (root / "big.txt").write_text("".join(f"line {i:010d}\n" for i in range(5000)))
     (root / "small.txt").write_text("a\nb\n")
-    rt = Runtime(root)
+    rt = Runtime(root, Policy(read_budget=1 << 40))  # every hit: no output budget
     assert anyio.run(lambda: rt.code_search("^$", max_results=0)).hits == ()
     ends = anyio.run(lambda: rt.code_search(r"\z", max_results=0)).hits
     assert [(h.path, h.line) for h in ends if h.path == "small.txt"] == [("small.txt", 1), ("small.txt", 2)]

@@ -48,8 +48,10 @@ async def _flat_checks(root: Path, n: int) -> None:
     rt = Runtime(root, policy=Policy())
     hidden = n // 10
     with anyio.fail_after(120):
-        listing = await rt.list_directory("many")
+        listing = await rt.list_directory("many", limit=0)
         assert len(listing.entries) == n - hidden
+        first = await rt.list_directory("many")  # the default limit: the first 500 by name
+        assert (first.total, first.truncated, first.entries) == (n - hidden, True, listing.entries[:500])
         assert [(o.gate.value, o.count) for o in listing.omitted] == [("ignore", hidden)]
         glob = await rt.glob("many/*.txt")
         assert glob.total == n - hidden and glob.truncated and len(glob.matches) == 500

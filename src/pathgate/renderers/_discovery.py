@@ -102,6 +102,9 @@ def _notes(result: DiscoveryResult) -> list[str]:
         if text:
             notes.append(text)
     if isinstance(result, ListResult):
+        if result.truncated:
+            notes.append(f"showing the first {len(result.entries)} of {result.total} entries (by name); "
+                         "raise the limit, or glob a pattern in this directory to see the others")
         return notes
     for u in result.unsearched:
         notes.append(unsearched_text(u))
@@ -110,7 +113,9 @@ def _notes(result: DiscoveryResult) -> list[str]:
             notes.append(f"showing {len(result.matches)} of {result.total} matches; "
                          "narrow the pattern or raise the limit")
     else:
-        if result.truncated:
+        if result.output_budget is not None:
+            notes.append(_budget_note(len(result.hits), result.output_budget))
+        elif result.truncated:
             notes.append(f"showing the first {len(result.hits)} hits; narrow the search or raise max_results")
         for n, what in ((result.skipped_binary, "binary"), (result.skipped_too_large, "over the size limit"),
                         (result.skipped_unreadable, "unreadable")):
@@ -119,6 +124,13 @@ def _notes(result: DiscoveryResult) -> list[str]:
     if result.walk_stopped_early:
         notes.append("the walk stopped at its work budget; results may be incomplete: narrow the path")
     return notes
+
+
+def _budget_note(shown: int, budget: int) -> str:
+    """code_search's hits cut by the call's output budget (``max_results`` cannot lift it)."""
+    hits = "hit" if shown == 1 else "hits"
+    return (f"showing the first {shown} {hits}: cut to fit this call's output budget ({budget:,} "
+            "characters); narrow the search with a more specific regex, a path or a glob")
 
 
 def _kind_suffix(kind: str) -> str:

@@ -21,6 +21,7 @@ from pathgate._types import ToolCall
 from pathgate.errors import ToolArgumentError, UnknownToolError
 from pathgate.runtime.tools.code_search import DEFAULT_MAX_RESULTS
 from pathgate.runtime.tools.glob import DEFAULT_GLOB_LIMIT
+from pathgate.runtime.tools.list_directory import DEFAULT_LIST_LIMIT
 
 __all__ = [
     "CodeSearchArgs",
@@ -58,6 +59,9 @@ class ListDirectoryArgs(msgspec.Struct, forbid_unknown_fields=True, kw_only=True
     """Arguments of ``list_directory``."""
 
     path: str = "."
+    limit: Annotated[Annotated[int, msgspec.Meta(ge=0)] | None, msgspec.Meta(
+        description=f"at most this many entries, by name (default {DEFAULT_LIST_LIMIT}; 0: no limit; "
+                    "null: the default)")] = DEFAULT_LIST_LIMIT
 
 
 class CodeSearchArgs(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -68,8 +72,8 @@ class CodeSearchArgs(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     path: str = "."
     glob: str | None = None
     max_results: Annotated[Annotated[int, msgspec.Meta(ge=0)] | None, msgspec.Meta(
-        description=f"at most this many hits (default {DEFAULT_MAX_RESULTS}; 0: no limit; "
-                    "null: the default)")] = DEFAULT_MAX_RESULTS
+        description=f"at most this many hits (default {DEFAULT_MAX_RESULTS}; 0: no count limit; "
+                    "null: the default); the call's output budget holds either way")] = DEFAULT_MAX_RESULTS
     context: Annotated[int, msgspec.Meta(ge=0, le=50)] = 0
     case_sensitive: bool = True
 

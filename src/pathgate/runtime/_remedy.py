@@ -122,41 +122,44 @@ def candidate_lines(relpath: str, base: str, ancestor: str | None = None) -> lis
     return lines
 
 
-def _per_directory_source(rule: Rule | None) -> bool:
+def _per_directory_source(rule: Rule | None, global_sources: frozenset[str] = frozenset()) -> bool:
     """Whether ``rule`` comes from a per-directory ignore file inside the project (not the
-    built-in defaults, ``.git/info/exclude`` or the excludes file)."""
-    if rule is None or rule.source == BUILTIN_SOURCE:
+    built-in defaults, ``.git/info/exclude`` or the excludes file: ``global_sources``, the
+    session's repository-wide sources, tells a relative excludes file such as ``myrules``
+    from a per-directory file)."""
+    if rule is None or rule.source == BUILTIN_SOURCE or rule.source in global_sources:
         return False
     source = rule.source
     return not (source.startswith(("/", "~", ".git/", "../")) or "\\" in source
                 or posixpath.isabs(source))
 
 
-def _rule_dir(rule: Rule | None) -> str:
+def _rule_dir(rule: Rule | None, global_sources: frozenset[str] = frozenset()) -> str:
     """The directory of the per-directory ignore file that holds ``rule``; ``""`` (the root)
     for the built-in defaults, ``.git/info/exclude`` and the excludes file."""
-    if rule is None or not _per_directory_source(rule):
+    if rule is None or not _per_directory_source(rule, global_sources):
         return ""
     return posixpath.dirname(rule.source)
 
 
-def remedy_bases(relpath: str, match: Match) -> list[str]:
+def remedy_bases(relpath: str, match: Match, global_sources: frozenset[str] = frozenset()) -> list[str]:
     """The directories whose agent ignore file could hold the lines, in the order tried:
     the deciding rule's directory, then each deeper one on the way to the path (above the
-    excluded ancestor, when there is one)."""
+    excluded ancestor, when there is one). ``global_sources``: see :func:`_per_directory_source`."""
     limit = match.ancestor if match.ancestor is not None else relpath
     parents = limit.split("/")[:-1]
     dirs = [""] + ["/".join(parents[: i + 1]) for i in range(len(parents))]
-    start = _rule_dir(match.rule)
+    start = _rule_dir(match.rule, global_sources)
     if start not in dirs:
         start = ""
     return dirs[dirs.index(start):]
 
 
-def _remedy_file(base: str, rule: Rule | None, agent_file: str) -> str:
+def _remedy_file(base: str, rule: Rule | None, agent_file: str,
+                 global_sources: frozenset[str] = frozenset()) -> str:
     """The file to append to in ``base``: the agent file, unless the deciding rule itself sits
     in another agent file of that directory (read after ``agent_file``, it would win)."""
-    if (rule is not None and _per_directory_source(rule) and _rule_dir(rule) == base
+    if (rule is not None and _per_directory_source(rule, global_sources) and _rule_dir(rule) == base
             and posixpath.basename(rule.source) != ".gitignore"):
         return rule.source
     return posixpath.join(base, agent_file) if base else agent_file
@@ -202,9 +205,11 @@ def suggest_remedy(
     ancestor = match.ancestor
     if ancestor is not None and not _is_under(relpath, ancestor):
         return None
-    for base in remedy_bases(relpath, match):
+    # (a duck-typed session without it, such as a git-backed test double, has none)
+    global_sources: frozenset[str] = getattr(session, "global_sources", frozenset())
+    for base in remedy_bases(relpath, match, global_sources):
         lines = candidate_lines(relpath, base, ancestor)
         if _verified(session, relpath, base, lines, ancestor, is_dir):
-            return Remedy(file=_remedy_file(base, match.rule, agent_file), lines=tuple(lines),
+            return Remedy(file=_remedy_file(base, match.rule, agent_file, global_sources), lines=tuple(lines),
                           ancestor=ancestor)
     return None

@@ -74,14 +74,17 @@ GLOB_DESCRIPTION = (
     "and which ignored directories were not searched."
 )
 LIST_DIRECTORY_DESCRIPTION = (
-    "List one directory's entries (directories end with `/`, symlinks with `@`). Notes say "
-    "how many entries are hidden and why."
+    "List one directory's entries (directories end with `/`, symlinks with `@`), sorted by "
+    "name, up to `limit` (default 500). Notes say how many entries are hidden and why, and "
+    "how many were left out past the limit (raise `limit`, or glob a pattern in that directory)."
 )
 CODE_SEARCH_DESCRIPTION = (
     "Search file contents with a regular expression, line by line, below `path`, "
     "optionally only in files matching `glob`. The dialect is ripgrep's (RE2): no "
     "backreferences or look-around; a match never spans lines. Hits are `path:line:text` (context lines "
-    "`path-line-text`). Notes say what was omitted or skipped and why."
+    "`path-line-text`). Notes say what was omitted or skipped and why. One call returns at most "
+    "its output budget of hit text (100,000 characters by default), whatever `max_results` says "
+    "(0 lifts only the count limit); past it the hits are cut and a note says so: narrow the search."
 )
 
 __all__ = ["Runtime", "project_git_dirs"]
@@ -259,12 +262,14 @@ class Runtime(GateCore):
         with self.limiter.call():
             return await _glob(self, pattern, path, limit=limit, model=model)
 
-    async def list_directory(self, path: str = ".", *, model: str | None = None) -> ListResult:
-        """The visible entries of directory ``path`` and a summary of the hidden ones."""
+    async def list_directory(self, path: str = ".", *, limit: int | None = None,
+                             model: str | None = None) -> ListResult:
+        """The visible entries of directory ``path`` and a summary of the hidden ones.
+        ``limit``: maximum entries, by name (default 500, ``0`` = no limit)."""
         from pathgate.runtime.tools.list_directory import list_directory as _list_directory
 
         with self.limiter.call():
-            return await _list_directory(self, path, model=model)
+            return await _list_directory(self, path, limit=limit, model=model)
 
     async def code_search(
         self,
@@ -278,7 +283,8 @@ class Runtime(GateCore):
         model: str | None = None,
     ) -> SearchResult:
         """Lines matching ``regex`` in the files below ``path`` that every gate lets through
-        (secrets are never opened). ``max_results``: default 200, ``0`` = no limit."""
+        (secrets are never opened). ``max_results``: default 200, ``0`` = no count limit; the
+        hits stay within the output budget (``policy.read_budget`` characters) either way."""
         from pathgate.runtime.tools.code_search import code_search as _code_search
 
         with self.limiter.call():
@@ -450,7 +456,7 @@ class Runtime(GateCore):
         return spell_names(result)
 
     async def _tool_list_directory(self, args: ListDirectoryArgs, call: ToolCall) -> ListResult:
-        result = await self.list_directory(unspell_path(args.path), model=call.model)
+        result = await self.list_directory(unspell_path(args.path), limit=args.limit, model=call.model)
         self._record_discovery(call, result)
         return spell_names(result)
 

@@ -317,7 +317,7 @@ async def test_slow_pattern_honours_a_timeout(anyio_backend: str, tmp_path: Path
     data = bytearray(rng.choices(b"abcdefghijklmnopqrstuvwxyz ", k=2 << 20))
     data[200::200] = b"\n" * len(data[200::200])
     (root / "f.txt").write_bytes(bytes(data))
-    rt = Runtime(root)
+    rt = Runtime(root, Policy(read_budget=1 << 40))  # no output budget to end the search early
     async with heartbeat() as gaps:
         began = anyio.current_time()
         with anyio.move_on_after(0.3) as scope:

@@ -29,7 +29,7 @@ import errno
 import os
 import re
 import stat as _stat
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from pathgate.runtime.fs import MAX_CONFIG_BYTES, read_regular
 from pathgate.runtime.ignore._gitconfig_parse import (
@@ -500,11 +500,13 @@ def _exclude_file_check(path: str, shown: str) -> None:
 
 def resolve(root: str, *, excludes_file: str | None = None, ignore_case: bool | None = None,
             env: Mapping[str, str] | None = None, layout: GitLayout | None = None,
-            watched: list[str] | None = None) -> GitSettings:
+            watched: list[str] | None = None, absent: Callable[[str], bool] | None = None) -> GitSettings:
     """Resolve the layout (unless given) and the configuration of the work tree at
     ``root``; ``excludes_file``/``ignore_case`` override the configuration (which is
     still validated, as git does). Raises :class:`GitFatal` where git exits 128.
-    ``watched`` (filled even when it raises) collects the files looked at."""
+    ``watched`` (filled even when it raises) collects the files looked at. ``absent(path)``
+    true: the exclude file at ``path`` is taken as absent (not set, not checked, but
+    watched), as the runtime takes a secret (:mod:`._secret_sources`)."""
     env = os.environ if env is None else env
     s = GitSettings()
     if watched is not None:
@@ -530,17 +532,24 @@ def resolve(root: str, *, excludes_file: str | None = None, ignore_case: bool | 
     else:
         excl = default_excludes_file(env)
     if excl:
-        s.excludes_display = excl
-        s.excludes_file = excl if excl.startswith("/") else os.path.join(root, excl)
-        _exclude_file_check(s.excludes_file, excl)
+        path = excl if excl.startswith("/") else os.path.join(root, excl)
+        if absent is not None and absent(path):
+            s.watched.append(path)
+        else:
+            s.excludes_display = excl
+            s.excludes_file = path
+            _exclude_file_check(s.excludes_file, excl)
     for key in ("core.hookspath", "core.attributesfile"):
         value = expand_path(last.get(key) or "")
         if value:
             s.steering.append(value if value.startswith("/") else os.path.join(root, value))
     if layout is not None:
-        s.info_exclude = layout.info_exclude
-        s.info_exclude_display = layout.info_exclude_display
-        _exclude_file_check(layout.info_exclude, layout.info_exclude_display)
+        if absent is not None and absent(layout.info_exclude):
+            s.watched.append(layout.info_exclude)
+        else:
+            s.info_exclude = layout.info_exclude
+            s.info_exclude_display = layout.info_exclude_display
+            _exclude_file_check(layout.info_exclude, layout.info_exclude_display)
     return s
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import errno
 import os
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, cast
 
 from pathgate.runtime.fs import OsFS
@@ -171,11 +173,21 @@ def resolve_git(ix: IgnoreIndex) -> tuple[_gitconfig.GitSettings | None, _gitcon
         try:
             settings = _gitconfig.resolve(ix.root, excludes_file=cfg.excludes_file,
                                           ignore_case=cfg.ignore_case, watched=watched,
-                                          layout=ix.git_layout)
+                                          layout=ix.git_layout, absent=_secret_judge(ix))
         except _gitconfig.GitFatal as e:
             fatal = e
     ix._git_watch = tuple(dict.fromkeys(watched))
     return settings, fatal
+
+
+def _secret_judge(ix: IgnoreIndex) -> Callable[[str], bool] | None:
+    """An exclude file that is a secret is read as absent (:mod:`._secret_sources`), where
+    the index knows secrets (the runtime, the hooks; never ``check-ignore``)."""
+    if ix.secret_source is None:
+        return None
+    from pathgate.runtime.ignore._secret_sources import is_secret_source
+
+    return partial(is_secret_source, ix)
 
 
 def current_globals(ix: IgnoreIndex) -> Globals:

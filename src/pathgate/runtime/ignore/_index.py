@@ -204,9 +204,10 @@ class IgnoreIndex:
         #: Such an ignore file is never read as rules (see :meth:`_read_source`).
         self.linked_secret: Callable[[os.stat_result], bool] | None = None
         #: Is this project-relative path a secret (the runtime sets it to the secrets gate's
-        #: matcher)? An agent ignore file whose path is a secret (``agent_files`` naming
-        #: ``credentials`` meets ``.aws/credentials``) is never read: it counts as absent, so
-        #: neither its lines nor its existence reach a renderer.
+        #: matcher)? An ignore file whose path is a secret (``agent_files`` naming
+        #: ``credentials`` meets ``.aws/credentials``; ``core.excludesFile = .env`` or
+        #: ``.git/info/exclude`` linked to it: :mod:`._secret_sources`) is never read: it
+        #: counts as absent, so neither its lines nor its existence reach a renderer.
         self.secret_source: Callable[[str], bool] | None = None
         self.fs: SyncFS = fs or OsFS()
         self._lock = threading.Lock()
@@ -444,7 +445,7 @@ class IgnoreIndex:
         for k, (name, sig) in enumerate(zip(names, sigs, strict=True)):
             source = f"{rel}/{name}" if rel else name
             lst: IgnoreList | None = None
-            if k and sig is not None and secret_source is not None and secret_source(source):
+            if sig is not None and secret_source is not None and secret_source(source):
                 sig = None  # a secret is never read as rules: as if it were not there
             if isinstance(sig, tuple):
                 mode = sig[0]

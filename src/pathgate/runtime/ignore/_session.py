@@ -67,6 +67,13 @@ class IgnoreSession:
     def ignore_case(self) -> bool:
         return self._fold
 
+    @property
+    def global_sources(self) -> frozenset[str]:
+        """The repository-wide sources as their rules name them (the built-in list,
+        ``core.excludesFile`` as configured, ``.git/info/exclude``): not per-directory files,
+        whatever their spelling (a relative excludes file reads like one)."""
+        return frozenset(s.source for s in self._globals.node.sources)
+
     def match(self, relpath: str, is_dir: bool | None = None) -> Match:
         """Decide one path. ``is_dir=None``: lstat it (a symlink is not a directory)."""
         if not relpath:

@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING
 from pathgate.results import SearchHit
 from pathgate.runtime.fs import DIR_FLAGS, OPEN_FLAGS, FileOps, OsFS
 from pathgate.runtime.fs._beneath import KEEP_DEPTH, DirChain, DirOps, open_beneath
+from pathgate.runtime.tools._search_budget import enough, hit_chars
 
 if TYPE_CHECKING:  # annotations only: RE2 loads with code_search, not with glob's DirChain
     from pathgate.runtime.tools._regex import Regex
@@ -147,17 +148,23 @@ class Scanner:
 
     ``step()`` runs in a worker thread; ``close()`` after the last hop (or on cancellation,
     once no hop runs). Results accumulate in ``hits`` and the skip counters; the scan stops
-    after ``cap + 1`` hits (``cap`` None: no limit)."""
+    after ``cap + 1`` hits (``cap`` None: no limit), or once the hits' characters
+    (``chars``, :func:`~._search_budget.hit_chars`) pass ``budget`` with a hit past the
+    first (``budget`` None: no budget; :mod:`._search_budget` makes the exact cut)."""
 
     def __init__(self, ops: FileOps, root: str, files: Sequence[str], rx: Regex, *,
                  search_limit: int, context: int = 0, cap: int | None = None,
-                 linked_secret: LinkedSecret | None = None) -> None:
+                 linked_secret: LinkedSecret | None = None, budget: int | None = None) -> None:
         self.ops = ops
         self.files = files
         self.rx = rx
         self.search_limit = search_limit
         self.context = context
         self.stop_at = None if cap is None else cap + 1
+        self.budget = budget
+        #: characters of ``hits`` (what the output budget charges; collection stops past
+        #: it), counted only under a budget
+        self.chars = 0
         self.linked_secret = linked_secret
         self.dirs = DirChain(ops, root)
         native = type(ops) is OsFS  # the real filesystem: its calls without a frame each
@@ -190,8 +197,16 @@ class Scanner:
 
     @property
     def done(self) -> bool:
-        full = self.stop_at is not None and len(self.hits) >= self.stop_at
-        return full or (self._stream is None and self.index >= len(self.files))
+        n, stop_at, budget = len(self.hits), self.stop_at, self.budget  # ``_full``, inlined (per file)
+        if (stop_at is not None and n >= stop_at) or (budget is not None and n >= 2 and self.chars > budget):
+            # a hit of the streamed file may still wait for its context lines (the next piece)
+            return self._stream is None or not self._stream.pending
+        return self._stream is None and self.index >= len(self.files)
+
+    @property
+    def _full(self) -> bool:
+        """Enough hits collected (``max_results`` + 1, or the output budget spent)."""
+        return enough(len(self.hits), self.chars, self.stop_at, self.budget)
 
     def step(self, budget: int = HOP_BYTES) -> None:
         """One hop: scan files (or pieces of a streamed one) until ``budget`` bytes or
@@ -292,20 +307,25 @@ class Scanner:
                 self._count(outcome)
                 continue
             got = found.pop(rel, None)
-            if got:
-                self.hits.extend(got)
-                if self.stop_at is not None and len(self.hits) >= self.stop_at:
-                    del self.hits[self.stop_at:]
+            for hit in got or ():
+                self.hits.append(hit)
+                if self.budget is not None:
+                    self.chars += hit_chars(hit)
+                if enough(len(self.hits), self.chars, self.stop_at, self.budget):
                     return
 
     def _search_each(self, texts: Sequence[tuple[str, bytes]]) -> dict[str, list[SearchHit]]:
         out: dict[str, list[SearchHit]] = {}
+        n, chars = len(self.hits), self.chars
         for rel, data in texts:
             hits: list[SearchHit] = []
-            self._search(rel, data, 0, len(data), 1, [], into=hits)
+            self._search(rel, data, 0, len(data), 1, [], into=hits, base=(n, chars))
             if hits:
                 out[rel] = hits
-                if self.stop_at is not None and len(self.hits) + sum(map(len, out.values())) >= self.stop_at:
+                n += len(hits)
+                if self.budget is not None:
+                    chars += sum(map(hit_chars, hits))
+                if enough(n, chars, self.stop_at, self.budget):
                     break
         return out
 
@@ -322,7 +342,8 @@ class Scanner:
             starts.append(pos)
             pos += len(data) + 1
         search = self.rx.search
-        total = len(self.hits)
+        total, chars = len(self.hits), self.chars
+        stop_at, budget = self.stop_at, self.budget
         pos, end = 0, len(buf)
         began = time.perf_counter()
         while pos < end:
@@ -338,9 +359,14 @@ class Scanner:
                 continue
             le = buf.find(b"\n", span[0], b)
             le = b if le < 0 else le
-            out.setdefault(rel, []).append(self._hit(rel, buf, a, b, ls, le, buf.count(b"\n", a, ls) + 1, []))
+            hit = self._hit(rel, buf, a, b, ls, le, buf.count(b"\n", a, ls) + 1, [])
+            out.setdefault(rel, []).append(hit)
             total += 1
-            if self.stop_at is not None and total >= self.stop_at:
+            if budget is not None:
+                chars += hit_chars(hit)
+                if total >= 2 and chars > budget:
+                    break
+            if stop_at is not None and total >= stop_at:  # ``enough``, inlined (per hit)
                 break
             pos = le + 1
         self._learn(pos, time.perf_counter() - began)
@@ -398,9 +424,10 @@ class Scanner:
         end = len(buf) if not chunk else buf.rfind(b"\n") + 1
         if end > 0:
             self._fill_pending(s, buf, end)
-            s.line += self._search(s.rel, buf, 0, end, s.line, s.tail, s.pending)
-            if self.context:
-                s.tail = (s.tail + _before(buf, 0, end, self.context))[-self.context:]
+            if not self._full:  # once full, a piece only completes the hits' context
+                s.line += self._search(s.rel, buf, 0, end, s.line, s.tail, s.pending)
+                if self.context:
+                    s.tail = (s.tail + _before(buf, 0, end, self.context))[-self.context:]
         s.carry = buf[end:]
         if not chunk:
             self._end_stream()
@@ -419,9 +446,13 @@ class Scanner:
         for i, want in s.pending:
             h = self.hits[i]
             extra = tuple(first[:want])
-            self.hits[i] = SearchHit(path=h.path, line=h.line, text=h.text,
+            if self.budget is not None:
+                self.chars -= hit_chars(h)
+            self.hits[i] = h = SearchHit(path=h.path, line=h.line, text=h.text,
                                      context_before=h.context_before,
                                      context_after=h.context_after + extra)
+            if self.budget is not None:
+                self.chars += hit_chars(h)
         s.pending = [(i, w - len(first)) for i, w in s.pending if w > len(first)]
 
     # -- one buffer ----------------------------------------------------------------------
@@ -442,12 +473,15 @@ class Scanner:
                          context_before=tuple(got), context_after=tuple(after))
 
     def _search(self, rel: str, buf: bytes, start: int, end: int, line: int, tail: list[str],
-                pending: list[tuple[int, int]] | None = None, *, into: list[SearchHit] | None = None) -> int:
+                pending: list[tuple[int, int]] | None = None, *, into: list[SearchHit] | None = None,
+                base: tuple[int, int] = (0, 0)) -> int:
         """Add the hits in ``buf[start:end]`` (whole lines; its first line is number
         ``line``; ``tail``: the lines before it, for context) to ``into`` (default: the
-        scanner's hits). Returns the number of lines in the region."""
+        scanner's hits, charged to ``chars``; ``base``: the hits and characters found before
+        ``into``). Returns the number of lines in the region."""
         search = self.rx.search
         hits = self.hits if into is None else into
+        n0, chars = (0, self.chars) if into is None else base
         pos = counted = start
         lines = 0
         began = time.perf_counter()
@@ -463,8 +497,15 @@ class Scanner:
             le = end if le < 0 else le
             lines += buf.count(b"\n", counted, ls)
             counted = ls
-            hits.append(self._hit(rel, buf, start, end, ls, le, line + lines, tail, pending))
-            if self.stop_at is not None and len(hits) >= self.stop_at:
+            hit = self._hit(rel, buf, start, end, ls, le, line + lines, tail, pending)
+            hits.append(hit)
+            if self.budget is not None:
+                chars += hit_chars(hit)
+                if into is None:
+                    self.chars = chars
+                if n0 + len(hits) >= 2 and chars > self.budget:
+                    return lines
+            if self.stop_at is not None and n0 + len(hits) >= self.stop_at:  # ``enough``, inlined
                 return lines
             pos = le + 1
         self._learn(end - start, time.perf_counter() - began)

@@ -11,7 +11,8 @@ size and link count taken from the descriptor. Binary files, files over the sear
 (:data:`SEARCH_SIZE_LIMIT`, or the read limit when larger) and unreadable files are skipped
 and counted. Files over the read limit but under the cap are searched, streamed in pieces.
 Lines are ``\n``-separated, as ``grep -n`` counts them; the first ``max_results`` hits in
-path order are returned.
+path order are returned, within the call's output budget (:mod:`._search_budget`:
+``Policy.read_budget`` characters of hit text, whatever ``max_results`` says).
 
 Every blocking step (the compilation, each scan hop) goes through the core that drives the
 call (``runtime.run_blocking``): a :class:`~pathgate.Runtime` runs it in a worker thread
@@ -37,13 +38,15 @@ from pathgate.runtime.tools._excluded import MAX_UNSEARCHED, count_in_excluded
 from pathgate.runtime.tools._pattern import GlobPattern, compile_glob
 from pathgate.runtime.tools._regex import Regex, compile_regex
 from pathgate.runtime.tools._scan import MAX_LINE, DirChain, LinkedSecret, Scanner
+from pathgate.runtime.tools._search_budget import cut_hits
 
 if TYPE_CHECKING:
     from pathgate.runtime._gating import GateCore
 
 __all__ = ["DEFAULT_MAX_RESULTS", "MAX_LINE", "SEARCH_SIZE_LIMIT", "code_search"]
 
-#: Hits returned when the caller gives no ``max_results`` (``0``: no limit).
+#: Hits returned when the caller gives no ``max_results`` (``0``: no count limit; the
+#: call's output budget holds either way).
 DEFAULT_MAX_RESULTS = 200
 #: Largest file searched (bytes) when the read limit is smaller: files over the read limit
 #: (which ``read_files`` refuses whole, suggesting a search) are searched up to this size,
@@ -106,8 +109,10 @@ async def code_search(
         # (never charged): walk again, testing each in the walk
         defer = False
 
+    budget = runtime.policy.read_budget
     scanner = Scanner(runtime.ops, runtime.root, files, rx, context=context, cap=cap,
-                      search_limit=max(SEARCH_SIZE_LIMIT, d.ctx.size_limit), linked_secret=linked_secret)
+                      search_limit=max(SEARCH_SIZE_LIMIT, d.ctx.size_limit), linked_secret=linked_secret,
+                      budget=budget)
     run = runtime.run_blocking
     try:
         while not scanner.done:
@@ -120,15 +125,15 @@ async def code_search(
     if defer:  # a secret's hard link is not a file searched, opened or not (early stop)
         left = files[scanner.index:]
         searched -= scanner.linked + (await run(partial(_aliases_in, d, left)) if left else 0)
-    hits = scanner.hits
-    truncated = cap is not None and len(hits) > cap
+    hits, by_cap, by_budget = cut_hits(scanner.hits, cap, budget)
     return SearchResult(
         regex=regex,
         path=path,
-        hits=tuple(hits[:cap] if truncated else hits),
+        hits=tuple(hits),
         files_searched=searched,
-        truncated=truncated,
+        truncated=by_cap or by_budget,
         limit=cap,
+        output_budget=budget if by_budget else None,
         skipped_binary=scanner.binary,
         skipped_too_large=scanner.too_large,
         skipped_unreadable=scanner.unreadable,
