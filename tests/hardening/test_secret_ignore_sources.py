@@ -198,3 +198,27 @@ def test_a_source_that_stops_or_starts_being_a_secret_is_seen_at_once(tmp_path: 
     assert served == served2 == "x\n"
     assert blocked == blocked2
     assert blocked.startswith("[BLOCKED]: Excluded by ignore rules: `.git/info/exclude:1:DEBUG=*`")
+
+
+@pytest.mark.parametrize("target", ["../.env", ".env", "keys/server.pem"])
+def test_a_config_include_naming_a_secret_is_read_as_missing(tmp_path: Path, target: str) -> None:
+    """``[include] path = ../.env`` in ``.git/config``: git would parse the secret as config (a
+    ``KEY=value`` line is a fatal error, so every path would fail closed and the answer would
+    change with the secret's existence); the runtime reads such an include as missing."""
+    answers = []
+    for secret in (True, False):
+        root = _base(tmp_path / ("with" if secret else "without"))
+        _git(root, "config", "include.path", target)
+        if secret:
+            where = (root / ".git" / target).resolve() if target.startswith("..") else root / ".git" / target
+            where.parent.mkdir(parents=True, exist_ok=True)
+            where.write_text(SECRET)
+
+        async def calls(root: Path = root) -> list[Any]:
+            async with Runtime(root) as rt:
+                return [await rt.call("read_files", {"paths": ["app.py", "notes.log"]}),
+                        await rt.call("glob", {"pattern": "**"})]
+
+        answers.append(anyio.run(calls))
+    assert answers[0] == answers[1]
+    assert answers[0][0]["app.py"] == "hi x\n"

@@ -344,10 +344,14 @@ def config_files(layout: GitLayout | None, env: Mapping[str, str] | None = None
 class _Loader:
     """Reads config files with their includes, recording every path it looked at."""
 
-    def __init__(self, layout: GitLayout | None, watched: list[str]) -> None:
+    def __init__(self, layout: GitLayout | None, watched: list[str],
+                 absent: Callable[[str], bool] | None = None) -> None:
         self.layout = layout
         self.watched = watched
         self.errors: list[str] = []
+        #: an include target this says is a secret is read as missing (never parsed: its
+        #: errors or its mere existence would reach the model through a fail-closed answer)
+        self.absent = absent
 
     def file(self, path: str, shown: str, eacces_fatal: bool, depth: int = 0
              ) -> list[ConfigEntry]:
@@ -384,6 +388,9 @@ class _Loader:
                     raise GitFatal(f"fatal: exceeded maximum include depth "
                                    f"({_MAX_INCLUDE_DEPTH}) while including\n\t{inc[1]}\n"
                                    f"from\n\t{shown}", shown)
+                if self.absent is not None and self.absent(inc[0]):
+                    self.watched.append(inc[0])
+                    continue
                 out.extend(self.file(inc[0], inc[1], False, depth + 1))
         return out
 
@@ -461,10 +468,11 @@ class _Loader:
         return Wildmatch(pat, True, False)(branch)
 
 
-def load_config(layout: GitLayout | None, env: Mapping[str, str], watched: list[str]
-                ) -> tuple[list[ConfigEntry], list[str]]:
-    """Every config entry git would see, in order, and git's non-fatal ``error:`` lines."""
-    loader = _Loader(layout, watched)
+def load_config(layout: GitLayout | None, env: Mapping[str, str], watched: list[str],
+                absent: Callable[[str], bool] | None = None) -> tuple[list[ConfigEntry], list[str]]:
+    """Every config entry git would see, in order, and git's non-fatal ``error:`` lines
+    (an include target ``absent`` names is read as missing)."""
+    loader = _Loader(layout, watched, absent)
     entries: list[ConfigEntry] = []
     for path, shown, eacces_fatal in config_files(layout, env):
         entries.extend(loader.file(path, shown, eacces_fatal))
@@ -477,7 +485,7 @@ def load_config(layout: GitLayout | None, env: Mapping[str, str], watched: list[
     for e in parse_env_parameters(env):
         entries.append(e)
         inc = loader._include_target(e)
-        if inc is not None:
+        if inc is not None and not (absent is not None and absent(inc[0])):
             entries.extend(loader.file(inc[0], inc[1], False, 1))
     return entries, loader.errors
 
@@ -517,7 +525,7 @@ def resolve(root: str, *, excludes_file: str | None = None, ignore_case: bool | 
     s.layout = layout
     if layout is not None:
         s.watched += [layout.git_dir, os.path.join(layout.git_dir, "commondir")]
-    entries, s.errors = load_config(layout, env, s.watched)
+    entries, s.errors = load_config(layout, env, s.watched, absent)
     last: dict[str, str | None] = {}
     for e in entries:
         _validate(e)
