@@ -32,7 +32,7 @@ __all__ = ["CHUNK", "GlobGroup"]
 
 #: Rules per regex; a group of more rules is indexed by literal prefix / suffix.
 CHUNK = 64
-_SPECIAL = frozenset("*?[]\\")
+_SPECIAL_RX = re.compile(r"[*?\[\]\\]")
 
 
 class _Chunk:
@@ -103,11 +103,9 @@ def _prefix(pt: Pattern) -> str:
     if pt.anchor is not None:
         return pt.anchor
     glob = pt.glob
-    i = 0
-    n = len(glob)
-    while i < n and glob[i] not in _SPECIAL:
-        i += 1
-    return _fold(glob[:i]) if pt.fold else glob[:i]
+    m = _SPECIAL_RX.search(glob)
+    head = glob if m is None else glob[:m.start()]
+    return _fold(head) if pt.fold else head
 
 
 def _suffix(pt: Pattern) -> str:
@@ -116,10 +114,16 @@ def _suffix(pt: Pattern) -> str:
     malformed pattern matches nothing, and an escaped upper-case letter nothing folded:
     any tail will do)."""
     glob = pt.glob
-    i = len(glob)
-    while i and glob[i - 1] not in _SPECIAL:
-        i -= 1
-    return _fold(glob[i:]) if pt.fold else glob[i:]
+    tail = glob[max(map(glob.rfind, "*?[]\\")) + 1:]  # (rfind: linear on any line)
+    return _fold(tail) if pt.fold else tail
+
+
+def _bucket(index: dict[str, list[tuple[int, Pattern]] | _Chunks], key: str,
+            got: list[tuple[int, Pattern]] | _Chunks) -> _Chunks:
+    """The chunks of bucket ``key`` (built on first use)."""
+    if isinstance(got, list):
+        got = index[key] = _Chunks(got)
+    return got
 
 
 class GlobGroup:
@@ -129,8 +133,9 @@ class GlobGroup:
 
     def __init__(self, rules: list[tuple[int, Pattern]]) -> None:
         self.top = rules[-1][0] if rules else -1
-        self.pmap: dict[str, _Chunks] = {}
-        self.smap: dict[str, _Chunks] = {}
+        # bucket → its rules, turned into chunks when a text first reaches it
+        self.pmap: dict[str, list[tuple[int, Pattern]] | _Chunks] = {}
+        self.smap: dict[str, list[tuple[int, Pattern]] | _Chunks] = {}
         self.plens: tuple[int, ...] = ()
         self.slens: tuple[int, ...] = ()
         if len(rules) <= CHUNK:
@@ -149,8 +154,8 @@ class GlobGroup:
                 bys.setdefault(suf, []).append((idx, pt))
             else:
                 rest.append((idx, pt))
-        self.pmap = {k: _Chunks(v) for k, v in byp.items()}
-        self.smap = {k: _Chunks(v) for k, v in bys.items()}
+        self.pmap = dict(byp)
+        self.smap = dict(bys)
         self.plens = tuple(sorted({len(k) for k in byp}))
         self.slens = tuple(sorted({len(k) for k in bys}))
         self.rest = _Chunks(rest) if rest else None
@@ -167,7 +172,7 @@ class GlobGroup:
                     break
                 got = pmap.get(text[:k])
                 if got is not None:
-                    best = got.best(text, best)
+                    best = _bucket(pmap, text[:k], got).best(text, best)
         if self.slens:
             smap = self.smap
             for k in self.slens:
@@ -175,7 +180,7 @@ class GlobGroup:
                     break
                 got = smap.get(text[n - k:])
                 if got is not None:
-                    best = got.best(text, best)
+                    best = _bucket(smap, text[n - k:], got).best(text, best)
         rest = self.rest
         if rest is not None:
             best = rest.best(text, best)

@@ -501,11 +501,13 @@ class Wildmatch:
         return WM_NOMATCH if ti < nt else WM_MATCH
 
 
+_GLOB_SPECIAL_RX = re.compile(r"[*?\[\\]")
+
+
 def _simple_length(s: str) -> int:
-    for i, c in enumerate(s):
-        if c in _GLOB_SPECIAL:
-            return i
-    return len(s)
+    """The length of the literal start of ``s`` (up to its first ``*?[\\``)."""
+    m = _GLOB_SPECIAL_RX.search(s)
+    return len(s) if m is None else m.start()
 
 
 def _fold(s: str) -> str:
