@@ -28,7 +28,7 @@ from pathgate.runtime.ignore._wildmatch import _fold
 if TYPE_CHECKING:
     from pathgate.runtime.ignore._rules import Pattern
 
-__all__ = ["CHUNK", "GlobGroup"]
+__all__ = ["CHUNK", "GlobGroup", "glob_group"]
 
 #: Rules per regex; a group of more rules is indexed by literal prefix / suffix.
 CHUNK = 64
@@ -49,15 +49,22 @@ class _Chunk:
         self.wild: list[tuple[int, Pattern]] = []
 
     def _build(self) -> re.Pattern[str]:
+        # built aside and published regex last: a thread that sees ``rx`` sees the rest
+        # (two threads building at once build equal values)
         parts: list[str] = []
+        ids: list[int] = []
+        wild: list[tuple[int, Pattern]] = []
         for idx, pt in reversed(self.rules):
             if pt.wild is not None:
-                self.wild.append((idx, pt))
+                wild.append((idx, pt))
             elif pt.body is not None:
                 parts.append(f"({pt.body})")
-                self.ids.append(idx)
+                ids.append(idx)
         # a rule that can match nothing is left out; no alternative at all: never matches
-        self.rx = rx = re.compile("|".join(parts) if parts else "(?!)", re.DOTALL)
+        rx = re.compile("|".join(parts) if parts else "(?!)", re.DOTALL)
+        self.ids = ids
+        self.wild = wild
+        self.rx = rx
         return rx
 
     def best(self, text: str, best: int) -> int:
@@ -138,8 +145,9 @@ class GlobGroup:
         self.smap: dict[str, list[tuple[int, Pattern]] | _Chunks] = {}
         self.plens: tuple[int, ...] = ()
         self.slens: tuple[int, ...] = ()
+        self.rest: _Chunks | _Chunk | None = None
         if len(rules) <= CHUNK:
-            self.rest = _Chunks(rules) if rules else None
+            self.rest = _Chunk(rules) if rules else None
             return
         byp: dict[str, list[tuple[int, Pattern]]] = {}
         bys: dict[str, list[tuple[int, Pattern]]] = {}
@@ -158,7 +166,8 @@ class GlobGroup:
         self.smap = dict(bys)
         self.plens = tuple(sorted({len(k) for k in byp}))
         self.slens = tuple(sorted({len(k) for k in bys}))
-        self.rest = _Chunks(rest) if rest else None
+        if rest:
+            self.rest = _Chunks(rest)
 
     def best(self, text: str, best: int = -1) -> int:
         """The larger of ``best`` and the index of the last rule matching ``text``."""
@@ -185,3 +194,9 @@ class GlobGroup:
         if rest is not None:
             best = rest.best(text, best)
         return best
+
+
+def glob_group(rules: list[tuple[int, Pattern]]) -> GlobGroup | _Chunk:
+    """The matcher of ``rules`` (non-empty, ascending): one chunk when they fit in one
+    (fewer calls per path), else a :class:`GlobGroup`."""
+    return _Chunk(rules) if len(rules) <= CHUNK else GlobGroup(rules)

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 
 import msgspec
 
-from pathgate.runtime.ignore._groups import GlobGroup
+from pathgate.runtime.ignore._groups import glob_group
 from pathgate.runtime.ignore._wildmatch import (
     WILD_STAR_RUNS,
     Wildmatch,
@@ -92,15 +92,15 @@ class Pattern:
         self._rx: re.Pattern[str] | None = None
 
     def _prep(self) -> None:
-        self._prepped = True
+        # ``_prepped`` is set last: a thread that sees it sees the translation
         pathname = self.kind == _PGLOB
         body = translate_wildmatch(self.glob, pathname, self.fold)
-        if body is None:
-            return
-        if star_runs(self.glob) >= WILD_STAR_RUNS:
-            self._wild = Wildmatch(self.glob, pathname, self.fold, self.anchor or "")
-        else:
-            self._body = literal_regex(self.anchor) + body if self.anchor else body
+        if body is not None:
+            if star_runs(self.glob) >= WILD_STAR_RUNS:
+                self._wild = Wildmatch(self.glob, pathname, self.fold, self.anchor or "")
+            else:
+                self._body = literal_regex(self.anchor) + body if self.anchor else body
+        self._prepped = True
 
     @property
     def body(self) -> str | None:
@@ -138,6 +138,9 @@ class Pattern:
             return rel == self.text
         if k == _BGLOB or k == _PGLOB:
             text = rel if k == _PGLOB else name
+            rx = self._rx
+            if rx is not None:
+                return rx.fullmatch(text) is not None
             wild = self.wild
             if wild is not None:
                 return wild(text)
@@ -256,9 +259,9 @@ class _Table:
         sfx.reverse()
         self.sfx = tuple(s for _, s in sfx) or None
         self.sfx_rules = sfx
-        self.bglob = GlobGroup(bglob) if bglob else None
-        self.pglob = GlobGroup(anywhere) if anywhere else None
-        self.pdirs = {lead: GlobGroup(group) for lead, group in groups.items()}
+        self.bglob = glob_group(bglob) if bglob else None
+        self.pglob = glob_group(anywhere) if anywhere else None
+        self.pdirs = {lead: glob_group(group) for lead, group in groups.items()}
         # does any rule look past the basename? (if not, the path is never sliced)
         self.pathwise = bool(self.plit or self.pglob is not None or self.pdirs)
 
