@@ -21,6 +21,7 @@ regex or git's ``wildmatch``, so the decisions are the rules' own.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pathgate.runtime.ignore._wildmatch import _fold
@@ -39,10 +40,13 @@ class _Chunk:
     """At most :data:`CHUNK` rules (ascending index): one regex, compiled on first use,
     and the rules git's ``wildmatch`` port decides (``Pattern.wild``)."""
 
-    __slots__ = ("ids", "rules", "rx", "top", "wild")
+    __slots__ = ("ids", "quick", "rules", "rx", "top", "wild")
 
     def __init__(self, rules: list[tuple[int, Pattern]]) -> None:
         self.rules = rules
+        # once built, and when no rule needs the wildmatch port: the regex's ``fullmatch``,
+        # a caller's test before calling :meth:`best` (no Python call for a miss)
+        self.quick: Callable[[str], object] | None = None
         self.top = rules[-1][0]
         self.rx: re.Pattern[str] | None = None
         self.ids: list[int] = []
@@ -65,6 +69,8 @@ class _Chunk:
         self.ids = ids
         self.wild = wild
         self.rx = rx
+        if not wild:
+            self.quick = rx.fullmatch
         return rx
 
     def best(self, text: str, best: int) -> int:
@@ -136,10 +142,11 @@ def _bucket(index: dict[str, list[tuple[int, Pattern]] | _Chunks], key: str,
 class GlobGroup:
     """The glob rules (``(index, pattern)``, ascending) tested on one text: ``best``."""
 
-    __slots__ = ("plens", "pmap", "rest", "slens", "smap", "top")
+    __slots__ = ("plens", "pmap", "quick", "rest", "slens", "smap", "top")
 
     def __init__(self, rules: list[tuple[int, Pattern]]) -> None:
         self.top = rules[-1][0] if rules else -1
+        self.quick: Callable[[str], object] | None = None  # (no single test)
         # bucket → its rules, turned into chunks when a text first reaches it
         self.pmap: dict[str, list[tuple[int, Pattern]] | _Chunks] = {}
         self.smap: dict[str, list[tuple[int, Pattern]] | _Chunks] = {}

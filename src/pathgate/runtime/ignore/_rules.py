@@ -277,8 +277,11 @@ class _Table:
                 if name.endswith(s):
                     best = idx
                     break
-        if self.bglob is not None:
-            best = self.bglob.best(name, best)
+        g = self.bglob
+        if g is not None:
+            q = g.quick  # a small group's regex: a miss costs no Python call
+            if q is None or q(name) is not None:
+                best = g.best(name, best)
         if not self.pathwise:
             return best
         rel = path[off:] if off else path
@@ -286,13 +289,18 @@ class _Table:
             v = self.plit.get(rel, -1)
             if v > best:
                 best = v
-        if self.pglob is not None:
-            best = self.pglob.best(rel, best)
+        g = self.pglob
+        if g is not None:
+            q = g.quick
+            if q is None or q(rel) is not None:
+                best = g.best(rel, best)
         if self.pdirs:
             cut = rel.find("/")
-            group = self.pdirs.get(rel[:cut]) if cut > 0 else None
-            if group is not None:
-                best = group.best(rel, best)
+            g = self.pdirs.get(rel[:cut]) if cut > 0 else None
+            if g is not None:
+                q = g.quick
+                if q is None or q(rel) is not None:
+                    best = g.best(rel, best)
         return best
 
 
