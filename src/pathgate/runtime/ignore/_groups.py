@@ -33,7 +33,6 @@ __all__ = ["CHUNK", "GlobGroup", "glob_group"]
 
 #: Rules per regex; a group of more rules is indexed by literal prefix / suffix.
 CHUNK = 64
-_SPECIAL_RX = re.compile(r"[*?\[\]\\]")
 
 
 class _Chunk:
@@ -111,14 +110,8 @@ class _Chunks:
 
 
 def _prefix(pt: Pattern) -> str:
-    """The literal text every match of ``pt`` starts with (folded as the text is): a path
-    rule's anchor, else its wildmatch pattern up to the first special character."""
-    if pt.anchor is not None:
-        return pt.anchor
-    glob = pt.glob
-    m = _SPECIAL_RX.search(glob)
-    head = glob if m is None else glob[:m.start()]
-    return _fold(head) if pt.fold else head
+    """The literal text every match of ``pt`` starts with (folded as the text is)."""
+    return pt.head
 
 
 def _suffix(pt: Pattern) -> str:

@@ -67,11 +67,11 @@ class Pattern:
     to nothing when it can match nothing (malformed bracket, lone trailing backslash)."""
 
     __slots__ = ("_body", "_prepped", "_rx", "_wild", "anchor", "dir_only", "fold", "glob",
-                 "kind", "lead", "match", "negated", "rule", "text")
+                 "head", "kind", "lead", "match", "negated", "rule", "text")
 
     def __init__(self, rule: Rule, kind: int, text: str, negated: bool, dir_only: bool,
                  glob: str = "", fold: bool = False, lead: str = "",
-                 anchor: str | None = None) -> None:
+                 anchor: str | None = None, head: str = "") -> None:
         self.rule = rule
         self.kind = kind
         self.text = text
@@ -85,6 +85,8 @@ class Pattern:
         # a rule tested on the base-relative path: the literal text every path it matches
         # starts with ("" when it starts with a wildcard); None for a basename rule
         self.anchor = anchor
+        # a glob: the literal text (folded) every basename / path it matches starts with
+        self.head = head
         self.match = Match(ignored=not negated, rule=rule)
         self._prepped = kind not in (_BGLOB, _PGLOB)
         self._body: str | None = None
@@ -138,6 +140,8 @@ class Pattern:
             return rel == self.text
         if k == _BGLOB or k == _PGLOB:
             text = rel if k == _PGLOB else name
+            if not text.startswith(self.head):
+                return False  # (no translation for a line that cannot match)
             rx = self._rx
             if rx is not None:
                 return rx.fullmatch(text) is not None
@@ -170,7 +174,9 @@ def compile_pattern(line: str, rule: Rule, fold: bool = False) -> Pattern:
         if p.startswith("*") and _simple_length(p[1:]) == len(p) - 1:
             return Pattern(rule, _SUFFIX, _fold(pat[1:]) if fold else pat[1:], negated,
                            dir_only)
-        return Pattern(rule, _BGLOB, pat, negated, dir_only, pat, fold)
+        head = pat[:nowild]
+        return Pattern(rule, _BGLOB, pat, negated, dir_only, pat, fold,
+                       head=_fold(head) if fold else head)
     prefix = nowild
     if pat.startswith("/"):
         pat = pat[1:]
@@ -185,7 +191,7 @@ def compile_pattern(line: str, rule: Rule, fold: bool = False) -> Pattern:
     if prefix == len(pat):
         return Pattern(rule, _PLIT, lit, negated, dir_only, anchor=lit)
     lead = lit.partition("/")[0] if "/" in lit else ""
-    return Pattern(rule, _PGLOB, pat, negated, dir_only, pat[prefix:], fold, lead, lit)
+    return Pattern(rule, _PGLOB, pat, negated, dir_only, pat[prefix:], fold, lead, lit, lit)
 
 
 def _trim_trailing_spaces(s: bytes) -> bytes:
