@@ -262,10 +262,10 @@ def test_pathological_line_is_decided_in_bounded_time(tmp_path: Path, line: str,
 def test_star_runs_and_collapsing() -> None:
     from pathgate.runtime.ignore import star_runs, translate_wildmatch
 
-    assert translate_wildmatch(REPEATED, True) == "(?:.*/)?\\x71"
-    assert translate_wildmatch("a/**/**/**", True) == "\\x61\\x2f.*"
-    assert translate_wildmatch("**/x/**/**/y", True) == "(?:.*/)?\\x78\\x2f(?:.*/)?\\x79"
-    assert translate_wildmatch("a**/**/b", True) == "\\x61[^/]*\\x2f(?:.*/)?\\x62"
+    assert translate_wildmatch(REPEATED, True) == "(?:.*/)?q"
+    assert translate_wildmatch("a/**/**/**", True) == "a/.*"
+    assert translate_wildmatch("**/x/**/**/y", True) == "(?:.*/)?x/(?:.*/)?y"
+    assert translate_wildmatch("a**/**/b", True) == "a[^/]*/(?:.*/)?b"
     assert star_runs(REPEATED) == 1
     assert star_runs(STARS) == 13
     assert star_runs("**/x/**/**") == 2

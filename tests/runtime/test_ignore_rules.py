@@ -193,7 +193,10 @@ def test_translate_wildmatch_shapes() -> None:
     assert translate_wildmatch("a\\", True) is None
     assert translate_wildmatch("[a", True) is None
     assert translate_wildmatch("[[:nope:]]", False) is None
-    assert translate_wildmatch("**/x", True) == "(?:.*/)?\\x78"
+    assert translate_wildmatch("**/x", True) == "(?:.*/)?x"
+    # literals are plain where no regex metacharacter, escaped otherwise
+    assert translate_wildmatch("a.b(c)+$", True) == "a\\x2eb\\x28c\\x29\\x2b\\x24"
+    assert translate_wildmatch("\xe9 #", True) == "\\xe9\\x20\\x23"
 
 
 def test_ignore_case_like_git(tmp_path: Path, git_bin: str) -> None:

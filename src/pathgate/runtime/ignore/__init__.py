@@ -32,9 +32,12 @@ the same, step by step:
   still applies. Matching is done on bytes (a ``?`` is one byte), exactly like git, by
   running the regexes over a latin-1 view of the path's bytes. ``core.ignoreCase`` folds
   ASCII only, with git's quirks (an escaped upper-case letter then matches nothing).
-  Each line is compiled once by :func:`compile_pattern`; literal lines become dictionary
-  keys or suffix tests, the rest regexes, and each list also gets one combined regex that
-  answers "does anything match?" before the rules are scanned from the last line back.
+  Each line is classified once by :func:`compile_pattern`; literal lines become dictionary
+  keys or suffix tests, the rest regexes translated and compiled on first use, up to 64
+  per regex in reverse line order (the first alternative that matches is the last line
+  that matches); past 64, a list's globs are indexed by the literal prefix or suffix every
+  match has, so a path compiles and runs only the rules it could match (``_groups.py``):
+  a 50,000-line file costs ~0.5 s, not ~15 s.
 * **Bounded time.** Consecutive ``**/`` components collapse in the regex (``**/**/`` is
   ``**/``, by a regular-language identity). A line that still has 3 or more runs of ``*``
   (which a backtracking regex could take O(n^k) on) is matched by :class:`Wildmatch`

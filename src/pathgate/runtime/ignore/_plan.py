@@ -83,7 +83,7 @@ def _entry_table(lst: IgnoreList, files: bool, state: _State, prefix: str) -> _T
         if "/" in rest:
             continue  # matches only deeper down
         if pt.kind == _PLIT:
-            keep.append((i, Pattern(pt.rule, _LIT, rest, None, pt.negated, pt.dir_only)))
+            keep.append((i, Pattern(pt.rule, _LIT, rest, pt.negated, pt.dir_only)))
             key.append((i, rest))
         else:
             keep.append((i, pt))

@@ -12,16 +12,17 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 
 import msgspec
 
+from pathgate.runtime.ignore._groups import glob_group
 from pathgate.runtime.ignore._wildmatch import (
     WILD_STAR_RUNS,
     Wildmatch,
-    _esc,
     _fold,
     _simple_length,
+    literal_regex,
     star_runs,
     translate_wildmatch,
 )
@@ -54,32 +55,79 @@ NO_MATCH = Match(ignored=False)
 # patterns and lists
 # ---------------------------------------------------------------------------------------
 
-_LIT, _SUFFIX, _BGLOB, _PLIT, _PGLOB, _NOTHING, _WILD = range(7)
+_LIT, _SUFFIX, _BGLOB, _PLIT, _PGLOB = range(5)
 
 
 class Pattern:
-    """One compiled ignore line. ``text`` is the matching view (latin-1 of the bytes)."""
+    """One compiled ignore line. ``text`` is the matching view (latin-1 of the bytes).
 
-    __slots__ = ("anchor", "dir_only", "kind", "lead", "match", "negated", "regex", "rule",
-                 "text", "wild")
+    A glob line (``_BGLOB`` on the basename, ``_PGLOB`` on the base-relative path) keeps
+    its wildmatch part (``glob``) and is translated on first use: to a regex (``body``,
+    ``regex``), or to git's ``wildmatch`` port (``wild``) when a regex could backtrack, or
+    to nothing when it can match nothing (malformed bracket, lone trailing backslash)."""
 
-    def __init__(self, rule: Rule, kind: int, text: str, regex: re.Pattern[str] | None,
-                 negated: bool, dir_only: bool, wild: Wildmatch | None = None,
-                 lead: str = "", anchor: str | None = None) -> None:
+    __slots__ = ("_body", "_prepped", "_rx", "_wild", "anchor", "dir_only", "fold", "glob",
+                 "head", "kind", "lead", "match", "negated", "rule", "text")
+
+    def __init__(self, rule: Rule, kind: int, text: str, negated: bool, dir_only: bool,
+                 glob: str = "", fold: bool = False, lead: str = "",
+                 anchor: str | None = None, head: str = "") -> None:
         self.rule = rule
         self.kind = kind
         self.text = text
-        self.regex = regex
         self.negated = negated
         self.dir_only = dir_only
-        self.wild = wild  # _WILD: git's wildmatch, on the basename or the path
+        self.glob = glob  # the wildmatch part (after the anchor of a path glob)
+        self.fold = fold
         # _PGLOB: the first path component every match starts with ("" when the pattern
         # starts with a wildcard): the tables test a rule only on paths under it
         self.lead = lead
         # a rule tested on the base-relative path: the literal text every path it matches
         # starts with ("" when it starts with a wildcard); None for a basename rule
         self.anchor = anchor
+        # a glob: the literal text (folded) every basename / path it matches starts with
+        self.head = head
         self.match = Match(ignored=not negated, rule=rule)
+        self._prepped = kind not in (_BGLOB, _PGLOB)
+        self._body: str | None = None
+        self._wild: Wildmatch | None = None
+        self._rx: re.Pattern[str] | None = None
+
+    def _prep(self) -> None:
+        # ``_prepped`` is set last: a thread that sees it sees the translation
+        pathname = self.kind == _PGLOB
+        body = translate_wildmatch(self.glob, pathname, self.fold)
+        if body is not None:
+            if star_runs(self.glob) >= WILD_STAR_RUNS:
+                self._wild = Wildmatch(self.glob, pathname, self.fold, self.anchor or "")
+            else:
+                self._body = literal_regex(self.anchor) + body if self.anchor else body
+        self._prepped = True
+
+    @property
+    def body(self) -> str | None:
+        """The regex source (``fullmatch``, ``re.DOTALL``) of a glob line; ``None`` when
+        :attr:`wild` decides it or it can match nothing."""
+        if not self._prepped:
+            self._prep()
+        return self._body
+
+    @property
+    def wild(self) -> Wildmatch | None:
+        """git's ``wildmatch`` for a glob line with :data:`WILD_STAR_RUNS` runs of ``*``."""
+        if not self._prepped:
+            self._prep()
+        return self._wild
+
+    @property
+    def regex(self) -> re.Pattern[str] | None:
+        """:attr:`body`, compiled (on first use)."""
+        rx = self._rx
+        if rx is None:
+            body = self.body
+            if body is not None:
+                rx = self._rx = re.compile(body, re.DOTALL)
+        return rx
 
     def matches(self, name: str, rel: str) -> bool:
         """Test one (already folded, latin-1 view) basename / base-relative path."""
@@ -88,23 +136,26 @@ class Pattern:
             return name == self.text
         if k == _SUFFIX:
             return name.endswith(self.text)
-        if k == _BGLOB:
-            assert self.regex is not None
-            return self.regex.fullmatch(name) is not None
         if k == _PLIT:
             return rel == self.text
-        if k == _PGLOB:
-            assert self.regex is not None
-            return self.regex.fullmatch(rel) is not None
-        if k == _WILD:
-            assert self.wild is not None
-            return self.wild(rel if self.wild.pathname else name)
+        if k == _BGLOB or k == _PGLOB:
+            text = rel if k == _PGLOB else name
+            if not text.startswith(self.head):
+                return False  # (no translation for a line that cannot match)
+            rx = self._rx
+            if rx is not None:
+                return rx.fullmatch(text) is not None
+            wild = self.wild
+            if wild is not None:
+                return wild(text)
+            rx = self.regex
+            return rx is not None and rx.fullmatch(text) is not None
         return False
 
 
-
 def compile_pattern(line: str, rule: Rule, fold: bool = False) -> Pattern:
-    """Compile one trimmed ignore line (latin-1 view of its bytes), as ``add_pattern``."""
+    """Compile one trimmed ignore line (latin-1 view of its bytes), as ``add_pattern``.
+    Glob lines are classified here and translated on first use (:class:`Pattern`)."""
     p = line
     negated = p.startswith("!")
     if negated:
@@ -116,49 +167,31 @@ def compile_pattern(line: str, rule: Rule, fold: bool = False) -> Pattern:
         dir_only = True
     nodir = "/" not in p[:length]
     nowild = min(_simple_length(p), length)
-    endswith = p.startswith("*") and _simple_length(p[1:]) == len(p) - 1
     pat = p[:length]
     if nodir:
         if nowild == length:
-            kind, text, rx = _LIT, (_fold(pat) if fold else pat), None
-        elif endswith:
-            kind, text, rx = _SUFFIX, (_fold(pat[1:]) if fold else pat[1:]), None
-        else:
-            body = translate_wildmatch(pat, False, fold)
-            if body is None:
-                kind, text, rx = _NOTHING, pat, None
-            elif star_runs(pat) >= WILD_STAR_RUNS:
-                wild = Wildmatch(pat, False, fold)
-                return Pattern(rule, _WILD, pat, None, negated, dir_only, wild)
-            else:
-                kind, text, rx = _BGLOB, pat, re.compile(body, re.DOTALL)
-    else:
-        prefix = nowild
-        if pat.startswith("/"):
-            pat = pat[1:]
-            prefix -= 1
-        lit = _fold(pat[:prefix]) if fold else pat[:prefix]
-        tail = pat[3:]
-        if (pat.startswith("**/") and tail and "/" not in tail
-                and _simple_length(tail) == len(tail)):
-            # "**/name" matches "name" at any depth below the base: it is the basename
-            # literal "name" (wildmatch: "**/" matches zero or more leading directories)
-            return Pattern(rule, _LIT, _fold(tail) if fold else tail, None, negated, dir_only)
-        if prefix == len(pat):
-            return Pattern(rule, _PLIT, lit, None, negated, dir_only, anchor=lit)
-        else:
-            body = translate_wildmatch(pat[prefix:], True, fold)
-            if body is None:
-                kind, text, rx = _NOTHING, pat, None
-            elif star_runs(pat[prefix:]) >= WILD_STAR_RUNS:
-                wild = Wildmatch(pat[prefix:], True, fold, lit)
-                return Pattern(rule, _WILD, pat, None, negated, dir_only, wild, anchor=lit)
-            else:
-                lead = lit.partition("/")[0] if "/" in lit else ""
-                return Pattern(rule, _PGLOB, pat, re.compile(
-                    "".join(_esc(c) for c in lit) + body, re.DOTALL), negated, dir_only,
-                    lead=lead, anchor=lit)
-    return Pattern(rule, kind, text, rx, negated, dir_only)
+            return Pattern(rule, _LIT, _fold(pat) if fold else pat, negated, dir_only)
+        if p.startswith("*") and _simple_length(p[1:]) == len(p) - 1:
+            return Pattern(rule, _SUFFIX, _fold(pat[1:]) if fold else pat[1:], negated,
+                           dir_only)
+        head = pat[:nowild]
+        return Pattern(rule, _BGLOB, pat, negated, dir_only, pat, fold,
+                       head=_fold(head) if fold else head)
+    prefix = nowild
+    if pat.startswith("/"):
+        pat = pat[1:]
+        prefix -= 1
+    lit = _fold(pat[:prefix]) if fold else pat[:prefix]
+    tail = pat[3:]
+    if (pat.startswith("**/") and tail and "/" not in tail
+            and _simple_length(tail) == len(tail)):
+        # "**/name" matches "name" at any depth below the base: it is the basename
+        # literal "name" (wildmatch: "**/" matches zero or more leading directories)
+        return Pattern(rule, _LIT, _fold(tail) if fold else tail, negated, dir_only)
+    if prefix == len(pat):
+        return Pattern(rule, _PLIT, lit, negated, dir_only, anchor=lit)
+    lead = lit.partition("/")[0] if "/" in lit else ""
+    return Pattern(rule, _PGLOB, pat, negated, dir_only, pat[prefix:], fold, lead, lit, lit)
 
 
 def _trim_trailing_spaces(s: bytes) -> bytes:
@@ -203,54 +236,40 @@ def parse_lines(data: bytes) -> list[tuple[int, bytes]]:
 class _Table:
     """The rules of one list usable for one kind of path (files: no dir-only rules)."""
 
-    __slots__ = ("bre", "brules", "lit", "pathwise", "pdirs", "plit", "pre", "prules", "sfx",
-                 "sfx_rules", "wild")
+    __slots__ = ("bglob", "lit", "pathwise", "pdirs", "pglob", "plit", "sfx", "sfx_rules")
 
     def __init__(self, pats: Sequence[tuple[int, Pattern]]) -> None:
         self.lit: dict[str, int] = {}
         self.plit: dict[str, int] = {}
         sfx: list[tuple[int, str]] = []
         bglob: list[tuple[int, Pattern]] = []
-        pglob: list[tuple[int, Pattern]] = []
-        wild: list[tuple[int, Pattern]] = []
+        anywhere: list[tuple[int, Pattern]] = []
+        groups: dict[str, list[tuple[int, Pattern]]] = {}
         for idx, pt in pats:
-            if pt.kind == _LIT:
+            k = pt.kind
+            if k == _LIT:
                 self.lit[pt.text] = idx
-            elif pt.kind == _PLIT:
+            elif k == _PLIT:
                 self.plit[pt.text] = idx
-            elif pt.kind == _SUFFIX:
+            elif k == _SUFFIX:
                 sfx.append((idx, pt.text))
-            elif pt.kind == _BGLOB:
+            elif k == _BGLOB:
                 bglob.append((idx, pt))
-            elif pt.kind == _PGLOB:
-                pglob.append((idx, pt))
-            elif pt.kind == _WILD:
-                wild.append((idx, pt))
+            elif k == _PGLOB:
+                # path globs: those starting with a wildcard are tested on every path; the
+                # others only on paths whose first component is theirs (one dict lookup)
+                if pt.lead:
+                    groups.setdefault(pt.lead, []).append((idx, pt))
+                else:
+                    anywhere.append((idx, pt))
         sfx.reverse()
-        wild.reverse()
-        self.wild = wild
-        bglob.reverse()
-        pglob.reverse()
         self.sfx = tuple(s for _, s in sfx) or None
         self.sfx_rules = sfx
-        self.brules = [(i, pt.regex) for i, pt in bglob if pt.regex is not None]
-        self.bre = _combine(pt for _, pt in bglob)
-        # path globs: those starting with a wildcard are tested on every path; the others
-        # only on paths whose first component is theirs (one dict lookup)
-        anywhere = [(i, pt) for i, pt in pglob if not pt.lead]
-        self.prules = [(i, pt.regex) for i, pt in anywhere if pt.regex is not None]
-        self.pre = _combine(pt for _, pt in anywhere)
-        groups: dict[str, list[tuple[int, Pattern]]] = {}
-        for i, pt in pglob:
-            if pt.lead:
-                groups.setdefault(pt.lead, []).append((i, pt))
-        self.pdirs: dict[str, tuple[re.Pattern[str], list[tuple[int, re.Pattern[str]]]]] = {}
-        for lead, group in groups.items():
-            rx = _combine(pt for _, pt in group)
-            if rx is not None:
-                self.pdirs[lead] = (rx, [(i, pt.regex) for i, pt in group if pt.regex is not None])
+        self.bglob = glob_group(bglob) if bglob else None
+        self.pglob = glob_group(anywhere) if anywhere else None
+        self.pdirs = {lead: glob_group(group) for lead, group in groups.items()}
         # does any rule look past the basename? (if not, the path is never sliced)
-        self.pathwise = bool(self.plit or self.pre is not None or self.pdirs or self.wild)
+        self.pathwise = bool(self.plit or self.pglob is not None or self.pdirs)
 
     def best(self, name: str, path: str, off: int = 0) -> int:
         """Index of the last rule matching the basename ``name`` or the base-relative
@@ -264,9 +283,11 @@ class _Table:
                 if name.endswith(s):
                     best = idx
                     break
-        bre = self.bre
-        if bre is not None and bre.fullmatch(name) is not None:
-            best = _last(self.brules, name, best)
+        g = self.bglob
+        if g is not None:
+            q = g.quick  # a small group's regex: a miss costs no Python call
+            if q is None or q(name) is not None:
+                best = g.best(name, best)
         if not self.pathwise:
             return best
         rel = path[off:] if off else path
@@ -274,41 +295,19 @@ class _Table:
             v = self.plit.get(rel, -1)
             if v > best:
                 best = v
-        pre = self.pre
-        if pre is not None and pre.fullmatch(rel) is not None:
-            best = _last(self.prules, rel, best)
+        g = self.pglob
+        if g is not None:
+            q = g.quick
+            if q is None or q(rel) is not None:
+                best = g.best(rel, best)
         if self.pdirs:
             cut = rel.find("/")
-            group = self.pdirs.get(rel[:cut]) if cut > 0 else None
-            if group is not None and group[0].fullmatch(rel) is not None:
-                best = _last(group[1], rel, best)
-        for idx, pt in self.wild:  # no combined pre-test: each runs git's wildmatch
-            if idx <= best:
-                break
-            if pt.matches(name, rel):
-                best = idx
-                break
+            g = self.pdirs.get(rel[:cut]) if cut > 0 else None
+            if g is not None:
+                q = g.quick
+                if q is None or q(rel) is not None:
+                    best = g.best(rel, best)
         return best
-
-
-def _last(rules: list[tuple[int, re.Pattern[str]]], text: str, best: int) -> int:
-    """The index of the last rule (``rules`` run from the last) above ``best`` that
-    matches ``text``; ``best`` when none does."""
-    for idx, rx in rules:
-        if idx <= best:
-            break
-        if rx.fullmatch(text) is not None:
-            return idx
-    return best
-
-
-def _combine(pats: Iterable[Pattern]) -> re.Pattern[str] | None:
-    parts = [pt.regex.pattern for pt in pats if pt.regex is not None]
-    if not parts:
-        return None
-    if len(parts) == 1:
-        return re.compile(parts[0], re.DOTALL)
-    return re.compile("|".join(f"(?:{x})" for x in parts), re.DOTALL)
 
 
 class IgnoreList:
@@ -348,7 +347,7 @@ class IgnoreList:
             if segs is not None:
                 self.segmented[i] = segs
         self.unanchored = tuple(i for i, p in enumerate(self.patterns)
-                                if p.kind != _NOTHING and not p.anchor
+                                if not p.anchor
                                 and i not in self.segmented)
         self.anchored = tuple(i for i, p in enumerate(self.patterns)
                               if p.anchor and i not in self.segmented)
@@ -430,7 +429,7 @@ def _segments(pt: Pattern, fold: bool) -> tuple[tuple[Pattern, ...], Pattern] | 
     rule (with ``WM_PATHNAME``, ``*`` and ``?`` never match ``/``: such a rule matches a
     path exactly when the component counts agree and each component matches), and its last
     component as a basename rule with the rule's negation and dir-only flag; else ``None``."""
-    if pt.anchor is None or pt.kind == _NOTHING:
+    if pt.anchor is None:
         return None
     text = pt.text
     if "**" in text or "[" in text or "\\" in text:

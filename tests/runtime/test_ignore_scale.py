@@ -1,0 +1,127 @@
+"""Big ignore files (issue F6): thousands of wildcard lines, negations among them, decide
+exactly as the lines one by one and as ``git check-ignore``.
+
+Past :data:`~pathgate.runtime.ignore._groups.CHUNK` globs a list indexes them by literal
+prefix / suffix and compiles a bucket only when a path reaches it: these tests make every
+kind of bucket (basename and path globs with a literal start, with only a literal tail,
+with neither; ``wildmatch``-port lines; malformed lines; dir-only lines) hold more than
+one chunk, and check the decisions rule by rule and against git.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from pathgate.runtime.ignore import IgnoreList, Pattern, compile_pattern
+from pathgate.runtime.ignore._groups import CHUNK
+from pathgate.runtime.ignore._rules import decide
+from pathgate.verdicts import Rule
+
+_STEMS = ["ab", "abc", "b", "x1", "Ab", "q"]
+_RARE = [f"n{k}" for k in range(40)]  # stems of small buckets (one or two lines each)
+_TAILS = [".c", ".log", "z", "c", ".C", ""]
+
+
+def _line(rng: random.Random) -> str:
+    """One random wildcard line over a small alphabet (so lines and paths meet often)."""
+    s, t = rng.choice(_RARE if rng.random() < 0.05 else _STEMS), rng.choice(_TAILS)
+    shapes = [
+        f"{s}*{t}", f"{s}?{t}", f"*{s}*{t}", f"[ab]*{t}", f"*{s}[0-9a-c]", f"{s}*",
+        f"?{s}*", f"*{s}*", f"*[!x]{t}", f"{s}/*{t}", f"{s}/**/{s}*", f"**/{s}*{t}",
+        f"*/{s}{t}", f"/{s}*/{t or 'z'}", f"{s}/[a-c]*/**", f"*{s}*{s}*{t}",
+        f"**/*{s}*/**/*{t}", f"{s}\\*{t}", f"[{s}", f"{s}*{t}\\", f"[[:upper:]]{s}*",
+        f"{s}**{t}", f"*{s}/", f"{s}*{t}/",
+    ]
+    line = rng.choice(shapes)
+    return ("!" + line) if rng.random() < 0.3 else line
+
+
+def _lines(seed: int, n: int) -> list[str]:
+    rng = random.Random(seed)
+    return [_line(rng) for _ in range(n)]
+
+
+def _paths(seed: int, n: int) -> list[str]:
+    rng = random.Random(seed)
+    comps = [*_STEMS, "ab.c", "abc.log", "x1z", "bq.C", "qc", "abxabz", "b*z", "[ab",
+             "ab1", "Abc.c", "x", "z", *_RARE, *(f"{r}.c" for r in _RARE),
+             *(f"{r}.logz" for r in _RARE)]
+    return sorted({"/".join(rng.choice(comps) for _ in range(rng.randint(1, 4)))
+                   for _ in range(n)})
+
+
+def _compiled(lines: list[str], fold: bool) -> list[Pattern]:
+    return [compile_pattern(line, Rule("t", i + 1, line, line.startswith("!")), fold)
+            for i, line in enumerate(lines)]
+
+
+def _one_by_one(pats: list[Pattern], rel: str, is_dir: bool) -> int:
+    """The index of the last line that matches ``rel``, rule by rule; -1 when none."""
+    name = rel.rpartition("/")[2]
+    for i in reversed(range(len(pats))):
+        pt = pats[i]
+        if pt.dir_only and not is_dir:
+            continue
+        if pt.matches(name, rel):
+            return i
+    return -1
+
+
+@pytest.mark.parametrize("fold", [False, True], ids=["case", "ignore-case"])
+def test_big_list_equals_rules_one_by_one(fold: bool) -> None:
+    lines = _lines(6, 40 * CHUNK)
+    lst = IgnoreList.from_lines(lines, fold=fold)
+    pats = _compiled(lines, fold)
+    assert lst.dtab.bglob is not None and lst.dtab.bglob.pmap and lst.dtab.bglob.smap
+    assert lst.dtab.bglob.rest is not None and len(lst.dtab.bglob.rest.chunks) > 1
+    for rel in _paths(7, 400):
+        view = rel.lower() if fold else rel
+        for is_dir in (False, True):
+            want = _one_by_one(pats, view, is_dir)
+            got = decide((lst,), view, view.rpartition("/")[2], is_dir, lambda _, d=is_dir: d,
+                         rel)
+            assert (lst.patterns.index(got) if got is not None else -1) == want, (rel, is_dir)
+
+
+def test_big_list_below_a_base_equals_rules_one_by_one() -> None:
+    lines = _lines(8, 20 * CHUNK)
+    lst = IgnoreList.from_lines(lines, base="m/n")
+    pats = _compiled(lines, False)
+    for rel in _paths(9, 300):
+        want = _one_by_one(pats, rel, False)
+        got = decide((lst,), "m/n/" + rel, rel.rpartition("/")[2], False, lambda _: False,
+                     "m/n/" + rel)
+        assert (lst.patterns.index(got) if got is not None else -1) == want, rel
+
+
+@pytest.mark.parametrize("fold", [False, True], ids=["case", "ignore-case"])
+def test_big_generated_ignore_file_equals_git(tmp_path: Path, git_bin: str, fold: bool) -> None:
+    """A 2,500-line root ``.gitignore`` and a 600-line nested one of wildcard lines, a
+    third of them negations, on a generated tree: ``pathgate check-ignore`` == git."""
+    from tests.oracle._git import (
+        git_check_ignore,
+        git_init,
+        pathgate_check_ignore,
+        stdin_payload,
+        write_tree,
+    )
+
+    git_init(git_bin, tmp_path)
+    paths = _paths(11, 500)
+    files = {p: b"x" for p in paths
+             if p != "ab" and not any(q.startswith(p + "/") for q in paths)}
+    files[".gitignore"] = "\n".join(_lines(12, 2500)).encode() + b"\n"
+    files["ab/.gitignore"] = "\n".join(_lines(13, 600)).encode() + b"\n"
+    write_tree(tmp_path, files)
+    queries = [*paths, *(f"{p}/" for p in paths[::5])]
+    args = ["-v", "-n", "--non-matching", "--stdin"]
+    payload = stdin_payload(queries)
+    expected = git_check_ignore(git_bin, tmp_path, args, payload,
+                                ["core.ignoreCase=true"] if fold else [])
+    got = pathgate_check_ignore(tmp_path, ["--ignore-case", *args] if fold else args, payload)
+    assert expected[1].count(b"\n") == len(queries)
+    assert got[1].decode() == expected[1].decode()
+    assert got == expected
