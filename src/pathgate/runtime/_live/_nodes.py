@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pathgate.runtime.ignore import DirNode
+    from pathgate.runtime.ignore import DirNode, IgnoreIndex
 
-__all__ = ["ancestors", "depth", "parent", "same_root", "same_rules"]
+__all__ = ["ancestors", "depth", "own_rules_unchanged", "parent", "same_root"]
 
 
 def parent(rel: str) -> str:
@@ -27,16 +27,19 @@ def same_root(node: DirNode, old: DirNode | None) -> bool:
         node.parent is old.parent and node.sigs == old.sigs and node.stop == old.stop))
 
 
-def same_rules(node: DirNode, old: DirNode) -> bool:
-    """Does kept directory's node decide as the one its records were decided by? Its own
-    ignore files by stat signature and its fail-closed state (its parents are checked as
-    their own directories, the root and git's sources by :func:`same_root`)."""
-    return node is old or (node.sigs == old.sigs and node.stop == old.stop)
-
-
 def ancestors(rel: str) -> list[str]:
     out = [""] if rel else []
     parts = rel.split("/")
     for i in range(1, len(parts)):
         out.append("/".join(parts[:i]))
     return out
+
+
+def own_rules_unchanged(ix: IgnoreIndex, rel: str, node: DirNode) -> bool:
+    """Do the ignore files kept directory ``rel``'s node was read from still have the
+    signatures it was read under? One ``lstat`` per file the node holds (an edit through
+    another hard link sends the directory's watch no event; creating or removing one does,
+    and its parents are checked as their own directories). Blocking."""
+    names = ix._ignore_names
+    present = frozenset(name for name, sig in zip(names, node.sigs, strict=True) if sig is not None)
+    return not present or ix._own_sigs(rel, present, None, False) == node.sigs
