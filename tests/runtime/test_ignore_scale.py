@@ -33,7 +33,7 @@ def _line(rng: random.Random) -> str:
         f"?{s}*", f"*{s}*", f"*[!x]{t}", f"{s}/*{t}", f"{s}/**/{s}*", f"**/{s}*{t}",
         f"*/{s}{t}", f"/{s}*/{t or 'z'}", f"{s}/[a-c]*/**", f"*{s}*{s}*{t}",
         f"**/*{s}*/**/*{t}", f"{s}\\*{t}", f"[{s}", f"{s}*{t}\\", f"[[:upper:]]{s}*",
-        f"{s}**{t}", f"*{s}/", f"{s}*{t}/",
+        f"{s}**{t}", f"*{s}/", f"{s}*{t}/", f"**/{s}/{s}{t}", f"/**/{s}/x1z", f"!**/{s}/{s}",
     ]
     line = rng.choice(shapes)
     return ("!" + line) if rng.random() < 0.3 else line
@@ -125,3 +125,30 @@ def test_big_generated_ignore_file_equals_git(tmp_path: Path, git_bin: str, fold
     assert expected[1].count(b"\n") == len(queries)
     assert got[1].decode() == expected[1].decode()
     assert got == expected
+
+
+@pytest.mark.parametrize("filler", ["**/q{k}/*", "*/q{k}/*", "q{k}*z"])
+def test_double_star_slash_before_a_literal_tail_matches_zero_directories(
+        tmp_path: Path, git_bin: str, filler: str) -> None:
+    """Red team 5: past 64 wildcard lines a line is indexed by the literal text every match
+    ends with; for ``**/foo/bar`` that is ``foo/bar``, not ``/foo/bar`` (``**/`` matches zero
+    directories), or ``foo/bar`` itself was never tested (served where git ignores it)."""
+    from tests.oracle._git import git_check_ignore, git_init, pathgate_check_ignore, stdin_payload, write_tree
+
+    git_init(git_bin, tmp_path)
+    lines = ["*", "!*/", *(filler.format(k=k) for k in range(70)), "**/foo/bar", "!**/keep/me",
+             "/**/deep/x", "**/**/y z"]
+    files = {p: b"x" for p in ("foo/bar", "a/foo/bar", "keep/me", "a/keep/me", "deep/x", "a/deep/x",
+                                "y z", "a/y z", "other")}
+    files[".gitignore"] = ("\n".join(lines) + "\n").encode()
+    write_tree(tmp_path, files)
+    queries = sorted(p for p in files if p != ".gitignore")
+    args = ["-v", "-n", "--non-matching", "--stdin"]
+    payload = stdin_payload(queries)
+    expected = git_check_ignore(git_bin, tmp_path, args, payload, [])
+    assert pathgate_check_ignore(tmp_path, args, payload) == expected
+    lst = IgnoreList.from_lines(lines)
+    for rel in queries:
+        got = decide((lst,), rel, rel.rpartition("/")[2], False, lambda _: False, rel)
+        want = _one_by_one(lst.patterns, rel, False)
+        assert (lst.patterns.index(got) if got is not None else -1) == want, rel

@@ -120,7 +120,12 @@ def _suffix(pt: Pattern) -> str:
     malformed pattern matches nothing, and an escaped upper-case letter nothing folded:
     any tail will do)."""
     glob = pt.glob
-    tail = glob[max(map(glob.rfind, "*?[]\\")) + 1:]  # (rfind: linear on any line)
+    last = max(map(glob.rfind, "*?[]\\"))  # (rfind: linear on any line)
+    tail = glob[last + 1:]
+    if tail.startswith("/") and glob[last - 1:last + 1] == "**":
+        # ``**/`` matches zero directories too: ``**/foo/bar`` matches ``foo/bar``, so the
+        # slash is not part of every match
+        tail = tail[1:]
     return _fold(tail) if pt.fold else tail
 
 
