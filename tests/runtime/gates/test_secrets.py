@@ -47,11 +47,19 @@ SECRET_NAMES = [
     ".env-production",
     ".ENV_LOCAL",
     ".env-example.bak",
+    "server.key.~1~",
+    ".netrc.~12~",
+    ".id_rsa.swm",
+    "..env.swa",
+    "server.key.bak",
+    "credentials.json.orig",
+    "id_ed25519.old",
+    "tls.pem.save",
 ]
 NOT_SECRET = [".envrc", "app.env", "env", ".env.example", ".ENV.EXAMPLE", ".env.sample ", ".env.template",
               "environment.py", "README.md", "key.txt",
               "README.md~", "#notes#", ".main.py.swp", ".env-example", ".env_sample", ".ENV-TEMPLATE",
-              "a.py___jb_old___", "#.env.sample#", "~", "##", ".swp"]
+              "a.py___jb_old___", "main.py.bak", "notes.~1~", ".bak", ".vimrc.swp", "#.env.sample#", "~", "##", ".swp"]
 
 
 @pytest.mark.parametrize("name", SECRET_NAMES)

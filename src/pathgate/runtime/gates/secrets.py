@@ -63,24 +63,34 @@ DIR_CACHE = 16384
 MAX_CACHED_DIR = 1024
 
 
-#: How an editor's backup or swap file name ends (``.env~``, ``#.env#``, ``..env.swp``,
-#: JetBrains' safe-write copies ``.env___jb_old___``).
-_BACKUP_ENDS = ("~", "#", ".swp", ".swo", ".swn", "___jb_old___", "___jb_tmp___")
+#: Vim's swap files (``.swp``, then ``.swo``, ``.swn`` … down to ``.swa``).
+_SWAP = tuple(f".sw{c}" for c in "abcdefghijklmnop")
+#: Copies kept by hand or by tools (``server.key.bak``, ``credentials.json.orig``).
+_COPY = (".bak", ".orig", ".old", ".save", ".backup")
+#: How an editor's backup, swap or copy file name ends (``.env~``, ``server.key.~1~``,
+#: ``#.env#``, ``..env.swp``, ``id_rsa.bak``, JetBrains' safe-write ``.env___jb_old___``).
+_BACKUP_ENDS = ("~", "#", *_SWAP, *_COPY, "___jb_old___", "___jb_tmp___")
+_NUMBERED = re.compile(r"(.+)\.~[0-9]+")
 
 
 def backup_of(norm: str) -> str | None:
-    """The name an editor's backup, autosave or swap file ``norm`` (normalised) keeps a copy
-    of: ``.env~`` (Emacs, nano, many others) → ``.env``, ``#.env#`` (Emacs autosave) →
-    ``.env``, ``..env.swp`` (Vim's swap of ``.env``) → ``.env``, ``.env___jb_old___``
-    (JetBrains' safe write) → ``.env``; ``None`` for other names.
-    A copy of a secret is a secret, whatever the secret list says it is."""
+    """The name an editor's backup, autosave, swap or copy file ``norm`` (normalised) keeps
+    a copy of: ``.env~`` (Emacs, nano, many others) and ``server.key.~1~`` (Emacs' numbered
+    backups) → the name, ``#.env#`` (Emacs autosave) → ``.env``, ``..env.swp`` … ``.swa``
+    (Vim's swap of ``.env``) → ``.env``, ``id_rsa.bak`` / ``.orig`` / ``.old`` / ``.save`` /
+    ``.backup`` → ``id_rsa``, ``.env___jb_old___`` (JetBrains' safe write) → ``.env``;
+    ``None`` for other names. A copy of a secret is a secret, whatever the secret list says."""
     if norm.endswith("~"):
-        return norm.rstrip("~").rstrip(" .") or None
+        base = norm.rstrip("~")
+        numbered = _NUMBERED.fullmatch(base)
+        return (numbered.group(1) if numbered else base).rstrip(" .") or None
     if len(norm) > 2 and norm[0] == "#" and norm[-1] == "#":
         return norm[1:-1].rstrip(" .") or None
-    if norm.endswith(_BACKUP_ENDS[2:5]) and len(norm) > 5 and norm[0] == ".":
+    if norm.endswith(_SWAP) and len(norm) > 5 and norm[0] == ".":
         return norm[1:-4].rstrip(" .") or None
-    if norm.endswith(_BACKUP_ENDS[5:]):
+    if norm.endswith(_COPY):
+        return norm.rpartition(".")[0].rstrip(" .") or None
+    if norm.endswith(_BACKUP_ENDS[-2:]):
         return norm[:-12].rstrip(" .") or None
     return None
 
