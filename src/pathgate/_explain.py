@@ -19,7 +19,7 @@ import msgspec
 from pathgate._names import spell_names, unspell_path
 from pathgate.runtime.gates import lexical_name
 from pathgate.runtime.gates.path import GIT_INTERNALS
-from pathgate.runtime.gates.secrets import ENV_PREFIXES, ENV_TEMPLATES, backup_of, normalize_name
+from pathgate.runtime.gates.secrets import backup_of, is_env_name, normalize_name
 from pathgate.runtime.ignore import SourceInfo
 from pathgate.verdicts import Gate, Remedy, Rule, Verdict
 
@@ -51,7 +51,7 @@ class PathExplanation(msgspec.Struct, frozen=True, kw_only=True):
 
 def _secret_rule(runtime: GateCore, relpath: str) -> str | None:
     name = normalize_name(relpath.rsplit("/", 1)[-1])
-    if name == ".env" or (name.startswith(ENV_PREFIXES) and name not in ENV_TEMPLATES):
+    if is_env_name(name):
         return "`.env`, `.env.*`, `.env-*` and `.env_*` files are secrets (any case, NTFS variants; templates excepted)"
     for pattern in runtime.policy.secret_patterns:
         p = pattern.casefold().strip("/")

@@ -66,8 +66,18 @@ DEFAULT_SECRET_PATTERNS: tuple[str, ...] = (
     "service-account*.json",
 )
 
-#: ``.env`` variants that are templates, not secrets (kept in step with the secrets gate).
-_ENV_TEMPLATES = frozenset(f".env{sep}{kind}" for sep in ".-_" for kind in ("example", "sample", "template"))
+#: ``.env`` variants that are templates, not secrets (after normalisation).
+ENV_TEMPLATES = frozenset(f".env{sep}{kind}" for sep in ".-_" for kind in ("example", "sample", "template"))
+#: How a ``.env`` variant's name starts (``.env.local``, ``.env-production``, ``.env_dev``).
+ENV_PREFIXES = (".env.", ".env-", ".env_")
+
+
+def is_env_name(norm: str) -> bool:
+    """Is the normalised basename ``norm`` a ``.env`` file (``.env``, ``.env.*``, ``.env-*``,
+    ``.env_*``) other than a template? The one spelling of the rule (the secrets gate's,
+    explain's, the config check's)."""
+    return norm == ".env" or (norm.startswith(ENV_PREFIXES) and norm not in ENV_TEMPLATES)
+
 
 def _names_a_secret(name: str, patterns: tuple[str, ...]) -> bool:
     """Is the plain file name ``name`` a secret by the secrets gate's name rules (``.env``
@@ -75,7 +85,7 @@ def _names_a_secret(name: str, patterns: tuple[str, ...]) -> bool:
     and spaces, judged whole and cut at a ``:``)?"""
     spellings = {name.rstrip(" .").casefold(), name.split(":", 1)[0].rstrip(" .").casefold()}
     for norm in spellings:
-        if norm == ".env" or (norm.startswith((".env.", ".env-", ".env_")) and norm not in _ENV_TEMPLATES):
+        if is_env_name(norm):
             return True
         if any(fnmatch.fnmatchcase(norm, p.casefold()) for p in patterns if "/" not in p.strip("/")):
             return True

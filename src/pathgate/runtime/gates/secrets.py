@@ -35,6 +35,7 @@ import stat
 import threading
 from collections.abc import Callable, Iterable
 
+from pathgate._policy import ENV_PREFIXES, ENV_TEMPLATES, is_env_name
 from pathgate.runtime._links import SecretInodes
 from pathgate.runtime.fs import PATH_MAX
 from pathgate.runtime.gates._base import Fact, GateContext, GateResult, PathFacts
@@ -46,15 +47,12 @@ __all__ = [
     "SecretMatcher",
     "SecretsGate",
     "backup_of",
+    "is_env_name",
     "name_variants",
     "normalize_name",
     "written_components",
 ]
 
-#: ``.env`` variants that are templates, not secrets (after normalisation).
-ENV_TEMPLATES = frozenset(f".env{sep}{kind}" for sep in ".-_" for kind in ("example", "sample", "template"))
-#: How a ``.env`` variant's name starts (``.env.local``, ``.env-production``, ``.env_dev``).
-ENV_PREFIXES = (".env.", ".env-", ".env_")
 
 _NEVER = re.compile(r"(?!)")
 #: Directories whose secret decision a matcher keeps (cleared when full; dict operations are
@@ -154,7 +152,7 @@ class SecretMatcher:
         return any(self.is_secret_name(c) for c in written_components(body))
 
     def _is_secret_norm(self, norm: str) -> bool:
-        if norm == ".env" or (norm.startswith(ENV_PREFIXES) and norm not in ENV_TEMPLATES):
+        if is_env_name(norm):
             return True
         if self._base.match(norm) is not None:
             return True
@@ -164,14 +162,15 @@ class SecretMatcher:
     def _quick_name(self, norm: str) -> bool:
         """:meth:`_is_secret_norm` with the basename patterns tested as strings (literals,
         ``*x`` suffixes, ``x*`` prefixes; the rest one regex: :class:`_QuickNames`)."""
-        if norm == ".env" or (norm.startswith(ENV_PREFIXES) and norm not in ENV_TEMPLATES):
+        if is_env_name(norm):
             return True
         q = self._quick
         if norm in q.exact or norm.endswith(q.suffixes) or norm.startswith(q.prefixes):
             return True
         if q.rest is not None and q.rest(norm) is not None:
             return True
-        return norm.endswith(_BACKUP_ENDS) and self._is_secret_norm(norm)
+        original = backup_of(norm) if norm.endswith(_BACKUP_ENDS) else None
+        return original is not None and self._quick_name(original)
 
     def _dir_info(self, head: str) -> tuple[bool, str]:
         """``(secret, normalised)`` for a directory path: secret when one of its components
