@@ -384,7 +384,7 @@ def _write_denial(runtime: GateCore, target: Target, rel: str, renderer: str | N
         in_linked_gitdir,
         is_agent_settings,
         mentions_pathgate,
-        steers,
+        steers_guard,
     )
     from pathgate.verdicts import POLICY_FILE, Gate, Status, Verdict
 
@@ -401,9 +401,7 @@ def _write_denial(runtime: GateCore, target: Target, rel: str, renderer: str | N
     names = {normalize_name(n) for n in (CONFIG_FILE, *runtime.policy.all_agent_files)}
     policy = any(n.rsplit("/", 1)[-1] in names or is_agent_settings(n) for n in normalized)
     if not policy:
-        from pathgate.config import _host_config_files
-
-        policy = steers(real, (*_host_config_files(), *runtime.index.git_steering()))
+        policy = steers_guard(real, runtime.index)
     if not policy and PYPROJECT in normalized:
         new = _new_text(target, _current_text(real))
         policy = declares_pathgate(runtime.root) or (new is not None and mentions_pathgate(new))

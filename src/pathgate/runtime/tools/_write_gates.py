@@ -48,7 +48,7 @@ from pathgate.runtime.tools._write_rules import (
     declares_pathgate,
     in_linked_gitdir,
     is_agent_settings,
-    steers,
+    steers_guard,
 )
 from pathgate.runtime.tools.read_files import ReadFacts
 from pathgate.verdicts import POLICY_FILE, Status, Verdict
@@ -57,6 +57,7 @@ from pathgate.verdicts import Gate as GateName
 if TYPE_CHECKING:
     from pathgate.config import HostFilter, Policy
     from pathgate.runtime._runtime import Runtime
+    from pathgate.runtime.fs import Resolved
 
 __all__ = [
     "CONFIG_FILE",
@@ -187,20 +188,18 @@ class WriteFacts:
             for f, resolved in zip(pending, results, strict=True):
                 f.resolved = resolved
                 if isinstance(f, WritePathFacts) and resolved.relpath:
-                    f.git_internal = await anyio.to_thread.run_sync(
-                        in_linked_gitdir, self.runtime.root, resolved.relpath,
-                        limiter=self.runtime.limiter.get())
-                    if resolved.relpath == PYPROJECT:
-                        f.policy_path = await anyio.to_thread.run_sync(
-                            declares_pathgate, self.runtime.root, limiter=self.runtime.limiter.get())
-                    if not f.policy_path and resolved.real is not None:
-                        f.policy_path = await anyio.to_thread.run_sync(
-                            self._steers, resolved.real, limiter=self.runtime.limiter.get())
+                    f.git_internal, f.policy_path = await anyio.to_thread.run_sync(
+                        self._never_writable, resolved, limiter=self.runtime.limiter.get())
         elif fact is Fact.MATCH:
             await self._reads.fetch(fact, pending)
 
-    def _steers(self, real: str) -> bool:
-        """Is ``real`` a host config file or something that steers git (blocking)?"""
-        from pathgate.config import _host_config_files
-
-        return steers(real, (*_host_config_files(), *self.runtime.index.git_steering()))
+    def _never_writable(self, resolved: Resolved) -> tuple[bool, bool]:
+        """``(git_internal, policy_path)`` of a resolved target inside the root (blocking, one
+        worker hop): inside a git directory not named ``.git``; the root ``pyproject.toml``
+        while it declares pathgate settings, a host config file or what steers git."""
+        root, relpath = self.runtime.root, resolved.relpath
+        assert relpath is not None
+        policy = relpath == PYPROJECT and declares_pathgate(root)
+        if not policy and resolved.real is not None:
+            policy = steers_guard(resolved.real, self.runtime.index)
+        return in_linked_gitdir(root, relpath), policy

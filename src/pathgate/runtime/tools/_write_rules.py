@@ -20,9 +20,13 @@ from __future__ import annotations
 
 import os
 import stat
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathgate.runtime.ignore import IgnoreIndex
 
 __all__ = ["AGENT_SETTINGS", "CONFIG_FILE", "added_negations", "declares_pathgate", "in_linked_gitdir",
-           "is_agent_settings", "mentions_pathgate", "negations", "read_small", "steers"]
+           "is_agent_settings", "mentions_pathgate", "negations", "read_small", "steers", "steers_guard"]
 
 #: The agent CLIs' own settings and MCP server lists (project-relative, normalised): writing
 #: them could switch a hook off (``pathgate hook install``), grant the agent permissions or
@@ -35,6 +39,14 @@ def is_agent_settings(normalized: str) -> bool:
     """Is the project-relative path ``normalized`` (each component through
     :func:`~pathgate.runtime.gates.secrets.normalize_name`) one of :data:`AGENT_SETTINGS`?"""
     return normalized.strip("/") in AGENT_SETTINGS
+
+
+def steers_guard(real: str, index: IgnoreIndex) -> bool:
+    """Is the absolute real path ``real`` one of the host's config files or something that
+    steers git for ``index``'s root (:func:`steers`)? Blocking."""
+    from pathgate.config import _host_config_files
+
+    return steers(real, (*_host_config_files(), *index.git_steering()))
 
 
 def steers(real: str, guarded: tuple[str, ...]) -> bool:
