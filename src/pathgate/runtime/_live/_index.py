@@ -47,7 +47,7 @@ from pathgate.runtime._live._counts import ExcludedCounts
 from pathgate.runtime._live._events import plan_events
 from pathgate.runtime._live._globs import GlobParts
 from pathgate.runtime._live._inotify import Inotify
-from pathgate.runtime._live._nodes import ancestors, depth, own_rules_unchanged, parent, same_root
+from pathgate.runtime._live._nodes import ancestors, depth, parent, same_root
 from pathgate.runtime._live._records import (
     Classify,
     GlobScan,
@@ -500,7 +500,7 @@ class LiveIndex:
             self._relist_dirty(session)
         # ignore files edited with no event on their directory's watch (through another
         # hard link): their nodes, validated by stat as a walk's are, say so
-        deep.update(rel for rel, node in self._ruled.items() if not own_rules_unchanged(self._ignore, rel, node))
+        deep.update(rel for rel, node in self._ruled.items() if not self._ignore.own_files_unchanged(rel, node))
         done: set[str] = set()
         for rel in sorted(shallow | deep, key=depth):
             if rel not in self._dirs or any(a in done for a in ancestors(rel)):

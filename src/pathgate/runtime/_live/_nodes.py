@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pathgate.runtime.ignore import DirNode, IgnoreIndex
+    from pathgate.runtime.ignore import DirNode
 
-__all__ = ["ancestors", "depth", "own_rules_unchanged", "parent", "same_root"]
+__all__ = ["ancestors", "depth", "parent", "same_root"]
 
 
 def parent(rel: str) -> str:
@@ -34,12 +34,3 @@ def ancestors(rel: str) -> list[str]:
         out.append("/".join(parts[:i]))
     return out
 
-
-def own_rules_unchanged(ix: IgnoreIndex, rel: str, node: DirNode) -> bool:
-    """Do the ignore files kept directory ``rel``'s node was read from still have the
-    signatures it was read under? One ``lstat`` per file the node holds (an edit through
-    another hard link sends the directory's watch no event; creating or removing one does,
-    and its parents are checked as their own directories). Blocking."""
-    names = ix._ignore_names
-    present = frozenset(name for name, sig in zip(names, node.sigs, strict=True) if sig is not None)
-    return not present or ix._own_sigs(rel, present, None, False) == node.sigs

@@ -357,6 +357,14 @@ class IgnoreIndex:
             return e.errno == errno.EACCES
         return False
 
+    def own_files_unchanged(self, rel: str, node: DirNode) -> bool:
+        """Do the ignore files directory ``rel``'s ``node`` was read from still have the
+        signatures it was read under? One ``lstat`` per file the node holds (the live index:
+        an edit through another hard link sends the directory's watch no event). Blocking."""
+        present = frozenset(name for name, sig in zip(self._ignore_names, node.sigs, strict=True)
+                            if sig is not None)
+        return not present or self._own_sigs(rel, present, None, False) == node.sigs
+
     def _own_sigs(self, rel: str, present: frozenset[str] | None,
                   dir_fd: int | None = None, anchored: bool = True) -> tuple[_Sig, ...]:
         """The stat signature of each candidate ignore file of directory ``rel`` (one
