@@ -368,18 +368,41 @@ def _current_text(path: str) -> str | None:
     return None if raw is None else raw.decode("utf-8", "replace")
 
 
+def _gitignore_loosens(target: Target, real: str) -> str | None:
+    """Why the write ``target`` to the ``.gitignore`` at ``real`` could un-ignore a path
+    (:func:`~pathgate.runtime.tools._write_rules.loosening_change`), or ``None``. A file
+    that exists but cannot be read whole as UTF-8 cannot be compared: refused (fail closed);
+    a delete loses every rule."""
+    from pathgate.runtime.tools._write_rules import MAX_READ, loosening_change, read_small
+
+    raw = read_small(real, MAX_READ + 1)
+    old: str | None = None
+    if raw is None:
+        if os.path.lexists(real):
+            return "cannot be checked (the file cannot be read)"
+    else:
+        try:
+            old = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return "cannot be checked (the file is not UTF-8 text)"
+        if len(raw) > MAX_READ:
+            return "cannot be checked (the file is too large)"
+    new = _new_text(target, old)
+    return loosening_change(old, "" if new is None else new)
+
+
 def _write_denial(runtime: GateCore, target: Target, rel: str, renderer: str | None,
                   model: str | None) -> str | None:
     """What the write gates add for a write through another agent's tool: never outside
     the root (whatever ``allow_outside_root`` says), secrets (always, opaque), git
     directories not named ``.git`` (opaque), pathgate's policy files and the agents' own
     hook settings (a plain block; a root ``pyproject.toml`` that holds or would hold
-    pathgate settings too), a ``.gitignore`` gaining ``!`` rules."""
+    pathgate settings too), a ``.gitignore`` edit that could un-ignore a path."""
     from pathgate.runtime.gates.secrets import normalize_name
     from pathgate.runtime.tools._write_rules import (
         CONFIG_FILE,
+        GITIGNORE_RULE,
         PYPROJECT,
-        added_negations,
         declares_pathgate,
         in_linked_gitdir,
         is_agent_settings,
@@ -409,13 +432,9 @@ def _write_denial(runtime: GateCore, target: Target, rel: str, renderer: str | N
         verdict = Verdict(status=Status.BLOCKED, gate=Gate.WRITE, detail=POLICY_FILE)
         return _text(runtime, renderer, model, verdict)
     if any(n.rsplit("/", 1)[-1] == ".gitignore" for n in normalized):
-        old = _current_text(real)
-        new = _new_text(target, old)
-        added = added_negations(old, new) if new is not None else []
-        if added:
-            return (f"[BLOCKED]: This edit would add the negation rule `{added[0]}` to a .gitignore; "
-                    "an agent may not add `!` rules there (they could re-include what the ignore "
-                    "rules hide). Ask the user to make this change.")
+        why = _gitignore_loosens(target, real)
+        if why is not None:
+            return f"[BLOCKED]: This .gitignore edit {why}; {GITIGNORE_RULE}. Ask the user to make this change."
     return None
 
 
