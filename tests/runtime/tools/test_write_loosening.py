@@ -159,6 +159,16 @@ async def test_removing_an_exclusion_does_not_serve_what_it_hid(tmp_path: Path) 
     assert (await rt.read_files(["private/notes.txt"]))[0].verdict is not None
 
 
+@pytest.mark.parametrize("name", [".GitIgnore", ".gitignore.", "sub/.GITIGNORE"])
+async def test_other_spellings_of_gitignore_are_guarded(tmp_path: Path, name: str) -> None:
+    """On a case-insensitive filesystem these open git's ``.gitignore``."""
+    root = write_tree(tmp_path, {name: "private/\n"})
+    rt = make_rt(root, require_read_before_write=False)
+    with pytest.raises(ToolArgumentError):
+        await rt.write_file(name, "")
+    assert (await rt.write_file(name, "private/\nmore/\n")).verdict is None
+
+
 async def test_a_gitignore_that_is_not_text_is_not_overwritten(tmp_path: Path) -> None:
     root = write_tree(tmp_path, {"keep.txt": "x\n"})
     (root / ".gitignore").write_bytes(b"secret\xff/\n")
