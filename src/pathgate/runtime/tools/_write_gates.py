@@ -17,6 +17,11 @@ directory that is a git directory by git's own test (``HEAD`` + ``objects/`` + `
 or ``HEAD`` + ``commondir``: bare repositories, gitdirs kept elsewhere in the project). The
 component test is the path gate's own (``gates/path.py``: ``.git/`` is never served), which
 already refuses writes there opaquely; this gate asks it again so it holds on its own.
+
+A write that would *make* a directory from the root down to the target's parent a git
+directory (it completes ``HEAD`` + ``objects/`` + ``refs/``, or ``HEAD`` + ``commondir``, in
+whatever order the files come) is a plain ``[BLOCKED]`` (``detail`` :data:`MAKES_GIT_DIR`):
+git would obey the ``config`` an agent wrote there.
 """
 
 from __future__ import annotations
@@ -115,9 +120,12 @@ class NeverWritableGate:
     """Gate ``write``: opaque ``[BLOCKED]`` for ``.git`` internals; a plain ``[BLOCKED]``
     (``detail="policy file"``) for pathgate's own policy files — ``pathgate.toml``, the
     agent ignore files, the root ``pyproject.toml`` while it declares pathgate settings —
-    the agent CLIs' hook settings and MCP server lists, the host's config files and what
-    steers git (its config files, excludes file, ``core.hooksPath``,
-    ``core.attributesFile``), so an agent cannot loosen the rules it runs under."""
+    the agent CLIs' hook settings and MCP server lists and the files they run (everything
+    below ``.claude/hooks/``, ``.cursor/hooks/``, ``.gemini/hooks/`` too), the host's config
+    files and what steers git (its config files, excludes file, ``core.hooksPath``,
+    ``core.attributesFile``), so an agent cannot loosen the rules it runs under; a plain
+    ``[BLOCKED]`` (``detail="makes git directory"``) for a write that would make a git
+    directory."""
 
     name = GateName.WRITE.value
     needs = frozenset({Fact.REAL})

@@ -4,13 +4,16 @@ Shared by the runtime's write gates (``_write_gates.py``) and ``pathgate hook`` 
 judges the write tools of other agent CLIs without an event loop, so this module imports
 nothing heavy):
 
-* git directories not named ``.git`` (:func:`in_linked_gitdir`);
+* git directories not named ``.git`` (:func:`in_linked_gitdir`), and a write that would
+  make a directory one (:func:`makes_gitdir`), whatever order its files are written in;
 * pathgate's own policy files: ``pathgate.toml``, the agent ignore files, and the root
   ``pyproject.toml`` while it declares pathgate settings (:func:`declares_pathgate`);
-* the agent CLIs' hook settings and MCP server lists (:data:`AGENT_SETTINGS`), the host's
-  config files, and whatever steers git (its config files and ``[include]`` targets, the
-  excludes file, ``core.hooksPath``, ``core.attributesFile``: :func:`steers`) — writing any
-  of them could switch the guard off or make git run the agent's commands;
+* the agent CLIs' hook settings and MCP server lists (:data:`AGENT_SETTINGS`) and the
+  files they run (:mod:`._agent_commands`), the host's config files, and whatever steers
+  git (its config files and ``[include]`` targets, the excludes file, ``core.hooksPath``,
+  ``core.attributesFile``, git's user-level defaults and ``~/.claude.json``:
+  :func:`steers_guard`) — writing any of them could switch the guard off or make git or
+  the agent CLI run the agent's commands;
 * a ``.gitignore`` edit that could un-ignore anything (:func:`loosening_change`): only
   exclusion lines may be added and negation lines removed. A deeper ``.gitignore`` is read
   after the agent ignore files above it, so its ``!`` lines could re-include what they hide,
@@ -28,7 +31,8 @@ if TYPE_CHECKING:
     from pathgate.runtime.ignore import IgnoreIndex
 
 __all__ = ["AGENT_SETTINGS", "CONFIG_FILE", "GITIGNORE_RULE", "MAX_READ", "declares_pathgate", "in_linked_gitdir",
-           "is_agent_settings", "loosening_change", "mentions_pathgate", "read_small", "steers", "steers_guard"]
+           "is_agent_settings", "loosening_change", "makes_gitdir", "mentions_pathgate", "read_small", "steers",
+           "steers_guard"]
 
 #: The agent CLIs' own settings and MCP server lists (project-relative, normalised): writing
 #: them could switch a hook off (``pathgate hook install``), grant the agent permissions or
