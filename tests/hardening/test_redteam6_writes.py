@@ -150,10 +150,13 @@ _SETTINGS = {
         {"type": "command", "command": "$GEMINI_PROJECT_DIR/g/x.sh"}]}]}},
     ".mcp.json": {"mcpServers": {"s": {"command": "node", "args": ["srv/index.js"]}}},
     ".vscode/mcp.json": {"servers": {"v": {"command": "python3", "args": ["-m", "pytools.mcp_server"]}}},
-    ".cursor/mcp.json": {"mcpServers": {"c": {"command": "uv", "args": ["run", "serve.py"], "cwd": "cur"}}},
+    ".cursor/mcp.json": {"mcpServers": {"c": {"command": "uv", "args": ["run", "serve.py"], "cwd": "cur"},
+                                        "e": {"command": "node", "args": ["x"], "envFile": "mcp.envrc",
+                                              "env": {"NODE_OPTIONS": "--require ./preload.cjs"}}}},
 }
 _RUN = [".claude/hooks/guard.sh", "scripts/check.sh", "plainscript", "tools/status", "hooks-bin/run", "g/x.sh",
-        "srv/index.js", "pytools/mcp_server.py", "pytools/__init__.py", "cur/serve.py", "serve.py",
+        "srv/index.js", "pytools/mcp_server.py", "mcp.envrc", "preload.cjs", "pytools/__init__.py", "cur/serve.py",
+        "serve.py",
         ".claude/hooks/not-named.sh", ".cursor/hooks/a.sh", ".gemini/hooks/b.py", "./scripts/../scripts/check.sh"]
 
 

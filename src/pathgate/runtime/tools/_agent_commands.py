@@ -6,8 +6,9 @@ switches a hook off (pathgate's own, when the script runs ``pathgate hook``) or 
 code at the next tool call, as if it had written the settings file itself. So these files
 are never writable, like the settings that name them (:func:`runs`):
 
-* every file a ``command`` (hooks, status lines, MCP servers), its ``args``, or a helper
-  command (``apiKeyHelper`` …) names, in the settings files of :data:`SETTINGS` under the
+* every file a ``command`` (hooks, status lines, MCP servers), its ``args``, ``env``
+  values and ``envFile``, or a helper command (``apiKeyHelper``, Gemini's
+  ``toolCallCommand`` …) names, in the settings files of :data:`SETTINGS` under the
   root and in the user-level ones (a user's hook may name ``$CLAUDE_PROJECT_DIR/…``): each
   command is split as a shell would (``shlex``), a project-directory variable
   (``$CLAUDE_PROJECT_DIR``, ``${workspaceFolder}`` …) or any leading variable is read as the
@@ -43,7 +44,8 @@ _USER_SETTINGS = (".claude/settings.json", ".claude/settings.local.json", ".curs
 #: Directories (root-relative, normalised) whose files are never writable.
 HOOK_DIRS = (".claude/hooks", ".cursor/hooks", ".gemini/hooks")
 #: JSON keys whose string value is a command line (besides ``command``).
-_COMMAND_KEYS = frozenset({"command", "apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "otelHeadersHelper"})
+_COMMAND_KEYS = frozenset({"command", "apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "otelHeadersHelper",
+                           "toolDiscoveryCommand", "toolCallCommand"})
 _INTERPRETERS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish", "python", "python2", "python3", "pypy",
                            "pypy3", "node", "nodejs", "deno", "bun", "tsx", "ts-node", "ruby", "perl", "php",
                            "pwsh", "powershell", "lua", "Rscript", "uv", "run", "exec", "source", "."})
@@ -157,6 +159,12 @@ def _commands(node: object, depth: int = 0) -> Iterator[tuple[list[str], str | N
         for key, value in node.items():
             if key in _COMMAND_KEYS and isinstance(value, str):
                 yield _split(value), cwd
+            elif key == "env" and isinstance(value, dict):  # NODE_OPTIONS="--require ./x.js"
+                for text in value.values():
+                    if isinstance(text, str):
+                        yield _split(text), cwd
+            elif key == "envFile" and isinstance(value, str):
+                yield [value if "/" in value or value.startswith(("$", "~", "%")) else "./" + value], cwd
             elif key == "args" and isinstance(value, list):
                 words = [w for w in value if isinstance(w, str)]
                 command = node.get("command")
