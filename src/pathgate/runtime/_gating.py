@@ -31,12 +31,12 @@ import sys
 from collections.abc import Callable, Coroutine, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 
-from pathgate.config import Policy, RendererRule, load_config
+from pathgate.config import Policy, RendererRule, load_config, project_secret_patterns
 from pathgate.errors import ConfigError, ToolArgumentError
 from pathgate.renderers._base import Renderer, RendererSelector, default_registry
 from pathgate.runtime._remedy import ignore_decider
 from pathgate.runtime.fs import DirFds, FileOps, Opened, OsFS, ReadRequest, SyncFS, drive_sync, open_read, resolve_flow
-from pathgate.runtime.gates import Fact, GateCheck, GateContext, GatePipeline, PathFacts, lexical_name
+from pathgate.runtime.gates import Fact, GateCheck, GateContext, GatePipeline, PathFacts, SecretMatcher, lexical_name
 from pathgate.runtime.gates.ignore import IgnoreGate
 from pathgate.runtime.gates.path import PathGate
 from pathgate.runtime.ignore import IgnoreIndex
@@ -211,6 +211,10 @@ class GateCore:
         # nor is an agent ignore file whose path is a secret (`.aws/credentials` when an
         # agent file is called `credentials`): it counts as absent
         self.index.secret_source = self.pipeline.secrets.is_secret
+        added = project_secret_patterns(self.policy)
+        if added:  # a repository's own secret patterns never switch an ignore source off
+            host = tuple(p for p in self.policy.secret_patterns if p not in added)
+            self.index.secret_source = SecretMatcher(host).is_secret
         self.git_dirs = project_git_dirs(real)
         # the path gate learns the root and any in-project git directory (git internals
         # are never served); it is the pipeline's first gate by construction
