@@ -101,6 +101,7 @@ class GitSettings:
         "layout",
         "quote_path",
         "steering",
+        "top",
         "watched",
     )
 
@@ -117,6 +118,8 @@ class GitSettings:
         #: (a directory of scripts git runs) and ``core.attributesFile`` (absolute paths)
         self.steering: list[str] = []
         self.errors: list[str] = []  # git's non-fatal ``error:`` lines
+        #: the top of the work tree when the root lies below it (:mod:`._upper`), else ``None``
+        self.top: str | None = None
 
 
 # ---------------------------------------------------------------------------------------
