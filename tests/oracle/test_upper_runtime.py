@@ -172,3 +172,37 @@ def test_generated_trees_match_git(seed: int, git_bin: str, tmp_path: Path) -> N
 @pytest.mark.parametrize("seed", range(30, 400))
 def test_generated_trees_match_git_many(seed: int, git_bin: str, tmp_path: Path) -> None:
     _check_tree(seed, tmp_path)
+
+
+# Lines above the root whose wildcard part begins inside the root's own path, written
+# every awkward way git allows (the root is top/a/bc, the .gitignore is the top's).
+ODD_LINES = [
+    "a\\/bc/x", "a\\/b*/x", "a\\/*/**/x", "a\\/**\\/x", "a/b\\c/x", "a/[b]c/x", "a/[/]c/x",
+    "a/[a-c]?/x/", "*/*/x", "**/bc/**", "a/**", "a/bc/**", "a/bc/**/", "**/**/x", "a/**/**/x",
+    "a/*c*/x", "a/b**c/x", "a/**c/x", "*/b**", "a/**/bc/x/**/y", "a/b[", "a/bc\\", "/**/x",
+    "a//bc/x", "a/bc//x", "A/BC/x", "a/*/", "!a/*/x", "*/bc", "a**/x", "a/bc**/x",
+]
+ODD_FILES = ["x", "y", "e/x/y", "e/x/x", "c/x", "bc/x", "d/e/x", "d/y/z", "q/x/r/y"]
+
+
+@pytest.mark.parametrize("line", ODD_LINES)
+@pytest.mark.parametrize("fold", [False, True])
+def test_odd_lines_above_the_root_match_git(line: str, fold: bool, git_bin: str, tmp_path: Path) -> None:
+    top = tmp_path / "top"
+    git_init(git_bin, top)
+    root = top / "a" / "bc"
+    write_tree(top, {".gitignore": f"{line}\n".encode(), **{f"a/bc/{f}": b"1\n" for f in ODD_FILES}})
+    if fold:
+        _git(top, "config", "core.ignoreCase", "true")
+    entries = _walk(root)
+    want = _git_decisions(root, [p for p, _ in entries])
+    session = IgnoreIndex(root, IgnoreConfig.git_only()).session()
+    for path, is_dir in entries:
+        m = session.match(path, is_dir)
+        if m.fail_closed:
+            # documented: a ``**`` glued to the literal start whose wildcard part begins
+            # inside the root's path is not translated; the runtime fails closed
+            assert "**" in line.split("/")[1] or line.startswith("a**"), (line, path)
+            continue
+        got = (m.rule.line, m.rule.pattern) if m.ignored and m.rule is not None else None
+        assert got == want[path], (line, path, m, want[path])

@@ -138,6 +138,60 @@ def _components(body: str) -> list[str] | None:
     return comps
 
 
+def _plain_slashes(body: str) -> str | None:
+    """``body`` (whose first special character starts an escaped slash ``\\/``) with every
+    escaped slash written plainly, and every run of ``*`` that is not a whole component
+    written as one ``*``; ``None`` when a ``**`` component is followed by an escaped slash.
+    The same line to git: match_pathname's wildmatch starts at that backslash, so no ``**``
+    glued to a name is special there, an escaped slash matches the slash a plain one
+    matches, and one after a ``**`` component counts as a component boundary (it only loses
+    the "zero directories" shortcut, hence ``None``)."""
+    out: list[str] = []
+    comp: list[str] = []
+    i = 0
+    n = len(body)
+
+    def close() -> None:
+        text = "".join(comp)
+        out.append(text if _is_starstar(text) else _collapse(text))
+        comp.clear()
+
+    while i < n:
+        c = body[i]
+        if c == "\\" and body.startswith("\\/", i):
+            if _is_starstar("".join(comp)):
+                return None
+            close()
+            out.append("/")
+            i += 2
+        elif c == "\\":
+            comp.append(body[i:i + 2])
+            i += 2
+        elif c == "[":
+            res = bracket_members(body, i, True, False)
+            end = n if res is None else res[1]
+            comp.append(body[i:end])
+            i = end
+        elif c == "/":
+            close()
+            out.append("/")
+            i += 1
+        else:
+            comp.append(c)
+            i += 1
+    close()
+    return "".join(out)
+
+
+def _boundary_run(body: str, i: int) -> bool:
+    """Is there a run of two or more ``*`` at ``body[i]`` that ends the line or a component
+    (at a wildmatch start, such a run is a ``**`` that crosses slashes)?"""
+    j = i
+    while j < len(body) and body[j] == "*":
+        j += 1
+    return j - i >= 2 and (j == len(body) or body.startswith(("/", "\\/"), j))
+
+
 def _is_starstar(comp: str) -> bool:
     return len(comp) >= 2 and not comp.strip("*")
 
@@ -192,6 +246,14 @@ def derive(view: str, prefix: Sequence[str], fold: bool) -> list[str] | None:
     tail = "/" if dir_only else ""
     q = "/".join(prefix) + "/"
     lit_len = _simple_length(body)
+    if body.startswith("\\/", lit_len):
+        # an escaped slash matches a slash; written plainly, the line means the same
+        # (:func:`_plain_slashes`) and is translated as such
+        plain = _plain_slashes(body)
+        if plain is None:
+            return None
+        body = plain
+        lit_len = _simple_length(body)
     cmp: Callable[[str], str] = _fold if fold else str
     if lit_len >= len(q):
         # the literal start covers the root's path: cut it (the literal/wildcard split of the
@@ -202,7 +264,7 @@ def derive(view: str, prefix: Sequence[str], fold: bool) -> list[str] | None:
         return [f"{head}/{rest}{tail}"] if rest else []
     if not cmp(q).startswith(cmp(body[:lit_len])):
         return []
-    if lit_len and body[lit_len - 1] != "/" and body.startswith("**", lit_len):
+    if lit_len and body[lit_len - 1] != "/" and _boundary_run(body, lit_len):
         return None  # match_pathname starts wildmatch mid-component: a ``**`` there is special
     comps = _components(body)
     if comps is None:
