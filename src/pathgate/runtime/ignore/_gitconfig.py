@@ -549,6 +549,7 @@ def resolve(root: str, *, excludes_file: str | None = None, ignore_case: bool | 
         else:
             s.excludes_display = excl
             s.excludes_file = path
+            s.watched.append(path)  # (a directory there is fatal: fixing it must be noticed)
             _exclude_file_check(s.excludes_file, excl)
     for key in ("core.hookspath", "core.attributesfile"):
         value = expand_path(last.get(key) or "")
@@ -560,6 +561,7 @@ def resolve(root: str, *, excludes_file: str | None = None, ignore_case: bool | 
         else:
             s.info_exclude = layout.info_exclude
             s.info_exclude_display = layout.info_exclude_display
+            s.watched.append(layout.info_exclude)
             _exclude_file_check(layout.info_exclude, layout.info_exclude_display)
     return s
 
