@@ -9,6 +9,7 @@ repository are unchanged.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -192,3 +193,21 @@ def test_a_line_above_the_root_that_is_not_translated_fails_closed(tmp_path: Pat
     m = IgnoreIndex(root).match("a.txt")
     assert m.ignored and m.fail_closed and m.unreadable == "../../.gitignore"
     assert "cannot be applied below the top" in caplog.text
+
+
+def test_a_hook_rooted_below_the_top_denies_what_git_ignores_there(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from pathgate._hooks._run import run_hook
+
+    root = _repo(tmp_path, {".gitignore": "pkg/app/dist/\n", "pkg/app/dist/x.js": "x\n", "pkg/app/a.py": "a\n"})
+    for var in ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"):
+        monkeypatch.delenv(var, raising=False)
+
+    def ask(path: str) -> str:
+        payload = {"cwd": str(root), "tool_name": "Read", "tool_input": {"file_path": path}}
+        return run_hook("claude-code", json.dumps(payload).encode(), root=str(root)).stdout
+
+    denied = json.loads(ask("dist/x.js"))["hookSpecificOutput"]
+    assert denied["permissionDecision"] == "deny"
+    assert "`../../.gitignore:1:pkg/app/dist/`" in denied["permissionDecisionReason"]
+    assert "deny" not in ask("a.py")
