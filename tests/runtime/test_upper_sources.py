@@ -211,3 +211,14 @@ def test_a_hook_rooted_below_the_top_denies_what_git_ignores_there(tmp_path: Pat
     assert denied["permissionDecision"] == "deny"
     assert "`../../.gitignore:1:pkg/app/dist/`" in denied["permissionDecisionReason"]
     assert "deny" not in ask("a.py")
+
+
+def test_a_git_init_above_the_root_is_noticed(tmp_path: Path) -> None:
+    (tmp_path / "top" / "pkg").mkdir(parents=True)
+    (tmp_path / "top" / ".gitignore").write_text("*.txt\n")
+    (tmp_path / "top" / "pkg" / "a.txt").write_text("a\n")
+    index = IgnoreIndex(tmp_path / "top" / "pkg")
+    assert not index.match("a.txt").ignored
+    subprocess.run(["git", "init", "-q", str(tmp_path / "top")], check=True)
+    m = index.match("a.txt")
+    assert m.ignored and m.rule is not None and m.rule.source == "../.gitignore"
