@@ -138,14 +138,14 @@ def _components(body: str) -> list[str] | None:
     return comps
 
 
-def _plain_slashes(body: str) -> str | None:
-    """``body`` (whose first special character starts an escaped slash ``\\/``) with every
-    escaped slash written plainly, and every run of ``*`` that is not a whole component
-    written as one ``*``; ``None`` when a ``**`` component is followed by an escaped slash.
-    The same line to git: match_pathname's wildmatch starts at that backslash, so no ``**``
-    glued to a name is special there, an escaped slash matches the slash a plain one
-    matches, and one after a ``**`` component counts as a component boundary (it only loses
-    the "zero directories" shortcut, hence ``None``)."""
+def _plain_slashes(body: str) -> str:
+    """``body`` with every escaped slash ``\\/`` written plainly (``**\\/`` as ``*/**/``) and
+    every run of ``*`` that is not a whole component written as one ``*``: the same line to
+    git, provided no ``**`` glued to the literal start begins the wildmatch part (the caller
+    checks :func:`_boundary_run`). An escaped slash matches the slash a plain one matches,
+    and one after a ``**`` component is a component boundary without the "zero directories"
+    shortcut (one or more: ``*/**``); a glued run is a plain ``*`` wherever the literal start
+    ends, so the longer literal start of the plain line changes nothing."""
     out: list[str] = []
     comp: list[str] = []
     i = 0
@@ -160,8 +160,10 @@ def _plain_slashes(body: str) -> str | None:
         c = body[i]
         if c == "\\" and body.startswith("\\/", i):
             if _is_starstar("".join(comp)):
-                return None
-            close()
+                comp.clear()
+                out.append("*/**")
+            else:
+                close()
             out.append("/")
             i += 2
         elif c == "\\":
@@ -190,6 +192,27 @@ def _boundary_run(body: str, i: int) -> bool:
     while j < len(body) and body[j] == "*":
         j += 1
     return j - i >= 2 and (j == len(body) or body.startswith(("/", "\\/"), j))
+
+
+def _unglue(body: str, i: int) -> list[str]:
+    """``body`` whose wildmatch part starts at ``i`` with a ``**`` run glued to its literal
+    start ``L`` (:func:`_boundary_run`), as lines without it: that ``**`` matches any text,
+    slashes included, so ``L**`` is ``L*`` or ``L*/**``, and ``L**/R`` is ``L*/**/R`` or
+    (its "no directory" shortcut, which also eats the slash) ``LR``, whose ``R`` has its
+    glued runs written as one ``*`` (``R`` is matched from a new start in git, not after
+    ``L``'s literal)."""
+    lit = body[:i]
+    j = i
+    while j < len(body) and body[j] == "*":
+        j += 1
+    rest = body[j:]
+    if not rest:
+        return [lit + "*", lit + "*/**"]
+    if rest.startswith("\\/"):
+        return [lit + "*/**/" + rest[2:]]  # no shortcut after an escaped slash
+    tail = rest[1:]
+    # (a tail that starts with a run is glued again: the caller's recursion takes it)
+    return [lit + "*/**/" + tail, lit + (tail if tail.startswith("*") else _plain_slashes(tail))]
 
 
 def _is_starstar(comp: str) -> bool:
@@ -246,13 +269,10 @@ def derive(view: str, prefix: Sequence[str], fold: bool) -> list[str] | None:
     tail = "/" if dir_only else ""
     q = "/".join(prefix) + "/"
     lit_len = _simple_length(body)
-    if body.startswith("\\/", lit_len):
-        # an escaped slash matches a slash; written plainly, the line means the same
-        # (:func:`_plain_slashes`) and is translated as such
-        plain = _plain_slashes(body)
-        if plain is None:
-            return None
-        body = plain
+    glued = bool(lit_len) and body[lit_len - 1] != "/" and _boundary_run(body, lit_len)
+    if "\\/" in body and not glued:
+        # escaped slashes written plainly: the same line (:func:`_plain_slashes`)
+        body = _plain_slashes(body)
         lit_len = _simple_length(body)
     cmp: Callable[[str], str] = _fold if fold else str
     if lit_len >= len(q):
@@ -264,8 +284,15 @@ def derive(view: str, prefix: Sequence[str], fold: bool) -> list[str] | None:
         return [f"{head}/{rest}{tail}"] if rest else []
     if not cmp(q).startswith(cmp(body[:lit_len])):
         return []
-    if lit_len and body[lit_len - 1] != "/" and _boundary_run(body, lit_len):
-        return None  # match_pathname starts wildmatch mid-component: a ``**`` there is special
+    if glued:
+        # match_pathname starts wildmatch mid-component, on a ``**`` that crosses slashes
+        out: list[str] = []
+        for alt in _unglue(body, lit_len):
+            got = derive(f"{head}/{alt}{tail}", prefix, fold)
+            if got is None:
+                return None
+            out += got
+        return list(dict.fromkeys(out))
     comps = _components(body)
     if comps is None:
         return None
@@ -273,8 +300,8 @@ def derive(view: str, prefix: Sequence[str], fold: bool) -> list[str] | None:
         return []
     comps = [_collapse(c) for c in comps]
     states = _consume(comps, prefix, fold)
-    out = [f"{head}/{'/'.join(comps[i:])}{tail}" for i in sorted(states) if i < len(comps)]
-    return list(dict.fromkeys(out))
+    lines = [f"{head}/{'/'.join(comps[i:])}{tail}" for i in sorted(states) if i < len(comps)]
+    return list(dict.fromkeys(lines))
 
 
 def _consume(comps: list[str], prefix: Sequence[str], fold: bool) -> set[int]:
