@@ -25,9 +25,10 @@ translated once, when the repository-wide sources are loaded (:mod:`._globals`):
   ``wildmatch``. A literal prefix that spans the root's own path is cut
   (``pkg/app/build/`` → ``/build/``); a wildcard inside it is matched component by component
   (a ``*`` one component, a ``**`` component zero or more), each surviving state giving the
-  rest of the line, anchored (``*/app/**/gen`` → ``/**/gen``). Lines that can match nothing
-  under the root are dropped; their rule records (source, line, pattern as written) stay
-  those of the original line.
+  rest of the line, anchored (``*/app/**/gen`` → ``/**/gen``); escaped slashes and ``**``
+  glued to a name are first written as equivalent plain lines. Lines that can match nothing
+  under the root are dropped; the rule records (source, line, pattern as written) stay those
+  of the original line. A line that could not be translated would fail closed.
 
 Only git's own files are read above the root: the agent ignore files (``.pathgateignore`` …)
 and pathgate's built-in defaults apply from the root down, as they always have. Sources
