@@ -226,3 +226,11 @@ def test_a_git_init_above_the_root_is_noticed(tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", str(tmp_path / "top")], check=True)
     m = index.match("a.txt")
     assert m.ignored and m.rule is not None and m.rule.source == "../.gitignore"
+
+
+def test_a_git_init_in_the_root_makes_it_a_top(tmp_path: Path) -> None:
+    root = _repo(tmp_path, {".gitignore": "*.txt\n", "pkg/app/a.txt": "a\n"})
+    index = IgnoreIndex(root)
+    assert index.match("a.txt").ignored
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    assert not index.match("a.txt").ignored
