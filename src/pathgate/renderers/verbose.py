@@ -26,6 +26,9 @@ _DISCOVERY = "The glob, list_directory and code_search tools leave it out too."
 _NOT_PERMISSION = "This is not an operating-system permission problem."
 _EXISTS = "It exists on disk."
 _ANCESTOR_CAVEAT = "A file-level negation cannot re-include a file below an excluded directory."
+# The excluded directory is the project root or above it (``.``, ``..``): no line the agent
+# can write re-includes it, and the rule's file is outside what it may edit.
+_ABOVE_ROOT = "That directory is the project root or above it: ask the user to change that rule."
 # Only routes that succeed on a file over the limit: read_files streams a line window of it.
 # (code_search is not suggested: whether it searches oversize files, and up to what size,
 # is its own cap.)
@@ -131,6 +134,8 @@ class VerboseRenderer:
         parts.append(self._discovery)
         if v.ancestor is not None:
             parts.append(_ANCESTOR_CAVEAT)
+            if v.ancestor in (".", "..") or v.ancestor.startswith("../"):
+                parts.append(_ABOVE_ROOT)
         text = " ".join(parts)
         if v.remedy is not None and v.remedy.lines:
             text += f" To unblock it, add these lines to `{v.remedy.file}`:\n" + "\n".join(v.remedy.lines)

@@ -331,7 +331,10 @@ class ReadFacts:
                     if real is None or r.st is None:
                         continue
                     for g in inline:
-                        if g.check(f, ctx) is not None:
+                        verdict = g.check(f, ctx)
+                        if verdict is not None:
+                            if not isinstance(verdict, Verdict):  # must await: the loop runs it again
+                                verdict.close()  # type: ignore[attr-defined]
                             break
                     else:
                         got_open = opened.get(real)
