@@ -395,10 +395,12 @@ def _write_denial(runtime: GateCore, target: Target, rel: str, renderer: str | N
                   model: str | None) -> str | None:
     """What the write gates add for a write through another agent's tool: never outside
     the root (whatever ``allow_outside_root`` says), secrets (always, opaque), git
-    directories not named ``.git`` (opaque), pathgate's policy files and the agents' own
-    hook settings (a plain block; a root ``pyproject.toml`` that holds or would hold
-    pathgate settings too), a ``.gitignore`` edit that could un-ignore a path."""
+    directories not named ``.git`` (opaque), pathgate's policy files, the agents' own
+    hook settings and what they run (a plain block; a root ``pyproject.toml`` that holds or
+    would hold pathgate settings too), a write that would make a git directory, a
+    ``.gitignore`` edit that could un-ignore a path."""
     from pathgate.runtime.gates.secrets import normalize_name
+    from pathgate.runtime.tools._agent_commands import in_hook_dir
     from pathgate.runtime.tools._write_rules import (
         CONFIG_FILE,
         GITIGNORE_RULE,
@@ -406,10 +408,11 @@ def _write_denial(runtime: GateCore, target: Target, rel: str, renderer: str | N
         declares_pathgate,
         in_linked_gitdir,
         is_agent_settings,
+        makes_gitdir,
         mentions_pathgate,
         steers_guard,
     )
-    from pathgate.verdicts import POLICY_FILE, Gate, Status, Verdict
+    from pathgate.verdicts import MAKES_GIT_DIR, POLICY_FILE, Gate, Status, Verdict
 
     real = os.path.realpath(rel if os.path.isabs(rel) else os.path.join(runtime.root, rel))
     real_rel = os.path.relpath(real, runtime.root).replace(os.sep, "/")
@@ -422,7 +425,7 @@ def _write_denial(runtime: GateCore, target: Target, rel: str, renderer: str | N
         return "[BLOCKED]"
     normalized = ["/".join(normalize_name(c) for c in s.split("/")) for s in spellings]
     names = {normalize_name(n) for n in (CONFIG_FILE, *runtime.policy.all_agent_files)}
-    policy = any(n.rsplit("/", 1)[-1] in names or is_agent_settings(n) for n in normalized)
+    policy = any(n.rsplit("/", 1)[-1] in names or is_agent_settings(n) or in_hook_dir(n) for n in normalized)
     if not policy:
         policy = steers_guard(real, runtime.index)
     if not policy and PYPROJECT in normalized:
@@ -431,6 +434,8 @@ def _write_denial(runtime: GateCore, target: Target, rel: str, renderer: str | N
     if policy:
         verdict = Verdict(status=Status.BLOCKED, gate=Gate.WRITE, detail=POLICY_FILE)
         return _text(runtime, renderer, model, verdict)
+    if makes_gitdir(runtime.root, real_rel):
+        return _text(runtime, renderer, model, Verdict(status=Status.BLOCKED, gate=Gate.WRITE, detail=MAKES_GIT_DIR))
     if any(n.rsplit("/", 1)[-1] == ".gitignore" for n in normalized):
         why = _gitignore_loosens(target, real)
         if why is not None:

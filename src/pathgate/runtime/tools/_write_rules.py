@@ -4,13 +4,16 @@ Shared by the runtime's write gates (``_write_gates.py``) and ``pathgate hook`` 
 judges the write tools of other agent CLIs without an event loop, so this module imports
 nothing heavy):
 
-* git directories not named ``.git`` (:func:`in_linked_gitdir`);
+* git directories not named ``.git`` (:func:`in_linked_gitdir`), and a write that would
+  make a directory one (:func:`makes_gitdir`), whatever order its files are written in;
 * pathgate's own policy files: ``pathgate.toml``, the agent ignore files, and the root
   ``pyproject.toml`` while it declares pathgate settings (:func:`declares_pathgate`);
-* the agent CLIs' hook settings and MCP server lists (:data:`AGENT_SETTINGS`), the host's
-  config files, and whatever steers git (its config files and ``[include]`` targets, the
-  excludes file, ``core.hooksPath``, ``core.attributesFile``: :func:`steers`) — writing any
-  of them could switch the guard off or make git run the agent's commands;
+* the agent CLIs' hook settings and MCP server lists (:data:`AGENT_SETTINGS`) and the
+  files they run (:mod:`._agent_commands`), the host's config files, and whatever steers
+  git (its config files and ``[include]`` targets, the excludes file, ``core.hooksPath``,
+  ``core.attributesFile``, git's user-level defaults and ``~/.claude.json``:
+  :func:`steers_guard`) — writing any of them could switch the guard off or make git or
+  the agent CLI run the agent's commands;
 * a ``.gitignore`` edit that could un-ignore anything (:func:`loosening_change`): only
   exclusion lines may be added and negation lines removed. A deeper ``.gitignore`` is read
   after the agent ignore files above it, so its ``!`` lines could re-include what they hide,
@@ -28,7 +31,8 @@ if TYPE_CHECKING:
     from pathgate.runtime.ignore import IgnoreIndex
 
 __all__ = ["AGENT_SETTINGS", "CONFIG_FILE", "GITIGNORE_RULE", "MAX_READ", "declares_pathgate", "in_linked_gitdir",
-           "is_agent_settings", "loosening_change", "mentions_pathgate", "read_small", "steers", "steers_guard"]
+           "is_agent_settings", "loosening_change", "makes_gitdir", "mentions_pathgate", "read_small", "steers",
+           "steers_guard"]
 
 #: The agent CLIs' own settings and MCP server lists (project-relative, normalised): writing
 #: them could switch a hook off (``pathgate hook install``), grant the agent permissions or
@@ -44,11 +48,31 @@ def is_agent_settings(normalized: str) -> bool:
 
 
 def steers_guard(real: str, index: IgnoreIndex) -> bool:
-    """Is the absolute real path ``real`` one of the host's config files or something that
-    steers git for ``index``'s root (:func:`steers`)? Blocking."""
+    """Is the absolute real path ``real`` one of the host's config files, something that
+    steers git for ``index``'s root (:func:`steers`; git's user-level files too, whether
+    configured or not), Claude Code's user-level ``~/.claude.json``, or a file the agent
+    CLIs' settings run (:func:`~._agent_commands.runs`)? Blocking."""
     from pathgate.config import _host_config_files
+    from pathgate.runtime.tools._agent_commands import runs
 
-    return steers(real, (*_host_config_files(), *index.git_steering()))
+    return steers(real, (*_host_config_files(), *_user_files(), *index.git_steering())) or runs(real, index.root)
+
+
+def _user_files() -> tuple[str, ...]:
+    """The user-level files that steer git or an agent CLI whether they are configured or
+    not: git's defaults below ``$XDG_CONFIG_HOME/git`` (``attributes`` is the default
+    ``core.attributesFile``, ``ignore`` the default excludes file, ``config`` the global
+    configuration; ``~/.config/git`` too, for a git started without ``XDG_CONFIG_HOME``),
+    ``~/.gitconfig``, and Claude Code's ``~/.claude.json`` (its user and local MCP servers)."""
+    home = os.path.expanduser("~")
+    if home == "~":
+        return ()
+    bases = [os.path.join(home, ".config")]
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    if xdg:
+        bases.insert(0, xdg)
+    git = tuple(os.path.join(b, "git", n) for b in dict.fromkeys(bases) for n in ("attributes", "ignore", "config"))
+    return (*git, os.path.join(home, ".gitconfig"), os.path.join(home, ".claude.json"))
 
 
 def steers(real: str, guarded: tuple[str, ...]) -> bool:
@@ -264,6 +288,50 @@ def _looks_like_gitdir(dirpath: str) -> bool:
     if kind("commondir") == stat.S_IFREG:
         return True
     return kind("objects") == stat.S_IFDIR and kind("refs") == stat.S_IFDIR
+
+
+def _after_write(dirpath: str, child: str) -> bool:
+    """Would ``dirpath`` be a git directory by git's test once a write created ``child`` in
+    it (the written file, or a directory on the way to it)? Conservative: a ``HEAD`` that is
+    not a directory, ``objects``/``refs`` as directories or links (git's ``access`` follows
+    them; a dangling link counts too), and the name about to be created counts whatever it
+    becomes, in any case (a case-insensitive filesystem would open it so)."""
+    from pathgate.runtime.gates.secrets import normalize_name
+
+    made = normalize_name(child)
+
+    def has(name: str, *, directory: bool) -> bool:
+        if made == normalize_name(name):
+            return True
+        path = os.path.join(dirpath, name)
+        try:
+            st = os.stat(path)
+        except OSError:
+            return os.path.islink(path)
+        return stat.S_ISDIR(st.st_mode) if directory else not stat.S_ISDIR(st.st_mode)
+
+    if not has("HEAD", directory=False):
+        return False
+    return has("commondir", directory=False) or (has("objects", directory=True) and has("refs", directory=True))
+
+
+def makes_gitdir(root: str, relpath: str) -> bool:
+    """Would writing the file ``relpath`` (creating its missing parent directories) make the
+    root or any directory on the way to it a git directory by git's own test
+    (``is_git_directory``: ``HEAD`` plus ``objects/`` and ``refs/``, or plus ``commondir``)?
+    git would then read that directory's ``config`` — which the agent could have written
+    first — from any directory below it (``core.pager``, ``core.fsmonitor``: commands).
+    Judged on each directory as the write would leave it, whatever order the files come in
+    (a directory that already is one is :func:`in_linked_gitdir`'s). A directory the write
+    creates holds one name only, so it cannot be one. Blocking; worker thread."""
+    cur = root
+    for part in (p for p in relpath.split("/") if p):
+        if _after_write(cur, part):
+            return True
+        cur = os.path.join(cur, part)
+        if not os.path.isdir(cur):
+            return False
+    return False
 
 
 def in_linked_gitdir(root: str, relpath: str) -> bool:
