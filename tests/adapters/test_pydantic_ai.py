@@ -145,5 +145,6 @@ async def test_wrapper_gates_a_write_tools_paths_with_the_write_gates(project: P
     await Agent(FunctionModel(script), toolsets=[wrapper]).run("go")
     saved, refused, opened = script.returned()
     assert written == ["src/new.py"] and saved.content == "saved"
-    assert refused.content.startswith("save_file was not run") and refused.metadata == {"pathgate_blocked": ["pathgate.toml"]}
+    assert refused.content.startswith("save_file was not run")
+    assert refused.metadata == {"pathgate_blocked": ["pathgate.toml"]}
     assert opened.content == "read_budget = 1000\n"  # reading it is fine: only the write tool is judged as a write
