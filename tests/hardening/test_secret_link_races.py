@@ -243,8 +243,8 @@ def test_link_made_while_the_live_index_seeds_the_registry(tmp_path: Path, monke
     real = SecretInodes.seed
     placed: list[bool] = []
 
-    def seed(self: SecretInodes, *args: Any) -> Any:
-        got = real(self, *args)
+    def seed(self: SecretInodes, *args: Any, **kwargs: Any) -> Any:
+        got = real(self, *args, **kwargs)
         placed.append(True)
         os.link(tmp_path / ".env", tmp_path / "node_modules/p/alias.js")  # lands now
         return got

@@ -653,8 +653,8 @@ async def test_registry_seeded_from_the_first_scan_equals_its_own_build(
     seeded_by: list[Any] = []
     real = SecretInodes.seed
 
-    def spy(self: SecretInodes, *args: Any) -> Any:
-        seeded_by.append(got := real(self, *args))
+    def spy(self: SecretInodes, *args: Any, **kwargs: Any) -> Any:
+        seeded_by.append(got := real(self, *args, **kwargs))
         return got
 
     monkeypatch.setattr(SecretInodes, "seed", spy)
