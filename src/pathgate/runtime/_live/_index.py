@@ -174,7 +174,21 @@ class LiveIndex:
             if not self._ready(fresh=scanned):
                 return None
             try:
-                return self._replay(start, descend, want, limit, uncounted, restat=scanned)
+                if not scanned:
+                    return self._replay(start, descend, want, limit, uncounted)
+                # a multi-linked file met: the caller asks the registry about it, so its
+                # first snapshot is seeded now (a build of its own would list it all again)
+                test = uncounted
+                if test is not None:
+                    def uncounted(e: Entry) -> bool:
+                        if e.links is not None and self._seed_reg is not None:
+                            self._seed_now()
+                        return test(e)
+
+                out = self._replay(start, descend, want, limit, uncounted, restat=True)
+                if out and self._seed_reg is not None and any(e.links is not None for e in out):
+                    self._seed_now()
+                return out
             finally:
                 self._start_watches()
 
@@ -191,9 +205,13 @@ class LiveIndex:
         hashable key naming ``want`` and ``select``, e.g. the normalised pattern), the
         other records' part is kept as well (same lifetime), and the scan's ``key`` names
         its outcome: ``(generation, start, memo)``. ``budget``: a scan that would charge
-        more is taken again in walk order and stops where the walk would (``stopped``)."""
+        more is taken again in walk order and stops where the walk would (``stopped``).
+        ``None`` too while the index has not scanned: the first scan is answered by the
+        replay (:meth:`first_scan`), whose files are ``lstat``-ed as a walk's are; stored
+        verdicts vouched for by a registry snapshot of a later moment than the scan's
+        listings could name a secret's hard link removed in between."""
         with self._lock:
-            if not self._ready():
+            if self._ino is None or not self._ready():
                 return None
             if key is not self._class_key:
                 self._class_key = key
@@ -250,8 +268,15 @@ class LiveIndex:
             if registry is None:
                 self._seed = None  # (no registry in use: nothing to seed)
             else:
+                self._scale(registry)  # (before the answer may ask it)
                 self._seed_reg = registry
             return True
+
+    def _seed_now(self) -> None:
+        """:meth:`_seeded` now, for the registry :meth:`first_scan` left to the watch thread."""
+        reg, self._seed_reg = self._seed_reg, None
+        if reg is not None:
+            self._seeded(reg)
 
     def _seed_after(self, registry: SecretInodes, w: DeferredWatches) -> None:
         """:meth:`_seeded` in the watch thread, after the first answer (nothing touches the
@@ -264,15 +289,18 @@ class LiveIndex:
         re-listed since and no event arrived: its kept directories' signatures were taken
         before they were listed, the rest (ignored, unlistable) is walked now. ``None``:
         not possible (the registry builds or validates its own)."""
-        if registry.root == self._root:
-            # its rebuilds may visit as much as this index holds (1M files: not failed closed)
-            registry.scale_to(sum(len(d.names) for d in self._dirs.values()))
+        self._scale(registry)
         seed, self._seed = self._seed, None
         if seed is None or seed[0] != (self.scans, self.relists, self.epoch) \
                 or self._ino is None or registry.root != self._root or "" not in self._dirs:
             return None  # (no root record: the root itself is excluded, nothing was listed)
         parts = seed_parts(self._dirs, seed[1])
         return registry.seed(*parts) if cancelled is None else registry.seed(*parts, cancelled=cancelled)
+
+    def _scale(self, registry: SecretInodes) -> None:
+        if registry.root == self._root:
+            # its rebuilds may visit as much as this index holds (1M files: not failed closed)
+            registry.scale_to(sum(len(d.names) for d in self._dirs.values()))
 
     def _ready(self, fresh: bool = False) -> bool:
         """Scan or drain pending events (under the lock); ``False``: answer by walking.
