@@ -370,11 +370,12 @@ class Discovery:
         # the first scan before the registry is asked: it seeds the registry's first walk
         scanned = live.first_scan(None if pipeline.strict_hard_links else pipeline.secret_inodes(self.runtime.root))
         check = self._linked_check()
-        # The live index's walker does not mark files, and a file's link count changing
+        # The live index's records hold no link counts, and a file's link count changing
         # sends no event to its directory's watch (IN_ATTRIB reaches only the inode's own
         # watchers): while any secret is multi-linked (or in strict mode) the stored
-        # files are ``lstat``-ed now.
-        root = self.runtime.root if check.armed() else None
+        # files are ``lstat``-ed now. Its first scan's own answer (``scanned``) carries
+        # the walk's link marks instead: no registry unless a file is multi-linked.
+        root = None if scanned else self.runtime.root if check.armed() else None
         is_secret = self._is_secret
 
         def uncounted(e: Entry) -> bool:
