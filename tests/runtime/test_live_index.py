@@ -728,3 +728,31 @@ def test_registry_not_seeded_without_a_root_record(tmp_path: Path) -> None:
         index._dirs[""] = root
     finally:
         index.close()
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("how", ["secret-link", "oversized"])
+async def test_a_kept_directorys_ignore_file_failing_closed_keeps_the_index_live(
+        tmp_path: Path, how: str, caplog: pytest.LogCaptureFixture) -> None:
+    """Red team 6, F2: ``a/.gitignore`` becoming unreadable as rules (a hard link to a
+    secret; over the size cap) once the index is live: its own re-walk found ``a`` itself
+    excluded and dropped its record while the parent's still named it, so every query reset
+    the index ("index inconsistent") and walked. The parent now decides it afresh."""
+    (tmp_path / "a.py").write_text("x\n")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a/b.py").write_text("y\n")
+    (tmp_path / "k.pem").write_text("K\n")
+    live = Runtime(tmp_path, Policy(), live_index=True)
+    ref = Runtime(tmp_path, Policy())
+    await live.glob("**")
+    await live.glob("**")
+    if how == "secret-link":
+        os.link(tmp_path / "k.pem", tmp_path / "a/.gitignore")
+    else:
+        with open(tmp_path / "a/.gitignore", "wb") as f:
+            f.truncate(65 * 1024 * 1024)  # sparse: over the ignore-file size cap
+    caplog.set_level("WARNING", logger="pathgate.live_index")
+    for _ in range(3):
+        await assert_same(live, ref)
+    assert not [r for r in caplog.records if "inconsistent" in r.getMessage()]
+    await live.aclose()

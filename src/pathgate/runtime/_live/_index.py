@@ -617,16 +617,30 @@ class LiveIndex:
                 self._drop(rel)
             return
         if rel not in dirs:
+            if rel and parent(rel) in dirs:
+                # its own walk found the start excluded (an ignore file of its own that now
+                # fails closed): the parent's record still names it, so the parent decides
+                # it afresh, as a scan from above does
+                self._relist(session, parent(rel), deep=False, force={rel})
             return
         kept = set(dirs[rel].kept_subdirs(rel))
         for sub in old:
             if sub not in kept:
                 self._drop(sub)
 
+    def _stops_at(self, start: str) -> bool:
+        """Would a walk from kept directory ``start`` stop at ``start`` itself? (Its own
+        ignore file fails closed: a walk started there reports the directory, a walk from
+        above reports its entries; the record is the latter, so such a start walks.)"""
+        node = self._ruled.get(start) if start else None
+        return node is not None and node.stop is not None
+
     def _replay(self, start: str, descend: Callable[[str], bool] | None,
                 want: Callable[[str], bool] | None, limit: int | None = None,
                 uncounted: Callable[[Entry], bool] | None = None, restat: bool = False) -> list[Entry] | None:
         """:func:`replay` of the records (``None``: walk instead)."""
+        if self._stops_at(start):
+            return None
         try:
             return replay(self._dirs, start, descend, want, limit, uncounted,
                           restat=self._root.rstrip("/") + "/" if restat else None)
@@ -639,6 +653,8 @@ class LiveIndex:
                    n_examples: int, select: Select | None, memo: object,
                    budget: int | None) -> GlobScan | None:
         """:meth:`glob_scan` under the lock (:class:`GlobParts`)."""
+        if self._stops_at(start):
+            return None
         try:
             return self._globs.scan(self._dirs, self._gen, start, descend, want, classify,
                                     n_examples, select, memo, budget)
