@@ -52,6 +52,7 @@ from pathgate.verdicts import Gate, Status, Verdict
 if TYPE_CHECKING:
     from pathgate.runtime._gating import GateCore
     from pathgate.runtime._live._records import Select
+    from pathgate.runtime.gates.secrets import SecretMatcher
     from pathgate.runtime.tools._pattern import GlobPattern
 
 __all__ = [
@@ -199,6 +200,10 @@ class Discovery:
             # each walked entry is asked about at least twice (charging the budget, then
             # judging): decided once, kept for the matcher's lifetime (issue 14)
             self._is_secret = secret_memo(self.pipeline.secrets, _memo(self.pipeline.secrets.in_dir))
+        #: how a walked chunk's secret tests are answered (:meth:`_step`)
+        self._decide: Callable[[list[Entry], dict[str, bool]], None] = partial(_each, self._is_secret)
+        if live is None and self.pipeline.secrets.maybe is not None:
+            self._decide = partial(_by_dir, self.pipeline.secrets, self._is_secret)
         self._is_git: Callable[[str], bool] | None = is_git
         self._secret_name = self._is_secret  # by name only (no hard-link aliases)
         #: the secret-inode registry's snapshot a live glob validated (no multi-linked secret)
@@ -355,9 +360,7 @@ class Discovery:
         if check is not None:
             for e in chunk:
                 check.entry(e)
-        known, base = self._secret_known, self._secret_name
-        for e in chunk:
-            known[e.relpath] = base(e.relpath)
+        self._decide(chunk, self._secret_known)
         return chunk
 
     def _replay(self, start: str, descend: Callable[[str], bool] | None,
@@ -560,6 +563,30 @@ def _always(st: os.stat_result) -> bool:
 
 def _never(st: os.stat_result) -> bool:
     return False
+
+
+def _each(is_secret: Callable[[str], bool], chunk: list[Entry], known: dict[str, bool]) -> None:
+    """Each walked entry's secret test into ``known``."""
+    for e in chunk:
+        known[e.relpath] = is_secret(e.relpath)
+
+
+def _by_dir(matcher: SecretMatcher, is_secret: Callable[[str], bool], chunk: list[Entry],
+            known: dict[str, bool]) -> None:
+    """:func:`_each` with the matcher's name pre-test: a walked chunk comes directory by
+    directory, each directory's part is decided once, and a name the pre-test clears in a
+    directory that is no secret is none (:meth:`SecretMatcher.dir_is_secret`); only the
+    other names ask ``is_secret`` (the matcher's test, kept across calls)."""
+    maybe = matcher.maybe
+    assert maybe is not None
+    dir_secret = matcher.dir_is_secret
+    head, secret_dir = "\0", False  # no head is "\0"
+    for e in chunk:
+        rel = e.relpath
+        h, _, name = rel.rpartition("/")
+        if h != head:
+            head, secret_dir = h, dir_secret(h)
+        known[rel] = secret_dir or (maybe(name.casefold()) is not None and is_secret(rel))
 
 
 def _memo(in_dir: Callable[[str], Callable[[str], bool]]) -> Callable[[str], bool]:
