@@ -189,7 +189,8 @@ class Discovery:
         self._source = runtime._discovery_facts(self.read_ctx)
         # the path-only facts of walked entries (pure functions of the relpath); a live
         # index keeps them memoised across calls (issue 15)
-        self._is_secret: Callable[[str], bool] = self.pipeline.secrets.is_secret
+        matcher = self.pipeline.secrets
+        self._is_secret: Callable[[str], bool] = matcher.is_secret
         path_gate = self.pipeline.gates[0]
         is_git: Callable[[str], bool] | None = path_gate.is_git_path if isinstance(path_gate, PathGate) else None
         live = runtime.live_index
@@ -199,11 +200,13 @@ class Discovery:
         else:
             # each walked entry is asked about at least twice (charging the budget, then
             # judging): decided once, kept for the matcher's lifetime (issue 14)
-            self._is_secret = secret_memo(self.pipeline.secrets, _memo(self.pipeline.secrets.in_dir))
+            self._is_secret = secret_memo(matcher, _memo(matcher.in_dir))
         #: how a walked chunk's secret tests are answered (:meth:`_step`)
         self._decide: Callable[[list[Entry], dict[str, bool]], None] = partial(_each, self._is_secret)
-        if live is None and self.pipeline.secrets.maybe is not None:
-            self._decide = partial(_by_dir, self.pipeline.secrets, self._is_secret)
+        if live is None and matcher.maybe is not None:
+            self._decide = partial(_by_dir, matcher, self._is_secret)
+            # names the pre-test clears are decided without the memo (the count's, judging's)
+            self._is_secret = _pretested(matcher, self._is_secret)
         self._is_git: Callable[[str], bool] | None = is_git
         self._secret_name = self._is_secret  # by name only (no hard-link aliases)
         #: the secret-inode registry's snapshot a live glob validated (no multi-linked secret)
@@ -587,6 +590,25 @@ def _by_dir(matcher: SecretMatcher, is_secret: Callable[[str], bool], chunk: lis
         if h != head:
             head, secret_dir = h, dir_secret(h)
         known[rel] = secret_dir or (maybe(name.casefold()) is not None and is_secret(rel))
+
+
+def _pretested(matcher: SecretMatcher, is_secret: Callable[[str], bool]) -> Callable[[str], bool]:
+    """``is_secret`` (the matcher's test of relpaths) asked only about names the matcher's
+    pre-test does not clear in a directory that is no secret (see :func:`_by_dir`); each
+    directory's part decided once per run of its entries."""
+    maybe = matcher.maybe
+    assert maybe is not None
+    dir_secret = matcher.dir_is_secret
+    cur = [("\0", False)]  # no head is "\0"
+
+    def test(rel: str) -> bool:
+        head, _, name = rel.rpartition("/")
+        last = cur[0]  # one read, one write: threads may share it (a stale pair is only slower)
+        if last[0] != head:
+            last = cur[0] = (head, dir_secret(head))
+        return last[1] or (maybe(name.casefold()) is not None and is_secret(rel))
+
+    return test
 
 
 def _memo(in_dir: Callable[[str], Callable[[str], bool]]) -> Callable[[str], bool]:
