@@ -36,6 +36,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import weakref
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
@@ -175,7 +176,11 @@ class Discovery:
                                size_limit=policy.size_limit_for(model), root=runtime.root)
         self.read_ctx = GateContext(policy=policy, purpose="read", model=model,
                                     size_limit=self.ctx.size_limit, root=runtime.root)
-        self.session: IgnoreSession = runtime.index.session()
+        #: the core makes this one call and ends (``pathgate glob``/``search``: :func:`one_call`)
+        self._one_call = runtime.live_index is None and runtime in _ONE_CALL
+        # a one-call core's session keeps its nodes to itself (nothing is shared later)
+        self.session: IgnoreSession = IgnoreSession(runtime.index, private=True) if self._one_call \
+            else runtime.index.session()
         self.omissions = Omissions()
         self.walked = 0
         self.stopped_early = False
@@ -197,16 +202,21 @@ class Discovery:
         if live is not None:
             self._is_secret = live.memo("secret", self._is_secret)
             is_git = None if is_git is None else live.memo("git", is_git)
+        elif self._one_call:
+            # decided once per call (each walked entry is asked about at least twice:
+            # charging the budget, then judging; :meth:`_step` answers them)
+            self._is_secret = _memo(matcher.in_dir)
+            if matcher.maybe is not None:
+                self._is_secret = _pretested(matcher, self._is_secret)
         else:
-            # each walked entry is asked about at least twice (charging the budget, then
-            # judging): decided once, kept for the matcher's lifetime (issue 14)
-            self._is_secret = secret_memo(matcher, _memo(matcher.in_dir))
-        #: how a walked chunk's secret tests are answered (:meth:`_step`)
+            # decided once, kept for the matcher's lifetime (issue 14)
+            decide = _memo(matcher.in_dir)
+            self._is_secret = secret_memo(matcher, decide if matcher.maybe is None else _pretested(matcher, decide))
+        #: how a walked chunk's secret tests are answered (:meth:`_step`): a one-call core's
+        #: directory by directory with the name pre-test (nothing kept for later calls)
         self._decide: Callable[[list[Entry], dict[str, bool]], None] = partial(_each, self._is_secret)
-        if live is None and matcher.maybe is not None:
+        if self._one_call and matcher.maybe is not None:
             self._decide = partial(_by_dir, matcher, self._is_secret)
-            # names the pre-test clears are decided without the memo (the count's, judging's)
-            self._is_secret = _pretested(matcher, self._is_secret)
         self._is_git: Callable[[str], bool] | None = is_git
         self._secret_name = self._is_secret  # by name only (no hard-link aliases)
         #: the secret-inode registry's snapshot a live glob validated (no multi-linked secret)
@@ -566,6 +576,18 @@ def _always(st: os.stat_result) -> bool:
 
 def _never(st: os.stat_result) -> bool:
     return False
+
+
+#: Cores that make one discovery call and end (:func:`one_call`).
+_ONE_CALL: weakref.WeakSet[GateCore] = weakref.WeakSet()
+
+
+def one_call(core: GateCore) -> None:
+    """Mark ``core`` as making one discovery call before it is dropped (``pathgate glob`` and
+    ``pathgate search``): its calls keep nothing for later ones — the walk's ignore nodes
+    stay in its session, the secret tests in the call, the count inside excluded
+    directories is not kept — the same answers, without the bookkeeping."""
+    _ONE_CALL.add(core)
 
 
 def _each(is_secret: Callable[[str], bool], chunk: list[Entry], known: dict[str, bool]) -> None:

@@ -18,7 +18,8 @@ removing or renaming an entry, or a permission change, moves them) and every reg
 it counted still has one link (a file with one link cannot share a secret's inode; a
 count that met a multi-linked file is not kept). Nothing is kept with a host filter or
 host gates (their answers may change without the disk changing), with aliases or
-prejudged verdicts in the call, on a file-system seam other than the real one, when a
+prejudged verdicts in the call, on a file-system seam other than the real one, on a core
+that makes one call (:func:`~pathgate.runtime.tools._discover.one_call`), when a
 directory could not be listed or the depth cap was hit, or when a listed directory changed
 within :data:`RACY_NS` of the listing (it could change again without its times moving:
 git's "racily clean"). Checking costs one ``lstat`` per listed directory and counted file
@@ -153,7 +154,7 @@ def _plain_counts(d: Discovery) -> _PlainCounts | None:
     """The runtime's kept counts when ``d``'s count may be kept (see the module docstring)."""
     rt = d.runtime
     if (rt.live_index is not None or d._host is not None or not d._inline or d._aliases
-            or d._verdicts or type(rt.index.fs) is not OsFS):
+            or d._verdicts or type(rt.index.fs) is not OsFS or d._one_call):
         return None
     with _PLAIN_LOCK:
         got = _PLAIN.get(rt)
