@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from pathgate import Policy
 from pathgate.runtime._walk import FILE, Entry
 from pathgate.runtime.gates.secrets import SecretMatcher
-from pathgate.runtime.tools._discover import _by_dir
+from pathgate.runtime.tools._discover import _by_dir, _memo, _pretested
 
 _DEFAULTS = list(Policy().secret_patterns)
 #: host ``extra_secret_patterns``-like additions: wildcards, brackets, path patterns, case
@@ -78,16 +78,37 @@ def test_pretest_never_clears_a_secret(patterns: list[str], defaults: bool, path
 
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.sampled_from(_DEFAULTS + _EXTRA + _NO_NEEDLE[:2]), max_size=5),
-       st.lists(st.tuples(_HEAD, st.lists(_NAME, min_size=1, max_size=6)), min_size=1, max_size=12))
-def test_walk_chunk_decisions_equal_is_secret(patterns: list[str], dirs: list[tuple[str, list[str]]]) -> None:
+       st.lists(st.tuples(_HEAD, st.lists(_NAME, min_size=1, max_size=6)), min_size=1, max_size=12),
+       st.booleans())
+def test_walk_chunk_decisions_equal_is_secret(patterns: list[str], dirs: list[tuple[str, list[str]]],
+                                              walked_parents: bool) -> None:
     """A walked chunk (directory runs, repeats, parents not first) decided by ``_by_dir``
-    (where a pre-test exists) as each relpath by a fresh matcher's ``is_secret``."""
+    and one relpath at a time by ``_pretested`` (where a pre-test exists; each directory
+    known as a path first when the walk met it) as each relpath by a fresh matcher's
+    ``is_secret``."""
     m = SecretMatcher([*_DEFAULTS, *patterns])
-    chunk = [Entry(f"{head}/{name}" if head else name, FILE) for head, names in dirs for name in names]
-    known: dict[str, bool] = {}
     if m.maybe is None:
         return
-    _by_dir(m, m.is_secret, chunk, known)
     slow = SecretMatcher([*_DEFAULTS, *patterns])
+    chunk = [Entry(f"{head}/{name}" if head else name, FILE) for head, names in dirs for name in names]
+    seeded = {head: slow.is_secret(head) for head, _ in dirs if head} if walked_parents else {}
+    known = dict(seeded)
+    _by_dir(m, m.is_secret, chunk, known)
+    one = _pretested(SecretMatcher([*_DEFAULTS, *patterns]), _memo(m.in_dir), dict(seeded))
     for e in chunk:
-        assert known[e.relpath] == slow.is_secret(e.relpath), (patterns, e.relpath)
+        assert known[e.relpath] == slow.is_secret(e.relpath) == one(e.relpath), (patterns, e.relpath)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_DEFAULTS + _EXTRA), max_size=6),
+       st.lists(st.tuples(_HEAD, _NAME), min_size=1, max_size=20))
+def test_a_directory_no_secret_as_a_path_is_none_as_a_directory(patterns: list[str],
+                                                                paths: list[tuple[str, str]]) -> None:
+    """What lets a walk skip a directory's own secret test: the directory was judged no
+    secret as a walked entry (``is_secret``) so ``dir_is_secret`` is false (no ``:``)."""
+    for head, name in paths:
+        d = f"{head}/{name}".strip("/") if head else name
+        if ":" in d:
+            continue
+        if not SecretMatcher([*_DEFAULTS, *patterns]).is_secret(d):
+            assert not SecretMatcher([*_DEFAULTS, *patterns]).dir_is_secret(d), (patterns, d)

@@ -195,6 +195,11 @@ class Discovery:
         # the path-only facts of walked entries (pure functions of the relpath); a live
         # index keeps them memoised across calls (issue 15)
         matcher = self.pipeline.secrets
+        # each walked entry's secret test (by name), answered in the worker thread
+        # (:meth:`_step`), so the event loop only looks them up: a big walk's secret checks
+        # never block other calls (issue 19); also what shows a directory is no secret
+        known: dict[str, bool] = {}
+        self._secret_known = known
         self._is_secret: Callable[[str], bool] = matcher.is_secret
         path_gate = self.pipeline.gates[0]
         is_git: Callable[[str], bool] | None = path_gate.is_git_path if isinstance(path_gate, PathGate) else None
@@ -207,11 +212,12 @@ class Discovery:
             # charging the budget, then judging; :meth:`_step` answers them)
             self._is_secret = _memo(matcher.in_dir)
             if matcher.maybe is not None:
-                self._is_secret = _pretested(matcher, self._is_secret)
+                self._is_secret = _pretested(matcher, self._is_secret, known)
         else:
             # decided once, kept for the matcher's lifetime (issue 14)
             decide = _memo(matcher.in_dir)
-            self._is_secret = secret_memo(matcher, decide if matcher.maybe is None else _pretested(matcher, decide))
+            self._is_secret = secret_memo(
+                matcher, decide if matcher.maybe is None else _pretested(matcher, decide, known))
         #: how a walked chunk's secret tests are answered (:meth:`_step`): a one-call core's
         #: directory by directory with the name pre-test (nothing kept for later calls)
         self._decide: Callable[[list[Entry], dict[str, bool]], None] = partial(_each, self._is_secret)
@@ -232,10 +238,6 @@ class Discovery:
         self._aliases: set[str] = set()
         base_secret = self._secret_name
         aliases = self._aliases
-        # answered in the worker thread for each walked entry (:meth:`_step`), so the event
-        # loop only looks them up: a big walk's secret checks never block other calls (issue 19)
-        known: dict[str, bool] = {}
-        self._secret_known = known
 
         def is_secret(rel: str) -> bool:
             if rel in aliases:
@@ -600,35 +602,45 @@ def _by_dir(matcher: SecretMatcher, is_secret: Callable[[str], bool], chunk: lis
             known: dict[str, bool]) -> None:
     """:func:`_each` with the matcher's name pre-test: a walked chunk comes directory by
     directory, each directory's part is decided once, and a name the pre-test clears in a
-    directory that is no secret is none (:meth:`SecretMatcher.dir_is_secret`); only the
-    other names ask ``is_secret`` (the matcher's test, kept across calls)."""
+    directory that is no secret is none; only the other names ask ``is_secret``."""
     maybe = matcher.maybe
     assert maybe is not None
-    dir_secret = matcher.dir_is_secret
     head, secret_dir = "\0", False  # no head is "\0"
     for e in chunk:
         rel = e.relpath
         h, _, name = rel.rpartition("/")
         if h != head:
-            head, secret_dir = h, dir_secret(h)
+            head, secret_dir = h, _dir_secret(matcher, known, h)
         known[rel] = secret_dir or (maybe(name.casefold()) is not None and is_secret(rel))
 
 
-def _pretested(matcher: SecretMatcher, is_secret: Callable[[str], bool]) -> Callable[[str], bool]:
+def _dir_secret(matcher: SecretMatcher, known: dict[str, bool], head: str) -> bool:
+    """:meth:`SecretMatcher.dir_is_secret`, answered from ``known`` (relpaths' secret tests)
+    when it holds ``False`` for ``head`` itself: a directory that is no secret as a path is
+    none as a directory either (a secret component, or a path pattern ending at it or an
+    ancestor, makes the path a secret too; NTFS ``:`` spellings are always asked)."""
+    if known.get(head) is False and ":" not in head:
+        return False
+    return matcher.dir_is_secret(head)
+
+
+def _pretested(matcher: SecretMatcher, is_secret: Callable[[str], bool],
+               known: dict[str, bool]) -> Callable[[str], bool]:
     """``is_secret`` (the matcher's test of relpaths) asked only about names the matcher's
     pre-test does not clear in a directory that is no secret (see :func:`_by_dir`); each
-    directory's part decided once per run of its entries."""
+    directory's part decided once per run of its entries. Each answer is noted in
+    ``known`` (the call's: so are the directories a count lists)."""
     maybe = matcher.maybe
     assert maybe is not None
-    dir_secret = matcher.dir_is_secret
     cur = [("\0", False)]  # no head is "\0"
 
     def test(rel: str) -> bool:
         head, _, name = rel.rpartition("/")
         last = cur[0]  # one read, one write: threads may share it (a stale pair is only slower)
         if last[0] != head:
-            last = cur[0] = (head, dir_secret(head))
-        return last[1] or (maybe(name.casefold()) is not None and is_secret(rel))
+            last = cur[0] = (head, _dir_secret(matcher, known, head))
+        got = known[rel] = last[1] or (maybe(name.casefold()) is not None and is_secret(rel))
+        return got
 
     return test
 
