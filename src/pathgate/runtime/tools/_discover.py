@@ -448,6 +448,7 @@ class Discovery:
         is_secret = self._is_secret
         enforce = any(g.name == "secrets" for g in self.pipeline.gates)
         is_git = self._is_git
+        made: dict[int, Verdict] = {}  # one (frozen) verdict per deciding match (alive in entries)
         for i in plain:
             e = entries[i]
             m = e.match
@@ -459,8 +460,12 @@ class Discovery:
             elif is_secret(e.relpath):
                 out[i] = _SECRET if enforce else _OPAQUE_IGNORE
             else:
-                out[i] = Verdict(status=Status.BLOCKED, gate=Gate.IGNORE, rule=m.rule, ancestor=m.ancestor,
-                                 fail_closed=m.fail_closed, unreadable=m.unreadable)
+                v = made.get(id(m))
+                if v is None:
+                    v = made[id(m)] = Verdict(status=Status.BLOCKED, gate=Gate.IGNORE, rule=m.rule,
+                                              ancestor=m.ancestor, fail_closed=m.fail_closed,
+                                              unreadable=m.unreadable)
+                out[i] = v
 
     async def _prejudge(self, entries: Sequence[Entry]) -> None:
         """Judge one walked chunk now and keep the verdicts for :meth:`judge` (a host filter

@@ -38,7 +38,7 @@ from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
 
 from pathgate.results import Unsearched
-from pathgate.runtime._walk import FILE, Entry, ListingRecord, list_files_below
+from pathgate.runtime._walk import FILE, Entry, ListingRecord, _entry, list_files_below
 from pathgate.runtime.fs import OsFS, Resolved
 from pathgate.runtime.fs._beneath import DirChain
 from pathgate.runtime.gates import PathFacts
@@ -246,7 +246,8 @@ async def _count(d: Discovery, dirs: Sequence[Entry], wanted: Callable[[str], bo
             parts.append((x.match, select(flat)))
             continue
         first = len(candidates)
-        candidates.extend(Entry(rel, kind, x.match) for rel, kind in files if wanted(rel))
+        m = x.match
+        candidates.extend([_entry(Entry, (rel, kind, m, None, None)) for rel, kind in files if wanted(rel)])
         parts.append(slice(first, len(candidates)))
     verdicts = await d.judge(candidates)
     added = [0, 0]  # per fail_closed: matches counted by directory (no enum key per one)
