@@ -448,7 +448,6 @@ def _always(name: str) -> bool:
     return True
 
 
-
 _SECRET = Verdict(status=Status.BLOCKED, gate=Gate.SECRETS, opaque=True)
 
 
