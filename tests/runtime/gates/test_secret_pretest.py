@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from pathgate import Policy
 from pathgate.runtime._walk import FILE, Entry
 from pathgate.runtime.gates.secrets import SecretMatcher
-from pathgate.runtime.tools._discover import _by_dir, _memo, _pretested
+from pathgate.runtime.tools._secret_walk import _by_dir, _memo, _pretested
 
 _DEFAULTS = list(Policy().secret_patterns)
 #: host ``extra_secret_patterns``-like additions: wildcards, brackets, path patterns, case

@@ -17,7 +17,8 @@ from pathgate._cli_inline import run_inline
 from pathgate.config import load_config
 from pathgate.runtime._gating import GateCore
 from pathgate.runtime.tools import _excluded
-from pathgate.runtime.tools._discover import Discovery, one_call
+from pathgate.runtime.tools._discover import Discovery
+from pathgate.runtime.tools._secret_walk import one_call
 
 
 def _tree(root: Path, *, secrets: bool) -> Path:
