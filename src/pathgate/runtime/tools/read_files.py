@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import errno
 from collections.abc import Callable, Sequence
+from stat import S_ISDIR
 from typing import TYPE_CHECKING, Any
 
 import anyio.from_thread
@@ -34,10 +35,12 @@ import anyio.lowlevel
 from pathgate.errors import ToolArgumentError
 from pathgate.runtime._remedy import Decider, ignore_decider
 from pathgate.runtime.fs import (
+    PATH_MAX,
     AsyncFS,
     DirFds,
     DirStatMemo,
     Opened,
+    OsFS,
     ReadRequest,
     ThreadFS,
     WouldBlock,
@@ -45,7 +48,7 @@ from pathgate.runtime.fs import (
     open_read,
     open_read_in,
     resolve_flow,
-    resolve_plain,
+    resolve_in,
     run_chunked,
 )
 from pathgate.runtime.gates import Fact, GateCheck, GateContext, PathFacts, lexical_name
@@ -304,6 +307,11 @@ class ReadFacts:
         tail = self._tail
         size_limit = ctx.size_limit
 
+        # a plain spelling is resolved through its parent's descriptor (``resolve_in``: the
+        # real filesystem, a root other than "/"), and that descriptor opens it
+        by_fd = type(ops) is OsFS and root != "/"
+        croot = ctx.root
+
         def chunk(items: Sequence[PathFacts]) -> list[None]:
             memo = DirStatMemo(ops)
             matches: dict[str, tuple[Match, Remedy | None]] = {}
@@ -311,24 +319,35 @@ class ReadFacts:
             with DirFds(ops, root) as dirs:
                 # ignore files lstat-ed relative to the directories this chunk opened anyway
                 session = index.session(dirs.held)
+                get_dir = dirs.get
                 for k, f in enumerate(items):
                     if not k & 15:
                         cancelled()  # a cancelled call stops within 16 files
                     request = f.request
-                    plain = request == f.name
-                    r = resolve_plain(dirs, request) if plain else None
+                    r = None
+                    dir_fd = -1
+                    if by_fd and request == f.name and request and len(request) <= PATH_MAX:
+                        parent, _, name = request.rpartition("/")
+                        try:
+                            dir_fd = get_dir(parent)
+                        except (OSError, ValueError):
+                            dir_fd = -1
+                        else:
+                            r = resolve_in(root, request, dir_fd, name)
                     if r is None:
-                        plain = False
+                        dir_fd = -1
                         r = drive_sync(resolve_flow(root, request, allow_outside=allow_outside), memo)
                     f.resolved = r
                     relpath = r.relpath
+                    st = r.st
                     if relpath is not None:
                         got = matches.get(relpath)
                         if got is None:
-                            got = matches[relpath] = decide(session, relpath, r.is_dir, is_secret(f, ctx.root))
+                            is_dir = st is not None and S_ISDIR(st.st_mode)
+                            got = matches[relpath] = decide(session, relpath, is_dir, is_secret(f, croot))
                         f.match, f.remedy = got
                     real = r.real
-                    if real is None or r.st is None:
+                    if real is None or st is None:
                         continue
                     for g in inline:
                         if g.check(f, ctx) is not None:
@@ -336,10 +355,10 @@ class ReadFacts:
                     else:
                         got_open = opened.get(real)
                         if got_open is None:
-                            req = ReadRequest(real, size_limit, r.identity, root if relpath is not None else None)
-                            if plain:  # resolved through the parent's descriptor: opened from it
-                                parent, _, name = request.rpartition("/")
-                                got_open = open_read_in(ops, req, dirs.get(parent), name, inline=on_loop)
+                            req = ReadRequest(real, size_limit, (st.st_dev, st.st_ino),
+                                              root if relpath is not None else None)
+                            if dir_fd >= 0:  # resolved through the parent's descriptor: opened from it
+                                got_open = open_read_in(ops, req, dir_fd, name, inline=on_loop)
                             else:
                                 got_open = open_read(ops, req, dirs, inline=on_loop)
                             opened[real] = got_open
