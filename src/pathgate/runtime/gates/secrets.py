@@ -61,7 +61,8 @@ DIR_CACHE = 16384
 MAX_CACHED_DIR = 1024
 #: Paths whose :meth:`SecretMatcher.is_secret` answer a matcher keeps (the same way: a pure
 #: function of the path and the matcher's fixed patterns; agents read the same files again).
-PATH_CACHE = 65536
+PATH_CACHE = 16384
+MAX_CACHED_PATH = 512
 
 
 #: Vim's swap files (``.swp``, then ``.swo``, ``.swn`` … down to ``.swa``).
@@ -229,7 +230,7 @@ class SecretMatcher:
             head, _, basename = path.strip("/").rpartition("/")
             original = backup_of(basename.rstrip(" .").casefold())
             secret = original is not None and self.is_secret(f"{head}/{original}" if head else original)
-        if len(path) <= MAX_CACHED_DIR:
+        if len(path) <= MAX_CACHED_PATH:
             paths = self._paths
             if len(paths) >= PATH_CACHE:
                 paths.clear()

@@ -204,7 +204,10 @@ class DirAnchors:
                 old = known[0]
                 if known[2]:  # every candidate was missing
                     return old
-                if all(s is None or _lstat_sig(names[k], dir_fd) == s for k, s in enumerate(old)):
+                for k, s in enumerate(old):
+                    if s is not None and _lstat_sig(names[k], dir_fd) != s:
+                        break
+                else:
                     return old
         began = self._now_ns()
         st = self.fstat(dir_fd)

@@ -58,7 +58,7 @@ from pathgate.runtime.gates.path import PathGate
 from pathgate.runtime.gates.read import ReadGate
 from pathgate.runtime.gates.secrets import LinkedSecretGate, SecretsGate
 from pathgate.runtime.gates.size import SizeGate
-from pathgate.runtime.ignore import Match
+from pathgate.runtime.ignore import IgnoreSession, Match
 from pathgate.runtime.tools._window import MAX_SCAN, Window, read_window
 from pathgate.verdicts import FileResult, Gate, Remedy, Status, Verdict
 
@@ -313,12 +313,12 @@ class ReadFacts:
         croot = ctx.root
 
         def chunk(items: Sequence[PathFacts]) -> list[None]:
-            memo = DirStatMemo(ops)
+            memo: DirStatMemo | None = None  # made when a spelling needs resolve_flow
             matches: dict[str, tuple[Match, Remedy | None]] = {}
             opened: dict[str, Opened] = {}
             with DirFds(ops, root) as dirs:
                 # ignore files lstat-ed relative to the directories this chunk opened anyway
-                session = index.session(dirs.held)
+                session = IgnoreSession(index, dir_fd=dirs.held)  # index.session(dirs.held)
                 get_dir = dirs.get
                 for k, f in enumerate(items):
                     if not k & 15:
@@ -336,6 +336,8 @@ class ReadFacts:
                             r = resolve_in(root, request, dir_fd, name)
                     if r is None:
                         dir_fd = -1
+                        if memo is None:
+                            memo = DirStatMemo(ops)
                         r = drive_sync(resolve_flow(root, request, allow_outside=allow_outside), memo)
                     f.resolved = r
                     relpath = r.relpath
@@ -423,9 +425,12 @@ async def read_files(
 ) -> list[FileResult]:
     """Read ``paths`` through the gates; see :meth:`pathgate.Runtime.read_files`."""
     requested = _check_paths(paths)
-    offset = _check_int(offset, "offset", 1)
-    limit = _check_int(limit, "limit", 0)
-    budget = _check_int(budget, "budget", 1)
+    if offset is not None:
+        offset = _check_int(offset, "offset", 1)
+    if limit is not None:
+        limit = _check_int(limit, "limit", 0)
+    if budget is not None:
+        budget = _check_int(budget, "budget", 1)
     if model is not None and not isinstance(model, str):
         raise ToolArgumentError("read_files: `model` must be a string", field="model")
     if not requested:
@@ -445,7 +450,8 @@ async def read_files(
     if offset is not None or limit is not None:
         windows = await _oversize_windows(runtime, facts, verdicts, offset or 1, limit, call_budget,
                                           ctx.size_limit)
-    by_spelling = {s: i for i, s in enumerate(spellings)}
+    # without a repeated spelling, a request's position is its spelling's
+    by_spelling = {s: i for i, s in enumerate(spellings)} if len(spellings) != len(requested) else None
     return _assemble(requested, by_spelling, facts, verdicts, windows, offset, limit, call_budget)
 
 
@@ -479,7 +485,7 @@ def _may_run_on_loop(runtime: Runtime, facts: PathFacts) -> bool:
 
 def _assemble(
     requested: Sequence[str],
-    by_spelling: dict[str, int],
+    by_spelling: dict[str, int] | None,
     facts: Sequence[PathFacts],
     verdicts: Sequence[Verdict | None],
     windows: dict[int, Window],
@@ -488,13 +494,14 @@ def _assemble(
     call_budget: int,
 ) -> list[FileResult]:
     """One result per requested path, in request order; each real file's content is given
-    (and charged to the budget) once, at its first spelling; later ones refer to it."""
+    (and charged to the budget) once, at its first spelling; later ones refer to it.
+    ``by_spelling``: each spelling's index in ``facts`` (``None``: the request's own order)."""
     remaining = call_budget
     first_of: dict[str, str] = {}
     results: list[FileResult] = []
     whole = offset is None and limit is None
-    for path in requested:
-        i = by_spelling[path]
+    for k, path in enumerate(requested):
+        i = k if by_spelling is None else by_spelling[path]
         f, verdict = facts[i], verdicts[i]
         relpath = f.shown_relpath
         text: str | None = None
