@@ -14,10 +14,12 @@ from __future__ import annotations
 import errno
 import os
 import stat as stat_mod
+from collections.abc import Callable
+from functools import partial
 
 import msgspec
 
-from pathgate.runtime.fs._ops import FileOps, OsFS
+from pathgate.runtime.fs._ops import DIR_FLAGS, FileOps, OsFS
 from pathgate.runtime.fs._resolve import PATH_MAX, Resolved, _rel, _within
 
 __all__ = [
@@ -77,6 +79,9 @@ def read_regular(path: str, cap: int, *, follow: bool = False, dir_fd: int | Non
     finally:
         os.close(fd)
 
+#: ``OsFS.open_dir`` as one C call.
+_OPEN_DIR = partial(os.open, flags=DIR_FLAGS)
+
 #: Bytes inspected for a NUL to call content binary.
 BINARY_SNIFF = 8192
 _READ_CHUNK = 1 << 20
@@ -105,6 +110,8 @@ class DirFds:
         self.ops = ops
         self.root = root
         self._fds: dict[str, int] = {}
+        # the real filesystem's open without a wrapper frame (a batch opens ~1.3 per file)
+        self._open_dir: Callable[..., int] = _OPEN_DIR if type(ops) is OsFS else ops.open_dir
 
     #: Directories deeper than this are opened on the way down and closed at once (only the
     #: target is kept), so a path thousands of levels deep costs two descriptors, not one per
@@ -124,7 +131,7 @@ class DirFds:
             # the same as the walk below, which keeps the target at any depth)
             pfd = fds.get(parent)
             if pfd is not None:
-                fd = fds[reldir] = self.ops.open_dir(name, dir_fd=pfd)
+                fd = fds[reldir] = self._open_dir(name, dir_fd=pfd)
                 return fd
         parts = reldir.split("/") if reldir else []
         k = len(parts)

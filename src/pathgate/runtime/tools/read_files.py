@@ -304,7 +304,8 @@ class ReadFacts:
         is_secret = runtime.pipeline.secrets.is_secret_facts
         decide = self._decider()
         cleared = len(inline)
-        tail = self._tail
+        inline_checks = tuple(g.check for g in inline)
+        tail_checks = tuple(g.check for g in self._tail)
         size_limit = ctx.size_limit
 
         # a plain spelling is resolved through its parent's descriptor (``resolve_in``: the
@@ -351,8 +352,8 @@ class ReadFacts:
                     real = r.real
                     if real is None or st is None:
                         continue
-                    for g in inline:
-                        if g.check(f, ctx) is not None:
+                    for check in inline_checks:
+                        if check(f, ctx) is not None:
                             break
                     else:
                         got_open = opened.get(real)
@@ -365,7 +366,7 @@ class ReadFacts:
                                 got_open = open_read(ops, req, dirs, inline=on_loop)
                             opened[real] = got_open
                         f.opened = got_open
-                        f.cleared = cleared + _tail_passed(tail, f, ctx)  # the pipeline skips these
+                        f.cleared = cleared + _tail_passed(tail_checks, f, ctx)  # the pipeline skips these
             return [None] * len(items)
 
         return chunk
@@ -393,13 +394,14 @@ class ReadFacts:
                 f.opened = known[f.resolved.real]
 
 
-def _tail_passed(tail: _Gates, facts: PathFacts, ctx: GateContext) -> int:
-    """How many of the leading ``tail`` gates pass ``facts`` without awaiting (the first that
-    blocks or must await stops the count; an awaitable it returned is closed unawaited: the
-    pipeline runs that gate again on the loop)."""
+def _tail_passed(tail: tuple[Callable[[PathFacts, GateContext], object], ...], facts: PathFacts,
+                 ctx: GateContext) -> int:
+    """How many of the leading ``tail`` gates (their ``check`` methods) pass ``facts`` without
+    awaiting (the first that blocks or must await stops the count; an awaitable it returned is
+    closed unawaited: the pipeline runs that gate again on the loop)."""
     n = 0
-    for gate in tail:
-        result = gate.check(facts, ctx)
+    for check in tail:
+        result = check(facts, ctx)
         if result is not None:
             close = getattr(result, "close", None)
             if close is not None and not isinstance(result, Verdict):
