@@ -139,6 +139,10 @@ _Gates = tuple[GateCheck, ...]
 #: id(gate tuple) -> (the tuple, its inline gates, the tail gates after them): keeping the
 #: tuple makes the id safe.
 _INLINE_OF: dict[int, tuple[_Gates, _Gates | None, _Gates]] = {}
+_Check = Callable[[PathFacts, GateContext], object]
+#: id(gate tuple) -> (the tuple, its gates' bound ``check`` methods): keeping the tuple makes
+#: the id safe (the tuples are those kept in ``_INLINE_OF``).
+_CHECKS_OF: dict[int, tuple[_Gates, tuple[_Check, ...]]] = {}
 #: (id(policy), purpose) -> (the policy, its ignore decider): keeping the policy makes the id safe.
 _DECIDER_OF: dict[tuple[int, str], tuple[object, Decider]] = {}
 
@@ -304,8 +308,8 @@ class ReadFacts:
         is_secret = runtime.pipeline.secrets.is_secret_facts
         decide = self._decider()
         cleared = len(inline)
-        inline_checks = tuple(g.check for g in inline)
-        tail_checks = tuple(g.check for g in self._tail)
+        inline_checks = _checks(inline)
+        tail_checks = _checks(self._tail)
         size_limit = ctx.size_limit
 
         # a plain spelling is resolved through its parent's descriptor (``resolve_in``: the
@@ -394,8 +398,19 @@ class ReadFacts:
                 f.opened = known[f.resolved.real]
 
 
-def _tail_passed(tail: tuple[Callable[[PathFacts, GateContext], object], ...], facts: PathFacts,
-                 ctx: GateContext) -> int:
+def _checks(gates: _Gates) -> tuple[_Check, ...]:
+    """The bound ``check`` methods of ``gates`` (made once per gate tuple)."""
+    got = _CHECKS_OF.get(id(gates))
+    if got is not None and got[0] is gates:
+        return got[1]
+    checks = tuple(g.check for g in gates)
+    if len(_CHECKS_OF) > 128:
+        _CHECKS_OF.clear()
+    _CHECKS_OF[id(gates)] = (gates, checks)
+    return checks
+
+
+def _tail_passed(tail: tuple[_Check, ...], facts: PathFacts, ctx: GateContext) -> int:
     """How many of the leading ``tail`` gates (their ``check`` methods) pass ``facts`` without
     awaiting (the first that blocks or must await stops the count; an awaitable it returned is
     closed unawaited: the pipeline runs that gate again on the loop)."""
