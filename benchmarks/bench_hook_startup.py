@@ -48,8 +48,11 @@ SRC = os.path.join(os.path.dirname(HERE), "src")
 def _tree(root: str) -> None:
     os.makedirs(os.path.join(root, "src"))
     os.makedirs(os.path.join(root, "build"))
+    os.makedirs(os.path.join(root, ".claude/hooks"))
+    hook = {"type": "command", "command": "$CLAUDE_PROJECT_DIR/.claude/hooks/guard.sh", "onFailure": "block"}
     files = {".gitignore": "build/\n*.log\n", ".env": "KEY=1\n", "src/app.py": "print(1)\n",
-             "build/out.js": "x\n", "debug.log": "x\n"}
+             "build/out.js": "x\n", "debug.log": "x\n", ".claude/hooks/guard.sh": "exec pathgate hook claude-code\n",
+             ".claude/settings.json": json.dumps({"hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [hook]}]}})}
     for name, text in files.items():
         with open(os.path.join(root, name), "w") as f:
             f.write(text)
@@ -58,6 +61,11 @@ def _tree(root: str) -> None:
 def _payload(root: str, rel: str) -> bytes:
     return json.dumps({"hook_event_name": "PreToolUse", "cwd": root, "tool_name": "Read",
                        "tool_input": {"file_path": os.path.join(root, rel)}}).encode()
+
+
+def _write(root: str, rel: str) -> bytes:
+    return json.dumps({"hook_event_name": "PreToolUse", "cwd": root, "tool_name": "Write",
+                       "tool_input": {"file_path": os.path.join(root, rel), "content": "x = 1\n"}}).encode()
 
 
 def _cursor(root: str, rel: str) -> bytes:
@@ -106,6 +114,7 @@ def _cases(root: str, pg: list[str]) -> dict[str, tuple[list[str], bytes]]:
         "hook claude-code: allow (src/app.py)": (hook, _payload(root, "src/app.py")),
         "hook claude-code: deny ignore (build/out.js)": (hook, _payload(root, "build/out.js")),
         "hook claude-code: deny secret (.env)": (hook, _payload(root, ".env")),
+        "hook claude-code: allow Write (src/new.py)": (hook, _write(root, "src/new.py")),
         "hook cursor: deny ignore (build/out.js)": ([*pg, "hook", "cursor"], _cursor(root, "build/out.js")),
         "check-ignore --stdin (4 paths)": ([*pg, "check-ignore", "--stdin"], paths),
         "check-ignore --git-only --stdin (4 paths)": ([*pg, "check-ignore", "--git-only", "--stdin"], paths),

@@ -412,6 +412,7 @@ def _setup(opts: dict[str, object]) -> tuple[IgnoreIndex, str, GitSettings]:
         config = msgspec.structs.replace(IgnoreConfig(), **overrides)
     index = IgnoreIndex(root_given, config)
     index.git_layout = layout
+    index.find_top = False  # --root names the top; discovery already found it
     index.on_warning = lambda msg: _err(f"warning: {msg}")
     return index, cwd, settings
 

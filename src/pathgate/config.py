@@ -38,6 +38,7 @@ message names it too. ``host_filter`` is code, so it exists only on the struct.
 import errno
 import os
 import stat
+import weakref
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -71,6 +72,7 @@ __all__ = [
     "load_host_config",
     "load_project_config",
     "merge_project",
+    "project_secret_patterns",
     "user_config_path",
 ]
 
@@ -296,7 +298,7 @@ def merge_project(host: Policy, project: Policy, keys: frozenset[str] = frozense
     if "size_limit" in keys:
         caps += (SizeRule(model="*", limit=project.size_limit),)
     caps += project.model_size_limits
-    return msgspec.structs.replace(
+    merged = msgspec.structs.replace(
         host,
         secret_patterns=union(host.secret_patterns, project.secret_patterns),
         enforce_secrets=host.enforce_secrets or "enforce_secrets" in keys,
@@ -314,6 +316,30 @@ def merge_project(host: Policy, project: Policy, keys: frozenset[str] = frozense
         default_renderer=(host.default_renderer if host.default_renderer != _DEFAULT.default_renderer
                           else project.default_renderer),
     )
+    added = tuple(p for p in merged.secret_patterns if p not in host.secret_patterns)
+    if added:
+        _remember_project_secrets(merged, added)
+    return merged
+
+
+#: ``id(policy)`` -> the secret patterns its project file added (:func:`project_secret_patterns`);
+#: an entry leaves with its policy.
+_PROJECT_SECRETS: dict[int, tuple[str, ...]] = {}
+
+
+def _remember_project_secrets(policy: Policy, added: tuple[str, ...]) -> None:
+    key = id(policy)
+    _PROJECT_SECRETS[key] = added
+    weakref.finalize(policy, _PROJECT_SECRETS.pop, key, None)
+
+
+def project_secret_patterns(policy: Policy) -> tuple[str, ...]:
+    """The secret patterns ``policy``'s project file added to the host's (``()`` for a
+    policy no project was merged into). They tighten what the agent may read, and nothing
+    else: an ignore source they name is still read as rules — a repository naming the
+    user's own ``.git/info/exclude`` or ``core.excludesFile`` a "secret" would otherwise
+    switch it off (ignore sources that are secrets count as absent)."""
+    return _PROJECT_SECRETS.get(id(policy), ())
 
 
 def load_config(

@@ -106,6 +106,9 @@ BUILTIN_SOURCE = "<built-in>"
 GIT_INTERNALS = "git_internals"
 #: ``Verdict.detail`` of the write gate's block on pathgate's own policy files.
 POLICY_FILE = "policy file"
+#: ``Verdict.detail`` of the write gate's block on a write that would make a directory a git
+#: directory (git would then read the configuration an agent wrote).
+MAKES_GIT_DIR = "makes git directory"
 
 
 class Remedy(msgspec.Struct, frozen=True):

@@ -229,6 +229,28 @@ def test_a_gitignore_negation_cannot_hide_behind_a_bom_or_split_edits(project: P
     assert reason is not None and "`!secret.txt`" in reason
 
 
+def test_a_gitignore_losing_a_rule_is_denied(project: Path) -> None:
+    """Removing an exclusion (or moving a negation after it) re-includes what it hid."""
+    (project / ".gitignore").write_text("build/\n*.log\n!keep.log\n")
+    for tool, payload in [
+        ("Write", {"file_path": ".gitignore", "content": "*.log\n!keep.log\n"}),
+        ("Edit", {"file_path": ".gitignore", "old_string": "build/\n", "new_string": ""}),
+        ("Write", {"file_path": ".gitignore", "content": ""}),
+        ("Write", {"file_path": ".gitignore", "content": "!keep.log\nbuild/\n*.log\n"}),
+    ]:
+        reason, code = _hook("claude-code", project, tool, payload)
+        assert code == 0 and reason is not None and reason.startswith("[BLOCKED]: This .gitignore edit would"), payload
+        assert "Ask the user" in reason
+    ok = {"file_path": ".gitignore", "old_string": "!keep.log\n", "new_string": ""}  # tighter
+    assert _hook("claude-code", project, "Edit", ok) == (None, 0)
+
+
+def test_a_gitignore_the_hook_cannot_read_as_text_is_not_rewritten(project: Path) -> None:
+    (project / ".gitignore").write_bytes(b"build/\nsecret\xff\n")
+    reason, _ = _hook("claude-code", project, "Write", {"file_path": ".gitignore", "content": "build/\nsecret\n"})
+    assert reason is not None and "cannot be checked" in reason
+
+
 def test_keeping_an_existing_negation_is_allowed(project: Path) -> None:
     (project / ".gitignore").write_text("node_modules/\n!keep.log\n")
     again = {"file_path": ".gitignore", "content": "node_modules/\n!keep.log\ndist/\n"}

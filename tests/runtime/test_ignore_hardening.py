@@ -295,7 +295,7 @@ def wild_cases(draw: st.DrawFn) -> tuple[str, str, bool, bool]:
     return _latin1(p), _latin1(t), draw(st.booleans()), draw(st.booleans())
 
 
-@settings(max_examples=1500, deadline=None, derandomize=True,
+@settings(max_examples=500, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(wild_cases())
 def test_wildmatch_port_equals_the_regex(case: tuple[str, str, bool, bool]) -> None:

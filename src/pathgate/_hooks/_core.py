@@ -368,25 +368,51 @@ def _current_text(path: str) -> str | None:
     return None if raw is None else raw.decode("utf-8", "replace")
 
 
+def _gitignore_loosens(target: Target, real: str) -> str | None:
+    """Why the write ``target`` to the ``.gitignore`` at ``real`` could un-ignore a path
+    (:func:`~pathgate.runtime.tools._write_rules.loosening_change`), or ``None``. A file
+    that exists but cannot be read whole as UTF-8 cannot be compared: refused (fail closed);
+    a delete loses every rule."""
+    from pathgate.runtime.tools._write_rules import MAX_READ, loosening_change, read_small
+
+    raw = read_small(real, MAX_READ + 1)
+    old: str | None = None
+    if raw is None:
+        if os.path.lexists(real):
+            return "cannot be checked (the file cannot be read)"
+    else:
+        try:
+            old = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return "cannot be checked (the file is not UTF-8 text)"
+        if len(raw) > MAX_READ:
+            return "cannot be checked (the file is too large)"
+    new = _new_text(target, old)
+    return loosening_change(old, "" if new is None else new)
+
+
 def _write_denial(runtime: GateCore, target: Target, rel: str, renderer: str | None,
                   model: str | None) -> str | None:
     """What the write gates add for a write through another agent's tool: never outside
     the root (whatever ``allow_outside_root`` says), secrets (always, opaque), git
-    directories not named ``.git`` (opaque), pathgate's policy files and the agents' own
-    hook settings (a plain block; a root ``pyproject.toml`` that holds or would hold
-    pathgate settings too), a ``.gitignore`` gaining ``!`` rules."""
+    directories not named ``.git`` (opaque), pathgate's policy files, the agents' own
+    hook settings and what they run (a plain block; a root ``pyproject.toml`` that holds or
+    would hold pathgate settings too), a write that would make a git directory, a
+    ``.gitignore`` edit that could un-ignore a path."""
     from pathgate.runtime.gates.secrets import normalize_name
+    from pathgate.runtime.tools._agent_commands import in_hook_dir
     from pathgate.runtime.tools._write_rules import (
         CONFIG_FILE,
+        GITIGNORE_RULE,
         PYPROJECT,
-        added_negations,
         declares_pathgate,
         in_linked_gitdir,
         is_agent_settings,
+        makes_gitdir,
         mentions_pathgate,
         steers_guard,
     )
-    from pathgate.verdicts import POLICY_FILE, Gate, Status, Verdict
+    from pathgate.verdicts import MAKES_GIT_DIR, POLICY_FILE, Gate, Status, Verdict
 
     real = os.path.realpath(rel if os.path.isabs(rel) else os.path.join(runtime.root, rel))
     real_rel = os.path.relpath(real, runtime.root).replace(os.sep, "/")
@@ -399,7 +425,7 @@ def _write_denial(runtime: GateCore, target: Target, rel: str, renderer: str | N
         return "[BLOCKED]"
     normalized = ["/".join(normalize_name(c) for c in s.split("/")) for s in spellings]
     names = {normalize_name(n) for n in (CONFIG_FILE, *runtime.policy.all_agent_files)}
-    policy = any(n.rsplit("/", 1)[-1] in names or is_agent_settings(n) for n in normalized)
+    policy = any(n.rsplit("/", 1)[-1] in names or is_agent_settings(n) or in_hook_dir(n) for n in normalized)
     if not policy:
         policy = steers_guard(real, runtime.index)
     if not policy and PYPROJECT in normalized:
@@ -408,14 +434,12 @@ def _write_denial(runtime: GateCore, target: Target, rel: str, renderer: str | N
     if policy:
         verdict = Verdict(status=Status.BLOCKED, gate=Gate.WRITE, detail=POLICY_FILE)
         return _text(runtime, renderer, model, verdict)
+    if makes_gitdir(runtime.root, real_rel):
+        return _text(runtime, renderer, model, Verdict(status=Status.BLOCKED, gate=Gate.WRITE, detail=MAKES_GIT_DIR))
     if any(n.rsplit("/", 1)[-1] == ".gitignore" for n in normalized):
-        old = _current_text(real)
-        new = _new_text(target, old)
-        added = added_negations(old, new) if new is not None else []
-        if added:
-            return (f"[BLOCKED]: This edit would add the negation rule `{added[0]}` to a .gitignore; "
-                    "an agent may not add `!` rules there (they could re-include what the ignore "
-                    "rules hide). Ask the user to make this change.")
+        why = _gitignore_loosens(target, real)
+        if why is not None:
+            return f"[BLOCKED]: This .gitignore edit {why}; {GITIGNORE_RULE}. Ask the user to make this change."
     return None
 
 

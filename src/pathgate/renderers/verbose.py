@@ -18,7 +18,7 @@ from pathgate.renderers._base import (
     is_opaque,
     render_text_read,
 )
-from pathgate.verdicts import GIT_INTERNALS, POLICY_FILE, FileResult, Gate, Rule, Status, Verdict
+from pathgate.verdicts import GIT_INTERNALS, MAKES_GIT_DIR, POLICY_FILE, FileResult, Gate, Rule, Status, Verdict
 
 __all__ = ["VerboseRenderer"]
 
@@ -26,6 +26,9 @@ _DISCOVERY = "The glob, list_directory and code_search tools leave it out too."
 _NOT_PERMISSION = "This is not an operating-system permission problem."
 _EXISTS = "It exists on disk."
 _ANCESTOR_CAVEAT = "A file-level negation cannot re-include a file below an excluded directory."
+# The excluded directory is the project root or above it (``.``, ``..``): no line the agent
+# can write re-includes it, and the rule's file is outside what it may edit.
+_ABOVE_ROOT = "That directory is the project root or above it: ask the user to change that rule."
 # Only routes that succeed on a file over the limit: read_files streams a line window of it.
 # (code_search is not suggested: whether it searches oversize files, and up to what size,
 # is its own cap.)
@@ -35,6 +38,9 @@ _REST_HINT = "Read the rest with read_files offset and limit."
 _POLICY_FILE = ("It is one of the files that decide what agents may do (pathgate's settings, an agent "
                 "ignore file, an agent's hook or MCP settings, git's configuration or hooks): agents cannot "
                 "change them. Ask the user to edit it.")
+_MAKES_GIT_DIR = ("Writing it would make a directory a git repository (a `HEAD` file with `objects/` and "
+                  "`refs/`, or `commondir`), whose configuration git would then obey: agents cannot create "
+                  "one. Ask the user to make this change.")
 _CHANGED = ("The file changed since you last read it, so nothing was written. Read it again with "
             "read_files and redo the change on its current content.")
 _NOT_READ = ("You have not read this file, so nothing was written: overwriting it could lose changes "
@@ -108,6 +114,8 @@ class VerboseRenderer:
     def _blocked(self, v: Verdict) -> str:
         if v.gate is Gate.WRITE and v.detail == POLICY_FILE:
             return _POLICY_FILE
+        if v.gate is Gate.WRITE and v.detail == MAKES_GIT_DIR:
+            return _MAKES_GIT_DIR
         if v.gate is Gate.PATH and v.detail == GIT_INTERNALS:
             return _GIT_TEXT
         if v.gate is not Gate.IGNORE:
@@ -126,6 +134,8 @@ class VerboseRenderer:
         parts.append(self._discovery)
         if v.ancestor is not None:
             parts.append(_ANCESTOR_CAVEAT)
+            if v.ancestor in (".", "..") or v.ancestor.startswith("../"):
+                parts.append(_ABOVE_ROOT)
         text = " ".join(parts)
         if v.remedy is not None and v.remedy.lines:
             text += f" To unblock it, add these lines to `{v.remedy.file}`:\n" + "\n".join(v.remedy.lines)

@@ -25,17 +25,19 @@ then runs the same check on a ``Runtime``, and a hook fails closed.
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import sys
 from collections.abc import Callable, Coroutine, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 
-from pathgate.config import Policy, RendererRule, load_config
+from pathgate.config import Policy, RendererRule, load_config, project_secret_patterns
 from pathgate.errors import ConfigError, ToolArgumentError
 from pathgate.renderers._base import Renderer, RendererSelector, default_registry
 from pathgate.runtime._remedy import ignore_decider
 from pathgate.runtime.fs import DirFds, FileOps, Opened, OsFS, ReadRequest, SyncFS, drive_sync, open_read, resolve_flow
-from pathgate.runtime.gates import Fact, GateCheck, GateContext, GatePipeline, PathFacts, lexical_name
+from pathgate.runtime.gates import Fact, GateCheck, GateContext, GatePipeline, PathFacts, SecretMatcher, lexical_name
+from pathgate.runtime.gates.ignore import IgnoreGate
 from pathgate.runtime.gates.path import PathGate
 from pathgate.runtime.ignore import IgnoreIndex
 from pathgate.verdicts import Verdict
@@ -209,6 +211,10 @@ class GateCore:
         # nor is an agent ignore file whose path is a secret (`.aws/credentials` when an
         # agent file is called `credentials`): it counts as absent
         self.index.secret_source = self.pipeline.secrets.is_secret
+        added = project_secret_patterns(self.policy)
+        if added:  # a repository's own secret patterns never switch an ignore source off
+            host = tuple(p for p in self.policy.secret_patterns if p not in added)
+            self.index.secret_source = SecretMatcher(host).is_secret
         self.git_dirs = project_git_dirs(real)
         # the path gate learns the root and any in-project git directory (git internals
         # are never served); it is the pipeline's first gate by construction
@@ -217,6 +223,7 @@ class GateCore:
                      is_secret=self.pipeline.secrets.is_secret_facts),
             *self.pipeline.gates[1:],
         )
+        self._arm_aliases(self.pipeline)
         if isinstance(renderers, RendererSelector):
             self.renderers = renderers
         else:
@@ -320,6 +327,22 @@ class GateCore:
             return default_registry().create(name, key="renderer")
         except ConfigError as exc:
             raise ToolArgumentError(str(exc), field="renderer") from None
+
+    def _arm_aliases(self, pipeline: GatePipeline) -> None:
+        """Let ``pipeline``'s ignore gates ask whether a multi-linked file they would block
+        is a secret's alias (then opaque, not explained), when secrets are enforced."""
+        if self.policy.enforce_secrets:
+            for gate in pipeline.gates:
+                if isinstance(gate, IgnoreGate):
+                    gate.alias = self._is_secret_alias
+
+    async def _is_secret_alias(self, st: os.stat_result) -> bool:
+        """Is the multi-linked regular file with this ``lstat`` a secret's alias (any such
+        file, with ``strict_hard_links``)? The ignore gate asks before explaining a block."""
+        linked = self._linked_secret()
+        if linked is None:
+            return False
+        return await self.run_blocking(functools.partial(linked, st))
 
     def _linked_secret(self) -> Callable[[os.stat_result], bool] | None:
         """For tools that open files themselves (code_search): is this multi-linked regular

@@ -138,6 +138,7 @@ class Runtime(GateCore):
         # writes (off unless enabled): their gates, what each agent read, one lock per file
         self.allow_writes = self.policy.allow_writes if allow_writes is None else bool(allow_writes)
         self.write_pipeline = build_write_pipeline(self.policy, extra=gates)
+        self._arm_aliases(self.write_pipeline)
         self.versions = VersionStore()
         self.file_locks = FileLocks()
         self.limiter = IoLimiter(self.policy.max_concurrency)

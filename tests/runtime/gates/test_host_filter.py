@@ -86,5 +86,28 @@ async def test_filter_sees_real_relpath(tree: Path) -> None:
         return True
 
     await read_one(tree, "./src/../link", host_filter=record)
-    # first the directory the spelling enters and leaves as written, then the real path
-    assert seen == ["src", "src/a.py"]
+    # first the directory the spelling enters and leaves as written, then the spelling
+    # (a symlink: SPEC judges host-filtered paths as written), then the real path
+    assert seen == ["src", "link", "src/a.py"]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("refused", ["link", "src/a.py"])
+async def test_a_symlink_is_refused_by_its_name_or_its_target(tree: Path, refused: str) -> None:
+    r = await read_one(tree, "link", host_filter=lambda p: p != refused)
+    opaque_host_block(r)
+
+
+@pytest.mark.anyio
+async def test_discovery_leaves_out_a_symlink_whose_name_is_refused(tmp_path: Path) -> None:
+    from pathgate import Policy, Runtime
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src/app.py").write_text("MARKER\n")
+    (tmp_path / "src/l_private").symlink_to("app.py")
+    rt = Runtime(tmp_path, Policy(host_filter=lambda p: "private" not in p))
+    listed = await rt.call("glob", {"pattern": "**"})
+    assert listed == {"matches": ["src/app.py"], "notes": []}
+    assert await rt.call("read_files", {"paths": ["src/l_private"]}) == {"src/l_private": "[BLOCKED]"}
+    hits = await rt.call("code_search", {"regex": "MARKER"})
+    assert [h.split(":")[0] for h in hits["hits"]] == ["src/app.py"]

@@ -489,6 +489,10 @@ class LiveIndex:
         if not same_root(root, self._root_node):
             # the root's ignore files or git's global sources changed: everything is re-decided
             self._root_node = root
+            if "" not in self._dirs:
+                # the root itself was not kept (excluded or fail-closed): nothing to re-list
+                self._reset("the root's ignore decision changed")
+                return False
             self._relist(session, "", deep=True)
             return True
         plan = plan_events(events, self._wds, self._names, self._unwatched)

@@ -3,7 +3,10 @@
 ``policy.host_filter(relpath)`` returns a bool or an awaitable of one; anything but ``True``
 blocks with a bare, opaque ``[BLOCKED]``, and so does an exception inside it (fail closed).
 It sees the real project-relative path (``"."`` for the root; the absolute real path when
-``allow_outside_root`` let an outside path through). Unlike the TypeScript original, a host
+``allow_outside_root`` let an outside path through) and, when a symlink makes the spelling
+as written (its lexical normalisation) lead elsewhere in the project, that spelling first:
+``src/l_private`` linked to ``src/app.py`` asks about both, so a name the filter refuses is
+refused whatever it points to. Unlike the TypeScript original, a host
 filter does not switch ignore rules off: both apply.
 
 Before any I/O (:meth:`HostFilterGate.check_written`), the filter also judges the
@@ -87,14 +90,24 @@ class HostFilterGate:
         return verdict
 
     def check(self, facts: PathFacts, ctx: GateContext) -> GateResult:
-        try:
-            answer = self.host_filter(facts.subject)
-        except Exception:
-            _warn_raised()
-            return _FAILED
-        if inspect.isawaitable(answer):
-            return self._await(answer)
-        return None if answer is True else _BLOCK
+        subject = facts.subject
+        name = facts.name
+        if name and name != subject and facts.resolved is not None and facts.resolved.relpath is not None:
+            # a symlink on the way: the spelling as written (SPEC), then where it leads
+            subjects = [name, subject]
+        else:
+            subjects = [subject]
+        for i, path in enumerate(subjects):
+            try:
+                answer = self.host_filter(path)
+            except Exception:
+                _warn_raised()
+                return _FAILED
+            if inspect.isawaitable(answer):
+                return self._await_all(answer, subjects[i + 1:])
+            if answer is not True:
+                return _BLOCK
+        return None
 
     @staticmethod
     async def _await(answer: Awaitable[bool]) -> Verdict | None:

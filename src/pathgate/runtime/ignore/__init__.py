@@ -19,6 +19,11 @@ the same, step by step:
   rule matches, the directory is *excluded*: everything below it is excluded by that rule
   (``Match.ancestor``), nothing below it can be re-included, and no ignore file inside it is
   ever read. A negated rule that matches the directory just lets it through.
+* **A root below the top of its work tree** (an agent started in one package of a
+  monorepo): the ``.gitignore`` files from the top down to the root's parent come after the
+  root's own lists and before the repository-wide ones, each line translated once into
+  root-relative lines; an excluded directory at or above the root excludes everything
+  (:mod:`._upper`).
 * **Line parsing** follows ``add_patterns_from_buffer``: a UTF-8 BOM is skipped, only a
   ``\\r`` right before ``\\n`` is dropped, ``#`` starts a comment only in column 1, unescaped
   trailing spaces are trimmed (a trailing tab stays), a leading ``!`` negates, a trailing

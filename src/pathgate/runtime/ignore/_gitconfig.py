@@ -101,6 +101,7 @@ class GitSettings:
         "layout",
         "quote_path",
         "steering",
+        "top",
         "watched",
     )
 
@@ -117,6 +118,8 @@ class GitSettings:
         #: (a directory of scripts git runs) and ``core.attributesFile`` (absolute paths)
         self.steering: list[str] = []
         self.errors: list[str] = []  # git's non-fatal ``error:`` lines
+        #: the top of the work tree when the root lies below it (:mod:`._upper`), else ``None``
+        self.top: str | None = None
 
 
 # ---------------------------------------------------------------------------------------
@@ -546,6 +549,7 @@ def resolve(root: str, *, excludes_file: str | None = None, ignore_case: bool | 
         else:
             s.excludes_display = excl
             s.excludes_file = path
+            s.watched.append(path)  # (a directory there is fatal: fixing it must be noticed)
             _exclude_file_check(s.excludes_file, excl)
     for key in ("core.hookspath", "core.attributesfile"):
         value = expand_path(last.get(key) or "")
@@ -557,6 +561,7 @@ def resolve(root: str, *, excludes_file: str | None = None, ignore_case: bool | 
         else:
             s.info_exclude = layout.info_exclude
             s.info_exclude_display = layout.info_exclude_display
+            s.watched.append(layout.info_exclude)
             _exclude_file_check(layout.info_exclude, layout.info_exclude_display)
     return s
 

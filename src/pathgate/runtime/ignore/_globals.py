@@ -11,17 +11,18 @@ from __future__ import annotations
 
 import errno
 import os
+import stat as _stat
 from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, cast
 
 from pathgate.runtime.fs import OsFS
-from pathgate.runtime.ignore import _gitconfig
+from pathgate.runtime.ignore import _gitconfig, _upper
 from pathgate.runtime.ignore._rules import IgnoreList, Match
 from pathgate.verdicts import BUILTIN_SOURCE
 
 if TYPE_CHECKING:
-    from pathgate.runtime.ignore._index import DirNode, IgnoreIndex, _Sig
+    from pathgate.runtime.ignore._index import DirNode, IgnoreIndex, SourceInfo, _Sig
     from pathgate.runtime.ignore._probe import Probe
 
 __all__ = ["Globals", "current_globals", "make_probe"]
@@ -30,12 +31,16 @@ __all__ = ["Globals", "current_globals", "make_probe"]
 class Globals:
     """Repository-wide state resolved once per change: git layout, config, global lists."""
 
-    __slots__ = ("fold", "key", "node", "paths", "steering", "warnings")
+    __slots__ = ("fold", "key", "node", "paths", "steering", "upper", "warnings")
 
     def __init__(self, key: object, fold: bool, node: DirNode, warnings: tuple[str, ...],
-                 paths: tuple[str, ...], steering: tuple[str, ...] = ()) -> None:
+                 paths: tuple[str, ...], steering: tuple[str, ...] = (),
+                 upper: tuple[tuple[str, _Sig], ...] = ()) -> None:
         self.key = key
         self.paths = paths
+        #: a root below the top of its work tree: each ``.gitignore`` above it looked at, with
+        #: its ``lstat`` signature (``None``: missing), validated with the others (:mod:`._upper`)
+        self.upper = upper
         #: every file git's configuration was (or would be) read from, the excludes file,
         #: ``core.hooksPath`` and ``core.attributesFile``: what a write could loosen git with
         self.steering = steering
@@ -87,6 +92,11 @@ def load_globals(ix: IgnoreIndex, key: tuple[object, ...]) -> Globals:
         warnings.append(str(fatal).splitlines()[-1])
         sources.append(SourceInfo(source=shown, state="unreadable", error="GitFatal"))
         stop = Match(ignored=True, fail_closed=True, unreadable=shown)
+    # a root below the top of its work tree (:mod:`._upper`): sources labelled from the root,
+    # read here and translated with the .gitignore files above the root
+    up = _upper.Upper(settings.top, ix.root) if settings is not None and settings.top is not None \
+        and cfg.git_sources else None
+    read: list[tuple[str, bytes, _Sig]] = []  # (label, bytes, signature) of each source read
     if cfg.git_sources:
         # the excludes file and info/exclude as _gitconfig resolved them
         cands: list[tuple[str, str]] = []
@@ -95,6 +105,8 @@ def load_globals(ix: IgnoreIndex, key: tuple[object, ...]) -> Globals:
         if settings is not None and settings.info_exclude:
             cands.append((settings.info_exclude_display, settings.info_exclude))
         for shown, path in cands:
+            if up is not None:
+                shown = up.label(shown)
             sig = ix._stat_sig(path, follow=True)
             sigs.append(sig)
             paths.append(path)
@@ -119,14 +131,56 @@ def load_globals(ix: IgnoreIndex, key: tuple[object, ...]) -> Globals:
                 if cfg.fail_closed and stop is None:
                     stop = Match(ignored=True, fail_closed=True, unreadable=shown)
                 continue
+            if up is not None:
+                read.append((shown, data, sig))
+                continue
             lst = IgnoreList.from_bytes(shown, "", data, fold, sig)
             lists.append(lst)
             sources.append(SourceInfo(source=shown, state="read", rules=len(lst)))
+    upper: tuple[tuple[str, _Sig], ...] = ()
+    if up is not None and stop is None:
+        # a root below the top of its work tree: git's sources above it, translated
+        stop, upper = _load_upper(ix, up, fold, read, lists, sources)
     node = DirNode("\0globals", None, stop, tuple(lists), tuple(sigs), tuple(sources))
     for w in warnings:
         ix._warn(w)
     steering = (*ix._git_watch, *paths, *(settings.steering if settings is not None else ()))
-    return Globals(key, fold, node, tuple(warnings), tuple(paths), tuple(dict.fromkeys(steering)))
+    return Globals(key, fold, node, tuple(warnings), tuple(paths), tuple(dict.fromkeys(steering)), upper)
+
+
+def _load_upper(ix: IgnoreIndex, up: _upper.Upper, fold: bool, read: list[tuple[str, bytes, _Sig]],
+                lists: list[IgnoreList], sources: list[SourceInfo]
+                ) -> tuple[Match | None, tuple[tuple[str, _Sig], ...]]:
+    """Append the translated repository-wide lists and the ``.gitignore`` files above the
+    root (:mod:`._upper`) to ``lists``/``sources``: ``(the decision that stops everything
+    under the root or None, each upper ignore file with its lstat signature)``."""
+    from pathgate.runtime.ignore._index import SourceInfo
+
+    repo_wide = read
+    for label, data, sig in repo_wide:
+        lst = _upper.translated(label, data, up.parts, fold, sig)
+        if lst is None:
+            return _untranslatable(ix, label, sources), ()
+        lists.append(lst)
+        sources.append(SourceInfo(source=label, state="read", rules=len(lst)))
+    got = _upper.read_upper(ix, up, fold, repo_wide)
+    lists.extend(got.lists)
+    sources.extend(got.sources)
+    if got.stop is not None and got.sources and got.sources[-1].error == "untranslatable":
+        _untranslatable(ix, got.stop.unreadable or "", None)
+    return got.stop, tuple(got.sigs)
+
+
+def _untranslatable(ix: IgnoreIndex, label: str, sources: list[SourceInfo] | None) -> Match:
+    """A line above the root that :func:`_upper.derive` does not translate: fail closed."""
+    from pathgate.runtime.ignore._index import SourceInfo
+
+    if sources is not None:
+        sources.append(SourceInfo(source=label, state="unreadable", error="untranslatable"))
+    _gitconfig.warn("%s: a line of %s cannot be applied below the top of the work tree "
+                    "(an escaped slash, or ** right after a name): every path is blocked "
+                    "(fail closed); root the runtime at the top", ix.root, label)
+    return Match(ignored=True, fail_closed=True, unreadable=label)
 
 
 #: Resolutions of git's layout and config one load may make before it settles for a key
@@ -171,13 +225,33 @@ def resolve_git(ix: IgnoreIndex) -> tuple[_gitconfig.GitSettings | None, _gitcon
     watched: list[str] = []
     if cfg.git_sources or cfg.ignore_case is None:
         try:
-            settings = _gitconfig.resolve(ix.root, excludes_file=cfg.excludes_file,
+            top, layout = _top_of(ix, watched)
+            settings = _gitconfig.resolve(top, excludes_file=cfg.excludes_file,
                                           ignore_case=cfg.ignore_case, watched=watched,
-                                          layout=ix.git_layout, absent=_secret_judge(ix))
+                                          layout=layout, absent=_secret_judge(ix))
+            if top != ix.root:
+                settings.top = top
         except _gitconfig.GitFatal as e:
             fatal = e
     ix._git_watch = tuple(dict.fromkeys(watched))
     return settings, fatal
+
+
+def _top_of(ix: IgnoreIndex, watched: list[str]) -> tuple[str, _gitconfig.GitLayout | None]:
+    """The work tree top git would use and its layout (``None``: found as before). The root is
+    the top when it has a ``.git`` directory or file (or the layout was given, as
+    ``check-ignore`` gives it); otherwise git's discovery runs upwards (:func:`_upper.find_top`)."""
+    if ix.git_layout is not None or not ix.find_top:
+        return ix.root, ix.git_layout
+    try:
+        st = os.stat(os.path.join(ix.root, ".git"))
+    except OSError:
+        st = None
+    if st is not None and (_stat.S_ISDIR(st.st_mode) or _stat.S_ISREG(st.st_mode)):
+        return ix.root, None
+    watched.append(os.path.join(ix.root, ".git"))  # a `git init` in the root makes it a top
+    found = _upper.find_top(ix.root, watched)
+    return found if found is not None else (ix.root, None)
 
 
 def _secret_judge(ix: IgnoreIndex) -> Callable[[str], bool] | None:
@@ -205,7 +279,8 @@ def current_globals(ix: IgnoreIndex) -> Globals:
     key = config_key(ix)
     if (g is not None and g.key == key
             and all(ix._stat_sig(p, follow=True) == s
-                    for p, s in zip(g.paths, g.node.sigs, strict=True))):
+                    for p, s in zip(g.paths, g.node.sigs, strict=True))
+            and all(ix._stat_sig(p) == s for p, s in g.upper)):
         ix._globals_checked = began
         ix._probe = make_probe(ix, g)
         return g
@@ -228,6 +303,6 @@ def make_probe(ix: IgnoreIndex, g: Globals) -> Probe | None:
     env = _probe.env_fingerprint(_gitconfig.ENV_KEYS)
     if env is None or tuple(None if v is None else os.fsdecode(v) for v in env) != key[0]:
         return None
-    recorded: list[tuple[str, _Sig]] = [*key[1:], *zip(g.paths, g.node.sigs, strict=True)]
+    recorded: list[tuple[str, _Sig]] = [*key[1:], *zip(g.paths, g.node.sigs, strict=True), *g.upper]
     return _probe.build_probe(g, env, recorded, stat=ix.fs.stat, lstat=ix.fs.lstat,
                               sig_of=_sig_of, trusts_dir=ix.trusts_dir, now_ns=ix._wall_ns)

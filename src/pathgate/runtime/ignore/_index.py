@@ -223,6 +223,10 @@ class IgnoreIndex:
         self.on_warning: Callable[[str], None] | None = None
         self._git_watch: tuple[str, ...] = ()  # files the last git config resolution read
         self.git_layout: _gitconfig.GitLayout | None = None  # GIT_DIR (check-ignore sets it)
+        #: Without a ``.git`` of its own, is the root looked for below the top of a work tree,
+        #: and git's sources above it applied (:mod:`._upper`)? ``check-ignore --root`` names
+        #: the top itself and turns it off.
+        self.find_top = True
         #: Seconds a validation of the repository-wide sources (git config files, the
         #: ``GIT_*`` environment, ``core.excludesFile``, ``.git/info/exclude``) is reused by
         #: later sessions; ``0`` (the default) re-validates in every session. Per-directory

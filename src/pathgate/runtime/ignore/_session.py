@@ -15,6 +15,7 @@ import msgspec
 
 from pathgate.runtime.ignore._index import DirNode, IgnoreIndex, SourceInfo
 from pathgate.runtime.ignore._rules import NO_MATCH, Match, decide
+from pathgate.runtime.ignore._upper import is_above
 from pathgate.verdicts import Rule
 
 __all__ = ["Explanation", "IgnoreSession"]
@@ -117,7 +118,8 @@ class IgnoreSession:
         parent_rel = relpath.rpartition("/")[0] if relpath else ""
         nodes: list[DirNode] = []
         node: DirNode | None = self._dir(parent_rel)
-        if node is not None and node.stop is not None and node.stop.ancestor is not None:
+        if node is not None and node.stop is not None and node.stop.ancestor is not None \
+                and not is_above(node.stop.ancestor):
             node = self._dir(node.stop.ancestor).parent
         while node is not None:
             nodes.append(node)

@@ -17,6 +17,11 @@ directory that is a git directory by git's own test (``HEAD`` + ``objects/`` + `
 or ``HEAD`` + ``commondir``: bare repositories, gitdirs kept elsewhere in the project). The
 component test is the path gate's own (``gates/path.py``: ``.git/`` is never served), which
 already refuses writes there opaquely; this gate asks it again so it holds on its own.
+
+A write that would *make* a directory from the root down to the target's parent a git
+directory (it completes ``HEAD`` + ``objects/`` + ``refs/``, or ``HEAD`` + ``commondir``, in
+whatever order the files come) is a plain ``[BLOCKED]`` (``detail`` :data:`MAKES_GIT_DIR`):
+git would obey the ``config`` an agent wrote there.
 """
 
 from __future__ import annotations
@@ -42,16 +47,18 @@ from pathgate.runtime.gates import (
 )
 from pathgate.runtime.gates.path import is_git_internal
 from pathgate.runtime.gates.secrets import normalize_name
+from pathgate.runtime.tools._agent_commands import in_hook_dir
 from pathgate.runtime.tools._write_rules import (
     CONFIG_FILE,
     PYPROJECT,
     declares_pathgate,
     in_linked_gitdir,
     is_agent_settings,
+    makes_gitdir,
     steers_guard,
 )
 from pathgate.runtime.tools.read_files import ReadFacts
-from pathgate.verdicts import POLICY_FILE, Status, Verdict
+from pathgate.verdicts import MAKES_GIT_DIR, POLICY_FILE, Status, Verdict
 from pathgate.verdicts import Gate as GateName
 
 if TYPE_CHECKING:
@@ -74,27 +81,32 @@ _BLOCK = Verdict(status=Status.BLOCKED, gate=GateName.WRITE, opaque=True, detail
 #: ``Verdict.detail`` of a write refused because the target is one of pathgate's own policy
 #: files (not opaque: the renderers say that only a person may change it).
 _POLICY = Verdict(status=Status.BLOCKED, gate=GateName.WRITE, detail=POLICY_FILE)
+#: A write that would make a directory a git directory (not opaque: says to ask the user).
+_GIT_DIR = Verdict(status=Status.BLOCKED, gate=GateName.WRITE, detail=MAKES_GIT_DIR)
 
 
 class WritePathFacts(PathFacts):
     """:class:`PathFacts` plus ``git_internal``: inside git's own directory (set with
     ``REAL``); ``policy_path``: the root ``pyproject.toml`` while it declares pathgate
-    settings, a host config file, or a file that steers git (its config, excludes file,
-    hooks: set with ``REAL``)."""
+    settings, a host config file, a file that steers git (its config, excludes file,
+    hooks) or that an agent CLI's settings run (set with ``REAL``); ``makes_git_dir``: the
+    write would make a directory a git directory (set with ``REAL``)."""
 
-    __slots__ = ("git_internal", "policy_path")
+    __slots__ = ("git_internal", "makes_git_dir", "policy_path")
 
     def __init__(self, request: str, *args: Any, git_internal: bool = False, policy_path: bool = False,
-                 **kw: Any) -> None:
+                 makes_git_dir: bool = False, **kw: Any) -> None:
         super().__init__(request, *args, **kw)
         self.git_internal = git_internal
         self.policy_path = policy_path
+        self.makes_git_dir = makes_git_dir
 
     def _fields(self) -> tuple[object, ...]:
-        return (*super()._fields(), self.git_internal, self.policy_path)
+        return (*super()._fields(), self.git_internal, self.policy_path, self.makes_git_dir)
 
     def __repr__(self) -> str:
-        return f"Write{super().__repr__()[:-1]}, git_internal={self.git_internal!r}, policy_path={self.policy_path!r})"
+        return (f"Write{super().__repr__()[:-1]}, git_internal={self.git_internal!r}, "
+                f"policy_path={self.policy_path!r}, makes_git_dir={self.makes_git_dir!r})")
 
 
 def has_git_component(path: str) -> bool:
@@ -108,9 +120,12 @@ class NeverWritableGate:
     """Gate ``write``: opaque ``[BLOCKED]`` for ``.git`` internals; a plain ``[BLOCKED]``
     (``detail="policy file"``) for pathgate's own policy files — ``pathgate.toml``, the
     agent ignore files, the root ``pyproject.toml`` while it declares pathgate settings —
-    the agent CLIs' hook settings and MCP server lists, the host's config files and what
-    steers git (its config files, excludes file, ``core.hooksPath``,
-    ``core.attributesFile``), so an agent cannot loosen the rules it runs under."""
+    the agent CLIs' hook settings and MCP server lists and the files they run (everything
+    below ``.claude/hooks/``, ``.cursor/hooks/``, ``.gemini/hooks/`` too), the host's config
+    files and what steers git (its config files, excludes file, ``core.hooksPath``,
+    ``core.attributesFile``), so an agent cannot loosen the rules it runs under; a plain
+    ``[BLOCKED]`` (``detail="makes git directory"``) for a write that would make a git
+    directory."""
 
     name = GateName.WRITE.value
     needs = frozenset({Fact.REAL})
@@ -128,10 +143,13 @@ class NeverWritableGate:
             return _BLOCK
         if any(normalize_name(n.rstrip("/").rsplit("/", 1)[-1]) in self.policy_files for n in names if n):
             return _POLICY
-        if any(is_agent_settings("/".join(normalize_name(c) for c in n.split("/"))) for n in names if n):
+        normalized = ["/".join(normalize_name(c) for c in n.split("/")) for n in names if n]
+        if any(is_agent_settings(n) or in_hook_dir(n) for n in normalized):
             return _POLICY
         if isinstance(facts, WritePathFacts) and facts.policy_path:
             return _POLICY
+        if isinstance(facts, WritePathFacts) and facts.makes_git_dir:
+            return _GIT_DIR
         return None
 
 
@@ -188,18 +206,20 @@ class WriteFacts:
             for f, resolved in zip(pending, results, strict=True):
                 f.resolved = resolved
                 if isinstance(f, WritePathFacts) and resolved.relpath:
-                    f.git_internal, f.policy_path = await anyio.to_thread.run_sync(
+                    f.git_internal, f.policy_path, f.makes_git_dir = await anyio.to_thread.run_sync(
                         self._never_writable, resolved, limiter=self.runtime.limiter.get())
         elif fact is Fact.MATCH:
             await self._reads.fetch(fact, pending)
 
-    def _never_writable(self, resolved: Resolved) -> tuple[bool, bool]:
-        """``(git_internal, policy_path)`` of a resolved target inside the root (blocking, one
-        worker hop): inside a git directory not named ``.git``; the root ``pyproject.toml``
-        while it declares pathgate settings, a host config file or what steers git."""
+    def _never_writable(self, resolved: Resolved) -> tuple[bool, bool, bool]:
+        """``(git_internal, policy_path, makes_git_dir)`` of a resolved target inside the
+        root (blocking, one worker hop): inside a git directory not named ``.git``; the root
+        ``pyproject.toml`` while it declares pathgate settings, a host config file, what
+        steers git or what an agent CLI runs; a write that would make a git directory."""
         root, relpath = self.runtime.root, resolved.relpath
         assert relpath is not None
         policy = relpath == PYPROJECT and declares_pathgate(root)
         if not policy and resolved.real is not None:
             policy = steers_guard(resolved.real, self.runtime.index)
-        return in_linked_gitdir(root, relpath), policy
+        internal = in_linked_gitdir(root, relpath)
+        return internal, policy, not internal and makes_gitdir(root, relpath)

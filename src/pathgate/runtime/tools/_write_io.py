@@ -92,7 +92,8 @@ class WritePlan:
     * ``check_version``: refuse unless the existing file is ``expected`` (``None``: never read).
     * ``must_exist``: ``edit_file`` (no file → ``FILE_DOES_NOT_EXIST``).
     * ``want_old``: the transform sees the existing text for ``write_file`` too (the
-      ``.gitignore`` guard compares old and new rules).
+      ``.gitignore`` guard compares old and new rules); an existing file that is not text
+      is then refused as binary (it cannot be compared).
     * ``linked_secret``: is this regular file (its ``fstat``) a secret's inode? (the
       secret-inode registry; ``None``: no registry). A secret alias is an opaque block for
       ``write_file`` too, as it is for reads.
@@ -107,7 +108,7 @@ class WritePlan:
     expected: Version | None
     must_exist: bool
     linked_secret: Callable[[os.stat_result], bool] | None = None
-    #: hand the existing text to the transform for ``write_file`` too (``None`` if binary)
+    #: hand the existing text to the transform for ``write_file`` too (binary: refused)
     want_old: bool = False
 
 
@@ -405,8 +406,10 @@ def _commit_in(pfd: int, name: str, plan: WritePlan, transform: Transform,
             old = _decode(data)
             if old is None:
                 return Outcome(Status.BINARY_FILE)
-        elif plan.want_old:
+        elif plan.want_old:  # a guarded file (.gitignore, pyproject.toml): judged on its text
             old = _decode(data)
+            if old is None:
+                return Outcome(Status.BINARY_FILE)
         mode = stat_mod.S_IMODE(st.st_mode)
     text, replacements = transform(old)
     new = text.encode("utf-8")

@@ -4,16 +4,21 @@ Shared by the runtime's write gates (``_write_gates.py``) and ``pathgate hook`` 
 judges the write tools of other agent CLIs without an event loop, so this module imports
 nothing heavy):
 
-* git directories not named ``.git`` (:func:`in_linked_gitdir`);
+* git directories not named ``.git`` (:func:`in_linked_gitdir`), and a write that would
+  make a directory one (:func:`makes_gitdir`), whatever order its files are written in;
 * pathgate's own policy files: ``pathgate.toml``, the agent ignore files, and the root
   ``pyproject.toml`` while it declares pathgate settings (:func:`declares_pathgate`);
-* the agent CLIs' hook settings and MCP server lists (:data:`AGENT_SETTINGS`), the host's
-  config files, and whatever steers git (its config files and ``[include]`` targets, the
-  excludes file, ``core.hooksPath``, ``core.attributesFile``: :func:`steers`) — writing any
-  of them could switch the guard off or make git run the agent's commands;
-* a ``.gitignore`` gaining a negation line (:func:`added_negations`): a deeper
-  ``.gitignore`` is read after the agent ignore files above it, so its ``!`` lines could
-  re-include what they hide; an agent may not add one (a person may).
+* the agent CLIs' hook settings and MCP server lists (:data:`AGENT_SETTINGS`) and the
+  files they run (:mod:`._agent_commands`), the host's config files, and whatever steers
+  git (its config files and ``[include]`` targets, the excludes file, ``core.hooksPath``,
+  ``core.attributesFile``, git's user-level defaults and ``~/.claude.json``:
+  :func:`steers_guard`) — writing any of them could switch the guard off or make git or
+  the agent CLI run the agent's commands;
+* a ``.gitignore`` edit that could un-ignore anything (:func:`loosening_change`): only
+  exclusion lines may be added and negation lines removed. A deeper ``.gitignore`` is read
+  after the agent ignore files above it, so its ``!`` lines could re-include what they hide,
+  and a removed or reordered rule re-includes what it excluded; an agent may not make such
+  an edit (a person may).
 """
 
 from __future__ import annotations
@@ -25,8 +30,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathgate.runtime.ignore import IgnoreIndex
 
-__all__ = ["AGENT_SETTINGS", "CONFIG_FILE", "added_negations", "declares_pathgate", "in_linked_gitdir",
-           "is_agent_settings", "mentions_pathgate", "negations", "read_small", "steers", "steers_guard"]
+__all__ = ["AGENT_SETTINGS", "CONFIG_FILE", "GITIGNORE_RULE", "MAX_READ", "declares_pathgate", "in_linked_gitdir",
+           "is_agent_settings", "loosening_change", "makes_gitdir", "mentions_pathgate", "read_small", "steers",
+           "steers_guard"]
 
 #: The agent CLIs' own settings and MCP server lists (project-relative, normalised): writing
 #: them could switch a hook off (``pathgate hook install``), grant the agent permissions or
@@ -42,11 +48,31 @@ def is_agent_settings(normalized: str) -> bool:
 
 
 def steers_guard(real: str, index: IgnoreIndex) -> bool:
-    """Is the absolute real path ``real`` one of the host's config files or something that
-    steers git for ``index``'s root (:func:`steers`)? Blocking."""
+    """Is the absolute real path ``real`` one of the host's config files, something that
+    steers git for ``index``'s root (:func:`steers`; git's user-level files too, whether
+    configured or not), Claude Code's user-level ``~/.claude.json``, or a file the agent
+    CLIs' settings run (:func:`~._agent_commands.runs`)? Blocking."""
     from pathgate.config import _host_config_files
+    from pathgate.runtime.tools._agent_commands import runs
 
-    return steers(real, (*_host_config_files(), *index.git_steering()))
+    return steers(real, (*_host_config_files(), *_user_files(), *index.git_steering())) or runs(real, index.root)
+
+
+def _user_files() -> tuple[str, ...]:
+    """The user-level files that steer git or an agent CLI whether they are configured or
+    not: git's defaults below ``$XDG_CONFIG_HOME/git`` (``attributes`` is the default
+    ``core.attributesFile``, ``ignore`` the default excludes file, ``config`` the global
+    configuration; ``~/.config/git`` too, for a git started without ``XDG_CONFIG_HOME``),
+    ``~/.gitconfig``, and Claude Code's ``~/.claude.json`` (its user and local MCP servers)."""
+    home = os.path.expanduser("~")
+    if home == "~":
+        return ()
+    bases = [os.path.join(home, ".config")]
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    if xdg:
+        bases.insert(0, xdg)
+    git = tuple(os.path.join(b, "git", n) for b in dict.fromkeys(bases) for n in ("attributes", "ignore", "config"))
+    return (*git, os.path.join(home, ".gitconfig"), os.path.join(home, ".claude.json"))
 
 
 def steers(real: str, guarded: tuple[str, ...]) -> bool:
@@ -67,6 +93,8 @@ PYPROJECT = "pyproject.toml"
 _GIT = ".git"
 _GITFILE_MAX = 4096
 _PYPROJECT_MAX = 4 * 1024 * 1024
+#: The most of a file :func:`read_small` reads by default.
+MAX_READ = _PYPROJECT_MAX
 
 
 def read_small(path: str, limit: int = _PYPROJECT_MAX) -> bytes | None:
@@ -118,22 +146,104 @@ def _lines(text: str) -> list[str]:
     return text.removeprefix("\ufeff").splitlines()
 
 
-def negations(text: str) -> frozenset[str]:
-    """The negation lines (``!pattern``) of ignore-file text, trailing whitespace dropped."""
-    return frozenset(line.rstrip() for line in _lines(text) if line.startswith("!"))
+#: Why :func:`loosening_change` refuses, for the messages of the runtime and the hook.
+GITIGNORE_RULE = ("an agent may only add exclusion rules to a .gitignore or remove its `!` rules "
+                  "(any other edit could re-include what the ignore rules hide)")
 
 
-def added_negations(old: str | None, new: str) -> list[str]:
-    """Negation lines ``new`` has that ``old`` had not, in ``new``'s order."""
-    before = negations(old or "")
-    seen: set[str] = set()
-    out: list[str] = []
-    for line in _lines(new):
-        line = line.rstrip()
-        if line.startswith("!") and line not in before and line not in seen:
-            seen.add(line)
-            out.append(line)
-    return out
+def _rule_key(line: str) -> str:
+    """A rule line as git reads it, for telling lines apart: a final ``\\r`` and trailing
+    spaces dropped unless a backslash escapes the last one (then the line is kept as
+    written, so ``foo\\ `` and ``foo\\`` stay different rules)."""
+    s = line.removesuffix("\r")
+    t = s.rstrip(" ")
+    return s if t != s and t.endswith("\\") else t
+
+
+def _rules(text: str) -> list[str]:
+    """The rule lines of ignore-file text (blank lines and ``#`` comments dropped), keyed
+    by :func:`_rule_key`, in order."""
+    keys = (_rule_key(line) for line in _lines(text))
+    return [k for k in keys if k and not k.startswith("#")]
+
+
+def loosening_change(old: str | None, new: str) -> str | None:
+    """Why replacing ignore-file text ``old`` (``None``: no file) with ``new`` could
+    un-ignore a path, or ``None`` when it cannot.
+
+    ``new`` is accepted when it is ``old`` with exclusion lines inserted anywhere and
+    negation (``!``) lines removed: under git's last-match-wins rule each such step only
+    ignores more (an inserted exclusion either is a path's last match, ignoring it, or
+    changes nothing; a removed negation hands its paths back to an earlier rule). Anything
+    else — a rule removed or moved, a negation added or moved — may re-include a path, and
+    is refused. A quick greedy alignment accepts the usual edits in linear time; what it
+    refuses is decided exactly (:func:`_aligns`) on the lines between the common start and
+    end, up to :data:`_EXACT_CELLS` (beyond that a refusal stands: sound, not complete)."""
+    before, after = _rules(old or ""), _rules(new)
+    why = _greedy(before, after)
+    if why is None:
+        return None
+    head = 0
+    while head < min(len(before), len(after)) and before[head] == after[head]:
+        head += 1
+    tail = 0
+    while (tail < min(len(before), len(after)) - head
+           and before[len(before) - 1 - tail] == after[len(after) - 1 - tail]):
+        tail += 1
+    mid_before, mid_after = before[head:len(before) - tail], after[head:len(after) - tail]
+    if len(mid_before) * len(mid_after) <= _EXACT_CELLS and _aligns(mid_before, mid_after):
+        return None
+    return why
+
+
+#: The most cells (old lines × new lines between the common start and end) the exact
+#: alignment fills; a bigger rewrite refused by the greedy one stays refused.
+_EXACT_CELLS = 1 << 18
+
+
+def _greedy(before: list[str], after: list[str]) -> str | None:
+    """A sound, incomplete alignment (see :func:`loosening_change`): ``None`` when it found
+    one, else the first line in the way."""
+    i = 0
+    for line in after:
+        if i < len(before) and before[i] == line:
+            i += 1
+            continue
+        # drop removed negations up to an equal line, if a run of them is all that is between
+        k = i
+        while k < len(before) and before[k].startswith("!") and before[k] != line:
+            k += 1
+        if k < len(before) and before[k] == line:
+            i = k + 1
+            continue
+        if line.startswith("!"):
+            if line in before[i:]:  # kept, but an exclusion before it is gone
+                lost = next(b for b in before[i:before.index(line, i)] if not b.startswith("!"))
+                return f"would lose the rule `{lost}`"
+            return f"would add or move the negation rule `{line}`"
+        # an inserted exclusion: ``before[i]`` still waits for its match
+    for line in before[i:]:
+        if not line.startswith("!"):
+            return f"would lose the rule `{line}`"
+    return None
+
+
+def _aligns(before: list[str], after: list[str]) -> bool:
+    """Is ``after`` exactly ``before`` with exclusions inserted and negations removed?
+    (Dynamic programming over the two rule lists: ``row[j]`` says ``before[:i]`` can become
+    ``after[:j]``.)"""
+    insertable = [not line.startswith("!") for line in after]
+    row = [True] * (len(after) + 1)
+    for j, ok in enumerate(insertable):
+        row[j + 1] = row[j] and ok
+    for line in before:
+        droppable = line.startswith("!")
+        nxt = [row[0] and droppable] + [False] * len(after)
+        for j, other in enumerate(after):
+            nxt[j + 1] = ((row[j + 1] and droppable) or (row[j] and line == other)
+                          or (nxt[j] and insertable[j]))
+        row = nxt
+    return row[-1]
 
 
 def _gitdir_of(dirpath: str) -> str | None:
@@ -178,6 +288,50 @@ def _looks_like_gitdir(dirpath: str) -> bool:
     if kind("commondir") == stat.S_IFREG:
         return True
     return kind("objects") == stat.S_IFDIR and kind("refs") == stat.S_IFDIR
+
+
+def _after_write(dirpath: str, child: str) -> bool:
+    """Would ``dirpath`` be a git directory by git's test once a write created ``child`` in
+    it (the written file, or a directory on the way to it)? Conservative: a ``HEAD`` that is
+    not a directory, ``objects``/``refs`` as directories or links (git's ``access`` follows
+    them; a dangling link counts too), and the name about to be created counts whatever it
+    becomes, in any case (a case-insensitive filesystem would open it so)."""
+    from pathgate.runtime.gates.secrets import normalize_name
+
+    made = normalize_name(child)
+
+    def has(name: str, *, directory: bool) -> bool:
+        if made == normalize_name(name):
+            return True
+        path = os.path.join(dirpath, name)
+        try:
+            st = os.stat(path)
+        except OSError:
+            return os.path.islink(path)
+        return stat.S_ISDIR(st.st_mode) if directory else not stat.S_ISDIR(st.st_mode)
+
+    if not has("HEAD", directory=False):
+        return False
+    return has("commondir", directory=False) or (has("objects", directory=True) and has("refs", directory=True))
+
+
+def makes_gitdir(root: str, relpath: str) -> bool:
+    """Would writing the file ``relpath`` (creating its missing parent directories) make the
+    root or any directory on the way to it a git directory by git's own test
+    (``is_git_directory``: ``HEAD`` plus ``objects/`` and ``refs/``, or plus ``commondir``)?
+    git would then read that directory's ``config`` — which the agent could have written
+    first — from any directory below it (``core.pager``, ``core.fsmonitor``: commands).
+    Judged on each directory as the write would leave it, whatever order the files come in
+    (a directory that already is one is :func:`in_linked_gitdir`'s). A directory the write
+    creates holds one name only, so it cannot be one. Blocking; worker thread."""
+    cur = root
+    for part in (p for p in relpath.split("/") if p):
+        if _after_write(cur, part):
+            return True
+        cur = os.path.join(cur, part)
+        if not os.path.isdir(cur):
+            return False
+    return False
 
 
 def in_linked_gitdir(root: str, relpath: str) -> bool:

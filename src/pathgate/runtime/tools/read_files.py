@@ -357,7 +357,10 @@ class ReadFacts:
                     if real is None or st is None:
                         continue
                     for check in inline_checks:
-                        if check(f, ctx) is not None:
+                        verdict = check(f, ctx)
+                        if verdict is not None:
+                            if not isinstance(verdict, Verdict):  # must await: the loop runs it again
+                                verdict.close()  # type: ignore[attr-defined]
                             break
                     else:
                         got_open = opened.get(real)

@@ -28,9 +28,10 @@ import anyio.to_thread
 from pathgate.errors import ConfigError, ToolArgumentError
 from pathgate.results import WriteResult, WriteTool
 from pathgate.runtime.gates import GateContext, lexical_name
+from pathgate.runtime.gates.secrets import normalize_name
 from pathgate.runtime.tools._write_gates import WriteFacts, WritePathFacts
 from pathgate.runtime.tools._write_io import Outcome, Transform, WritePlan, commit
-from pathgate.runtime.tools._write_rules import PYPROJECT, added_negations, mentions_pathgate
+from pathgate.runtime.tools._write_rules import GITIGNORE_RULE, PYPROJECT, loosening_change, mentions_pathgate
 from pathgate.verdicts import Gate, Status, Verdict
 
 if TYPE_CHECKING:
@@ -107,18 +108,25 @@ def _replace_transform(path: str, old_string: str, new_string: str, replace_all:
     return transform
 
 
+def _is_gitignore(relpath: str) -> bool:
+    """Is ``relpath``'s name ``.gitignore`` as a case-insensitive (or NTFS) filesystem
+    would open it (``.GitIgnore``, ``.gitignore.``)? Judged so everywhere: on a case-sensitive
+    one such a file is not git's, and guarding it costs nothing."""
+    return normalize_name(relpath.rpartition("/")[2]) == ".gitignore"
+
+
 def _loosens(relpath: str, old: str | None, new: str) -> str | None:
     """Why writing ``new`` over ``old`` at ``relpath`` would loosen the rules the agent runs
-    under, or ``None``. A ``.gitignore`` gaining a negation line: a deeper ``.gitignore`` is
-    read after the agent ignore files above it, so its ``!`` lines could re-include what they
-    hide. The root ``pyproject.toml`` gaining pathgate settings (one that holds them already
-    is a policy file, refused by the write gate): a new ``[tool.pathgate]`` table could name
-    agent files the agent wrote itself."""
-    if relpath.rpartition("/")[2] == ".gitignore":
-        added = added_negations(old, new)
-        if added:
-            return (f"would gain the negation rule `{added[0]}`; an agent may not add `!` rules to a "
-                    ".gitignore (they could re-include what the ignore rules hide)")
+    under, or ``None``. A ``.gitignore`` edit other than adding exclusions or removing
+    negations (:func:`loosening_change`): a deeper ``.gitignore`` is read after the agent
+    ignore files above it, so its ``!`` lines could re-include what they hide, and a removed
+    rule re-includes what it excluded. The root ``pyproject.toml`` gaining pathgate settings
+    (one that holds them already is a policy file, refused by the write gate): a new
+    ``[tool.pathgate]`` table could name agent files the agent wrote itself."""
+    if _is_gitignore(relpath):
+        why = loosening_change(old, new)
+        if why is not None:
+            return f"{why}; {GITIGNORE_RULE}"
     elif relpath == PYPROJECT and mentions_pathgate(new):
         return "would hold pathgate settings; an agent may not write pathgate's configuration"
     return None
@@ -200,7 +208,7 @@ async def _run(runtime: Runtime, tool: WriteTool, path: str, transform: Transfor
         verdict = Verdict(status=Status.NOT_A_FILE, gate=Gate.EXISTENCE, exists=True, detail=detail)
         return WriteResult(tool=tool, path=path, relpath=relpath or ".", verdict=verdict)
     # a .gitignore (and a pyproject.toml) is judged on its old and new text
-    guard = relpath.rpartition("/")[2] == ".gitignore" or relpath == PYPROJECT
+    guard = _is_gitignore(relpath) or relpath == PYPROJECT
     if guard:
         transform = _guarded(tool, path, relpath, transform)
     plan = WritePlan(

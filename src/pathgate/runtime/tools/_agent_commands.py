@@ -1,0 +1,248 @@
+"""The files inside a project that the agent CLIs' protected settings run.
+
+``.claude/settings.json`` may run ``"$CLAUDE_PROJECT_DIR/.claude/hooks/guard.sh"`` as a hook,
+``.mcp.json`` may start ``node tools/server.js``: an agent that rewrites such a script
+switches a hook off (pathgate's own, when the script runs ``pathgate hook``) or runs its
+code at the next tool call, as if it had written the settings file itself. So these files
+are never writable, like the settings that name them (:func:`runs`):
+
+* every file a ``command`` (hooks, status lines, MCP servers), its ``args``, ``env``
+  values and ``envFile``, or a helper command (``apiKeyHelper``, Gemini's
+  ``toolCallCommand`` …) names, in the settings files of :data:`SETTINGS` under the
+  root and in the user-level ones (a user's hook may name ``$CLAUDE_PROJECT_DIR/…``): each
+  command is split as a shell would (``shlex``), a project-directory variable
+  (``$CLAUDE_PROJECT_DIR``, ``${workspaceFolder}`` …) or any leading variable is read as the
+  root, ``~`` as the home, a relative path from the root (and from the entry's ``cwd``);
+  a word counts when it holds a ``/``, has a script's extension, follows an interpreter
+  (``bash x``, ``python3 x``, ``node x``) or names a module (``python3 -m pkg.mod``);
+* conservatively, everything below ``.claude/hooks/``, ``.cursor/hooks/`` and
+  ``.gemini/hooks/`` — the only rule when a settings file cannot be parsed.
+
+Only writes ask (reads never do); the parsed answer is kept per root while the settings
+files keep their ``stat`` signature. Imports only the standard library (``pathgate hook``
+loads it on a write).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import stat
+import time
+from collections.abc import Iterator
+
+__all__ = ["HOOK_DIRS", "SETTINGS", "in_hook_dir", "runs"]
+
+#: Settings files (root-relative) whose commands the agent CLIs run.
+SETTINGS = (".claude/settings.json", ".claude/settings.local.json", ".cursor/hooks.json", ".cursor/mcp.json",
+            ".gemini/settings.json", ".mcp.json", ".vscode/mcp.json")
+#: The same files in the user's home, plus Claude Code's user and local MCP lists.
+_USER_SETTINGS = (".claude/settings.json", ".claude/settings.local.json", ".cursor/hooks.json", ".cursor/mcp.json",
+                  ".gemini/settings.json", ".claude.json")
+#: Directories (root-relative, normalised) whose files are never writable.
+HOOK_DIRS = (".claude/hooks", ".cursor/hooks", ".gemini/hooks")
+#: JSON keys whose string value is a command line (besides ``command``).
+_COMMAND_KEYS = frozenset({"command", "apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "otelHeadersHelper",
+                           "toolDiscoveryCommand", "toolCallCommand"})
+_INTERPRETERS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish", "python", "python2", "python3", "pypy",
+                           "pypy3", "node", "nodejs", "deno", "bun", "tsx", "ts-node", "ruby", "perl", "php",
+                           "pwsh", "powershell", "lua", "Rscript", "uv", "run", "exec", "source", "."})
+_SCRIPT = re.compile(r"\.(sh|bash|zsh|py|pyw|js|mjs|cjs|ts|mts|cts|rb|pl|php|ps1|bat|cmd|lua|r|jar)$", re.I)
+#: A leading variable: ``$NAME``, ``${NAME}``, ``${NAME:-x}``, ``%NAME%``.
+_VAR = re.compile(r"^(\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%)")
+_MAX_SETTINGS = 8 * 1024 * 1024
+_MAX_WORDS = 4096
+
+#: Per root: (the settings files' signatures, the candidate paths they name), see :func:`_named`.
+_cache: dict[str, tuple[tuple[object, ...], tuple[str, ...]]] = {}
+#: A settings file changed this recently (seconds) is not cached: a rewrite within one
+#: timestamp tick could keep its signature (git's "racily clean" index entries).
+_RACY = 2.0
+
+
+def runs(real: str, root: str) -> bool:
+    """Is the absolute real path ``real`` (``root`` is a real path) a file an agent CLI's
+    settings run, a settings file reached through a link, or below one of
+    :data:`HOOK_DIRS`? Blocking."""
+    rel = os.path.relpath(real, root).replace(os.sep, "/")
+    if rel == ".." or rel.startswith("../"):
+        return False
+    folded = "/".join(c.rstrip(" .").casefold() for c in rel.split("/"))
+    if in_hook_dir(folded):
+        return True
+    for d in HOOK_DIRS:
+        linked = os.path.realpath(os.path.join(root, d))
+        if real.startswith(linked.rstrip("/") + "/"):
+            return True
+    inside = root.rstrip("/") + "/"
+    for path in _named(root):
+        for spelling in dict.fromkeys((path, os.path.realpath(path))):
+            if spelling == real and spelling.startswith(inside):
+                return True
+    return False
+
+
+def in_hook_dir(normalized: str) -> bool:
+    """Is the root-relative path ``normalized`` (components casefolded, NTFS spellings
+    cut) below one of :data:`HOOK_DIRS`?"""
+    return any(normalized.strip("/").startswith(d + "/") for d in HOOK_DIRS)
+
+
+def _settings_files(root: str) -> list[str]:
+    home = os.path.expanduser("~")
+    files = [os.path.join(root, s) for s in SETTINGS]
+    if home and home != "~":
+        files += [os.path.join(home, s) for s in _USER_SETTINGS]
+    return list(dict.fromkeys(files))
+
+
+def _signature(path: str) -> tuple[int, int, int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, max(st.st_mtime_ns, st.st_ctime_ns), st.st_mtime_ns)
+
+
+def _named(root: str) -> tuple[str, ...]:
+    """The absolute paths (normalised, links not resolved) that the settings files name,
+    and the settings files themselves; parsed again whenever a settings file's ``stat``
+    signature changes (not cached while one is racily new)."""
+    files = _settings_files(root)
+    sigs = [_signature(f) for f in files]
+    key = (os.path.expanduser("~"), *sigs)
+    hit = _cache.get(root)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    out: dict[str, None] = dict.fromkeys(files)
+    for path in files:
+        data = _load(path)
+        if data is not None:
+            for words, cwd in _commands(data):
+                out.update(dict.fromkeys(_paths(words, cwd, root)))
+    named = tuple(out)
+    now = time.time()
+    if all(s is None or now - s[3] / 1e9 > _RACY for s in sigs):
+        if len(_cache) > 16:
+            _cache.clear()
+        _cache[root] = (key, named)
+    return named
+
+
+def _load(path: str) -> object:
+    """The parsed JSON of the settings file at ``path`` (a link followed, as the agent CLI
+    does), or ``None`` when missing, too large or not JSON (then only :data:`HOOK_DIRS`)."""
+    try:
+        with open(path, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                return None
+            raw = f.read(_MAX_SETTINGS + 1)
+    except OSError:
+        return None
+    if len(raw) > _MAX_SETTINGS:
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return None
+
+
+def _commands(node: object, depth: int = 0) -> Iterator[tuple[list[str], str | None]]:
+    """``(words, cwd)`` of every command in a settings document: a string under a command
+    key, split as a shell would; an ``args`` list of strings, one word each."""
+    if depth > 64:
+        return
+    if isinstance(node, dict):
+        cwd = node.get("cwd") if isinstance(node.get("cwd"), str) else None
+        for key, value in node.items():
+            if key in _COMMAND_KEYS and isinstance(value, str):
+                yield _split(value), cwd
+            elif key == "env" and isinstance(value, dict):  # NODE_OPTIONS="--require ./x.js"
+                for text in value.values():
+                    if isinstance(text, str):
+                        yield _split(text), cwd
+            elif key == "envFile" and isinstance(value, str):
+                yield [value if "/" in value or value.startswith(("$", "~", "%")) else "./" + value], cwd
+            elif key == "args" and isinstance(value, list):
+                words = [w for w in value if isinstance(w, str)]
+                command = node.get("command")
+                head = _split(command) if isinstance(command, str) else []
+                yield [*head, *words], cwd
+            else:
+                yield from _commands(value, depth + 1)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _commands(item, depth + 1)
+
+
+def _split(command: str, depth: int = 0) -> list[str]:
+    """The words of a command line as a shell splits it (unbalanced quotes: at blanks);
+    a word holding blanks or shell operators (``bash -c "a && b"``) split again."""
+    try:
+        words = shlex.split(command, comments=False, posix=True)
+    except ValueError:
+        words = command.split()
+    out: list[str] = []
+    for w in words[:_MAX_WORDS]:
+        out.append(w)
+        parts = [p for p in re.split(r"[;&|()<>`\s]+", w) if p]
+        if depth < 2 and parts != [w]:
+            out.extend(_split(" ".join(parts), depth + 1))
+    return out
+
+
+def _candidates(words: list[str]) -> Iterator[str]:
+    """The words of a command that may name a file it runs or reads: a path (a ``/``, a
+    leading ``~`` or variable), a script's name, the operand of an interpreter (``bash x``,
+    ``python3 -u x``), a module (``python3 -m pkg.mod``: its files), the value of an
+    ``--opt=value`` word."""
+    script = False  # the previous word was an interpreter or one of its options
+    module = False
+    for word in words:
+        for value in dict.fromkeys((word, *word.split("=", 1)[1:])):
+            if not value:
+                continue
+            if module:
+                base = value.replace(".", "/")
+                parts = base.split("/")
+                yield from (base + ".py", base + "/__main__.py")
+                yield from ("/".join(parts[:k]) + "/__init__.py" for k in range(1, len(parts) + 1))
+            elif "/" in value or "\\" in value or value.startswith(("~", "$", "%")) or _SCRIPT.search(value):
+                yield value
+            elif script and not value.startswith("-"):
+                yield value
+        module = word == "-m"
+        script = os.path.basename(word) in _INTERPRETERS or (script and word.startswith("-"))
+
+
+def _expand(word: str, root: str) -> list[str]:
+    """``word`` with a leading variable read as the root (``$HOME`` also as the home) and
+    ``~`` as the home."""
+    home = os.path.expanduser("~")
+    m = _VAR.match(word)
+    if m:
+        rest = word[m.end():]
+        out = [root + rest]
+        if re.search(r"HOME|USERPROFILE", m.group(1)):
+            out.append(home + rest)
+        words = out
+    elif word == "~" or word.startswith("~/"):
+        words = [home + word[1:]]
+    else:
+        words = [word]
+    return [w.replace("\\", "/") for w in words]
+
+
+def _paths(words: list[str], cwd: str | None, root: str) -> Iterator[str]:
+    """The real paths inside ``root`` (not the root itself) that ``words`` may name, read
+    from the root and from ``cwd``."""
+    bases = [root, *(os.path.join(root, c) for c in (_expand(cwd, root) if cwd else ()))]
+    inside = root.rstrip("/") + "/"
+    for cand in _candidates(words):
+        for text in _expand(cand, root):
+            for base in bases:
+                full = os.path.normpath(os.path.join(base, text))
+                if full.startswith(inside) or os.path.realpath(full).startswith(inside):
+                    yield full
