@@ -9,10 +9,10 @@ Measures CPU time (user + sys: the machine is shared), interleaved, medians of `
 * ``Runtime.glob('**/*.java')`` and ``glob('**')`` (``limit=0``, every match, like git;
   and the default limit of 500 sorted matches plus the total): today's walk (warm ignore
   cache) and the live index (warm);
-* the first scan (a fresh live index answering its first query, which also builds the
-  secret-inode registry; its inotify watches are added after the answer, in a thread:
-  also shown with that thread's work, joined), the index's own scan alone, and the latter
-  with a no-op event source;
+* the first scan (a fresh live index answering its first query, ``list_directory('.')``;
+  its inotify watches and the secret-inode registry's first snapshot are made after the
+  answer, in a thread: also shown with that thread's work, joined), the index's own scan
+  alone, and the latter with a no-op event source;
 * index memory (what its structures hold, after two warm globs), per recorded entry, with
   and without the path strings (entry names, directory keys, remembered listings);
 * event-to-visible latency: a change is made, then the next query's drain + re-list until
@@ -101,7 +101,8 @@ async def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
 
 async def first_scan(tree: Path, inotify: Callable[[], Inotify]) -> tuple[float, float, Runtime]:
     """CPU seconds of a fresh live index's first answer, and of that answer plus the
-    watches it adds afterwards (their thread joined)."""
+    work its thread does afterwards (the watches, then, since 2026-12-01's fourth session,
+    the secret-inode registry's seed; joined)."""
     rt = Runtime(tree, POLICY, live_index=True)
     rt.live_index = LiveIndex(rt.index, inotify=inotify)
     gc.collect()
@@ -262,8 +263,9 @@ async def run(tree: Path, repeat: int, edits: int) -> None:
         ("pathgate glob('**/*.java'), live index (warm)", m["live_java"]),
         ("pathgate glob('**'), live index (warm), default limit 500", m["live_all_500"]),
         ("pathgate glob('**/*.java'), live index (warm), default limit 500", m["live_java_500"]),
-        ("live index first scan (first list_directory('.'), registry build included)", m["scan"]),
-        ("  same, with the watches it adds after the answer (thread joined)", m["scan_watched"]),
+        ("live index first answer (first list_directory('.'), its scan included)", m["scan"]),
+        ("  same, with what its thread does after the answer (watches, registry seed; joined)",
+         m["scan_watched"]),
         ("  the index's own scan alone", m["scan_index"]),
         ("  same, no-op event source (watch cost removed)", m["scan_noev"]),
     ]

@@ -126,11 +126,30 @@ def test_console_exit_statuses(project: Path, args: list[str], status: int) -> N
 
 
 def test_console_runs_atexit_callbacks(project: Path, tmp_path: Path) -> None:
-    """A process with shutdown work left (here an ``atexit`` callback) exits as usual."""
+    """A process with shutdown work left (here an ``atexit`` callback) runs it before the
+    quick exit, once."""
     flag = tmp_path / "ran"
-    proc = _console(project, "glob", "**/*", pre=f"import atexit; atexit.register(open, {str(flag)!r}, 'w')")
-    assert proc.returncode == 0 and flag.exists()
+    pre = f"import atexit; atexit.register(lambda: open({str(flag)!r}, 'a').write('x'))"
+    proc = _console(project, "glob", "**/*", pre=pre)
+    assert proc.returncode == 0 and flag.read_text() == "x"
     assert proc.stdout.decode() == ".gitignore\nsrc/app.py\n"
+
+
+@pytest.mark.parametrize(("args", "status"), [(["glob", "**/*"], 0), (["glob", "*.nothing"], 1)])
+def test_console_atexit_output_and_errors(project: Path, args: list[str], status: int) -> None:
+    """What the callbacks print arrives after the command's output (in the order the
+    shutdown runs them: last registered first), a failing one is reported as the shutdown
+    reports it and the next still runs, and the status stands."""
+    pre = ("import atexit, sys\n"
+           "atexit.register(print, 'first registered')\n"
+           "atexit.register(lambda: 1 / 0)\n"
+           "atexit.register(print, 'last registered', file=sys.stderr)\n")
+    proc = _console(project, *args, pre=pre)
+    assert proc.returncode == status
+    assert proc.stdout.decode().endswith("first registered\n")
+    err = proc.stderr.decode()
+    assert err.index("last registered") < err.index("ZeroDivisionError")
+    assert "Exception ignored in atexit callback" in err
 
 
 def test_python_dash_m_is_the_console(project: Path) -> None:

@@ -54,9 +54,11 @@ def run_inline(make_core: Callable[[], GateCore], tool: str, tool_args: Mapping[
     from pathgate._names import spell_names
     from pathgate.renderers._discovery import render_discovery
     from pathgate.runtime._gating import run_now
+    from pathgate.runtime.tools._secret_walk import one_call
 
     call = (_glob if tool == "glob" else _code_search)()  # loaded before the core is built
     core = make_core()
+    one_call(core)  # the process makes this one call: nothing is kept for another
     try:
         chosen = core.renderer_for(model, renderer)
         with _few_collections():

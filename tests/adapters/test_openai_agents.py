@@ -98,3 +98,23 @@ async def test_guardrail_gates_another_tools_path(project: Path) -> None:
     rejected = [r for r in result.tool_input_guardrail_results if r.output.behavior["type"] == "reject_content"]
     assert sorted(b for r in rejected for b in r.output.output_info["blocked"]) == [
         "../outside.txt", ".env", "build/out.js"]
+
+
+async def test_guardrail_in_write_mode_refuses_what_an_agent_may_not_write(project: Path) -> None:
+    written: list[str] = []
+
+    @function_tool(tool_input_guardrails=[path_guardrail(Runtime(project), writes=True)])
+    def save_file(path: str, content: str) -> str:
+        """Save a file the host's way."""
+        written.append(path)
+        return "saved"
+
+    model = script(("save_file", {"path": "src/new.py", "content": "x"}),
+                   ("save_file", {"path": ".claude/settings.json", "content": "{}"}),
+                   ("save_file", {"path": ".env", "content": "x"}))
+    agent = Agent(name="coder", model=model, tools=[save_file])
+    await Runner.run(agent, "go", run_config=OFFLINE)
+    out = outputs(model)
+    assert written == ["src/new.py"] and out["call_0"] == "saved"
+    assert out["call_1"].startswith("save_file was not run")
+    assert out["call_2"].endswith('{".env":"[BLOCKED]"}')

@@ -120,3 +120,31 @@ async def test_wrapper_gates_another_tools_path_arguments(project: Path) -> None
     assert ignored.metadata == {"pathgate_blocked": ["build/out.js"]}
     assert secret.content.endswith('{".env":"[BLOCKED]"}')
     assert "hunter2" not in secret.model_response_str()
+
+
+async def test_wrapper_gates_a_write_tools_paths_with_the_write_gates(project: Path) -> None:
+    written: list[str] = []
+    tools = FunctionToolset()
+
+    @tools.tool_plain
+    def save_file(path: str, content: str) -> str:
+        """Save a file the host's way."""
+        written.append(path)
+        return "saved"
+
+    @tools.tool_plain
+    def open_file(path: str) -> str:
+        """Open a file the host's way."""
+        return (project / path).read_text()
+
+    (project / "pathgate.toml").write_text("read_budget = 1000\n")
+    script = Script(("save_file", {"path": "src/new.py", "content": "x"}),
+                    ("save_file", {"path": "pathgate.toml", "content": "enforce_secrets = false"}),
+                    ("open_file", {"path": "pathgate.toml"}))
+    wrapper = PathgateWrapperToolset(tools, runtime=Runtime(project), write_tools=frozenset({"save_file"}))
+    await Agent(FunctionModel(script), toolsets=[wrapper]).run("go")
+    saved, refused, opened = script.returned()
+    assert written == ["src/new.py"] and saved.content == "saved"
+    assert refused.content.startswith("save_file was not run")
+    assert refused.metadata == {"pathgate_blocked": ["pathgate.toml"]}
+    assert opened.content == "read_budget = 1000\n"  # reading it is fine: only the write tool is judged as a write

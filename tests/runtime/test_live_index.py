@@ -441,6 +441,7 @@ async def test_excluded_counts_are_remembered_until_a_change_inside(
     async with Runtime(tmp_path, live_index=True) as live, Runtime(tmp_path) as ref:
         index = live.live_index
         assert index is not None
+        await live.list_directory(".")  # the first scan (its answer is a replay)
         for edit in [None, *edits]:
             if edit is not None:
                 edit()
@@ -480,6 +481,7 @@ async def test_remembered_excluded_listings_counted_per_directory(
     async with Runtime(tmp_path, live_index=True) as live, Runtime(tmp_path) as ref:
         index = live.live_index
         assert index is not None
+        await live.list_directory(".")  # the first scan (its answer is a replay)
         for pat in ("**", "**/*.js", "**/f[12]*", "**/*.txt", "**/.env"):
             for _ in range(2):  # listed, then remembered
                 got = await live.glob(pat, limit=0)
@@ -498,6 +500,7 @@ async def test_racy_listings_are_not_remembered(tmp_path: Path) -> None:
     async with Runtime(tmp_path, live_index=True) as live, Runtime(tmp_path) as ref:
         index = live.live_index
         assert index is not None
+        await live.list_directory(".")  # the first scan (its answer is a replay)
         for _ in range(2):
             assert await live.glob("**/*.js", limit=0) == await ref.glob("**/*.js", limit=0)
         assert (index.counts.listed, index.counts.reused) == (2, 0)
@@ -611,6 +614,7 @@ async def test_warm_glob_outcome_kept_until_the_records_change(
                 assert ".env" not in repr(got)
             assert index.odd_scans == expect_scans
 
+        await live.list_directory(".")  # the first scan (its answer is a replay)
         await same(3)
         await same(3)  # kept: no record changed
         before = await live.glob("**/*.js", limit=0)
@@ -653,8 +657,8 @@ async def test_registry_seeded_from_the_first_scan_equals_its_own_build(
     seeded_by: list[Any] = []
     real = SecretInodes.seed
 
-    def spy(self: SecretInodes, *args: Any) -> Any:
-        seeded_by.append(got := real(self, *args))
+    def spy(self: SecretInodes, *args: Any, **kwargs: Any) -> Any:
+        seeded_by.append(got := real(self, *args, **kwargs))
         return got
 
     monkeypatch.setattr(SecretInodes, "seed", spy)
@@ -665,6 +669,8 @@ async def test_registry_seeded_from_the_first_scan_equals_its_own_build(
         (tmp_path / "locked").chmod(0)
     try:
         async with Runtime(tmp_path, live_index=True) as live, Runtime(tmp_path) as ref:
+            assert await live.glob("**", limit=0) == await ref.glob("**", limit=0)
+            # (seeded in the first scan's watch thread: the next query takes it in)
             assert await live.glob("**", limit=0) == await ref.glob("**", limit=0)
             reg = live.pipeline.secret_inodes(live.root)
             assert reg is not None and reg.builds == 1
@@ -722,3 +728,31 @@ def test_registry_not_seeded_without_a_root_record(tmp_path: Path) -> None:
         index._dirs[""] = root
     finally:
         index.close()
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("how", ["secret-link", "oversized"])
+async def test_a_kept_directorys_ignore_file_failing_closed_keeps_the_index_live(
+        tmp_path: Path, how: str, caplog: pytest.LogCaptureFixture) -> None:
+    """Red team 6, F2: ``a/.gitignore`` becoming unreadable as rules (a hard link to a
+    secret; over the size cap) once the index is live: its own re-walk found ``a`` itself
+    excluded and dropped its record while the parent's still named it, so every query reset
+    the index ("index inconsistent") and walked. The parent now decides it afresh."""
+    (tmp_path / "a.py").write_text("x\n")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a/b.py").write_text("y\n")
+    (tmp_path / "k.pem").write_text("K\n")
+    live = Runtime(tmp_path, Policy(), live_index=True)
+    ref = Runtime(tmp_path, Policy())
+    await live.glob("**")
+    await live.glob("**")
+    if how == "secret-link":
+        os.link(tmp_path / "k.pem", tmp_path / "a/.gitignore")
+    else:
+        with open(tmp_path / "a/.gitignore", "wb") as f:
+            f.truncate(65 * 1024 * 1024)  # sparse: over the ignore-file size cap
+    caplog.set_level("WARNING", logger="pathgate.live_index")
+    for _ in range(3):
+        await assert_same(live, ref)
+    assert not [r for r in caplog.records if "inconsistent" in r.getMessage()]
+    await live.aclose()

@@ -234,8 +234,10 @@ DEFAULT_PATH_KEYS = frozenset({
 })
 
 #: Gates that decide on the path alone; later gates (existence, size, read) are the tool's
-#: own business (a write tool's target need not exist yet).
+#: own business (a write tool's target need not exist yet). A write guard adds the write
+#: gate (what is never writable: pathgate's and the agent CLIs' own files, git's …).
 _GUARD_GATES = frozenset({Gate.PATH, Gate.SECRETS, Gate.HOST_FILTER, Gate.IGNORE})
+_WRITE_GUARD_GATES = _GUARD_GATES | {Gate.WRITE}
 
 
 #: What the model reads for a path-named argument the guard cannot judge (the call is refused).
@@ -330,17 +332,24 @@ def _forms(path: str) -> list[str]:
 
 async def guard_paths(runtime: Runtime, paths: Sequence[str], *, model: str | None = None,
                       call_id: str | None = None, agent: str | None = None,
-                      renderer: str | None = None) -> Guarded:
+                      renderer: str | None = None, writes: bool = False) -> Guarded:
     """Check ``paths`` (another tool's path arguments) with the gates that decide on the path
     alone: escapes, secrets, the host filter, ignore rules. Runs as a zero-line
     ``read_files`` through the runtime's chain, so it is traced like any call. A path
     starting with ``~`` is checked both as written and as the home path it expands to
-    (outside the project: refused), since the host tool may expand it."""
+    (outside the project: refused), since the host tool may expand it.
+
+    ``writes``: the tool writes to these paths — they pass the write gates instead
+    (:func:`~pathgate.runtime.tools.write_file.judge_writes`: never outside the root, never
+    what the agent may not write — pathgate's and the agent CLIs' own files, what steers
+    git, git directories — secrets, the host filter asked with ``"write"``, ignore rules)."""
     paths = list(dict.fromkeys(paths))
     if not paths:
         return Guarded([], {})
     forms = {p: _forms(p) for p in paths}
     checked = list(dict.fromkeys(f for fs in forms.values() for f in fs))
+    if writes:
+        return await _guard_writes(runtime, forms, checked, model=model, renderer=renderer)
     rendered, raw = await call_tool_raw(runtime, "read_files", {"paths": checked, "limit": 0},
                                         model=model, call_id=call_id, agent=agent, renderer=renderer)
     if raw is None or len(raw) != len(checked):  # pathgate rejected the arguments: refuse them all
@@ -355,6 +364,23 @@ async def guard_paths(runtime: Runtime, paths: Sequence[str], *, model: str | No
                 blocked[path] = chosen.render_verdict(path, verdict)
                 break
     return Guarded(paths, blocked)
+
+
+async def _guard_writes(runtime: Runtime, forms: Mapping[str, list[str]], checked: list[str], *,
+                        model: str | None, renderer: str | None) -> Guarded:
+    """:func:`guard_paths` with ``writes``: the write gates' verdicts, rendered."""
+    from pathgate.runtime.tools.write_file import judge_writes
+
+    chosen = runtime.renderer_for(model, renderer)
+    verdicts = dict(zip(checked, await judge_writes(runtime, checked, model=model), strict=True))
+    blocked: dict[str, Any] = {}
+    for path, path_forms in forms.items():
+        for form in path_forms:
+            verdict = verdicts[form]
+            if verdict is not None and verdict.gate in _WRITE_GUARD_GATES:
+                blocked[path] = chosen.render_verdict(path, verdict)
+                break
+    return Guarded(list(forms), blocked)
 
 
 async def guard_arguments(runtime: Runtime, args: Any, keys: Iterable[str] = DEFAULT_PATH_KEYS,

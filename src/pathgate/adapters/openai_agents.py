@@ -91,10 +91,11 @@ def pathgate_tools(runtime: Runtime, names: Iterable[str] | None = None, *, mode
 
 def path_guardrail(runtime: Runtime, *, path_keys: Iterable[str] = DEFAULT_PATH_KEYS,
                    model: str | None = None, renderer: str | None = None,
-                   name: str = "pathgate") -> ToolInputGuardrail[Any]:
+                   name: str = "pathgate", writes: bool = False) -> ToolInputGuardrail[Any]:
     """A tool input guardrail that refuses a call when pathgate blocks one of its path
     arguments (``path_keys``, looked up in nested objects too). ``output_info`` lists the
-    refused paths for the host."""
+    refused paths for the host. ``writes=True`` for a tool that writes to its paths: they
+    pass the write gates instead (never what an agent may not write)."""
     keys = frozenset(path_keys)
 
     async def check(data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
@@ -103,7 +104,8 @@ def path_guardrail(runtime: Runtime, *, path_keys: Iterable[str] = DEFAULT_PATH_
         if isinstance(args, Exception):
             return ToolGuardrailFunctionOutput.allow()  # the tool reports its own bad JSON
         guarded = await guard_arguments(runtime, args, keys, model=_model_id(data.agent, model),
-                                        call_id=ctx.tool_call_id, agent=data.agent.name, renderer=renderer)
+                                        call_id=ctx.tool_call_id, agent=data.agent.name, renderer=renderer,
+                                        writes=writes)
         if not guarded.paths and guarded.allowed:
             return ToolGuardrailFunctionOutput.allow(output_info={"paths": []})
         if guarded.allowed:

@@ -116,10 +116,13 @@ class PathgateWrapperToolset(WrapperToolset[Any]):
     default :data:`~pathgate.adapters._common.DEFAULT_PATH_KEYS`) pass pathgate's path-only
     gates — escapes, secrets, the host filter, ignore rules. A refused call is not run: the
     model reads why (rendered for its model; a secret stays a bare ``[BLOCKED]``), and
-    ``metadata["pathgate_blocked"]`` lists the refused paths for the host."""
+    ``metadata["pathgate_blocked"]`` lists the refused paths for the host. The tools named
+    in ``write_tools`` write to their paths: those pass the write gates instead (never what
+    an agent may not write: pathgate's and the agent CLIs' own files, what steers git …)."""
 
     runtime: Runtime = field(kw_only=True)
     path_keys: frozenset[str] = field(default=DEFAULT_PATH_KEYS, kw_only=True)
+    write_tools: frozenset[str] = field(default=frozenset(), kw_only=True)
     model: str | None = field(default=None, kw_only=True)
     renderer: str | None = field(default=None, kw_only=True)
 
@@ -131,7 +134,8 @@ class PathgateWrapperToolset(WrapperToolset[Any]):
             guarded = Guarded([], {"arguments": "[BLOCKED]: arguments pathgate cannot check"})
         else:
             guarded = await guard_arguments(self.runtime, data, self.path_keys, model=_model_id(ctx, self.model),
-                                            call_id=ctx.tool_call_id, renderer=self.renderer)
+                                            call_id=ctx.tool_call_id, renderer=self.renderer,
+                                            writes=name in self.write_tools)
         if not guarded.allowed:
             return ToolReturn(return_value=guarded.message(name),
                               metadata={"pathgate_blocked": sorted(guarded.blocked)})

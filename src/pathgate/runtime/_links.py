@@ -239,7 +239,8 @@ class SecretInodes:
         return lambda name: is_secret(prefix + name)
 
     def seed(self, dirs: dict[str, _Sig], files: Iterable[tuple[str, Iterable[str]]],
-             tops: list[str], seen: int) -> _Snapshot | None:
+             tops: list[str], seen: int, *,
+             cancelled: Callable[[], bool] | None = None) -> _Snapshot | None:
         """Build the first snapshot from a walk someone else made (the live index's first
         scan, issue 15), when none exists yet: ``dirs`` the signatures of the directories it
         listed, each taken *before* listing it (as :meth:`_build` does); ``files`` the
@@ -248,7 +249,9 @@ class SecretInodes:
         :meth:`_build` would; ``seen`` the entries it listed. The result is the snapshot a
         build would have taken: the same directories with the same signatures, the same
         secret-named files ``lstat``-ed (near :attr:`max_entries`, a build of its own).
-        ``None`` (nothing done): a snapshot exists already."""
+        ``None`` (nothing done): a snapshot exists already, or ``cancelled()`` turned true
+        while it worked (asked once per directory; the live index's watch thread is being
+        stopped: the registry builds its own snapshot when next asked)."""
         with self._lock:
             if self._snap is not None:
                 return None
@@ -256,6 +259,8 @@ class SecretInodes:
             secrets: dict[str, _Sig] = {}
             root = self.root.rstrip("/") + "/"
             for head, names in files:
+                if cancelled is not None and cancelled():
+                    return None
                 secret = self._secret_in(head)
                 prefix = root + head + "/" if head else root
                 for name in names:
@@ -268,7 +273,10 @@ class SecretInodes:
                     _note(st, f"{head}/{name}" if head else name, inodes, secrets)
             # each listed directory may also have held a ".git" (not in ``seen``): near the
             # entry bound, the build itself decides
-            snap = self._build(dict(dirs), tops, seen, inodes, slack=len(dirs), secrets=secrets)
+            snap = self._build(dict(dirs), tops, seen, inodes, slack=len(dirs), secrets=secrets,
+                               cancelled=cancelled)
+            if cancelled is not None and cancelled():
+                return None
             snap = self._snap = snap if snap is not None else self._build()
             self.builds += 1
             return snap
@@ -278,14 +286,16 @@ class SecretInodes:
 
     @overload
     def _build(self, dirs: dict[str, _Sig], stack: list[str], seen: int,
-               inodes: set[tuple[int, int]], *, slack: int, secrets: dict[str, _Sig]) -> _Snapshot | None: ...
+               inodes: set[tuple[int, int]], *, slack: int, secrets: dict[str, _Sig],
+               cancelled: Callable[[], bool] | None = None) -> _Snapshot | None: ...
 
     def _build(self, dirs: dict[str, _Sig] | None = None, stack: list[str] | None = None,
                seen: int = 0, inodes: set[tuple[int, int]] | None = None, *,
-               slack: int = 0, secrets: dict[str, _Sig] | None = None) -> _Snapshot | None:
+               slack: int = 0, secrets: dict[str, _Sig] | None = None,
+               cancelled: Callable[[], bool] | None = None) -> _Snapshot | None:
         """Walk below ``stack`` (the root), adding to ``dirs``, ``inodes``, ``secrets`` and
         ``seen``; ``None`` when ``seen`` might pass the bound by ``slack`` (entries not
-        counted)."""
+        counted) or ``cancelled()`` turned true (asked once per directory)."""
         if slack and seen + slack > self.max_entries:
             return None
         inodes = set() if inodes is None else inodes
@@ -294,6 +304,8 @@ class SecretInodes:
         stack = [""] if stack is None else stack
         failed = False  # a directory that could not be listed: its secrets are unknown
         while stack:
+            if cancelled is not None and cancelled():
+                return None
             rel = stack.pop()
             path = os.path.join(self.root, rel) if rel else self.root
             try:

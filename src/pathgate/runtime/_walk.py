@@ -82,6 +82,9 @@ class Entry(NamedTuple):
 
 
 _by_name = operator.attrgetter("name")
+#: ``_entry(Entry, (relpath, kind, match, error, links))`` is ``Entry(relpath, kind, match,
+#: error, links)`` without the named tuple's Python-level ``__new__`` (per walked entry)
+_entry = tuple.__new__
 
 
 def _err(code: int | None) -> str:
@@ -418,9 +421,9 @@ class Walker:
                 else:
                     links = st if st.st_nlink > 1 else None
             if m.ignored:
-                out.append(Entry(crel, kind, m, None, links))
+                out.append(_entry(Entry, (crel, kind, m, None, links)))
                 continue
-            out.append(Entry(crel, kind, None, None, links))
+            out.append(_entry(Entry, (crel, kind, None, None, links)))
             if is_dir and (descend is None or descend(crel)):
                 subdirs.append((name, crel, m))
         return subdirs

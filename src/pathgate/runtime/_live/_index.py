@@ -126,6 +126,8 @@ class LiveIndex:
         #: the first scan's directory signatures while it runs, then for the registry
         self._sigs: dict[str, tuple[int, int, int]] | None = None
         self._seed: tuple[tuple[int, int, int], dict[str, tuple[int, int, int]]] | None = None
+        #: the registry to seed in the watch thread, after the first answer (:meth:`first_scan`)
+        self._seed_reg: SecretInodes | None = None
         #: the first scan's watches, installed after its answer (:meth:`_finish_watches`)
         self._deferred: DeferredWatches | None = None
         #: kept directories to re-list at the next drain (changed before their watch)
@@ -161,12 +163,32 @@ class LiveIndex:
         ``limit``: stop after that many entries that are neither error entries nor
         ``uncounted`` (the caller's budget would stop there). ``scanned``: this query's
         own :meth:`first_scan` scanned (its records are as fresh as the query: they are
-        replayed before the scan's watches are installed)."""
+        replayed before the scan's watches are installed), and the caller asks the
+        registry only about the files marked here: each regular file replayed is
+        ``lstat``-ed now and carries that ``lstat`` in :attr:`Entry.links` when it has
+        more than one link, as a walker's marked files do; one gone since the scan is
+        left out (as a walk now would: it may have been a secret's hard link).
+        :func:`replay` stats only what the answer holds (a directory's listing: its own
+        files), so the scan itself stats no file."""
         with self._lock:
             if not self._ready(fresh=scanned):
                 return None
             try:
-                return self._replay(start, descend, want, limit, uncounted)
+                if not scanned:
+                    return self._replay(start, descend, want, limit, uncounted)
+                # a multi-linked file met: the caller asks the registry about it, so its
+                # first snapshot is seeded now (a build of its own would list it all again)
+                test = uncounted
+                if test is not None:
+                    def uncounted(e: Entry) -> bool:
+                        if e.links is not None and self._seed_reg is not None:
+                            self._seed_now()
+                        return test(e)
+
+                out = self._replay(start, descend, want, limit, uncounted, restat=True)
+                if out and self._seed_reg is not None and any(e.links is not None for e in out):
+                    self._seed_now()
+                return out
             finally:
                 self._start_watches()
 
@@ -183,9 +205,13 @@ class LiveIndex:
         hashable key naming ``want`` and ``select``, e.g. the normalised pattern), the
         other records' part is kept as well (same lifetime), and the scan's ``key`` names
         its outcome: ``(generation, start, memo)``. ``budget``: a scan that would charge
-        more is taken again in walk order and stops where the walk would (``stopped``)."""
+        more is taken again in walk order and stops where the walk would (``stopped``).
+        ``None`` too while the index has not scanned: the first scan is answered by the
+        replay (:meth:`first_scan`), whose files are ``lstat``-ed as a walk's are; stored
+        verdicts vouched for by a registry snapshot of a later moment than the scan's
+        listings could name a secret's hard link removed in between."""
         with self._lock:
-            if not self._ready():
+            if self._ino is None or not self._ready():
                 return None
             if key is not self._class_key:
                 self._class_key = key
@@ -230,33 +256,51 @@ class LiveIndex:
             return snap
 
     def first_scan(self, registry: SecretInodes | None) -> bool:
-        """Scan now if the index has not (a replay asks the registry before it asks the
-        index), and give ``registry`` its first snapshot from that scan (:meth:`_seeded`;
-        the registry still validates it when asked). ``True``: scanned now (pass it to this
-        query's :meth:`entries` as ``scanned``)."""
+        """Scan now if the index has not; ``True``: scanned now (pass it to this query's
+        :meth:`entries` as ``scanned``: the answer's own files are ``lstat``-ed for their
+        link counts, as a fresh walk's are, and the registry is asked only about a
+        multi-linked one). ``registry`` gets its first snapshot from that scan
+        (:meth:`_seeded`; the registry still validates it when asked) in the watch
+        thread, after the answer: the first answer does not wait for it."""
         with self._lock:
             if self._ino is not None or not self._ready():
                 return False
             if registry is None:
                 self._seed = None  # (no registry in use: nothing to seed)
             else:
-                self._seeded(registry)
+                self._scale(registry)  # (before the answer may ask it)
+                self._seed_reg = registry
             return True
 
-    def _seeded(self, registry: SecretInodes) -> Any:
+    def _seed_now(self) -> None:
+        """:meth:`_seeded` now, for the registry :meth:`first_scan` left to the watch thread."""
+        reg, self._seed_reg = self._seed_reg, None
+        if reg is not None:
+            self._seeded(reg)
+
+    def _seed_after(self, registry: SecretInodes, w: DeferredWatches) -> None:
+        """:meth:`_seeded` in the watch thread, after the first answer (nothing touches the
+        records until that thread is joined); it stops when the thread is stopped."""
+        self._seeded(registry, cancelled=lambda: w.stopping)
+
+    def _seeded(self, registry: SecretInodes, cancelled: Callable[[], bool] | None = None) -> Any:
         """The registry's first snapshot built from the first scan's listings (issue 15:
         the registry's own walk would list every kept directory again), when nothing was
         re-listed since and no event arrived: its kept directories' signatures were taken
         before they were listed, the rest (ignored, unlistable) is walked now. ``None``:
         not possible (the registry builds or validates its own)."""
-        if registry.root == self._root:
-            # its rebuilds may visit as much as this index holds (1M files: not failed closed)
-            registry.scale_to(sum(len(d.names) for d in self._dirs.values()))
+        self._scale(registry)
         seed, self._seed = self._seed, None
         if seed is None or seed[0] != (self.scans, self.relists, self.epoch) \
                 or self._ino is None or registry.root != self._root or "" not in self._dirs:
             return None  # (no root record: the root itself is excluded, nothing was listed)
-        return registry.seed(*seed_parts(self._dirs, seed[1]))
+        parts = seed_parts(self._dirs, seed[1])
+        return registry.seed(*parts) if cancelled is None else registry.seed(*parts, cancelled=cancelled)
+
+    def _scale(self, registry: SecretInodes) -> None:
+        if registry.root == self._root:
+            # its rebuilds may visit as much as this index holds (1M files: not failed closed)
+            registry.scale_to(sum(len(d.names) for d in self._dirs.values()))
 
     def _ready(self, fresh: bool = False) -> bool:
         """Scan or drain pending events (under the lock); ``False``: answer by walking.
@@ -300,9 +344,17 @@ class LiveIndex:
     # -- state changes -------------------------------------------------------------------------
 
     def _start_watches(self) -> None:
-        """After the first scan's answer (and its registry seed): its watches, in a thread."""
-        if self._deferred is not None and self._seed is None:
-            self._deferred.start()
+        """After the first scan's answer (and its registry seed): its watches, in a thread
+        (which seeds the registry after them when :meth:`first_scan` left it that)."""
+        w = self._deferred
+        if w is None or w.started:
+            return
+        reg, self._seed_reg = self._seed_reg, None
+        if reg is not None and self._seed is not None:
+            w.then = functools.partial(self._seed_after, reg, w)
+        elif self._seed is not None:
+            return  # the query seeds it first (:meth:`validated`)
+        w.start()
 
     def _finish_watches(self) -> bool:
         """Take in the first scan's watches (waiting for their thread) before anything
@@ -313,6 +365,7 @@ class LiveIndex:
         if w is None:
             return True
         w.finish()
+        self._seed_reg = None
         if w.limit:
             raise _WatchLimit
         if not w.complete:
@@ -334,6 +387,7 @@ class LiveIndex:
         if w is not None:
             w.stop()  # (before the descriptor it adds watches to is closed)
         self._dirty.clear()
+        self._seed_reg = None
         ino, self._ino = self._ino, None
         self.epoch += 1
         self._gen += 1
@@ -563,18 +617,33 @@ class LiveIndex:
                 self._drop(rel)
             return
         if rel not in dirs:
+            if rel and parent(rel) in dirs:
+                # its own walk found the start excluded (an ignore file of its own that now
+                # fails closed): the parent's record still names it, so the parent decides
+                # it afresh, as a scan from above does
+                self._relist(session, parent(rel), deep=False, force={rel})
             return
         kept = set(dirs[rel].kept_subdirs(rel))
         for sub in old:
             if sub not in kept:
                 self._drop(sub)
 
+    def _stops_at(self, start: str) -> bool:
+        """Would a walk from kept directory ``start`` stop at ``start`` itself? (Its own
+        ignore file fails closed: a walk started there reports the directory, a walk from
+        above reports its entries; the record is the latter, so such a start walks.)"""
+        node = self._ruled.get(start) if start else None
+        return node is not None and node.stop is not None
+
     def _replay(self, start: str, descend: Callable[[str], bool] | None,
                 want: Callable[[str], bool] | None, limit: int | None = None,
-                uncounted: Callable[[Entry], bool] | None = None) -> list[Entry] | None:
+                uncounted: Callable[[Entry], bool] | None = None, restat: bool = False) -> list[Entry] | None:
         """:func:`replay` of the records (``None``: walk instead)."""
+        if self._stops_at(start):
+            return None
         try:
-            return replay(self._dirs, start, descend, want, limit, uncounted)
+            return replay(self._dirs, start, descend, want, limit, uncounted,
+                          restat=self._root.rstrip("/") + "/" if restat else None)
         except KeyError:  # never expected: answer by walking, rescan at the next query
             self._reset("index inconsistent")
             return None
@@ -584,6 +653,8 @@ class LiveIndex:
                    n_examples: int, select: Select | None, memo: object,
                    budget: int | None) -> GlobScan | None:
         """:meth:`glob_scan` under the lock (:class:`GlobParts`)."""
+        if self._stops_at(start):
+            return None
         try:
             return self._globs.scan(self._dirs, self._gen, start, descend, want, classify,
                                     n_examples, select, memo, budget)

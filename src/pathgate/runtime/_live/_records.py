@@ -3,6 +3,8 @@ traversal of them over stored verdict classes (issue 15)."""
 
 from __future__ import annotations
 
+import errno
+import os
 import re
 from collections.abc import Callable
 from typing import NamedTuple
@@ -116,12 +118,16 @@ class _Dir:
 
 def replay(dirs: dict[str, _Dir], start: str, descend: Callable[[str], bool] | None,
            want: Callable[[str], bool] | None, limit: int | None = None,
-           uncounted: Callable[[Entry], bool] | None = None) -> list[Entry] | None:
+           uncounted: Callable[[Entry], bool] | None = None, *, restat: str | None = None) -> list[Entry] | None:
     """The walker's entries below ``start``, in its order, from the records ``dirs``; with
     a ``limit``, whole directories until that many counted entries (neither error entries
     nor ``uncounted``: the caller's budget then cuts exactly where a walk would have
     stopped). ``None``: ``start`` is excluded, missing or unlistable (the walk answers, and
-    errs). Raises :class:`KeyError` when a recorded subdirectory has no record."""
+    errs). Raises :class:`KeyError` when a recorded subdirectory has no record.
+
+    ``restat`` (the root, ending in ``/``): every regular file replayed is ``lstat``-ed
+    now and marked as a walker with ``links`` marks it (:attr:`Entry.links`); one gone is
+    left out."""
     first = dirs.get(start)
     if first is None or first.error is not None:
         return None
@@ -142,6 +148,11 @@ def replay(dirs: dict[str, _Dir], start: str, descend: Callable[[str], bool] | N
                 if e.match is None and (descend is None or descend(e.relpath)):
                     subs.append(e.relpath)
             elif want is None or want(e.relpath):
+                if restat is not None and e.kind == FILE:
+                    got = _marked(e, restat)
+                    if got is None:
+                        continue
+                    e = got
                 out.append(e)
         if limit is not None:
             counted += len(out) - mark if uncounted is None else \
@@ -149,6 +160,19 @@ def replay(dirs: dict[str, _Dir], start: str, descend: Callable[[str], bool] | N
         subs.reverse()
         stack.extend(subs)
     return out
+
+
+def _marked(e: Entry, root: str) -> Entry | None:
+    """Regular file ``e`` with its link mark (see :func:`replay`), ``lstat``-ed now below
+    ``root`` (ending in ``/``); ``None`` when it is gone (``ENOENT``/``ENOTDIR``: left out,
+    as a walk now would leave it; listing a name that was a secret's hard link would say it
+    existed); one that cannot be ``lstat``-ed otherwise is kept unmarked, as the walker
+    keeps it."""
+    try:
+        st = os.lstat(root + e.relpath)
+    except OSError as exc:
+        return None if exc.errno in (errno.ENOENT, errno.ENOTDIR) else e
+    return e._replace(links=st) if st.st_nlink > 1 else e
 
 
 #: ``select(flat)``: those of ``flat.plain`` the glob wants, in order (the pattern's test

@@ -11,7 +11,10 @@ the directory is re-listed. A directory whose ctime was within :data:`RACY_NS` o
 scan's start is re-listed whatever its signature says (a change in the same timestamp tick
 would keep it: git's "racy" rule). The thread is joined (or its work done inline) before
 any later query touches the index, and by :meth:`stop` (the runtime's ``aclose``): no
-query ever sees a half-installed state and no thread outlives the index.
+query ever sees a half-installed state and no thread outlives the index. The same thread
+then runs the index's ``then`` work, if any (the secret-inode registry's first snapshot,
+seeded from the scan's listings while nothing else touches them), which asks
+:attr:`stopping` as it goes.
 """
 
 from __future__ import annotations
@@ -55,6 +58,13 @@ class DeferredWatches:
         self._stop = False
         self._thread: threading.Thread | None = None
         self._done = False
+        #: run after the last watch was added (in the thread), unless stopped
+        self.then: Callable[[], None] | None = None
+
+    @property
+    def stopping(self) -> bool:
+        """Has :meth:`stop` been called (the work should end now)?"""
+        return self._stop
 
     @property
     def started(self) -> bool:
@@ -106,6 +116,9 @@ class DeferredWatches:
                 if sig is None or sig[2] >= racy or (st.st_ino, st.st_mtime_ns, st.st_ctime_ns) != sig:
                     self.dirty.append(rel)
             self.complete = True
+            then, self.then = self.then, None
+            if then is not None and not self._stop:
+                then()
         finally:
             self._done = True
 

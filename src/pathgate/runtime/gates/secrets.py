@@ -142,6 +142,10 @@ class SecretMatcher:
         self._dirs: dict[str, tuple[bool, str]] = {}
         self._paths: dict[str, bool] = {}
         self._quick = _QuickNames(patterns)
+        #: The name pre-test: ``maybe(name.casefold())`` is ``None`` only for a basename
+        #: that is no secret in a directory that is none (:func:`_maybe_secret`); ``None``
+        #: when some pattern holds no literal text to look for (then every name is tested).
+        self.maybe = _maybe_secret(patterns)
 
     def is_secret_name(self, basename: str) -> bool:
         """Is this basename (any case, NTFS tricks included, ``:`` kept or cut) a secret?"""
@@ -199,8 +203,10 @@ class SecretMatcher:
             own = normalize_name(last)
             norm = f"{known[1]}/{own}"
             lasts = self._quick.last
-            info = (known[0] or self.is_secret_name(last)
-                    or ((lasts is None or own in lasts) and self._full_dir.match(norm) is not None), norm)
+            maybe = self.maybe
+            info = (known[0] or ((maybe is None or maybe(last.casefold()) is not None) and (
+                self.is_secret_name(last)
+                or ((lasts is None or own in lasts) and self._full_dir.match(norm) is not None))), norm)
             if len(head) <= MAX_CACHED_DIR:
                 if len(self._dirs) >= DIR_CACHE:
                     self._dirs.clear()
@@ -266,6 +272,14 @@ class SecretMatcher:
             return self._full.match(whole) is not None
         return False
 
+    def dir_is_secret(self, head: str) -> bool:
+        """Is every path below directory ``head`` a secret (a component named like one, or
+        it or an ancestor matching a path pattern)? For any other directory,
+        ``is_secret(head + "/" + name)`` can only hold for a ``name`` that passes
+        :attr:`maybe`."""
+        head = head.strip("/")
+        return bool(head) and self._dir_info(head)[0]
+
     def in_dir(self, head: str) -> Callable[[str], bool]:
         """``is_secret(head + "/" + name)`` as a function of a basename ``name``, with the
         directory's part decided once (a walk asks about a whole directory's entries)."""
@@ -279,8 +293,11 @@ class SecretMatcher:
         full = self._full.match
         q = self._quick
         exact, suffixes, prefixes, rest, last = q.exact, q.suffixes, q.prefixes, q.rest, q.last
+        maybe = self.maybe or _always
 
         def check(name: str) -> bool:
+            if maybe(name.casefold()) is None:
+                return False
             if ":" in name:
                 return self.is_secret(f"{head}/{name}")
             norm = name.rstrip(" .").casefold()
@@ -374,6 +391,71 @@ class _QuickNames:
 
 
 _META = re.compile(r"[*?\[]")
+
+
+def _literal_runs(pattern: str) -> list[str]:
+    """The literal runs of an :mod:`fnmatch` pattern, split at ``*``, ``?`` and bracket
+    expressions (delimited as :func:`fnmatch.translate` delimits them: ``[!]x]`` is one, an
+    unclosed ``[`` is literal); the last run is the pattern's literal tail (``""`` when it
+    ends with a wildcard)."""
+    runs: list[str] = []
+    cur: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        i += 1
+        if c == "[":
+            j = i
+            if j < n and pattern[j] == "!":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            while j < n and pattern[j] != "]":
+                j += 1
+            if j < n:
+                runs.append("".join(cur))
+                cur = []
+                i = j + 1
+                continue
+        elif c in "*?":
+            runs.append("".join(cur))
+            cur = []
+            continue
+        cur.append(c)
+    runs.append("".join(cur))
+    return runs
+
+
+def _needle(pattern: str) -> str | None:
+    """Text every name a secret pattern (casefolded, stripped of ``/``) can make secret
+    holds (``None``: none to rely on). A basename pattern: its longest literal run. A path
+    pattern: its literal tail after the last ``/`` (the part of a match that lies in the
+    basename: ``*``, ``?`` and brackets also match ``/``)."""
+    runs = _literal_runs(pattern)
+    if "/" in pattern:
+        return runs[-1].rpartition("/")[2] or None
+    return max(runs, key=len) or None
+
+
+def _maybe_secret(patterns: Iterable[str]) -> Callable[[str], object] | None:
+    """The name pre-test (:attr:`SecretMatcher.maybe`): one regex search for the needles of
+    the ``.env`` rule and of every pattern (:func:`_needle`), on the casefolded basename.
+    Exact because every spelling a name is judged by is a substring of its casefolded
+    whole — the NTFS cut and the trailing `` .`` strip (a prefix), and the original a
+    backup name keeps a copy of (``#.env#``, ``..env.swp``, ``server.key.~1~``,
+    ``id_rsa.bak``: a substring, down to the recursion's end) — and a pattern's needle
+    lies in every name it makes secret. ``None`` when some pattern has no needle."""
+    needles = {".env"}
+    for pattern in patterns:
+        p = pattern.casefold().strip("/")
+        if not p:
+            continue
+        needle = _needle(p)
+        if needle is None:
+            return None
+        needles.add(needle)
+    # the longest first (a needle inside another one would also do; order only affects speed)
+    return re.compile("|".join(re.escape(n) for n in sorted(needles, key=lambda n: (-len(n), n)))).search
 
 
 def _always(name: str) -> bool:

@@ -47,6 +47,7 @@ from pathgate.runtime.gates import Fact, GateContext, GatePipeline, HostFilterGa
 from pathgate.runtime.gates.path import GIT_INTERNALS, PathGate
 from pathgate.runtime.ignore import IgnoreSession, Match
 from pathgate.runtime.tools._excluded import MAX_UNSEARCHED, count_in_excluded
+from pathgate.runtime.tools._secret_walk import _ONE_CALL, _by_dir, _each, _memo, _pretested
 from pathgate.verdicts import Gate, Status, Verdict
 
 if TYPE_CHECKING:
@@ -174,7 +175,11 @@ class Discovery:
                                size_limit=policy.size_limit_for(model), root=runtime.root)
         self.read_ctx = GateContext(policy=policy, purpose="read", model=model,
                                     size_limit=self.ctx.size_limit, root=runtime.root)
-        self.session: IgnoreSession = runtime.index.session()
+        #: the core makes this one call and ends (``pathgate glob``/``search``: :func:`one_call`)
+        self._one_call = runtime.live_index is None and runtime in _ONE_CALL
+        # a one-call core's session keeps its nodes to itself (nothing is shared later)
+        self.session: IgnoreSession = IgnoreSession(runtime.index, private=True) if self._one_call \
+            else runtime.index.session()
         self.omissions = Omissions()
         self.walked = 0
         self.stopped_early = False
@@ -188,17 +193,35 @@ class Discovery:
         self._source = runtime._discovery_facts(self.read_ctx)
         # the path-only facts of walked entries (pure functions of the relpath); a live
         # index keeps them memoised across calls (issue 15)
-        self._is_secret: Callable[[str], bool] = self.pipeline.secrets.is_secret
+        matcher = self.pipeline.secrets
+        # each walked entry's secret test (by name), answered in the worker thread
+        # (:meth:`_step`), so the event loop only looks them up: a big walk's secret checks
+        # never block other calls (issue 19); also what shows a directory is no secret
+        known: dict[str, bool] = {}
+        self._secret_known = known
+        self._is_secret: Callable[[str], bool] = matcher.is_secret
         path_gate = self.pipeline.gates[0]
         is_git: Callable[[str], bool] | None = path_gate.is_git_path if isinstance(path_gate, PathGate) else None
         live = runtime.live_index
         if live is not None:
             self._is_secret = live.memo("secret", self._is_secret)
             is_git = None if is_git is None else live.memo("git", is_git)
+        elif self._one_call:
+            # decided once per call (each walked entry is asked about at least twice:
+            # charging the budget, then judging; :meth:`_step` answers them)
+            self._is_secret = _memo(matcher.in_dir)
+            if matcher.maybe is not None:
+                self._is_secret = _pretested(matcher, self._is_secret, known)
         else:
-            # each walked entry is asked about at least twice (charging the budget, then
-            # judging): decided once, kept for the matcher's lifetime (issue 14)
-            self._is_secret = secret_memo(self.pipeline.secrets, _memo(self.pipeline.secrets.in_dir))
+            # decided once, kept for the matcher's lifetime (issue 14)
+            decide = _memo(matcher.in_dir)
+            self._is_secret = secret_memo(
+                matcher, decide if matcher.maybe is None else _pretested(matcher, decide, known))
+        #: how a walked chunk's secret tests are answered (:meth:`_step`): a one-call core's
+        #: directory by directory with the name pre-test (nothing kept for later calls)
+        self._decide: Callable[[list[Entry], dict[str, bool]], None] = partial(_each, self._is_secret)
+        if self._one_call and matcher.maybe is not None:
+            self._decide = partial(_by_dir, matcher, self._is_secret)
         self._is_git: Callable[[str], bool] | None = is_git
         self._secret_name = self._is_secret  # by name only (no hard-link aliases)
         #: the secret-inode registry's snapshot a live glob validated (no multi-linked secret)
@@ -214,10 +237,6 @@ class Discovery:
         self._aliases: set[str] = set()
         base_secret = self._secret_name
         aliases = self._aliases
-        # answered in the worker thread for each walked entry (:meth:`_step`), so the event
-        # loop only looks them up: a big walk's secret checks never block other calls (issue 19)
-        known: dict[str, bool] = {}
-        self._secret_known = known
 
         def is_secret(rel: str) -> bool:
             if rel in aliases:
@@ -355,9 +374,7 @@ class Discovery:
         if check is not None:
             for e in chunk:
                 check.entry(e)
-        known, base = self._secret_known, self._secret_name
-        for e in chunk:
-            known[e.relpath] = base(e.relpath)
+        self._decide(chunk, self._secret_known)
         return chunk
 
     def _replay(self, start: str, descend: Callable[[str], bool] | None,
@@ -370,11 +387,12 @@ class Discovery:
         # the first scan before the registry is asked: it seeds the registry's first walk
         scanned = live.first_scan(None if pipeline.strict_hard_links else pipeline.secret_inodes(self.runtime.root))
         check = self._linked_check()
-        # The live index's walker does not mark files, and a file's link count changing
+        # The live index's records hold no link counts, and a file's link count changing
         # sends no event to its directory's watch (IN_ATTRIB reaches only the inode's own
         # watchers): while any secret is multi-linked (or in strict mode) the stored
-        # files are ``lstat``-ed now.
-        root = self.runtime.root if check.armed() else None
+        # files are ``lstat``-ed now. Its first scan's own answer (``scanned``) carries
+        # the walk's link marks instead: no registry unless a file is multi-linked.
+        root = None if scanned else self.runtime.root if check.armed() else None
         is_secret = self._is_secret
 
         def uncounted(e: Entry) -> bool:
@@ -430,6 +448,7 @@ class Discovery:
         is_secret = self._is_secret
         enforce = any(g.name == "secrets" for g in self.pipeline.gates)
         is_git = self._is_git
+        made: dict[int, Verdict] = {}  # one (frozen) verdict per deciding match (alive in entries)
         for i in plain:
             e = entries[i]
             m = e.match
@@ -441,8 +460,12 @@ class Discovery:
             elif is_secret(e.relpath):
                 out[i] = _SECRET if enforce else _OPAQUE_IGNORE
             else:
-                out[i] = Verdict(status=Status.BLOCKED, gate=Gate.IGNORE, rule=m.rule, ancestor=m.ancestor,
-                                 fail_closed=m.fail_closed, unreadable=m.unreadable)
+                v = made.get(id(m))
+                if v is None:
+                    v = made[id(m)] = Verdict(status=Status.BLOCKED, gate=Gate.IGNORE, rule=m.rule,
+                                              ancestor=m.ancestor, fail_closed=m.fail_closed,
+                                              unreadable=m.unreadable)
+                out[i] = v
 
     async def _prejudge(self, entries: Sequence[Entry]) -> None:
         """Judge one walked chunk now and keep the verdicts for :meth:`judge` (a host filter
@@ -560,19 +583,3 @@ def _always(st: os.stat_result) -> bool:
 
 def _never(st: os.stat_result) -> bool:
     return False
-
-
-def _memo(in_dir: Callable[[str], Callable[[str], bool]]) -> Callable[[str], bool]:
-    """A secret test of relpaths for one call, a directory's part decided once per run of
-    its entries (walks and counts ask directory by directory). Each relpath's answer is
-    kept by the caller (:func:`~pathgate.runtime._links.secret_memo`), not again here."""
-    cur: list[tuple[str, Callable[[str], bool]]] = [("\0", in_dir(""))]  # no head is "\0"
-
-    def memo(rel: str) -> bool:
-        head, _, name = rel.rpartition("/")
-        last = cur[0]  # one read, one write: threads may share it (a stale pair is only slower)
-        if last[0] != head:
-            last = cur[0] = (head, in_dir(head))
-        return last[1](name)
-
-    return memo

@@ -18,7 +18,8 @@ removing or renaming an entry, or a permission change, moves them) and every reg
 it counted still has one link (a file with one link cannot share a secret's inode; a
 count that met a multi-linked file is not kept). Nothing is kept with a host filter or
 host gates (their answers may change without the disk changing), with aliases or
-prejudged verdicts in the call, on a file-system seam other than the real one, when a
+prejudged verdicts in the call, on a file-system seam other than the real one, on a core
+that makes one call (:func:`~pathgate.runtime.tools._discover.one_call`), when a
 directory could not be listed or the depth cap was hit, or when a listed directory changed
 within :data:`RACY_NS` of the listing (it could change again without its times moving:
 git's "racily clean"). Checking costs one ``lstat`` per listed directory and counted file
@@ -37,7 +38,7 @@ from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
 
 from pathgate.results import Unsearched
-from pathgate.runtime._walk import FILE, Entry, ListingRecord, list_files_below
+from pathgate.runtime._walk import FILE, Entry, ListingRecord, _entry, list_files_below
 from pathgate.runtime.fs import OsFS, Resolved
 from pathgate.runtime.fs._beneath import DirChain
 from pathgate.runtime.gates import PathFacts
@@ -153,7 +154,7 @@ def _plain_counts(d: Discovery) -> _PlainCounts | None:
     """The runtime's kept counts when ``d``'s count may be kept (see the module docstring)."""
     rt = d.runtime
     if (rt.live_index is not None or d._host is not None or not d._inline or d._aliases
-            or d._verdicts or type(rt.index.fs) is not OsFS):
+            or d._verdicts or type(rt.index.fs) is not OsFS or d._one_call):
         return None
     with _PLAIN_LOCK:
         got = _PLAIN.get(rt)
@@ -245,7 +246,8 @@ async def _count(d: Discovery, dirs: Sequence[Entry], wanted: Callable[[str], bo
             parts.append((x.match, select(flat)))
             continue
         first = len(candidates)
-        candidates.extend(Entry(rel, kind, x.match) for rel, kind in files if wanted(rel))
+        m = x.match
+        candidates.extend([_entry(Entry, (rel, kind, m, None, None)) for rel, kind in files if wanted(rel)])
         parts.append(slice(first, len(candidates)))
     verdicts = await d.judge(candidates)
     added = [0, 0]  # per fail_closed: matches counted by directory (no enum key per one)

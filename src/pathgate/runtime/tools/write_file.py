@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import errno
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio.from_thread
@@ -37,7 +38,7 @@ from pathgate.verdicts import Gate, Status, Verdict
 if TYPE_CHECKING:
     from pathgate.runtime._runtime import Runtime
 
-__all__ = ["EDIT_FILE_DESCRIPTION", "WRITE_FILE_DESCRIPTION", "WRITE_TOOLS", "edit_file", "write_file"]
+__all__ = ["EDIT_FILE_DESCRIPTION", "WRITE_FILE_DESCRIPTION", "WRITE_TOOLS", "edit_file", "judge_writes", "write_file"]
 
 #: The write tools, in listing order (registered only when the host enables writes).
 WRITE_TOOLS = ("write_file", "edit_file")
@@ -183,6 +184,19 @@ async def edit_file(runtime: Runtime, path: str, old_string: str, new_string: st
             "Give the replacement text in `new_string`.", field="new_string")
     transform = _replace_transform(path, old_string, new_string, replace_all)
     return await _run(runtime, "edit_file", path, transform, agent, model, must_exist=True)
+
+
+async def judge_writes(runtime: Runtime, paths: Sequence[str], *, model: str | None = None) -> list[Verdict | None]:
+    """The write gates' verdict on each of ``paths`` as a write target (``None``: a write
+    there would pass them), without writing: outside the root, what is never writable,
+    secrets, the host filter (``purpose="write"``), ignore rules. For guarding a host's own
+    write tool (the adapters' ``writes`` mode); content rules (a ``.gitignore`` edit) need
+    the content and are not judged here. Does not need ``allow_writes``."""
+    policy = runtime.policy
+    ctx = GateContext(policy=policy, purpose="write", model=model, size_limit=policy.write_limit_for(model),
+                      root=runtime.root)
+    facts = [WritePathFacts(request=p, name=lexical_name(p, runtime.root)) for p in paths]
+    return await runtime.write_pipeline.run(facts, ctx, WriteFacts(runtime, ctx))
 
 
 async def _run(runtime: Runtime, tool: WriteTool, path: str, transform: Transform,

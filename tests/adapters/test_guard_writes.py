@@ -1,0 +1,51 @@
+"""The adapters' guard in write mode (red team 6, I2): a host's own write tool wrapped with
+``writes=True`` gets the write gates — what the runtime's ``write_file`` refuses, the guard
+refuses — and in read mode the guard answers as before."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from pathgate import Policy, Runtime
+from pathgate.adapters._common import guard_arguments, guard_paths
+
+pytestmark = pytest.mark.anyio
+
+NEVER = ["pathgate.toml", ".pathgateignore", ".claude/settings.json", ".mcp.json", ".git/hooks/pre-commit",
+         "sub/.pathgateignore"]
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".env").write_text("API_KEY=1\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src/app.py").write_text("x\n")
+    (tmp_path / ".gitignore").write_text("build/\n")
+    return tmp_path
+
+
+async def test_write_mode_refuses_what_write_file_refuses(root: Path) -> None:
+    rt = Runtime(root, Policy(allow_writes=True, require_read_before_write=False))
+    for path in [*NEVER, ".env", "build/out.js", "../outside.txt"]:
+        guarded = await guard_arguments(rt, {"path": path, "content": "x"}, writes=True, renderer="verbose")
+        native = await rt.write_file(path, "x")
+        assert native.verdict is not None, path
+        assert path in guarded.blocked, path
+        if native.verdict.opaque:
+            assert guarded.blocked[path] == "[BLOCKED]", path
+    for path in ["src/app.py", "src/new/mod.py"]:
+        guarded = await guard_paths(rt, [path], writes=True)
+        assert guarded.allowed, (path, guarded.blocked)
+    assert not (root / "src/new").exists()  # the guard writes nothing
+
+
+async def test_write_mode_needs_no_allow_writes_and_read_mode_is_unchanged(root: Path) -> None:
+    rt = Runtime(root)  # read-only runtime: the host's own tool writes, pathgate only judges
+    assert not (await guard_paths(rt, ["pathgate.toml"], writes=True)).allowed
+    # read mode: reading pathgate.toml is fine (it is not a secret), writing it is not
+    assert (await guard_paths(rt, ["pathgate.toml"])).allowed
+    assert (await guard_paths(rt, [".env"])).blocked == {".env": "[BLOCKED]"}
