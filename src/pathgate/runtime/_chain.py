@@ -76,19 +76,25 @@ class ErrorBoundaryMiddleware:
     async def __call__(self, call: ToolCall, call_next: CallNext) -> Any:
         try:
             return await call_next(call)
-        except anyio.get_cancelled_exc_class():
-            raise
-        except ToolArgumentError as exc:
+        except Exception as exc:
+            return self.handle(call, exc)
+
+    @staticmethod
+    def handle(call: ToolCall, exc: Exception) -> Any:
+        """The result for ``exc`` raised below the boundary (inside its ``except``): an
+        error result, or ``exc`` raised again when it is the async library's cancellation."""
+        if isinstance(exc, anyio.get_cancelled_exc_class()):
+            raise exc
+        if isinstance(exc, ToolArgumentError):
             call.state.error_type = "invalid_arguments"
             return error_result(tool_error_text(call.tool, exc), error_type="invalid_arguments",
                                 field=exc.field)
-        except UnknownToolError as exc:
+        if isinstance(exc, UnknownToolError):
             call.state.error_type = "unknown_tool"
             return error_result(str(exc), error_type="unknown_tool")
-        except Exception:
-            call.state.error_type = "internal"
-            log.exception("pathgate: tool %r failed", call.tool)
-            return error_result(f"internal error in tool {call.tool!r}", error_type="internal")
+        call.state.error_type = "internal"
+        log.exception("pathgate: tool %r failed", call.tool)
+        return error_result(f"internal error in tool {call.tool!r}", error_type="internal")
 
 
 def build_chain(endpoint: CallNext, middlewares: Sequence[Middleware]) -> CallNext:

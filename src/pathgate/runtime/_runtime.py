@@ -46,7 +46,7 @@ from pathgate.runtime._dispatch import (
     validate_args,
 )
 from pathgate.runtime._gating import GateCore, RendererRules, project_git_dirs
-from pathgate.runtime._live import LiveIndex
+from pathgate.runtime._live import INDEX_MODE, LiveIndex
 from pathgate.runtime._tracing import SpanMode, TracingMiddleware
 from pathgate.runtime.fs import Backends, IoLimiter, OsFS, SyncFS
 from pathgate.runtime.gates import GateCheck, GateContext
@@ -368,10 +368,32 @@ class Runtime(GateCore):
         return dict(self._tools)
 
     def _build_chain(self) -> CallNext:
+        if not self._middlewares:
+            return self._fixed_frame(ErrorBoundaryMiddleware())
         return build_chain(
             self._endpoint,
             [ErrorBoundaryMiddleware(), self._tracing, *self._middlewares, self._render],
         )
+
+    def _fixed_frame(self, boundary: ErrorBoundaryMiddleware) -> CallNext:
+        """The chain without host middlewares, as one frame: the error boundary around
+        tracing around rendering around the endpoint -- the links ``build_chain`` makes, in
+        the same order and with the same code, without a coroutine per link per call."""
+        tracing, render, endpoint = self._tracing, self._render, self._endpoint
+
+        async def rendered(call: ToolCall) -> Any:
+            return await render(call, endpoint)
+
+        async def frame(call: ToolCall) -> Any:
+            try:
+                if tracing.is_quiet():
+                    INDEX_MODE.set(None)  # what the quiet tracing link does
+                    return await render(call, endpoint)
+                return await tracing._traced(call, rendered)
+            except Exception as exc:
+                return boundary.handle(call, exc)
+
+        return frame
 
     async def _render(self, call: ToolCall, call_next: CallNext) -> Any:
         """The rendering link: raw pathgate results -> what the model receives."""

@@ -123,10 +123,15 @@ class TracingMiddleware:
         self._quiet = _quiet_check(self._tracer_provider, self._meter_provider)
         self._ready = True
 
-    async def __call__(self, call: ToolCall, call_next: CallNext) -> Any:
+    def is_quiet(self) -> bool:
+        """Would a call now record nothing at all (see :func:`_quiet_check`)? Then the
+        middleware only resets the index mode and awaits the next link."""
         if not self._ready:
             self._setup()
-        if self._quiet():
+        return self._quiet()
+
+    async def __call__(self, call: ToolCall, call_next: CallNext) -> Any:
+        if self.is_quiet():
             # nothing would record this call: no SDK provider (the global proxies or no-op
             # providers) and no recording span around it; checked per call, so spans and
             # metrics appear from the call after a host installs an SDK
@@ -135,6 +140,7 @@ class TracingMiddleware:
         return await self._traced(call, call_next)
 
     async def _traced(self, call: ToolCall, call_next: CallNext) -> Any:
+        """The span, its attributes, the child spans and the instruments of one call."""
         from opentelemetry import trace
         from opentelemetry.trace import SpanKind
 

@@ -56,6 +56,7 @@ from pathgate.runtime.fs._read import (
     open_read,
     open_read_in,
     read_regular,
+    resolve_in,
     resolve_plain,
 )
 from pathgate.runtime.fs._resolve import (
@@ -129,6 +130,7 @@ __all__ = [
     "open_read_in",
     "read_regular",
     "resolve_flow",
+    "resolve_in",
     "resolve_plain",
     "run_chunked",
     "running_asyncio",

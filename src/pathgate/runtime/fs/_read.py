@@ -14,10 +14,12 @@ from __future__ import annotations
 import errno
 import os
 import stat as stat_mod
+from collections.abc import Callable
+from functools import partial
 
 import msgspec
 
-from pathgate.runtime.fs._ops import FileOps, OsFS
+from pathgate.runtime.fs._ops import DIR_FLAGS, FileOps, OsFS
 from pathgate.runtime.fs._resolve import PATH_MAX, Resolved, _rel, _within
 
 __all__ = [
@@ -33,6 +35,7 @@ __all__ = [
     "open_read",
     "open_read_in",
     "read_regular",
+    "resolve_in",
     "resolve_plain",
 ]
 
@@ -76,6 +79,9 @@ def read_regular(path: str, cap: int, *, follow: bool = False, dir_fd: int | Non
     finally:
         os.close(fd)
 
+#: ``OsFS.open_dir`` as one C call.
+_OPEN_DIR = partial(os.open, flags=DIR_FLAGS)
+
 #: Bytes inspected for a NUL to call content binary.
 BINARY_SNIFF = 8192
 _READ_CHUNK = 1 << 20
@@ -104,6 +110,8 @@ class DirFds:
         self.ops = ops
         self.root = root
         self._fds: dict[str, int] = {}
+        # the real filesystem's open without a wrapper frame (a batch opens ~1.3 per file)
+        self._open_dir: Callable[..., int] = _OPEN_DIR if type(ops) is OsFS else ops.open_dir
 
     #: Directories deeper than this are opened on the way down and closed at once (only the
     #: target is kept), so a path thousands of levels deep costs two descriptors, not one per
@@ -123,7 +131,7 @@ class DirFds:
             # the same as the walk below, which keeps the target at any depth)
             pfd = fds.get(parent)
             if pfd is not None:
-                fd = fds[reldir] = self.ops.open_dir(name, dir_fd=pfd)
+                fd = fds[reldir] = self._open_dir(name, dir_fd=pfd)
                 return fd
         parts = reldir.split("/") if reldir else []
         k = len(parts)
@@ -194,12 +202,23 @@ def resolve_plain(dirs: DirFds, request: str) -> Resolved | None:
         return None
     parent, _, name = request.rpartition("/")
     try:
-        st = os.stat(name, dir_fd=dirs.get(parent), follow_symlinks=False)
+        dir_fd = dirs.get(parent)
+    except (OSError, ValueError):
+        return None
+    return resolve_in(dirs.root, request, dir_fd, name)
+
+
+def resolve_in(root: str, request: str, dir_fd: int, name: str) -> Resolved | None:
+    """:func:`resolve_plain` once the parent is open: ``request`` (its own lexical
+    normalisation, at most ``PATH_MAX`` long, ``root`` not ``/``, the real filesystem) is
+    ``name`` in the directory ``dir_fd``, a :class:`DirFds` descriptor of its parent."""
+    try:
+        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     except (OSError, ValueError):
         return None
     if stat_mod.S_ISLNK(st.st_mode):
         return None
-    return Resolved(request, dirs.root + "/" + request, request, st=st)
+    return Resolved(request, root + "/" + request, request, st=st)
 
 
 def open_at(ops: FileOps, req: ReadRequest, dirs: DirFds | None = None) -> int:
@@ -331,6 +350,8 @@ def open_read_in(ops: FileOps, req: ReadRequest, dir_fd: int, name: str, *,
 
 def _read_open(ops: FileOps, fd: int, req: ReadRequest, inline: int | None) -> Opened:
     """The rest of :func:`open_read` on the file's descriptor ``fd`` (closed here)."""
+    if type(ops) is OsFS and inline is None:
+        return _read_open_os(fd, req)
     try:
         st = ops.fstat(fd)
         early = _checked(st, req)
@@ -359,3 +380,38 @@ def _read_open(ops: FileOps, fd: int, req: ReadRequest, inline: int | None) -> O
     finally:
         ops.close(fd)
 
+
+
+def _read_open_os(fd: int, req: ReadRequest) -> Opened:
+    """:func:`_read_open` on the real filesystem, in a worker thread: the same calls (``fstat``,
+    the descriptor check, reads sized by ``fstat`` up to end of file or the limit, ``close``)
+    without a wrapper frame per call (a batch reads thousands of files)."""
+    try:
+        st = os.fstat(fd)
+        if not stat_mod.S_ISREG(st.st_mode):
+            return Opened(st=st)
+        if req.identity is not None and (st.st_dev, st.st_ino) != req.identity:
+            return Opened(st=st, changed=True)
+        max_bytes = req.max_bytes
+        if st.st_size > max_bytes:
+            return Opened(st=st)
+        remaining = max_bytes + 1
+        data = os.read(fd, min(remaining, st.st_size + 1))
+        remaining -= len(data)
+        if data and remaining > 0:
+            more = os.read(fd, min(remaining, _READ_CHUNK))
+            if more:  # grew since fstat: on to end of file or the limit, as _read_open
+                chunks = [data, more]
+                remaining -= len(more)
+                while remaining > 0:
+                    chunk = os.read(fd, min(remaining, _READ_CHUNK))
+                    if not chunk:
+                        break
+                    chunks.append(chunk)
+                    remaining -= len(chunk)
+                data = b"".join(chunks)
+        return decode(data, max_bytes, st)
+    except OSError as exc:
+        return Opened(error=exc.errno or errno.EIO)
+    finally:
+        os.close(fd)

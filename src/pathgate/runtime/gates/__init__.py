@@ -200,6 +200,7 @@ class GatePipeline:
             if pending:
                 pending = await _apply(written, facts, ctx, pending, verdicts)
         plan = self._plan(have, source is not None)
+        last = len(self._gates)
         for at, gate in enumerate(self._gates):
             if not pending:
                 break
@@ -211,13 +212,16 @@ class GatePipeline:
                 for fact in missing:
                     await source.fetch(fact, batch)
                 # a path whose source already ran every gate on these facts is done
-                last = len(self._gates)
                 pending = [i for i in pending if facts[i].cleared < last]
+                if not pending:
+                    break
             waits = _check_all(gate.check, facts, ctx, pending, verdicts, at)
             if waits is not None:  # something blocked (or must be awaited)
                 if waits:
                     await _gather_into(verdicts, waits)
                 pending = [i for i in pending if verdicts[i] is None]
+        if verdicts.count(None) == len(verdicts):
+            return verdicts  # nothing blocked: no verdict to make opaque
         for i, verdict in enumerate(verdicts):
             if (
                 verdict is not None

@@ -59,6 +59,10 @@ _NEVER = re.compile(r"(?!)")
 #: atomic, so concurrent sessions share it), and the longest directory path it keeps.
 DIR_CACHE = 16384
 MAX_CACHED_DIR = 1024
+#: Paths whose :meth:`SecretMatcher.is_secret` answer a matcher keeps (the same way: a pure
+#: function of the path and the matcher's fixed patterns; agents read the same files again).
+PATH_CACHE = 16384
+MAX_CACHED_PATH = 512
 
 
 #: Vim's swap files (``.swp``, then ``.swo``, ``.swn`` … down to ``.swa``).
@@ -136,6 +140,7 @@ class SecretMatcher:
         # the same path patterns, matching a directory or any of its ancestors
         self._full_dir = re.compile("|".join(full_dir)) if full_dir else _NEVER
         self._dirs: dict[str, tuple[bool, str]] = {}
+        self._paths: dict[str, bool] = {}
         self._quick = _QuickNames(patterns)
         #: The name pre-test: ``maybe(name.casefold())`` is ``None`` only for a basename
         #: that is no secret in a directory that is none (:func:`_maybe_secret`); ``None``
@@ -223,11 +228,20 @@ class SecretMatcher:
     def is_secret(self, path: str) -> bool:
         """Is this path (project-relative or absolute, ``/``-separated, without ``..``) a
         secret, or below a directory named like one, or an editor's backup of one?"""
-        if self._is_secret_path(path):
-            return True
-        head, _, basename = path.strip("/").rpartition("/")
-        original = backup_of(basename.rstrip(" .").casefold())
-        return original is not None and self.is_secret(f"{head}/{original}" if head else original)
+        known = self._paths.get(path)
+        if known is not None:
+            return known
+        secret = self._is_secret_path(path)
+        if not secret:
+            head, _, basename = path.strip("/").rpartition("/")
+            original = backup_of(basename.rstrip(" .").casefold())
+            secret = original is not None and self.is_secret(f"{head}/{original}" if head else original)
+        if len(path) <= MAX_CACHED_PATH:
+            paths = self._paths
+            if len(paths) >= PATH_CACHE:
+                paths.clear()
+            paths[path] = secret
+        return secret
 
     def _is_secret_path(self, path: str) -> bool:
         path = path.strip("/")

@@ -97,10 +97,13 @@ class Probe:
             return False
         for path, want in self.items:
             try:
-                got: _Sig = _full_sig(stat(path))
-            except OSError as e:
-                got = None if e.errno in (errno.ENOENT, errno.ENOTDIR) else "error"
-            if got != want:
+                st = stat(path)
+            except OSError as e:  # missing is what a None records; any other error differs
+                if want is not None or e.errno not in (errno.ENOENT, errno.ENOTDIR):
+                    return False
+                continue
+            if want is None or want != (st.st_dev, st.st_ino, st.st_mode, st.st_nlink, st.st_size,
+                                        st.st_mtime_ns, st.st_ctime_ns):  # _full_sig, inline
                 return False
         return True
 
@@ -171,8 +174,8 @@ class DirAnchors:
     """The same rule for the per-directory ignore files of directories a call holds open:
     one ``fstat`` of the directory stands for every candidate ignore file that was missing.
 
-    ``record[rel] = (sigs, dir signature)``: right after the directory had that signature
-    (``fstat`` first), its ignore files had ``sigs`` (``None``: missing). While the directory's
+    ``record[rel] = (sigs, dir signature, every sig None)``: right after the directory had that
+    signature (``fstat`` first), its ignore files had ``sigs`` (``None``: missing). While the directory's
     signature is unchanged, those missing are still missing (no entry added, removed or
     renamed), so only the present ones need their ``lstat``. Recorded only for a directory on a
     device of a local filesystem (``local(dev, rel)``) and not racily young; dropped on any
@@ -181,7 +184,7 @@ class DirAnchors:
     __slots__ = ("_local", "_now_ns", "cap", "fstat", "record")
 
     def __init__(self, local: Callable[[int, str], bool], now_ns: Callable[[], int], cap: int) -> None:
-        self.record: dict[str, tuple[tuple[Any, ...], tuple[int, ...]]] = {}
+        self.record: dict[str, tuple[tuple[Any, ...], tuple[int, ...], bool]] = {}
         self._local = local
         self._now_ns = now_ns
         self.cap = cap
@@ -193,21 +196,27 @@ class DirAnchors:
         record when the directory is unchanged (present names ``lstat``-ed again: any
         difference there and all are, by ``lstat_all``), else all ``lstat``-ed (``lstat_all``)
         and recorded."""
+        known = self.record.get(rel)
+        if known is not None:  # the clock is only needed to record: not read on a hit
+            st = self.fstat(dir_fd)
+            if known[1] == (st.st_dev, st.st_ino, st.st_mode, st.st_nlink, st.st_size, st.st_mtime_ns,
+                            st.st_ctime_ns):
+                old = known[0]
+                if known[2]:  # every candidate was missing
+                    return old
+                for k, s in enumerate(old):
+                    if s is not None and _lstat_sig(names[k], dir_fd) != s:
+                        break
+                else:
+                    return old
         began = self._now_ns()
         st = self.fstat(dir_fd)
         dsig = _full_sig(st)
-        known = self.record.get(rel)
-        if known is not None and known[1] == dsig:
-            old = known[0]
-            if all(s is None for s in old):
-                return old
-            if all(s is None or _lstat_sig(names[k], dir_fd) == s for k, s in enumerate(old)):
-                return old
         sigs = lstat_all()
         if max(st.st_mtime_ns, st.st_ctime_ns) <= began - RACY_NS and self._local(st.st_dev, rel):
             if len(self.record) >= self.cap:
                 self.record.clear()
-            self.record[rel] = (sigs, dsig)
+            self.record[rel] = (sigs, dsig, all(s is None for s in sigs))
         else:
             self.record.pop(rel, None)
         return sigs

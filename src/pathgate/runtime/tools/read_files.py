@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import errno
 from collections.abc import Callable, Sequence
+from stat import S_ISDIR
 from typing import TYPE_CHECKING, Any
 
 import anyio.from_thread
@@ -34,10 +35,12 @@ import anyio.lowlevel
 from pathgate.errors import ToolArgumentError
 from pathgate.runtime._remedy import Decider, ignore_decider
 from pathgate.runtime.fs import (
+    PATH_MAX,
     AsyncFS,
     DirFds,
     DirStatMemo,
     Opened,
+    OsFS,
     ReadRequest,
     ThreadFS,
     WouldBlock,
@@ -45,7 +48,7 @@ from pathgate.runtime.fs import (
     open_read,
     open_read_in,
     resolve_flow,
-    resolve_plain,
+    resolve_in,
     run_chunked,
 )
 from pathgate.runtime.gates import Fact, GateCheck, GateContext, PathFacts, lexical_name
@@ -55,7 +58,7 @@ from pathgate.runtime.gates.path import PathGate
 from pathgate.runtime.gates.read import ReadGate
 from pathgate.runtime.gates.secrets import LinkedSecretGate, SecretsGate
 from pathgate.runtime.gates.size import SizeGate
-from pathgate.runtime.ignore import Match
+from pathgate.runtime.ignore import IgnoreSession, Match
 from pathgate.runtime.tools._window import MAX_SCAN, Window, read_window
 from pathgate.verdicts import FileResult, Gate, Remedy, Status, Verdict
 
@@ -136,6 +139,10 @@ _Gates = tuple[GateCheck, ...]
 #: id(gate tuple) -> (the tuple, its inline gates, the tail gates after them): keeping the
 #: tuple makes the id safe.
 _INLINE_OF: dict[int, tuple[_Gates, _Gates | None, _Gates]] = {}
+_Check = Callable[[PathFacts, GateContext], object]
+#: id(gate tuple) -> (the tuple, its gates' bound ``check`` methods): keeping the tuple makes
+#: the id safe (the tuples are those kept in ``_INLINE_OF``).
+_CHECKS_OF: dict[int, tuple[_Gates, tuple[_Check, ...]]] = {}
 #: (id(policy), purpose) -> (the policy, its ignore decider): keeping the policy makes the id safe.
 _DECIDER_OF: dict[tuple[int, str], tuple[object, Decider]] = {}
 
@@ -301,37 +308,56 @@ class ReadFacts:
         is_secret = runtime.pipeline.secrets.is_secret_facts
         decide = self._decider()
         cleared = len(inline)
-        tail = self._tail
+        inline_checks = _checks(inline)
+        tail_checks = _checks(self._tail)
         size_limit = ctx.size_limit
 
+        # a plain spelling is resolved through its parent's descriptor (``resolve_in``: the
+        # real filesystem, a root other than "/"), and that descriptor opens it
+        by_fd = type(ops) is OsFS and root != "/"
+        croot = ctx.root
+
         def chunk(items: Sequence[PathFacts]) -> list[None]:
-            memo = DirStatMemo(ops)
+            memo: DirStatMemo | None = None  # made when a spelling needs resolve_flow
             matches: dict[str, tuple[Match, Remedy | None]] = {}
             opened: dict[str, Opened] = {}
             with DirFds(ops, root) as dirs:
                 # ignore files lstat-ed relative to the directories this chunk opened anyway
-                session = index.session(dirs.held)
+                session = IgnoreSession(index, dir_fd=dirs.held)  # index.session(dirs.held)
+                get_dir = dirs.get
                 for k, f in enumerate(items):
                     if not k & 15:
                         cancelled()  # a cancelled call stops within 16 files
                     request = f.request
-                    plain = request == f.name
-                    r = resolve_plain(dirs, request) if plain else None
+                    r = None
+                    dir_fd = -1
+                    if by_fd and request == f.name and request and len(request) <= PATH_MAX:
+                        parent, _, name = request.rpartition("/")
+                        try:
+                            dir_fd = get_dir(parent)
+                        except (OSError, ValueError):
+                            dir_fd = -1
+                        else:
+                            r = resolve_in(root, request, dir_fd, name)
                     if r is None:
-                        plain = False
+                        dir_fd = -1
+                        if memo is None:
+                            memo = DirStatMemo(ops)
                         r = drive_sync(resolve_flow(root, request, allow_outside=allow_outside), memo)
                     f.resolved = r
                     relpath = r.relpath
+                    st = r.st
                     if relpath is not None:
                         got = matches.get(relpath)
                         if got is None:
-                            got = matches[relpath] = decide(session, relpath, r.is_dir, is_secret(f, ctx.root))
+                            is_dir = st is not None and S_ISDIR(st.st_mode)
+                            got = matches[relpath] = decide(session, relpath, is_dir, is_secret(f, croot))
                         f.match, f.remedy = got
                     real = r.real
-                    if real is None or r.st is None:
+                    if real is None or st is None:
                         continue
-                    for g in inline:
-                        verdict = g.check(f, ctx)
+                    for check in inline_checks:
+                        verdict = check(f, ctx)
                         if verdict is not None:
                             if not isinstance(verdict, Verdict):  # must await: the loop runs it again
                                 verdict.close()  # type: ignore[attr-defined]
@@ -339,15 +365,15 @@ class ReadFacts:
                     else:
                         got_open = opened.get(real)
                         if got_open is None:
-                            req = ReadRequest(real, size_limit, r.identity, root if relpath is not None else None)
-                            if plain:  # resolved through the parent's descriptor: opened from it
-                                parent, _, name = request.rpartition("/")
-                                got_open = open_read_in(ops, req, dirs.get(parent), name, inline=on_loop)
+                            req = ReadRequest(real, size_limit, (st.st_dev, st.st_ino),
+                                              root if relpath is not None else None)
+                            if dir_fd >= 0:  # resolved through the parent's descriptor: opened from it
+                                got_open = open_read_in(ops, req, dir_fd, name, inline=on_loop)
                             else:
                                 got_open = open_read(ops, req, dirs, inline=on_loop)
                             opened[real] = got_open
                         f.opened = got_open
-                        f.cleared = cleared + _tail_passed(tail, f, ctx)  # the pipeline skips these
+                        f.cleared = cleared + _tail_passed(tail_checks, f, ctx)  # the pipeline skips these
             return [None] * len(items)
 
         return chunk
@@ -375,13 +401,25 @@ class ReadFacts:
                 f.opened = known[f.resolved.real]
 
 
-def _tail_passed(tail: _Gates, facts: PathFacts, ctx: GateContext) -> int:
-    """How many of the leading ``tail`` gates pass ``facts`` without awaiting (the first that
-    blocks or must await stops the count; an awaitable it returned is closed unawaited: the
-    pipeline runs that gate again on the loop)."""
+def _checks(gates: _Gates) -> tuple[_Check, ...]:
+    """The bound ``check`` methods of ``gates`` (made once per gate tuple)."""
+    got = _CHECKS_OF.get(id(gates))
+    if got is not None and got[0] is gates:
+        return got[1]
+    checks = tuple(g.check for g in gates)
+    if len(_CHECKS_OF) > 128:
+        _CHECKS_OF.clear()
+    _CHECKS_OF[id(gates)] = (gates, checks)
+    return checks
+
+
+def _tail_passed(tail: tuple[_Check, ...], facts: PathFacts, ctx: GateContext) -> int:
+    """How many of the leading ``tail`` gates (their ``check`` methods) pass ``facts`` without
+    awaiting (the first that blocks or must await stops the count; an awaitable it returned is
+    closed unawaited: the pipeline runs that gate again on the loop)."""
     n = 0
-    for gate in tail:
-        result = gate.check(facts, ctx)
+    for check in tail:
+        result = check(facts, ctx)
         if result is not None:
             close = getattr(result, "close", None)
             if close is not None and not isinstance(result, Verdict):
@@ -407,9 +445,12 @@ async def read_files(
 ) -> list[FileResult]:
     """Read ``paths`` through the gates; see :meth:`pathgate.Runtime.read_files`."""
     requested = _check_paths(paths)
-    offset = _check_int(offset, "offset", 1)
-    limit = _check_int(limit, "limit", 0)
-    budget = _check_int(budget, "budget", 1)
+    if offset is not None:
+        offset = _check_int(offset, "offset", 1)
+    if limit is not None:
+        limit = _check_int(limit, "limit", 0)
+    if budget is not None:
+        budget = _check_int(budget, "budget", 1)
     if model is not None and not isinstance(model, str):
         raise ToolArgumentError("read_files: `model` must be a string", field="model")
     if not requested:
@@ -429,7 +470,8 @@ async def read_files(
     if offset is not None or limit is not None:
         windows = await _oversize_windows(runtime, facts, verdicts, offset or 1, limit, call_budget,
                                           ctx.size_limit)
-    by_spelling = {s: i for i, s in enumerate(spellings)}
+    # without a repeated spelling, a request's position is its spelling's
+    by_spelling = {s: i for i, s in enumerate(spellings)} if len(spellings) != len(requested) else None
     return _assemble(requested, by_spelling, facts, verdicts, windows, offset, limit, call_budget)
 
 
@@ -463,7 +505,7 @@ def _may_run_on_loop(runtime: Runtime, facts: PathFacts) -> bool:
 
 def _assemble(
     requested: Sequence[str],
-    by_spelling: dict[str, int],
+    by_spelling: dict[str, int] | None,
     facts: Sequence[PathFacts],
     verdicts: Sequence[Verdict | None],
     windows: dict[int, Window],
@@ -472,13 +514,14 @@ def _assemble(
     call_budget: int,
 ) -> list[FileResult]:
     """One result per requested path, in request order; each real file's content is given
-    (and charged to the budget) once, at its first spelling; later ones refer to it."""
+    (and charged to the budget) once, at its first spelling; later ones refer to it.
+    ``by_spelling``: each spelling's index in ``facts`` (``None``: the request's own order)."""
     remaining = call_budget
     first_of: dict[str, str] = {}
     results: list[FileResult] = []
     whole = offset is None and limit is None
-    for path in requested:
-        i = by_spelling[path]
+    for k, path in enumerate(requested):
+        i = k if by_spelling is None else by_spelling[path]
         f, verdict = facts[i], verdicts[i]
         relpath = f.shown_relpath
         text: str | None = None
