@@ -349,38 +349,27 @@ async def guard_paths(runtime: Runtime, paths: Sequence[str], *, model: str | No
     forms = {p: _forms(p) for p in paths}
     checked = list(dict.fromkeys(f for fs in forms.values() for f in fs))
     if writes:
-        return await _guard_writes(runtime, forms, checked, model=model, renderer=renderer)
-    rendered, raw = await call_tool_raw(runtime, "read_files", {"paths": checked, "limit": 0},
-                                        model=model, call_id=call_id, agent=agent, renderer=renderer)
-    if raw is None or len(raw) != len(checked):  # pathgate rejected the arguments: refuse them all
-        return Guarded(paths, {p: to_text(rendered) if raw is None else _UNJUDGED for p in paths})
+        from pathgate.runtime.tools.write_file import judge_writes
+
+        found = await judge_writes(runtime, checked, model=model)
+        gates = _WRITE_GUARD_GATES
+    else:
+        rendered, raw = await call_tool_raw(runtime, "read_files", {"paths": checked, "limit": 0},
+                                            model=model, call_id=call_id, agent=agent, renderer=renderer)
+        if raw is None or len(raw) != len(checked):  # pathgate rejected the arguments: refuse them all
+            return Guarded(paths, {p: to_text(rendered) if raw is None else _UNJUDGED for p in paths})
+        found = [res.verdict if not res.truncated else None for res in raw]
+        gates = _GUARD_GATES
     chosen = runtime.renderer_for(model, renderer)
-    verdicts = dict(zip(checked, (res.verdict if not res.truncated else None for res in raw), strict=True))
+    verdicts = dict(zip(checked, found, strict=True))
     blocked: dict[str, Any] = {}
     for path, path_forms in forms.items():
         for form in path_forms:
             verdict = verdicts[form]
-            if verdict is not None and verdict.gate in _GUARD_GATES:
+            if verdict is not None and verdict.gate in gates:
                 blocked[path] = chosen.render_verdict(path, verdict)
                 break
     return Guarded(paths, blocked)
-
-
-async def _guard_writes(runtime: Runtime, forms: Mapping[str, list[str]], checked: list[str], *,
-                        model: str | None, renderer: str | None) -> Guarded:
-    """:func:`guard_paths` with ``writes``: the write gates' verdicts, rendered."""
-    from pathgate.runtime.tools.write_file import judge_writes
-
-    chosen = runtime.renderer_for(model, renderer)
-    verdicts = dict(zip(checked, await judge_writes(runtime, checked, model=model), strict=True))
-    blocked: dict[str, Any] = {}
-    for path, path_forms in forms.items():
-        for form in path_forms:
-            verdict = verdicts[form]
-            if verdict is not None and verdict.gate in _WRITE_GUARD_GATES:
-                blocked[path] = chosen.render_verdict(path, verdict)
-                break
-    return Guarded(list(forms), blocked)
 
 
 async def guard_arguments(runtime: Runtime, args: Any, keys: Iterable[str] = DEFAULT_PATH_KEYS,
