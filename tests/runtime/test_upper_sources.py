@@ -234,3 +234,26 @@ def test_a_git_init_in_the_root_makes_it_a_top(tmp_path: Path) -> None:
     assert index.match("a.txt").ignored
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     assert not index.match("a.txt").ignored
+
+
+@pytest.mark.parametrize(("name", "fold"), [("café", False), ("プロジェクト", False), ("プロジェクト", True),
+                                            ("café", True)])
+def test_repository_wide_sources_above_a_non_ascii_root(tmp_path: Path, name: str, fold: bool) -> None:
+    """Red team 7, F4: ``info/exclude`` (and the excludes file) were translated with the
+    root's path as text, not as the latin-1 views the lines are: an anchored line naming a
+    non-ASCII root's path was dropped (a file git ignores was served), and with
+    ``core.ignoreCase`` a character outside latin-1 raised on every call."""
+    top = tmp_path / "top"
+    subprocess.run(["git", "init", "-q", str(top)], check=True)
+    if fold:
+        subprocess.run(["git", "-C", str(top), "config", "core.ignoreCase", "true"], check=True)
+    root = top / name / "app"
+    (root / "private").mkdir(parents=True)
+    (root / "a.txt").write_text("x\n")
+    (root / "private/notes.txt").write_text("TOKEN=abc\n")
+    with open(top / ".git/info/exclude", "a") as f:
+        f.write(f"/{name}/app/private/\n")
+    git = subprocess.run(["git", "check-ignore", "-q", "private/notes.txt"], cwd=root).returncode == 0
+    assert git
+    res = anyio.run(Runtime(root).glob, "**/*")
+    assert "private/notes.txt" not in res.matches and "a.txt" in res.matches

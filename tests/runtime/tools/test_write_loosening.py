@@ -45,6 +45,10 @@ pytestmark = pytest.mark.anyio
     # the greedy alignment takes the inserted ``*.log`` for the old one after ``!/a``: decided exactly
     ("**/c\n*.log\n!/a\n*.log\n/a\n", "**/c\n*.log\n*.log\n!/a\n*.log\n/a\na\nc/\n", None),
     ("a\n!n\na\n", "a\na\n!n\n", "would add or move the negation rule `!n`"),
+    # git breaks lines at \n only: `x\r#` is one rule to git, not `x` and a comment (rt7 F1)
+    *[("private_notes.txt\n", f"private_notes.txt{sep}#\n", "would lose the rule `private_notes.txt`")
+      for sep in ("\r", "\x0c", "\x0b", "\x1c", "\x85", "\u2028")],
+    ("a\r\n", "a\r\nb\n", None),
 ])
 def test_loosening_change(old: str | None, new: str, why: str | None) -> None:
     assert loosening_change(old, new) == why

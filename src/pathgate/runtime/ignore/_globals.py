@@ -158,7 +158,7 @@ def _load_upper(ix: IgnoreIndex, up: _upper.Upper, fold: bool, read: list[tuple[
 
     repo_wide = read
     for label, data, sig in repo_wide:
-        lst = _upper.translated(label, data, up.parts, fold, sig)
+        lst = _upper.translated(label, data, up.views, fold, sig)
         if lst is None:
             return _untranslatable(ix, label, sources), ()
         lists.append(lst)

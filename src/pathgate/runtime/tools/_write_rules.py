@@ -141,9 +141,11 @@ def declares_pathgate(root: str) -> bool:
 
 
 def _lines(text: str) -> list[str]:
-    # git drops a leading byte-order mark; splitting at every line break over-counts line
-    # starts (never misses one git sees)
-    return text.removeprefix("\ufeff").splitlines()
+    """The lines of ignore-file text as git reads them: a leading byte-order mark dropped,
+    split at ``\n`` only (``\r``, form feeds, U+2028 … are part of a line to git: splitting
+    there would read ``x\r#`` as the rule ``x`` plus a comment, where git reads one other
+    rule); :func:`_rule_key` drops a final ``\r``, as git does."""
+    return text.removeprefix("\ufeff").split("\n")
 
 
 #: Why :func:`loosening_change` refuses, for the messages of the runtime and the hook.
