@@ -115,6 +115,22 @@ async def test_a_write_completing_a_git_directory_is_refused(anyio_backend: str,
     assert reason is not None and "git repository" in reason
 
 
+async def test_executable_files_count_as_objects_and_refs(anyio_backend: str, env: Path) -> None:
+    """Red team 7, F2: git only asks ``access(X_OK)`` of ``objects`` and ``refs``, which an
+    executable regular file passes: ``vendor/tool`` holding such files becomes a git
+    directory once ``HEAD`` is written."""
+    root = _init(env / "proj")
+    write_tree(root, {"vendor/tool/objects": "#!/bin/sh\n", "vendor/tool/refs": "#!/bin/sh\n"})
+    for name in ("objects", "refs"):
+        os.chmod(root / "vendor/tool" / name, 0o755)
+    async with make_rt(root, require_read_before_write=False) as rt:
+        assert (await rt.write_file("vendor/tool/config", _PAGER)).ok
+        v = (await rt.write_file("vendor/tool/HEAD", "ref: refs/heads/main\n")).verdict
+        assert v is not None and v.detail == MAKES_GIT_DIR, v
+    assert not _is_git_dir(root / "vendor/tool")
+    assert _hook_reason(root, "vendor/tool/HEAD") is not None
+
+
 async def test_git_directory_names_in_ordinary_directories_stay_writable(anyio_backend: str, env: Path) -> None:
     root = _init(env / "proj")
     writes = ["docs/config", "src/objects/model.py", "src/refs/links.py", "notes/HEAD", "lib/commondir",

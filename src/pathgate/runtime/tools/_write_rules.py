@@ -295,9 +295,10 @@ def _looks_like_gitdir(dirpath: str) -> bool:
 def _after_write(dirpath: str, child: str) -> bool:
     """Would ``dirpath`` be a git directory by git's test once a write created ``child`` in
     it (the written file, or a directory on the way to it)? Conservative: a ``HEAD`` that is
-    not a directory, ``objects``/``refs`` as directories or links (git's ``access`` follows
-    them; a dangling link counts too), and the name about to be created counts whatever it
-    becomes, in any case (a case-insensitive filesystem would open it so)."""
+    not a directory, ``objects``/``refs`` as any entry at all (git only asks ``access(X_OK)``,
+    which an executable file passes and which follows links; a dangling link counts too),
+    and the name about to be created counts whatever it becomes, in any case (a
+    case-insensitive filesystem would open it so)."""
     from pathgate.runtime.gates.secrets import normalize_name
 
     made = normalize_name(child)
@@ -310,7 +311,9 @@ def _after_write(dirpath: str, child: str) -> bool:
             st = os.stat(path)
         except OSError:
             return os.path.islink(path)
-        return stat.S_ISDIR(st.st_mode) if directory else not stat.S_ISDIR(st.st_mode)
+        # git asks access(X_OK) of objects/ and refs/: an executable file passes it too,
+        # so any entry there counts
+        return True if directory else not stat.S_ISDIR(st.st_mode)
 
     if not has("HEAD", directory=False):
         return False
