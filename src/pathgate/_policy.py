@@ -127,7 +127,7 @@ class SizeRule(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     limit: Annotated[int, msgspec.Meta(gt=0)]
 
 
-class Policy(msgspec.Struct, frozen=True, kw_only=True, weakref=True):
+class Policy(msgspec.Struct, frozen=True, kw_only=True):
     """What a runtime allows. Every field has a safe default. A ``Policy`` built in code is
     the host's: it may loosen (see the module docstring for what a project may set).
 

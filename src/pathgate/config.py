@@ -38,7 +38,6 @@ message names it too. ``host_filter`` is code, so it exists only on the struct.
 import errno
 import os
 import stat
-import weakref
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -316,30 +315,23 @@ def merge_project(host: Policy, project: Policy, keys: frozenset[str] = frozense
         default_renderer=(host.default_renderer if host.default_renderer != _DEFAULT.default_renderer
                           else project.default_renderer),
     )
-    added = tuple(p for p in merged.secret_patterns if p not in host.secret_patterns)
-    if added:
-        _remember_project_secrets(merged, added)
     return merged
 
 
-#: ``id(policy)`` -> the secret patterns its project file added (:func:`project_secret_patterns`);
-#: an entry leaves with its policy.
-_PROJECT_SECRETS: dict[int, tuple[str, ...]] = {}
-
-
-def _remember_project_secrets(policy: Policy, added: tuple[str, ...]) -> None:
-    key = id(policy)
-    _PROJECT_SECRETS[key] = added
-    weakref.finalize(policy, _PROJECT_SECRETS.pop, key, None)
-
-
-def project_secret_patterns(policy: Policy) -> tuple[str, ...]:
-    """The secret patterns ``policy``'s project file added to the host's (``()`` for a
-    policy no project was merged into). They tighten what the agent may read, and nothing
-    else: an ignore source they name is still read as rules — a repository naming the
-    user's own ``.git/info/exclude`` or ``core.excludesFile`` a "secret" would otherwise
-    switch it off (ignore sources that are secrets count as absent)."""
-    return _PROJECT_SECRETS.get(id(policy), ())
+def project_secret_patterns(root: str | os.PathLike[str]) -> tuple[str, ...]:
+    """The secret patterns the project's own file at ``root`` declares beyond the built-in
+    list (``()``: none, no file, or a file :func:`load_project_config` refuses). They tighten
+    what the agent may read and nothing else: an ignore source they name is still read as
+    rules — a repository naming the user's ``.git/info/exclude`` or ``core.excludesFile`` a
+    "secret" would otherwise switch it off (ignore sources that are secrets count as
+    absent). Read from the file itself, so it holds however the policy was copied."""
+    try:
+        got = load_project_config(root)
+    except ConfigError:
+        return ()
+    if got is None:
+        return ()
+    return tuple(p for p in got[0].secret_patterns if p not in DEFAULT_SECRET_PATTERNS)
 
 
 def load_config(

@@ -6,6 +6,9 @@ A project file may add secret patterns (tightening reads), so before this fix
 ``pathgate.toml`` silenced the user's ``.git/info/exclude``, ``core.excludesFile`` (git's
 default ``~/.config/git/ignore``) and the ``.pathgateignore`` files: what they hid was read,
 searched and listed. The project's patterns still block reads of the files they name.
+Only the built-in secret names switch an ignore source off, so a copied policy (the CLI's
+``pathgate search``, ``--git-only``, a host's ``msgspec.structs.replace``) holds too (red
+team 7, F3: a first fix keyed on the policy object was lost on copies).
 """
 
 from __future__ import annotations
@@ -14,10 +17,12 @@ import json
 import subprocess
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from pathgate import Runtime
 from pathgate._hooks._run import run_hook
+from pathgate.config import load_config
 
 pytestmark = pytest.mark.anyio
 
@@ -74,3 +79,21 @@ def test_the_hook_too(project: Path) -> None:
         answer = run_hook("claude-code", json.dumps(payload).encode(), root=str(project))
         out = json.loads(answer.stdout)["hookSpecificOutput"]
         assert out["permissionDecision"] == "deny", (path, out)
+
+
+@pytest.mark.parametrize("config", HOSTILE)
+async def test_a_copied_policy_and_the_cli_too(project: Path, config: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from pathgate.cli import main
+
+    name = "pyproject.toml" if config.startswith("[tool") else "pathgate.toml"
+    (project / name).write_text(config)
+    policy = msgspec.structs.replace(load_config(project), read_budget=50_000)
+    rt = Runtime(project, policy)
+    assert await rt.call("read_files", {"paths": HIDDEN}, renderer="sentinel") == {p: "[BLOCKED]" for p in HIDDEN}
+    assert (await rt.call("code_search", {"regex": "PRIVATE"}))["hits"] == []
+    git_hidden = HIDDEN[:2]  # --git-only: git's own sources (drafts/ is hidden by .pathgateignore alone)
+    for argv, hidden in ((["search", "PRIVATE"], HIDDEN), (["--git-only", "search", "PRIVATE"], git_hidden),
+                         (["--git-only", "glob", "**"], git_hidden)):
+        main(["--root", str(project), *argv])
+        out = capsys.readouterr().out
+        assert not any(p in out for p in hidden), (argv, out)

@@ -31,7 +31,7 @@ import sys
 from collections.abc import Callable, Coroutine, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 
-from pathgate.config import Policy, RendererRule, load_config, project_secret_patterns
+from pathgate.config import DEFAULT_SECRET_PATTERNS, Policy, RendererRule, load_config, project_secret_patterns
 from pathgate.errors import ConfigError, ToolArgumentError
 from pathgate.renderers._base import Renderer, RendererSelector, default_registry
 from pathgate.runtime._remedy import ignore_decider
@@ -211,10 +211,13 @@ class GateCore:
         # nor is an agent ignore file whose path is a secret (`.aws/credentials` when an
         # agent file is called `credentials`): it counts as absent
         self.index.secret_source = self.pipeline.secrets.is_secret
-        added = project_secret_patterns(self.policy)
-        if added:  # a repository's own secret patterns never switch an ignore source off
-            host = tuple(p for p in self.policy.secret_patterns if p not in added)
-            self.index.secret_source = SecretMatcher(host).is_secret
+        if any(p not in DEFAULT_SECRET_PATTERNS for p in self.policy.secret_patterns):
+            # patterns the project's own file adds tighten reads and never silence the
+            # user's info/exclude, excludes file or agent ignore files (red team 6 F5, 7 F3)
+            added = project_secret_patterns(real)
+            if added:
+                kept = tuple(p for p in self.policy.secret_patterns if p not in added)
+                self.index.secret_source = SecretMatcher(kept).is_secret
         self.git_dirs = project_git_dirs(real)
         # the path gate learns the root and any in-project git directory (git internals
         # are never served); it is the pipeline's first gate by construction
