@@ -315,3 +315,23 @@ def test_a_directory_holding_a_secret_path_is_not_walked(project: Path) -> None:
     reason, _ = _hook("gemini", project, "read_many_files", {"paths": [".aws"]})
     assert reason == SECRET
     assert _hook("claude-code", project, "Grep", {"pattern": "k", "path": "src"}) == (None, 0)
+
+
+def test_a_gitignore_edit_is_judged_under_every_reading(project: Path) -> None:
+    """Red team 7, F6: Gemini's ``replace`` with ``expected_replacements`` replaces every
+    occurrence (the hook judged the first only: a comment), and Cursor's ``code_edit`` is a
+    snippet applied loosely (the hook judged it as appended lines)."""
+    (project / ".gitignore").write_text("# build/ holds generated files\nbuild/\n")
+    args = {"file_path": str(project / ".gitignore"), "old_string": "build/", "new_string": "build-cache/",
+            "expected_replacements": 2}
+    reason, _ = _hook("gemini", project, "replace", args, hook_event_name="BeforeTool")
+    assert reason is not None and "would lose the rule `build/`" in reason
+    snippet = {"target_file": str(project / ".gitignore"), "code_edit": "# generated files\n"}
+    reason, _ = _hook("cursor", project, "edit_file", snippet, hook_event_name="preToolUse",
+                      workspace_roots=[str(project)])
+    assert reason is not None and "cannot be checked" in reason
+    missing = {"file_path": ".gitignore", "old_string": "dist/\n", "new_string": ""}
+    reason, _ = _hook("claude-code", project, "Edit", missing)
+    assert reason is not None and "cannot be checked" in reason
+    adding = {"file_path": ".gitignore", "old_string": "build/\n", "new_string": "build/\n*.log\n"}
+    assert _hook("claude-code", project, "Edit", adding) == (None, 0)  # unique text, an exclusion added

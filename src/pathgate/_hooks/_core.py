@@ -387,8 +387,46 @@ def _gitignore_loosens(target: Target, real: str) -> str | None:
             return "cannot be checked (the file is not UTF-8 text)"
         if len(raw) > MAX_READ:
             return "cannot be checked (the file is too large)"
-    new = _new_text(target, old)
-    return loosening_change(old, "" if new is None else new)
+    readings = _edit_readings(target, old)
+    if isinstance(readings, str):
+        return readings
+    for new in readings:
+        why = loosening_change(old, new)
+        if why is not None:
+            return why
+    return None
+
+
+#: The most readings of a ``.gitignore`` edit judged before it is refused as unclear.
+_MAX_READINGS = 8
+
+
+def _edit_readings(target: Target, old: str | None) -> list[str] | str:
+    """Every text a write to a ``.gitignore`` could leave, or why it cannot be judged. Each
+    edit must name the exact text it replaces, present in the file (a snippet such as
+    Cursor's ``code_edit`` or a text not found could be applied loosely); one naming text
+    found more than once is judged both as the first replacement and as all of them
+    (Gemini's ``expected_replacements`` replaces them all). A delete leaves nothing."""
+    if target.content is not None:
+        return [target.content]
+    if not target.edits:
+        return [""]
+    texts = [old or ""]
+    for old_string, new_string, replace_all in target.edits:
+        if not old_string:
+            return "cannot be checked (an edit that does not name the exact text it replaces)"
+        nxt: list[str] = []
+        for text in texts:
+            count = text.count(old_string)
+            if count == 0:
+                return "cannot be checked (the text to replace is not in the file)"
+            nxt.append(text.replace(old_string, new_string))
+            if count > 1 and not replace_all:
+                nxt.append(text.replace(old_string, new_string, 1))
+        texts = list(dict.fromkeys(nxt))
+        if len(texts) > _MAX_READINGS:
+            return "cannot be checked (too many ways to read the edits)"
+    return texts
 
 
 def _write_denial(runtime: GateCore, target: Target, rel: str, renderer: str | None,
