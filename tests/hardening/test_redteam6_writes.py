@@ -170,7 +170,16 @@ _SETTINGS = {
                                         "e": {"command": "node", "args": ["x"], "envFile": "mcp.envrc",
                                               "env": {"NODE_OPTIONS": "--require ./preload.cjs"}}}},
 }
-_RUN = [".claude/hooks/guard.sh", "scripts/check.sh", "plainscript", "tools/status", "hooks-bin/run", "g/x.sh",
+_SETTINGS[".claude/settings.local.json"] = {"hooks": {"PostToolUse": [{"hooks": [
+    {"type": "command", "command": "python3 $CLAUDE_PROJECT_DIR/pydir"},
+    {"type": "command", "command": "node $CLAUDE_PROJECT_DIR/jsdir/lint"},
+    {"type": "command", "command": "npm run --silent lint"},
+    {"type": "command", "command": "CI=1 make -s lint"}]}]}}
+#: red team 7, F5: a directory in a run position counts with what is below it; a task
+#: runner's manifest counts
+_RUN_INDIRECT = ["pydir/__main__.py", "pydir/sub/x.py", "jsdir/lint/index.js", "package.json", "Makefile"]
+_RUN = [*_RUN_INDIRECT,
+        ".claude/hooks/guard.sh", "scripts/check.sh", "plainscript", "tools/status", "hooks-bin/run", "g/x.sh",
         "srv/index.js", "pytools/mcp_server.py", "mcp.envrc", "preload.cjs", "pytools/__init__.py", "cur/serve.py",
         "serve.py",
         ".claude/hooks/not-named.sh", ".cursor/hooks/a.sh", ".gemini/hooks/b.py", "./scripts/../scripts/check.sh"]
@@ -305,3 +314,17 @@ async def test_a_root_above_home_guards_the_home_files(anyio_backend: str, env: 
         for path in ("home/.claude.json", "home/.config/git/attributes", "home/.claude/settings.json"):
             v = (await rt.write_file(path, "{}\n")).verdict
             assert v is not None and v.gate is Gate.WRITE, path
+
+
+async def test_a_directory_an_mcp_server_is_given_stays_writable(anyio_backend: str, env: Path) -> None:
+    """Only a directory in a position that *runs* it counts with its contents: a filesystem
+    server's root argument (``./src``) does not lock ``src/``."""
+    root = _init(env / "proj")
+    mcp = {"mcpServers": {"fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "./src"]}}}
+    write_tree(root, {".mcp.json": json.dumps(mcp), "src/app.py": "x\n"})
+    async with make_rt(root, require_read_before_write=False) as rt:
+        assert (await rt.write_file("src/app.py", "y\n")).ok
+        assert (await rt.write_file("src/new/mod.py", "y\n")).ok
+        v = (await rt.write_file("package.json", "{}\n")).verdict  # npx: the runner's manifest
+        assert v is not None and v.detail == POLICY_FILE
+    assert _hook_reason(root, "src/app.py") is None

@@ -14,7 +14,13 @@ are never writable, like the settings that name them (:func:`runs`):
   (``$CLAUDE_PROJECT_DIR``, ``${workspaceFolder}`` …) or any leading variable is read as the
   root, ``~`` as the home, a relative path from the root (and from the entry's ``cwd``);
   a word counts when it holds a ``/``, has a script's extension, follows an interpreter
-  (``bash x``, ``python3 x``, ``node x``) or names a module (``python3 -m pkg.mod``);
+  (``bash x``, ``python3 x``, ``node x``) or names a module (``python3 -m pkg.mod``); a
+  directory in a position that runs it (the command word, an interpreter's operand) counts
+  with everything below it; a task runner's manifest counts when the command starts one
+  (``npm``/``pnpm``/``yarn``: ``package.json``, ``make``: ``Makefile``, ``uv``/``poetry``:
+  ``pyproject.toml`` …). What such a runner's scripts run in turn (a linter's config, the
+  project's own code) is not followed: a hook that runs project code is as safe as that
+  code is unwritable;
 * conservatively, everything below ``.claude/hooks/``, ``.cursor/hooks/`` and
   ``.gemini/hooks/`` — the only rule when a settings file cannot be parsed.
 
@@ -49,6 +55,22 @@ _COMMAND_KEYS = frozenset({"command", "apiKeyHelper", "awsAuthRefresh", "awsCred
 _INTERPRETERS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish", "python", "python2", "python3", "pypy",
                            "pypy3", "node", "nodejs", "deno", "bun", "tsx", "ts-node", "ruby", "perl", "php",
                            "pwsh", "powershell", "lua", "Rscript", "uv", "run", "exec", "source", "."})
+#: Task runners and the manifests they take their commands from (``npm run lint`` runs a
+#: ``package.json`` script): the manifest is never writable when a settings command starts one.
+_RUNNERS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("npm", "pnpm", "yarn", "npx", "bun", "bunx", "corepack"), ("package.json",)),
+    **dict.fromkeys(("make", "gmake"), ("Makefile", "makefile", "GNUmakefile")),
+    "just": ("justfile", ".justfile", "Justfile"),
+    **dict.fromkeys(("uv", "uvx", "poetry", "hatch", "pdm", "rye", "tox", "nox"),
+                    ("pyproject.toml", "tox.ini", "noxfile.py")),
+    "pipenv": ("Pipfile",),
+    "cargo": ("Cargo.toml",),
+    "task": ("Taskfile.yml", "Taskfile.yaml"),
+    "rake": ("Rakefile",),
+    "deno": ("deno.json", "deno.jsonc"),
+}
+#: A leading ``NAME=value`` word (an environment assignment before the command).
+_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _SCRIPT = re.compile(r"\.(sh|bash|zsh|py|pyw|js|mjs|cjs|ts|mts|cts|rb|pl|php|ps1|bat|cmd|lua|r|jar)$", re.I)
 #: A leading variable: ``$NAME``, ``${NAME}``, ``${NAME:-x}``, ``%NAME%``.
 _VAR = re.compile(r"^(\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%)")
@@ -56,7 +78,7 @@ _MAX_SETTINGS = 8 * 1024 * 1024
 _MAX_WORDS = 4096
 
 #: Per root: (the settings files' signatures, the candidate paths they name), see :func:`_named`.
-_cache: dict[str, tuple[tuple[object, ...], tuple[str, ...]]] = {}
+_cache: dict[str, tuple[tuple[object, ...], tuple[tuple[str, bool], ...]]] = {}
 #: A settings file changed this recently (seconds) is not cached: a rewrite within one
 #: timestamp tick could keep its signature (git's "racily clean" index entries).
 _RACY = 2.0
@@ -77,9 +99,9 @@ def runs(real: str, root: str) -> bool:
         if real.startswith(linked.rstrip("/") + "/"):
             return True
     inside = root.rstrip("/") + "/"
-    for path in _named(root):
+    for path, tree in _named(root):
         for spelling in dict.fromkeys((path, os.path.realpath(path))):
-            if spelling == real and spelling.startswith(inside):
+            if spelling.startswith(inside) and (spelling == real or (tree and real.startswith(spelling + "/"))):
                 return True
     return False
 
@@ -106,23 +128,25 @@ def _signature(path: str) -> tuple[int, int, int, int, int] | None:
     return (st.st_dev, st.st_ino, st.st_size, max(st.st_mtime_ns, st.st_ctime_ns), st.st_mtime_ns)
 
 
-def _named(root: str) -> tuple[str, ...]:
+def _named(root: str) -> tuple[tuple[str, bool], ...]:
     """The absolute paths (normalised, links not resolved) that the settings files name,
-    and the settings files themselves; parsed again whenever a settings file's ``stat``
-    signature changes (not cached while one is racily new)."""
+    and the settings files themselves, each with whether everything below it counts too;
+    parsed again whenever a settings file's ``stat`` signature changes (not cached while one
+    is racily new)."""
     files = _settings_files(root)
     sigs = [_signature(f) for f in files]
     key = (os.path.expanduser("~"), *sigs)
     hit = _cache.get(root)
     if hit is not None and hit[0] == key:
         return hit[1]
-    out: dict[str, None] = dict.fromkeys(files)
+    out: dict[str, bool] = dict.fromkeys(files, False)
     for path in files:
         data = _load(path)
         if data is not None:
             for words, cwd in _commands(data):
-                out.update(dict.fromkeys(_paths(words, cwd, root)))
-    named = tuple(out)
+                for full, tree in _paths(words, cwd, root):
+                    out[full] = out.get(full, False) or tree
+    named = tuple(out.items())
     now = time.time()
     if all(s is None or now - s[3] / 1e9 > _RACY for s in sigs):
         if len(_cache) > 16:
@@ -193,26 +217,37 @@ def _split(command: str, depth: int = 0) -> list[str]:
     return out
 
 
-def _candidates(words: list[str]) -> Iterator[str]:
-    """The words of a command that may name a file it runs or reads: a path (a ``/``, a
-    leading ``~`` or variable), a script's name, the operand of an interpreter (``bash x``,
-    ``python3 -u x``), a module (``python3 -m pkg.mod``: its files), the value of an
-    ``--opt=value`` word."""
+def _candidates(words: list[str]) -> Iterator[tuple[str, bool]]:
+    """The words of a command that may name a file it runs or reads, each with whether it is
+    *run* (the command word, the operand of an interpreter: a directory named there runs
+    what is inside it — ``python3 tools`` runs ``tools/__main__.py``, ``node tools/lint`` its
+    ``index.js`` — so everything below it counts): a path (a ``/``, a leading ``~`` or
+    variable), a script's name, the operand of an interpreter (``bash x``, ``python3 -u x``),
+    a module (``python3 -m pkg.mod``: its files), the value of an ``--opt=value`` word; and
+    the manifest a task runner reads its commands from (``npm run x``: ``package.json``,
+    ``make``: ``Makefile`` …)."""
     script = False  # the previous word was an interpreter or one of its options
     module = False
+    first = True
     for word in words:
+        if first and not _ASSIGN.match(word):
+            first = False
+            yield from ((m, False) for m in _RUNNERS.get(os.path.basename(word), ()))
+            head = True
+        else:
+            head = False
         for value in dict.fromkeys((word, *word.split("=", 1)[1:])):
             if not value:
                 continue
             if module:
                 base = value.replace(".", "/")
                 parts = base.split("/")
-                yield from (base + ".py", base + "/__main__.py")
-                yield from ("/".join(parts[:k]) + "/__init__.py" for k in range(1, len(parts) + 1))
+                yield from ((base + ".py", False), (base + "/__main__.py", False), (base, True))
+                yield from (("/".join(parts[:k]) + "/__init__.py", False) for k in range(1, len(parts) + 1))
             elif "/" in value or "\\" in value or value.startswith(("~", "$", "%")) or _SCRIPT.search(value):
-                yield value
+                yield value, head or (script and value == word)
             elif script and not value.startswith("-"):
-                yield value
+                yield value, True
         module = word == "-m"
         script = os.path.basename(word) in _INTERPRETERS or (script and word.startswith("-"))
 
@@ -235,14 +270,14 @@ def _expand(word: str, root: str) -> list[str]:
     return [w.replace("\\", "/") for w in words]
 
 
-def _paths(words: list[str], cwd: str | None, root: str) -> Iterator[str]:
+def _paths(words: list[str], cwd: str | None, root: str) -> Iterator[tuple[str, bool]]:
     """The real paths inside ``root`` (not the root itself) that ``words`` may name, read
-    from the root and from ``cwd``."""
+    from the root and from ``cwd``, each with whether everything below it counts too."""
     bases = [root, *(os.path.join(root, c) for c in (_expand(cwd, root) if cwd else ()))]
     inside = root.rstrip("/") + "/"
-    for cand in _candidates(words):
+    for cand, tree in _candidates(words):
         for text in _expand(cand, root):
             for base in bases:
                 full = os.path.normpath(os.path.join(base, text))
                 if full.startswith(inside) or os.path.realpath(full).startswith(inside):
-                    yield full
+                    yield full, tree
