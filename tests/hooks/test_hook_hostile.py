@@ -335,3 +335,18 @@ def test_a_gitignore_edit_is_judged_under_every_reading(project: Path) -> None:
     assert reason is not None and "cannot be checked" in reason
     adding = {"file_path": ".gitignore", "old_string": "build/\n", "new_string": "build/\n*.log\n"}
     assert _hook("claude-code", project, "Edit", adding) == (None, 0)  # unique text, an exclusion added
+
+
+@pytest.mark.parametrize("tool", ["StrReplace", "TabWrite", "SomeNewEditor"])
+def test_cursor_edit_tools_and_unmapped_writers_are_judged_as_writes(project: Path, tool: str) -> None:
+    """Red team 8, F7: tools missing from the map were judged as reads, so an edit through
+    Cursor's ``StrReplace``/``TabWrite`` could remove pathgate's hook or empty a ``.gitignore``."""
+    (project / ".cursor").mkdir(exist_ok=True)
+    (project / ".cursor/hooks.json").write_text('{"hooks": {"preToolUse": [{"command": "pathgate hook cursor"}]}}')
+    for path, old, new in ((".cursor/hooks.json", "pathgate hook cursor", "true"), (".gitignore", "build/\n", "")):
+        args = {"file_path": str(project / path), "path": str(project / path), "old_string": old, "new_string": new}
+        reason, _ = _hook("cursor", project, tool, args, hook_event_name="preToolUse", workspace_roots=[str(project)])
+        assert reason is not None and reason.startswith("[BLOCKED]"), (tool, path)
+    read = {"file_path": str(project / ".gitignore")}  # an unmapped tool naming a file only: a read
+    assert _hook("cursor", project, "SomeNewReader", read, hook_event_name="preToolUse",
+                 workspace_roots=[str(project)])[0] is None

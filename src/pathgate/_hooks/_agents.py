@@ -141,8 +141,18 @@ def _dirs(args: Mapping[str, Any]) -> list[Target]:
     return [Target("dir", d) for d in _strings(args, "target_directories")]
 
 
+#: Argument names that say a tool changes the file it names (an unmapped tool holding one
+#: is judged as a write: Cursor's ``StrReplace`` and ``TabWrite``, a newer CLI's editor).
+_WRITE_KEYS = frozenset({"content", "contents", "new_string", "old_string", "new_str", "old_str", "code_edit",
+                         "edits", "new_source", "file_text", "text", "patch", "diff", "replacement"})
+
+
 def _generic(args: Mapping[str, Any]) -> list[Target]:
-    """An unmapped tool: decide the file paths it names, if any."""
+    """An unmapped tool: decide the file paths it names, if any — as a write when its
+    arguments carry text to write or an edit (:data:`_WRITE_KEYS`), the ``path`` key then
+    counting as a file too."""
+    if _WRITE_KEYS.intersection(args):
+        return _write(args)
     return [Target("file", path) for path in _all(args, _FILE_KEYS)]
 
 
@@ -159,7 +169,8 @@ GEMINI_TOOLS: dict[str, Extract] = {
     "grep_search": _search, "list_directory": _dir,
 }
 CURSOR_TOOLS: dict[str, Extract] = {
-    **CLAUDE_TOOLS, "Delete": _write, "read_file": _file, "edit_file": _write,
+    **CLAUDE_TOOLS, "Delete": _write, "read_file": _file, "edit_file": _write, "StrReplace": _write,
+    "TabWrite": _write,
     "list_dir": _dir, "grep_search": _search, "file_search": _glob, "delete_file": _write,
     "codebase_search": _dirs,
 }
