@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from pathgate import Gate, Status
+from pathgate import Gate, Status, ToolArgumentError
 from pathgate._hooks._run import run_hook
 from pathgate.verdicts import MAKES_GIT_DIR, POLICY_FILE
 from tests.runtime.tools._writes import make_rt, snapshot, write_tree
@@ -328,3 +328,21 @@ async def test_a_directory_an_mcp_server_is_given_stays_writable(anyio_backend: 
         v = (await rt.write_file("package.json", "{}\n")).verdict  # npx: the runner's manifest
         assert v is not None and v.detail == POLICY_FILE
     assert _hook_reason(root, "src/app.py") is None
+
+
+@pytest.mark.parametrize("path", ["PyProject.toml", "PYPROJECT.TOML", "pyproject.toml.", "Tools/Lint.sh",
+                                  "tools/lint.sh.", ".GitHooks/pre-commit"])
+async def test_case_and_ntfs_spellings_of_protected_files(anyio_backend: str, env: Path, path: str) -> None:
+    """Red team 8, F5: a case-insensitive filesystem (macOS, Windows) opens these as the
+    root pyproject.toml (gaining pathgate settings), a script a hook runs, and git's hooks
+    directory; the runtime compared some of them exactly."""
+    root = _init(env / "proj")
+    subprocess.run(["git", "-C", str(root), "config", "core.hooksPath", ".githooks"], check=True)
+    hooks = {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "bash tools/lint.sh"}]}]}}
+    write_tree(root, {".claude/settings.json": json.dumps(hooks), "tools/lint.sh": "exit 0\n"})
+    async with make_rt(root, require_read_before_write=False) as rt:
+        try:
+            result = await rt.write_file(path, "[tool.pathgate]\nagent_files = ['.myign']\n")
+        except ToolArgumentError:
+            return  # refused: the root pyproject.toml may not gain pathgate settings
+        assert result.verdict is not None and result.verdict.gate is Gate.WRITE, (path, result)

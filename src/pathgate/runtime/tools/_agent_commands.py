@@ -39,7 +39,7 @@ import stat
 import time
 from collections.abc import Iterator
 
-__all__ = ["HOOK_DIRS", "SETTINGS", "in_hook_dir", "runs"]
+__all__ = ["HOOK_DIRS", "SETTINGS", "fold_path", "in_hook_dir", "runs"]
 
 #: Settings files (root-relative) whose commands the agent CLIs run.
 SETTINGS = (".claude/settings.json", ".claude/settings.local.json", ".cursor/hooks.json", ".cursor/mcp.json",
@@ -99,11 +99,21 @@ def runs(real: str, root: str) -> bool:
         if real.startswith(linked.rstrip("/") + "/"):
             return True
     inside = root.rstrip("/") + "/"
+    real_f = fold_path(real)  # as a case-insensitive (or NTFS) filesystem would open it
     for path, tree in _named(root):
         for spelling in dict.fromkeys((path, os.path.realpath(path))):
-            if spelling.startswith(inside) and (spelling == real or (tree and real.startswith(spelling + "/"))):
+            if not spelling.startswith(inside):
+                continue
+            sp = fold_path(spelling)
+            if sp == real_f or (tree and real_f.startswith(sp + "/")):
                 return True
     return False
+
+
+def fold_path(path: str) -> str:
+    """``path`` with every component casefolded and NTFS's trailing spaces and dots cut:
+    the spellings a case-insensitive filesystem opens as the same file compare equal."""
+    return "/".join(c.rstrip(" .").casefold() if c not in (".", "..") else c for c in path.split("/"))
 
 
 def in_hook_dir(normalized: str) -> bool:

@@ -50,10 +50,10 @@ from pathgate.runtime.gates.secrets import normalize_name
 from pathgate.runtime.tools._agent_commands import in_hook_dir
 from pathgate.runtime.tools._write_rules import (
     CONFIG_FILE,
-    PYPROJECT,
     declares_pathgate,
     in_linked_gitdir,
     is_agent_settings,
+    is_root_pyproject,
     makes_gitdir,
     steers_guard,
 )
@@ -218,7 +218,7 @@ class WriteFacts:
         steers git or what an agent CLI runs; a write that would make a git directory."""
         root, relpath = self.runtime.root, resolved.relpath
         assert relpath is not None
-        policy = relpath == PYPROJECT and declares_pathgate(root)
+        policy = is_root_pyproject(relpath) and declares_pathgate(root)
         if not policy and resolved.real is not None:
             policy = steers_guard(resolved.real, self.runtime.index)
         internal = in_linked_gitdir(root, relpath)

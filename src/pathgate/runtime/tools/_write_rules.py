@@ -31,8 +31,8 @@ if TYPE_CHECKING:
     from pathgate.runtime.ignore import IgnoreIndex
 
 __all__ = ["AGENT_SETTINGS", "CONFIG_FILE", "GITIGNORE_RULE", "MAX_READ", "declares_pathgate", "in_linked_gitdir",
-           "is_agent_settings", "loosening_change", "makes_gitdir", "mentions_pathgate", "read_small", "steers",
-           "steers_guard"]
+           "is_agent_settings", "is_root_pyproject", "loosening_change", "makes_gitdir", "mentions_pathgate",
+           "read_small", "steers", "steers_guard"]
 
 #: The agent CLIs' own settings and MCP server lists (project-relative, normalised): writing
 #: them could switch a hook off (``pathgate hook install``), grant the agent permissions or
@@ -80,9 +80,13 @@ def steers(real: str, guarded: tuple[str, ...]) -> bool:
     host: :meth:`IgnoreIndex.git_steering`, the host's config files), or below one of them
     (``core.hooksPath`` is a directory), compared as written and through symlinks? Blocking
     (``realpath``)."""
+    from pathgate.runtime.tools._agent_commands import fold_path
+
+    real_f = fold_path(real)  # a case-insensitive filesystem opens `.GitHooks/x` as `.githooks/x`
     for path in guarded:
         for spelling in dict.fromkeys((os.path.abspath(path), os.path.realpath(path))):
-            if real == spelling or real.startswith(spelling.rstrip("/") + "/"):
+            sp = fold_path(spelling)
+            if real_f == sp or real_f.startswith(sp.rstrip("/") + "/"):
                 return True
     return False
 
@@ -95,6 +99,15 @@ _GITFILE_MAX = 4096
 _PYPROJECT_MAX = 4 * 1024 * 1024
 #: The most of a file :func:`read_small` reads by default.
 MAX_READ = _PYPROJECT_MAX
+
+
+def is_root_pyproject(relpath: str) -> bool:
+    """Is the root-relative ``relpath`` the root ``pyproject.toml`` as a case-insensitive (or
+    NTFS) filesystem would open it (``PyProject.toml``, ``pyproject.toml.``)? Judged so
+    everywhere: guarding another spelling on a case-sensitive one costs nothing."""
+    from pathgate.runtime.gates.secrets import normalize_name
+
+    return "/" not in relpath.strip("/") and normalize_name(relpath.strip("/")) == PYPROJECT
 
 
 def read_small(path: str, limit: int = _PYPROJECT_MAX) -> bytes | None:

@@ -32,7 +32,7 @@ from pathgate.runtime.gates import GateContext, lexical_name
 from pathgate.runtime.gates.secrets import normalize_name
 from pathgate.runtime.tools._write_gates import WriteFacts, WritePathFacts
 from pathgate.runtime.tools._write_io import Outcome, Transform, WritePlan, commit
-from pathgate.runtime.tools._write_rules import GITIGNORE_RULE, PYPROJECT, loosening_change, mentions_pathgate
+from pathgate.runtime.tools._write_rules import GITIGNORE_RULE, is_root_pyproject, loosening_change, mentions_pathgate
 from pathgate.verdicts import Gate, Status, Verdict
 
 if TYPE_CHECKING:
@@ -128,7 +128,7 @@ def _loosens(relpath: str, old: str | None, new: str) -> str | None:
         why = loosening_change(old, new)
         if why is not None:
             return f"{why}; {GITIGNORE_RULE}"
-    elif relpath == PYPROJECT and mentions_pathgate(new):
+    elif is_root_pyproject(relpath) and mentions_pathgate(new):
         return "would hold pathgate settings; an agent may not write pathgate's configuration"
     return None
 
@@ -222,7 +222,7 @@ async def _run(runtime: Runtime, tool: WriteTool, path: str, transform: Transfor
         verdict = Verdict(status=Status.NOT_A_FILE, gate=Gate.EXISTENCE, exists=True, detail=detail)
         return WriteResult(tool=tool, path=path, relpath=relpath or ".", verdict=verdict)
     # a .gitignore (and a pyproject.toml) is judged on its old and new text
-    guard = _is_gitignore(relpath) or relpath == PYPROJECT
+    guard = _is_gitignore(relpath) or is_root_pyproject(relpath)
     if guard:
         transform = _guarded(tool, path, relpath, transform)
     plan = WritePlan(
