@@ -49,3 +49,14 @@ async def test_write_mode_needs_no_allow_writes_and_read_mode_is_unchanged(root:
     # read mode: reading pathgate.toml is fine (it is not a secret), writing it is not
     assert (await guard_paths(rt, ["pathgate.toml"])).allowed
     assert (await guard_paths(rt, [".env"])).blocked == {".env": "[BLOCKED]"}
+
+
+async def test_what_the_path_alone_cannot_settle_is_refused(root: Path) -> None:
+    """Red team 8, F2: whether a ``.gitignore`` or root ``pyproject.toml`` write loosens the
+    rules depends on its text, which the guard does not see; a directory argument lets the
+    host tool write anything below it."""
+    (root / "sub").mkdir()
+    rt = Runtime(root)
+    for path in [".gitignore", "sub/.gitignore", "pyproject.toml", "PyProject.toml", ".", "sub", "src"]:
+        assert path in (await guard_paths(rt, [path], writes=True)).blocked, path
+    assert (await guard_paths(rt, ["sub/pyproject.toml", "src/app.py"], writes=True)).allowed

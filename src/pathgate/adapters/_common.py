@@ -237,7 +237,7 @@ DEFAULT_PATH_KEYS = frozenset({
 #: own business (a write tool's target need not exist yet). A write guard adds the write
 #: gate (what is never writable: pathgate's and the agent CLIs' own files, git's …).
 _GUARD_GATES = frozenset({Gate.PATH, Gate.SECRETS, Gate.HOST_FILTER, Gate.IGNORE})
-_WRITE_GUARD_GATES = _GUARD_GATES | {Gate.WRITE}
+_WRITE_GUARD_GATES = _GUARD_GATES | {Gate.WRITE, Gate.EXISTENCE}
 
 
 #: What the model reads for a path-named argument the guard cannot judge (the call is refused).

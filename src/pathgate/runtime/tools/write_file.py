@@ -33,7 +33,7 @@ from pathgate.runtime.gates.secrets import normalize_name
 from pathgate.runtime.tools._write_gates import WriteFacts, WritePathFacts
 from pathgate.runtime.tools._write_io import Outcome, Transform, WritePlan, commit
 from pathgate.runtime.tools._write_rules import GITIGNORE_RULE, is_root_pyproject, loosening_change, mentions_pathgate
-from pathgate.verdicts import Gate, Status, Verdict
+from pathgate.verdicts import POLICY_FILE, Gate, Status, Verdict
 
 if TYPE_CHECKING:
     from pathgate.runtime._runtime import Runtime
@@ -190,13 +190,25 @@ async def judge_writes(runtime: Runtime, paths: Sequence[str], *, model: str | N
     """The write gates' verdict on each of ``paths`` as a write target (``None``: a write
     there would pass them), without writing: outside the root, what is never writable,
     secrets, the host filter (``purpose="write"``), ignore rules. For guarding a host's own
-    write tool (the adapters' ``writes`` mode); content rules (a ``.gitignore`` edit) need
-    the content and are not judged here. Does not need ``allow_writes``."""
+    write tool (the adapters' ``writes`` mode). What the path alone cannot settle is refused
+    too: a ``.gitignore`` or the root ``pyproject.toml`` (whether the new text loosens the
+    rules depends on it: a plain write-gate block, "ask the user"), and a directory or the
+    root (a tool writing *into* it could write anything below: ``[NOT_A_FILE]``). Does not
+    need ``allow_writes``."""
     policy = runtime.policy
     ctx = GateContext(policy=policy, purpose="write", model=model, size_limit=policy.write_limit_for(model),
                       root=runtime.root)
     facts = [WritePathFacts(request=p, name=lexical_name(p, runtime.root)) for p in paths]
-    return await runtime.write_pipeline.run(facts, ctx, WriteFacts(runtime, ctx))
+    verdicts = await runtime.write_pipeline.run(facts, ctx, WriteFacts(runtime, ctx))
+    for i, (f, verdict) in enumerate(zip(facts, verdicts, strict=True)):
+        r = f.resolved
+        if verdict is not None or r is None or r.relpath is None:
+            continue
+        if not r.relpath or r.is_dir:
+            verdicts[i] = Verdict(status=Status.NOT_A_FILE, gate=Gate.EXISTENCE, exists=True, detail="directory")
+        elif _is_gitignore(r.relpath) or is_root_pyproject(r.relpath):
+            verdicts[i] = Verdict(status=Status.BLOCKED, gate=Gate.WRITE, detail=POLICY_FILE)
+    return verdicts
 
 
 async def _run(runtime: Runtime, tool: WriteTool, path: str, transform: Transform,
