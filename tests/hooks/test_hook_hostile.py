@@ -350,3 +350,13 @@ def test_cursor_edit_tools_and_unmapped_writers_are_judged_as_writes(project: Pa
     read = {"file_path": str(project / ".gitignore")}  # an unmapped tool naming a file only: a read
     assert _hook("cursor", project, "SomeNewReader", read, hook_event_name="preToolUse",
                  workspace_roots=[str(project)])[0] is None
+
+
+def test_a_gitignore_edit_with_javascript_replacement_patterns_is_refused(project: Path) -> None:
+    """Red team 8, F3: an editor handing ``new_string`` to JavaScript's ``String.replace``
+    expands ``$` $' $& $$`` (Gemini CLI once did): ``private/*\\n$``` would write the
+    negation above the exclusion again after it."""
+    (project / ".gitignore").write_text("!private/a.txt\nprivate/*\n")
+    edit = {"file_path": ".gitignore", "old_string": "private/*\n", "new_string": "private/*\n$`"}
+    reason, _ = _hook("claude-code", project, "Edit", edit)
+    assert reason is not None and "cannot be checked" in reason

@@ -415,6 +415,9 @@ def _edit_readings(target: Target, old: str | None) -> list[str] | str:
     for old_string, new_string, replace_all in target.edits:
         if not old_string:
             return "cannot be checked (an edit that does not name the exact text it replaces)"
+        if any(p in new_string for p in ("$`", "$'", "$&", "$$")):
+            # an editor passing the text to JavaScript's String.replace expands these
+            return "cannot be checked (the new text holds `$` patterns some editors expand)"
         nxt: list[str] = []
         for text in texts:
             count = text.count(old_string)
