@@ -214,7 +214,7 @@ async def test_what_the_agent_settings_run_is_not_writable(anyio_backend: str, h
 
 async def test_ordinary_files_next_to_agent_settings_stay_writable(anyio_backend: str, hooked: Path) -> None:
     ordinary = ["src/app.py", "hook", "claude-code", "scripts/other.sh", "srv/lib.js", "pytools/other.py",
-                ".claude/commands/x.md", "bash", "node"]
+                ".claude/notes.md", "bash", "node"]
     async with make_rt(hooked, require_read_before_write=False) as rt:
         for path in ordinary:
             assert (await rt.write_file(path, "x\n")).ok, path
@@ -346,3 +346,17 @@ async def test_case_and_ntfs_spellings_of_protected_files(anyio_backend: str, en
         except ToolArgumentError:
             return  # refused: the root pyproject.toml may not gain pathgate settings
         assert result.verdict is not None and result.verdict.gate is Gate.WRITE, (path, result)
+
+
+@pytest.mark.parametrize("path", [".claude/agents/reviewer.md", ".claude/skills/review/SKILL.md",
+                                  ".claude/commands/review.md", ".lsp.json",
+                                  ".gemini/extensions/x/gemini-extension.json", "lsp/server.py"])
+async def test_other_places_agent_clis_take_commands_from(anyio_backend: str, env: Path, path: str) -> None:
+    """Red team 8, F6: subagents, skills and slash commands carry hooks and tool grants in
+    their front matter; ``.lsp.json`` starts servers; Gemini's extensions list MCP servers."""
+    root = _init(env / "proj")
+    write_tree(root, {".lsp.json": json.dumps({"py": {"command": "python3", "args": ["lsp/server.py"]}})})
+    async with make_rt(root, require_read_before_write=False) as rt:
+        v = (await rt.write_file(path, "---\nhooks: {}\n---\n")).verdict
+        assert v is not None and v.gate is Gate.WRITE, (path, v)
+    assert _hook_reason(root, path) is not None

@@ -43,12 +43,16 @@ __all__ = ["HOOK_DIRS", "SETTINGS", "fold_path", "in_hook_dir", "runs"]
 
 #: Settings files (root-relative) whose commands the agent CLIs run.
 SETTINGS = (".claude/settings.json", ".claude/settings.local.json", ".cursor/hooks.json", ".cursor/mcp.json",
-            ".gemini/settings.json", ".mcp.json", ".vscode/mcp.json")
+            ".gemini/settings.json", ".mcp.json", ".vscode/mcp.json", ".lsp.json")
 #: The same files in the user's home, plus Claude Code's user and local MCP lists.
 _USER_SETTINGS = (".claude/settings.json", ".claude/settings.local.json", ".cursor/hooks.json", ".cursor/mcp.json",
                   ".gemini/settings.json", ".claude.json")
-#: Directories (root-relative, normalised) whose files are never writable.
-HOOK_DIRS = (".claude/hooks", ".cursor/hooks", ".gemini/hooks")
+#: Directories (root-relative, normalised) whose files are never writable: the agent CLIs'
+#: hook scripts, and what else they take commands, hooks or tool grants from (Claude Code's
+#: subagents, skills and slash commands carry ``hooks:``/``allowed-tools:`` front matter and
+#: ``!`cmd``` lines; Gemini's extensions list MCP servers).
+HOOK_DIRS = (".claude/hooks", ".cursor/hooks", ".gemini/hooks", ".claude/agents", ".claude/skills",
+             ".claude/commands", ".gemini/extensions", ".gemini/commands")
 #: JSON keys whose string value is a command line (besides ``command``).
 _COMMAND_KEYS = frozenset({"command", "apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "otelHeadersHelper",
                            "toolDiscoveryCommand", "toolCallCommand"})

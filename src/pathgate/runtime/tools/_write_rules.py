@@ -38,7 +38,8 @@ __all__ = ["AGENT_SETTINGS", "CONFIG_FILE", "GITIGNORE_RULE", "MAX_READ", "decla
 #: them could switch a hook off (``pathgate hook install``), grant the agent permissions or
 #: add a server, so no agent may write them.
 AGENT_SETTINGS = frozenset({".claude/settings.json", ".claude/settings.local.json", ".cursor/hooks.json",
-                            ".cursor/mcp.json", ".gemini/settings.json", ".mcp.json", ".vscode/mcp.json"})
+                            ".cursor/mcp.json", ".gemini/settings.json", ".mcp.json", ".vscode/mcp.json",
+                            ".lsp.json"})
 
 
 def is_agent_settings(normalized: str) -> bool:
