@@ -37,6 +37,7 @@ from pathgate.renderers._base import Renderer, RendererSelector, default_registr
 from pathgate.runtime._remedy import ignore_decider
 from pathgate.runtime.fs import DirFds, FileOps, Opened, OsFS, ReadRequest, SyncFS, drive_sync, open_read, resolve_flow
 from pathgate.runtime.gates import Fact, GateCheck, GateContext, GatePipeline, PathFacts, SecretMatcher, lexical_name
+from pathgate.runtime.gates.host_filter import HostFilterGate
 from pathgate.runtime.gates.ignore import IgnoreGate
 from pathgate.runtime.gates.path import PathGate
 from pathgate.runtime.ignore import IgnoreIndex
@@ -223,7 +224,9 @@ class GateCore:
         # are never served); it is the pipeline's first gate by construction
         self.pipeline.gates = (
             PathGate(allow_outside_root=self.policy.allow_outside_root, root=real, git_dirs=self.git_dirs,
-                     is_secret=self.pipeline.secrets.is_secret_facts),
+                     is_secret=self.pipeline.secrets.is_secret_facts,
+                     host_filter=next((g.judge_name for g in self.pipeline.gates if isinstance(g, HostFilterGate)),
+                                      None)),
             *self.pipeline.gates[1:],
         )
         self._arm_aliases(self.pipeline)

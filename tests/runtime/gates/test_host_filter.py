@@ -111,3 +111,41 @@ async def test_discovery_leaves_out_a_symlink_whose_name_is_refused(tmp_path: Pa
     assert await rt.call("read_files", {"paths": ["src/l_private"]}) == {"src/l_private": "[BLOCKED]"}
     hits = await rt.call("code_search", {"regex": "MARKER"})
     assert [h.split(":")[0] for h in hits["hits"]] == ["src/app.py"]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("sync", [True, False])
+async def test_a_refused_name_the_path_gate_would_explain_stays_opaque(tmp_path: Path, sync: bool) -> None:
+    """Red team 8, F4: a refused name that is a symlink leading outside (or a loop) was
+    answered "outside the project" and named in discovery notes ("omitted by the path
+    check, e.g. private_out"); the same tree without it said nothing."""
+    import os
+
+    from pathgate import Policy, Runtime
+
+    async def outputs(with_links: bool) -> object:
+        root = tmp_path / str(with_links)
+        (root / "src").mkdir(parents=True)
+        (root / "src/app.py").write_text("x\n")
+        if with_links:
+            os.symlink("/etc", root / "private_out")
+            os.symlink("private_loop", root / "private_loop")
+            (root / "private_dir").mkdir()
+            os.symlink("/etc/hostname", root / "private_dir/db_dump.sql")
+
+        def plain(p: str) -> bool:
+            return "private" not in p
+
+        async def slow(p: str) -> bool:
+            return "private" not in p
+
+        rt = Runtime(root, Policy(host_filter=plain if sync else slow))
+        calls = [("glob", {"pattern": "**/*"}), ("list_directory", {"path": "."}),
+                 ("read_files", {"paths": ["src/app.py"]})]
+        return [await rt.call(t, a, renderer="verbose") for t, a in calls]
+
+    assert await outputs(True) == await outputs(False)
+    root = tmp_path / "True"
+    rt = Runtime(root, Policy(host_filter=lambda p: "private" not in p))
+    for name in ("private_out", "private_loop"):
+        assert await rt.call("read_files", {"paths": [name]}, renderer="verbose") == {name: "[BLOCKED]"}

@@ -89,6 +89,18 @@ class HostFilterGate:
                 verdict = _BLOCK
         return verdict
 
+    def judge_name(self, name: str) -> GateResult:
+        """The filter's answer for one project-relative spelling (the path gate asks before
+        explaining a block, so a refused name stays opaque)."""
+        try:
+            answer = self.host_filter(name)
+        except Exception:
+            _warn_raised()
+            return _FAILED
+        if inspect.isawaitable(answer):
+            return self._await(answer)
+        return None if answer is True else _BLOCK
+
     def check(self, facts: PathFacts, ctx: GateContext) -> GateResult:
         subject = facts.subject
         name = facts.name

@@ -21,9 +21,9 @@ tools must refuse these paths too).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
-from pathgate.runtime.gates._base import Fact, GateContext, PathFacts
+from pathgate.runtime.gates._base import Fact, GateContext, GateResult, PathFacts
 from pathgate.verdicts import GIT_INTERNALS, Gate, Status, Verdict
 
 __all__ = ["GIT_INTERNALS", "PathGate", "is_git_internal", "is_git_name"]
@@ -62,11 +62,16 @@ class PathGate:
 
     def __init__(self, *, allow_outside_root: bool = False, root: str = "",
                  git_dirs: tuple[str, ...] = (),
-                 is_secret: Callable[[PathFacts], bool] | None = None) -> None:
+                 is_secret: Callable[[PathFacts], bool] | None = None,
+                 host_filter: Callable[[str], GateResult] | None = None) -> None:
         self.allow_outside_root = allow_outside_root
         self.root = root.rstrip("/")
         self.git_dirs = git_dirs
         self.is_secret = is_secret
+        #: the host filter's answer for a name (``HostFilterGate.judge_name``): a spelling
+        #: this gate would explain is first put to it, so a name the host refuses stays a
+        #: bare ``[BLOCKED]`` (never "outside the project", never counted in notes)
+        self.host_filter = host_filter
 
     def _written(self, request: str) -> str:
         """The spelling with the root's own components cut off (they are not the project's)."""
@@ -95,16 +100,35 @@ class PathGate:
         """Is this project-relative path (a walked entry) git internals?"""
         return is_git_internal(relpath, self.git_dirs)
 
-    def check(self, facts: PathFacts, ctx: GateContext) -> Verdict | None:
+    def check(self, facts: PathFacts, ctx: GateContext) -> GateResult:
         if self.is_git(facts):
             if ctx.purpose == "write" or (self.is_secret is not None and self.is_secret(facts)):
                 # a secret name (or a secret-named link into .git) stays opaque; a write
                 # into git internals is refused bare (SPEC: never writable, nothing revealed)
                 return Verdict(status=Status.BLOCKED, gate=Gate.PATH, opaque=True)
-            return Verdict(status=Status.BLOCKED, gate=Gate.PATH, detail=GIT_INTERNALS)
+            return self._unless_refused(facts, Verdict(status=Status.BLOCKED, gate=Gate.PATH, detail=GIT_INTERNALS))
         resolved = facts.resolved
         if resolved is None or resolved.outside is None:
             return None
         if self.allow_outside_root and resolved.outside not in _ALWAYS:
             return None
-        return Verdict(status=Status.FILE_OUTSIDE_PROJECT, gate=Gate.PATH, detail=resolved.outside)
+        return self._unless_refused(
+            facts, Verdict(status=Status.FILE_OUTSIDE_PROJECT, gate=Gate.PATH, detail=resolved.outside))
+
+    def _unless_refused(self, facts: PathFacts, verdict: Verdict) -> GateResult:
+        """``verdict``, unless the host filter refuses the spelling as written (then its
+        opaque block)."""
+        judge, name = self.host_filter, facts.name
+        if judge is None or not name:
+            return verdict
+        got = judge(name)
+        if got is None:
+            return verdict
+        if isinstance(got, Verdict):
+            return got
+        return _await_refused(got, verdict)
+
+
+async def _await_refused(got: Awaitable[Verdict | None], verdict: Verdict) -> Verdict:
+    refused = await got
+    return verdict if refused is None else refused
