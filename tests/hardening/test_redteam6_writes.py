@@ -360,3 +360,25 @@ async def test_other_places_agent_clis_take_commands_from(anyio_backend: str, en
         v = (await rt.write_file(path, "---\nhooks: {}\n---\n")).verdict
         assert v is not None and v.gate is Gate.WRITE, (path, v)
     assert _hook_reason(root, path) is not None
+
+
+@pytest.mark.parametrize(("command", "path"), [
+    ("sh -c 'cd sub && ./run.sh'", "sub/run.sh"), ("bash -lc 'cd sub && python3 main.py'", "sub/main.py"),
+    ("cd sub && node index.js", "sub/index.js"), ("env FOO=1 npm run lint", "package.json"),
+    ("exec make lint", "Makefile"), ("timeout 10 make lint", "Makefile"), ("sh -c 'make lint'", "Makefile"),
+    ("make -C sub lint", "sub/Makefile"), ("npm --prefix sub run lint", "sub/package.json"),
+    ("make -f build.mk lint", "build.mk"), ("python3 -W ignore tools", "tools/__main__.py"),
+    ("python3 -X dev tools", "tools/__main__.py"), ("node -r ./pre.js tools/lint", "tools/lint/index.js"),
+    ("python3 -m tools.lint", "tools.py"), ("python3 -m json.tool", "json.py"), ("yarn lint", ".yarnrc.yml"),
+])
+async def test_commands_seen_through_cd_wrappers_and_runner_options(anyio_backend: str, env: Path, command: str,
+                                                                    path: str) -> None:
+    """Red team 8, F1: ``cd`` first, a wrapper word before a runner, a runner pointed at
+    another directory or file, interpreter options taking a value, a module's shadow."""
+    root = _init(env / "proj")
+    hooks = {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": command}]}]}}
+    write_tree(root, {".claude/settings.json": json.dumps(hooks)})
+    async with make_rt(root, require_read_before_write=False) as rt:
+        v = (await rt.write_file(path, "x\n")).verdict
+        assert v is not None and v.detail == POLICY_FILE, (command, path, v)
+        assert (await rt.write_file("src/ok.py", "x\n")).ok

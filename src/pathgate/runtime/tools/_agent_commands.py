@@ -62,7 +62,8 @@ _INTERPRETERS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish", "python",
 #: Task runners and the manifests they take their commands from (``npm run lint`` runs a
 #: ``package.json`` script): the manifest is never writable when a settings command starts one.
 _RUNNERS: dict[str, tuple[str, ...]] = {
-    **dict.fromkeys(("npm", "pnpm", "yarn", "npx", "bun", "bunx", "corepack"), ("package.json",)),
+    **dict.fromkeys(("npm", "pnpm", "yarn", "npx", "bun", "bunx", "corepack"),
+                    ("package.json", ".npmrc", ".yarnrc", ".yarnrc.yml", "bunfig.toml")),
     **dict.fromkeys(("make", "gmake"), ("Makefile", "makefile", "GNUmakefile")),
     "just": ("justfile", ".justfile", "Justfile"),
     **dict.fromkeys(("uv", "uvx", "poetry", "hatch", "pdm", "rye", "tox", "nox"),
@@ -73,6 +74,16 @@ _RUNNERS: dict[str, tuple[str, ...]] = {
     "rake": ("Rakefile",),
     "deno": ("deno.json", "deno.jsonc"),
 }
+#: Words that run the next one (``env X=1 node x``, ``exec make``, ``timeout 10 npm test``).
+_WRAPPERS = frozenset({"env", "exec", "timeout", "nice", "nohup", "command", "sudo", "doas", "xargs", "stdbuf",
+                       "time", "setsid", "ionice", "chrt", "taskset", "builtin"})
+#: A runner's options naming the directory it runs in (its manifest is read there) …
+_DIR_OPTIONS = frozenset({"-C", "--directory", "--prefix", "--cwd", "--dir", "--project", "--working-directory"})
+#: … or the manifest itself.
+_FILE_OPTIONS = frozenset({"-f", "--file", "--makefile", "--justfile", "--manifest-path", "--taskfile"})
+#: Interpreter options that take a value (the script comes after it): ``python3 -W x s.py``.
+_VALUE_OPTIONS = frozenset({"-W", "-X", "-r", "--require", "--import", "--loader", "--experimental-loader", "-I",
+                            "-M", "-o", "-O", "--rcfile", "--init-file"})
 #: A leading ``NAME=value`` word (an environment assignment before the command).
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _SCRIPT = re.compile(r"\.(sh|bash|zsh|py|pyw|js|mjs|cjs|ts|mts|cts|rb|pl|php|ps1|bat|cmd|lua|r|jar)$", re.I)
@@ -236,34 +247,62 @@ def _candidates(words: list[str]) -> Iterator[tuple[str, bool]]:
     *run* (the command word, the operand of an interpreter: a directory named there runs
     what is inside it — ``python3 tools`` runs ``tools/__main__.py``, ``node tools/lint`` its
     ``index.js`` — so everything below it counts): a path (a ``/``, a leading ``~`` or
-    variable), a script's name, the operand of an interpreter (``bash x``, ``python3 -u x``),
-    a module (``python3 -m pkg.mod``: its files), the value of an ``--opt=value`` word; and
-    the manifest a task runner reads its commands from (``npm run x``: ``package.json``,
-    ``make``: ``Makefile`` …)."""
+    variable), a script's name, the operand of an interpreter (``bash x``, ``python3 -u x``,
+    ``python3 -W ignore x``, ``node -r ./pre.js x``), a module (``python3 -m pkg.mod``: its
+    files and the ``pkg.py`` that would shadow it), the value of an ``--opt=value`` word;
+    and the manifests a task runner reads its commands from, wherever it appears (``env X=1
+    npm run x``, ``sh -c 'make lint'``: ``package.json``, ``Makefile`` …; ``make -C sub``,
+    ``npm --prefix sub``, ``make -f build.mk``). After ``cd dir`` every candidate is also
+    read from ``dir``."""
     script = False  # the previous word was an interpreter or one of its options
     module = False
+    value_of: str | None = None  # the previous word was an option taking a value
+    manifests: tuple[str, ...] = ()  # the last runner's manifests (for -C/--prefix)
+    cd_dirs: list[str] = []
     first = True
-    for word in words:
-        if first and not _ASSIGN.match(word):
+
+    def out(value: str, tree: bool) -> Iterator[tuple[str, bool]]:
+        yield value, tree
+        if not value.startswith(("/", "~", "$", "%")):
+            yield from ((d.rstrip("/") + "/" + value, tree) for d in cd_dirs)
+
+    for i, word in enumerate(words):
+        base = os.path.basename(word)
+        if value_of is not None:
+            if value_of in _DIR_OPTIONS:
+                for m in manifests:
+                    yield from out(word.rstrip("/") + "/" + m, False)
+            yield from out(word, True)
+            value_of = None
+            continue
+        if base in _RUNNERS:
+            manifests = _RUNNERS[base]
+            for m in manifests:
+                yield from out(m, False)
+        if word == "cd" and i + 1 < len(words):
+            cd_dirs.append(words[i + 1])
+        head = first and not _ASSIGN.match(word) and base not in _WRAPPERS
+        if head:
             first = False
-            yield from ((m, False) for m in _RUNNERS.get(os.path.basename(word), ()))
-            head = True
-        else:
-            head = False
+        if (manifests and (word in _DIR_OPTIONS or word in _FILE_OPTIONS)) or (script and word in _VALUE_OPTIONS):
+            value_of = word
         for value in dict.fromkeys((word, *word.split("=", 1)[1:])):
             if not value:
                 continue
             if module:
-                base = value.replace(".", "/")
-                parts = base.split("/")
-                yield from ((base + ".py", False), (base + "/__main__.py", False), (base, True))
-                yield from (("/".join(parts[:k]) + "/__init__.py", False) for k in range(1, len(parts) + 1))
+                dotted = value.replace(".", "/")
+                parts = dotted.split("/")
+                for v, tree in ((dotted + ".py", False), (dotted + "/__main__.py", False), (dotted, True)):
+                    yield from out(v, tree)
+                for k in range(1, len(parts) + 1):
+                    yield from out("/".join(parts[:k]) + "/__init__.py", False)
+                    yield from out("/".join(parts[:k]) + ".py", False)  # would shadow the package
             elif "/" in value or "\\" in value or value.startswith(("~", "$", "%")) or _SCRIPT.search(value):
-                yield value, head or (script and value == word)
+                yield from out(value, head or (script and value == word))
             elif script and not value.startswith("-"):
-                yield value, True
+                yield from out(value, True)
         module = word == "-m"
-        script = os.path.basename(word) in _INTERPRETERS or (script and word.startswith("-"))
+        script = base in _INTERPRETERS or (script and (word.startswith("-") or value_of is not None))
 
 
 def _expand(word: str, root: str) -> list[str]:
