@@ -149,3 +149,25 @@ async def test_a_refused_name_the_path_gate_would_explain_stays_opaque(tmp_path:
     rt = Runtime(root, Policy(host_filter=lambda p: "private" not in p))
     for name in ("private_out", "private_loop"):
         assert await rt.call("read_files", {"paths": [name]}, renderer="verbose") == {name: "[BLOCKED]"}
+
+
+@pytest.mark.anyio
+async def test_a_refused_link_out_of_the_project_with_outside_reads_allowed(tmp_path: Path) -> None:
+    """Red team 9, G2: with ``allow_outside_root=True`` the filter was asked only about the
+    real (outside) path, so a refused name linking out was read and listed."""
+    import os
+
+    from pathgate import Policy, Runtime
+
+    outside = tmp_path / "outside.txt"
+    outside.write_text("OUTSIDE\n")
+    root = tmp_path / "proj"
+    (root / "private_dir").mkdir(parents=True)
+    (root / "a.txt").write_text("x\n")
+    os.symlink(outside, root / "private_out")
+    os.symlink(outside, root / "private_dir/db_dump.sql")
+    rt = Runtime(root, Policy(allow_outside_root=True, host_filter=lambda p: "private" not in p))
+    for name in ("private_out", "private_dir/db_dump.sql"):
+        assert await rt.call("read_files", {"paths": [name]}) == {name: "[BLOCKED]"}
+    assert (await rt.call("glob", {"pattern": "**/*"}))["matches"] == ["a.txt"]
+    assert "private" not in str(await rt.call("list_directory", {"path": "."}))

@@ -104,8 +104,9 @@ class HostFilterGate:
     def check(self, facts: PathFacts, ctx: GateContext) -> GateResult:
         subject = facts.subject
         name = facts.name
-        if name and name != subject and facts.resolved is not None and facts.resolved.relpath is not None:
-            # a symlink on the way: the spelling as written (SPEC), then where it leads
+        if name and name != subject and facts.resolved is not None:
+            # a symlink on the way (inside the project or, with allow_outside_root, out of
+            # it): the spelling as written (SPEC), then where it leads
             subjects = [name, subject]
         else:
             subjects = [subject]

@@ -117,7 +117,8 @@ class PathGate:
 
     def _unless_refused(self, facts: PathFacts, verdict: Verdict) -> GateResult:
         """``verdict``, unless the host filter refuses the spelling as written (then its
-        opaque block)."""
+        opaque block). Residual: a spelling through a link to a refused directory under
+        another name (``alias`` → ``private/``) is judged by its own name only."""
         judge, name = self.host_filter, facts.name
         if judge is None or not name:
             return verdict
