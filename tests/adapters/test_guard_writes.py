@@ -57,6 +57,7 @@ async def test_what_the_path_alone_cannot_settle_is_refused(root: Path) -> None:
     host tool write anything below it."""
     (root / "sub").mkdir()
     rt = Runtime(root)
-    for path in [".gitignore", "sub/.gitignore", "pyproject.toml", "PyProject.toml", ".", "sub", "src"]:
+    for path in [".gitignore", "sub/.gitignore", "pyproject.toml", "PyProject.toml", ".", "sub", "src",
+                 "sub/missing/..", ".claude/", "src/app.py/"]:  # red team 9, G5: spellings a tool may normalise
         assert path in (await guard_paths(rt, [path], writes=True)).blocked, path
     assert (await guard_paths(rt, ["sub/pyproject.toml", "src/app.py"], writes=True)).allowed

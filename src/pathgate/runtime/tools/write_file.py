@@ -204,7 +204,10 @@ async def judge_writes(runtime: Runtime, paths: Sequence[str], *, model: str | N
         r = f.resolved
         if verdict is not None or r is None or r.relpath is None:
             continue
-        if not r.relpath or r.is_dir:
+        spelled = f.request.replace("\\", "/")
+        if not r.relpath or r.is_dir or spelled.endswith("/") or ".." in spelled.split("/"):
+            # a tool normalising the spelling as text (`x/missing/..`, `.claude/`) could act
+            # on a directory: what that would write cannot be settled from the path
             verdicts[i] = Verdict(status=Status.NOT_A_FILE, gate=Gate.EXISTENCE, exists=True, detail="directory")
         elif _is_gitignore(r.relpath) or is_root_pyproject(r.relpath):
             verdicts[i] = Verdict(status=Status.BLOCKED, gate=Gate.WRITE, detail=POLICY_FILE)
