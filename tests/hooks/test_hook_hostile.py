@@ -360,3 +360,25 @@ def test_a_gitignore_edit_with_javascript_replacement_patterns_is_refused(projec
     edit = {"file_path": ".gitignore", "old_string": "private/*\n", "new_string": "private/*\n$`"}
     reason, _ = _hook("claude-code", project, "Edit", edit)
     assert reason is not None and "cannot be checked" in reason
+
+
+@pytest.mark.parametrize(("tool", "args"), [
+    ("move_file", {"source": "notes.txt", "destination": ".mcp.json"}),
+    ("MCP:fs:write", {"target": ".mcp.json", "content": "{}"}),
+    ("MCP:fs:write", {"file": {"path": ".mcp.json"}, "content": "{}"}),
+    ("MCP:fs:write_many", {"files": [{"path": ".mcp.json", "content": "{}"}]}),
+    ("MCP:fs:write", {"path": ".mcp.json", "data": "{}"}),
+    ("MCP:fs:write", {"filePath": ".mcp.json", "Content": "{}"}),
+    ("read_text_file", {"path": ".env"}),
+])
+def test_unmapped_tools_in_other_shapes(project: Path, tool: str, args: dict[str, Any]) -> None:
+    """Red team 9, G4: Cursor's hook sees MCP tools too; their paths sit under other keys,
+    nested, and their text under other names."""
+    reason, _ = _hook("cursor", project, tool, args, hook_event_name="preToolUse", workspace_roots=[str(project)])
+    assert reason is not None and reason.startswith("[BLOCKED]"), (tool, args)
+
+
+def test_an_unmapped_read_of_an_ordinary_file_is_allowed(project: Path) -> None:
+    args = {"path": "src/app.py"}
+    assert _hook("cursor", project, "read_text_file", args, hook_event_name="preToolUse",
+                 workspace_roots=[str(project)]) == (None, 0)

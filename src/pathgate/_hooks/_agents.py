@@ -141,19 +141,68 @@ def _dirs(args: Mapping[str, Any]) -> list[Target]:
     return [Target("dir", d) for d in _strings(args, "target_directories")]
 
 
-#: Argument names that say a tool changes the file it names (an unmapped tool holding one
-#: is judged as a write: Cursor's ``StrReplace`` and ``TabWrite``, a newer CLI's editor).
-_WRITE_KEYS = frozenset({"content", "contents", "new_string", "old_string", "new_str", "old_str", "code_edit",
-                         "edits", "new_source", "file_text", "text", "patch", "diff", "replacement"})
+#: Argument names (compared lower-case, ``_`` and ``-`` dropped) that say a tool changes the
+#: file it names: an unmapped tool holding one is judged as a write (Cursor's
+#: ``StrReplace``/``TabWrite``, an MCP server's ``write_file``/``edit_file``).
+_WRITE_KEYS = frozenset({"content", "contents", "data", "newstring", "oldstring", "newstr", "oldstr", "codeedit",
+                         "edits", "newsource", "filetext", "text", "patch", "diff", "replacement", "body"})
+#: Words in an unmapped tool's name that say it changes files (``move_file``, ``create_directory``).
+_WRITE_NAMES = ("write", "edit", "move", "rename", "create", "delete", "remove", "replace", "patch", "save",
+                "copy", "mkdir", "append", "insert", "upload", "apply", "put", "update", "unlink", "touch")
+#: Argument names (compared as :data:`_WRITE_KEYS`) that may hold a path, at any depth.
+_PATH_KEYS = frozenset({"filepath", "notebookpath", "absolutepath", "targetfile", "path", "paths", "file", "files",
+                        "filename", "filenames", "target", "source", "destination", "dest", "dir", "dirpath",
+                        "directory", "relativeworkspacepath", "uri", "from", "to", "oldpath", "newpath"})
 
 
-def _generic(args: Mapping[str, Any]) -> list[Target]:
-    """An unmapped tool: decide the file paths it names, if any — as a write when its
-    arguments carry text to write or an edit (:data:`_WRITE_KEYS`), the ``path`` key then
-    counting as a file too."""
-    if _WRITE_KEYS.intersection(args):
-        return _write(args)
-    return [Target("file", path) for path in _all(args, _FILE_KEYS)]
+def _key(name: str) -> str:
+    return name.lower().replace("_", "").replace("-", "")
+
+
+def _path_values(node: Any, depth: int = 0) -> list[str]:
+    """Every string an unmapped tool's arguments hold under a path-like key, at any depth
+    (``{"files": [{"path": ...}]}``, ``{"file": {"path": ...}}``)."""
+    out: list[str] = []
+    if depth > 6:
+        return out
+    if isinstance(node, Mapping):
+        for k, v in node.items():
+            if isinstance(k, str) and _key(k) in _PATH_KEYS:
+                if isinstance(v, str):
+                    out.append(v)
+                elif isinstance(v, Sequence) and not isinstance(v, str):
+                    out.extend(x for x in v if isinstance(x, str))
+            if isinstance(v, (Mapping, list, tuple)):
+                out.extend(_path_values(v, depth + 1))
+    elif isinstance(node, (list, tuple)):
+        for item in node:
+            out.extend(_path_values(item, depth + 1))
+    return list(dict.fromkeys(p for p in out if p))
+
+
+def _has_write_key(node: Any, depth: int = 0) -> bool:
+    if depth > 6:
+        return False
+    if isinstance(node, Mapping):
+        return any((isinstance(k, str) and _key(k) in _WRITE_KEYS) or _has_write_key(v, depth + 1)
+                   for k, v in node.items())
+    if isinstance(node, (list, tuple)):
+        return any(_has_write_key(x, depth + 1) for x in node)
+    return False
+
+
+def _generic(args: Mapping[str, Any], name: str = "") -> list[Target]:
+    """An unmapped tool: every path its arguments name (any path-like key, any depth) —
+    as a write when its name says it changes files (``move_file``) or its arguments carry
+    text to write or an edit; otherwise as a file read (a directory to walk when the path
+    names one). A write whose text the hook cannot see is judged as one that could leave
+    anything (a ``.gitignore`` then cannot be checked)."""
+    paths = _path_values(args)
+    if any(w in name.lower() for w in _WRITE_NAMES) or _has_write_key(args):
+        found = _write(args)
+        known = {t.value: t for t in found}
+        return [known.get(p, Target("write", p)) for p in dict.fromkeys([*known, *paths])]
+    return [Target("file", p) for p in paths]
 
 
 Extract = Callable[[Mapping[str, Any]], list[Target]]
@@ -183,7 +232,8 @@ def _targets(tools: Mapping[str, Extract], name: Any, args: Any) -> tuple[Target
         raise ValueError("the payload needs `tool_name` (a string) and `tool_input` (an object)")
     if name.startswith(("mcp__pathgate__", "mcp_pathgate_", "MCP:pathgate:")):
         return ()  # pathgate's own MCP server gates its calls itself
-    return tuple(tools.get(name, _generic)(args))
+    extract = tools.get(name)
+    return tuple(extract(args) if extract is not None else _generic(args, name))
 
 
 class Agent(NamedTuple):
