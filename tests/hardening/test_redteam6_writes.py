@@ -370,6 +370,11 @@ async def test_other_places_agent_clis_take_commands_from(anyio_backend: str, en
     ("make -f build.mk lint", "build.mk"), ("python3 -W ignore tools", "tools/__main__.py"),
     ("python3 -X dev tools", "tools/__main__.py"), ("node -r ./pre.js tools/lint", "tools/lint/index.js"),
     ("python3 -m tools.lint", "tools.py"), ("python3 -m json.tool", "json.py"), ("yarn lint", ".yarnrc.yml"),
+    # red team 9, G3
+    ("cd tools; bash run", "tools/run"), ("sh -c 'cd tools; ./run'", "tools/run"), ("make -Ctools", "tools/Makefile"),
+    ("npm --prefix=tools run x", "tools/package.json"), ("make --file=build.mk", "build.mk"),
+    ("node -r ./pre srv.js", "pre.js"), ("node --require=./pre srv.js", "pre.js"), ("bash < run", "run"),
+    ("pushd tools; ./run", "tools/run"),
 ])
 async def test_commands_seen_through_cd_wrappers_and_runner_options(anyio_backend: str, env: Path, command: str,
                                                                     path: str) -> None:

@@ -84,6 +84,8 @@ _FILE_OPTIONS = frozenset({"-f", "--file", "--makefile", "--justfile", "--manife
 #: Interpreter options that take a value (the script comes after it): ``python3 -W x s.py``.
 _VALUE_OPTIONS = frozenset({"-W", "-X", "-r", "--require", "--import", "--loader", "--experimental-loader", "-I",
                             "-M", "-o", "-O", "--rcfile", "--init-file"})
+#: Extensions a run-position word without one may be loaded with (``node -r ./pre``).
+_RUN_EXTS = (".js", ".cjs", ".mjs", ".ts", ".py", ".sh")
 #: A leading ``NAME=value`` word (an environment assignment before the command).
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _SCRIPT = re.compile(r"\.(sh|bash|zsh|py|pyw|js|mjs|cjs|ts|mts|cts|rb|pl|php|ps1|bat|cmd|lua|r|jar)$", re.I)
@@ -215,7 +217,12 @@ def _commands(node: object, depth: int = 0) -> Iterator[tuple[list[str], str | N
             elif key == "envFile" and isinstance(value, str):
                 yield [value if "/" in value or value.startswith(("$", "~", "%")) else "./" + value], cwd
             elif key == "args" and isinstance(value, list):
-                words = [w for w in value if isinstance(w, str)]
+                words = []
+                for w in value:
+                    if isinstance(w, str):  # `["-c", "cd tools; ./run"]`: the shell splits it again
+                        words.append(w)
+                        if re.search(r"[;&|()<>`\s]", w):
+                            words.extend(_split(w, 1))
                 command = node.get("command")
                 head = _split(command) if isinstance(command, str) else []
                 yield [*head, *words], cwd
@@ -262,25 +269,44 @@ def _candidates(words: list[str]) -> Iterator[tuple[str, bool]]:
     first = True
 
     def out(value: str, tree: bool) -> Iterator[tuple[str, bool]]:
-        yield value, tree
-        if not value.startswith(("/", "~", "$", "%")):
-            yield from ((d.rstrip("/") + "/" + value, tree) for d in cd_dirs)
+        values = [value]
+        if tree and not _SCRIPT.search(value):  # `node -r ./pre` loads pre.js
+            values += [value + ext for ext in _RUN_EXTS]
+        for v in values:
+            yield v, tree
+            if not v.startswith(("/", "~", "$", "%")):
+                yield from ((d.rstrip("/") + "/" + v, tree) for d in cd_dirs)
+
+    def option_value(option: str, value: str) -> Iterator[tuple[str, bool]]:
+        if option in _DIR_OPTIONS:
+            for m in manifests:
+                yield from out(value.rstrip("/") + "/" + m, False)
+        yield from out(value, True)
 
     for i, word in enumerate(words):
+        word = word.rstrip(";&|")  # `cd tools; bash run`: shlex leaves the separator on
         base = os.path.basename(word)
         if value_of is not None:
-            if value_of in _DIR_OPTIONS:
-                for m in manifests:
-                    yield from out(word.rstrip("/") + "/" + m, False)
-            yield from out(word, True)
+            yield from option_value(value_of, word)
             value_of = None
             continue
         if base in _RUNNERS:
             manifests = _RUNNERS[base]
             for m in manifests:
                 yield from out(m, False)
-        if word == "cd" and i + 1 < len(words):
-            cd_dirs.append(words[i + 1])
+        if manifests:  # `make -Ctools`, `npm --prefix=tools`, `make --file=build.mk`
+            opt, eq, val = word.partition("=")
+            if eq and val and (opt in _DIR_OPTIONS or opt in _FILE_OPTIONS):
+                yield from option_value(opt, val)
+            elif word[:2] in ("-C", "-f") and len(word) > 2 and not word.startswith("--"):
+                yield from option_value(word[:2], word[2:])
+        opt, eq, val = word.partition("=")
+        if eq and val and script and opt in _VALUE_OPTIONS:  # `node --require=./pre x`
+            yield from out(val, True)
+        if word in ("<", "source", ".") and i + 1 < len(words):  # `bash < run` runs it
+            yield from out(words[i + 1].rstrip(";&|"), True)
+        if word in ("cd", "pushd") and i + 1 < len(words):
+            cd_dirs.append(words[i + 1].rstrip(";&|"))
         head = first and not _ASSIGN.match(word) and base not in _WRAPPERS
         if head:
             first = False
