@@ -128,9 +128,11 @@ def runs(real: str, root: str) -> bool:
 
 
 def fold_path(path: str) -> str:
-    """``path`` with every component casefolded and NTFS's trailing spaces and dots cut:
-    the spellings a case-insensitive filesystem opens as the same file compare equal."""
-    return "/".join(c.rstrip(" .").casefold() if c not in (".", "..") else c for c in path.split("/"))
+    """``path`` with every component casefolded (NTFS's dotless ``ı`` as ``i``), an NTFS
+    ``:stream`` and trailing spaces and dots cut: the spellings a case-insensitive
+    filesystem opens as the same file compare equal (more, on POSIX: harmless here)."""
+    return "/".join(c.split(":", 1)[0].rstrip(" .").casefold().replace("ı", "i") if c not in (".", "..") else c
+                    for c in path.split("/"))
 
 
 def in_hook_dir(normalized: str) -> bool:
