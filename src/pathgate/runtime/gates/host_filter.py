@@ -61,14 +61,19 @@ class HostFilterGate:
             return None
         if len(prefixes) > MAX_WRITTEN:
             return _TOO_MANY
-        for i, prefix in enumerate(prefixes):
+        return self._ask_all(prefixes)
+
+    def _ask_all(self, paths: list[str]) -> GateResult:
+        """The filter on each of ``paths`` in order, stopping at the first refusal (a sync
+        filter); an async one is awaited one call at a time (:meth:`_await_all`)."""
+        for i, path in enumerate(paths):
             try:
-                answer = self.host_filter(prefix)
+                answer = self.host_filter(path)
             except Exception:
                 _warn_raised()
                 return _FAILED
             if inspect.isawaitable(answer):
-                return self._await_all(answer, prefixes[i + 1 :])
+                return self._await_all(answer, paths[i + 1 :])
             if answer is not True:
                 return _BLOCK
         return None
@@ -92,14 +97,7 @@ class HostFilterGate:
     def judge_name(self, name: str) -> GateResult:
         """The filter's answer for one project-relative spelling (the path gate asks before
         explaining a block, so a refused name stays opaque)."""
-        try:
-            answer = self.host_filter(name)
-        except Exception:
-            _warn_raised()
-            return _FAILED
-        if inspect.isawaitable(answer):
-            return self._await(answer)
-        return None if answer is True else _BLOCK
+        return self._ask_all([name])
 
     def check(self, facts: PathFacts, ctx: GateContext) -> GateResult:
         subject = facts.subject
@@ -107,20 +105,8 @@ class HostFilterGate:
         if name and name != subject and facts.resolved is not None:
             # a symlink on the way (inside the project or, with allow_outside_root, out of
             # it): the spelling as written (SPEC), then where it leads
-            subjects = [name, subject]
-        else:
-            subjects = [subject]
-        for i, path in enumerate(subjects):
-            try:
-                answer = self.host_filter(path)
-            except Exception:
-                _warn_raised()
-                return _FAILED
-            if inspect.isawaitable(answer):
-                return self._await_all(answer, subjects[i + 1:])
-            if answer is not True:
-                return _BLOCK
-        return None
+            return self._ask_all([name, subject])
+        return self._ask_all([subject])
 
     @staticmethod
     async def _await(answer: Awaitable[bool]) -> Verdict | None:

@@ -296,13 +296,12 @@ def _candidates(words: list[str]) -> Iterator[tuple[str, bool]]:
             manifests = _RUNNERS[base]
             for m in manifests:
                 yield from out(m, False)
+        opt, eq, val = word.partition("=")
         if manifests:  # `make -Ctools`, `npm --prefix=tools`, `make --file=build.mk`
-            opt, eq, val = word.partition("=")
             if eq and val and (opt in _DIR_OPTIONS or opt in _FILE_OPTIONS):
                 yield from option_value(opt, val)
             elif word[:2] in ("-C", "-f") and len(word) > 2 and not word.startswith("--"):
                 yield from option_value(word[:2], word[2:])
-        opt, eq, val = word.partition("=")
         if eq and val and script and opt in _VALUE_OPTIONS:  # `node --require=./pre x`
             yield from out(val, True)
         if word in ("<", "source", ".") and i + 1 < len(words):  # `bash < run` runs it

@@ -356,24 +356,19 @@ class ReadFacts:
                     real = r.real
                     if real is None or st is None:
                         continue
-                    for check in inline_checks:
-                        verdict = check(f, ctx)
-                        if verdict is not None:
-                            if not isinstance(verdict, Verdict):  # must await: the loop runs it again
-                                verdict.close()  # type: ignore[attr-defined]
-                            break
-                    else:
-                        got_open = opened.get(real)
-                        if got_open is None:
-                            req = ReadRequest(real, size_limit, (st.st_dev, st.st_ino),
-                                              root if relpath is not None else None)
-                            if dir_fd >= 0:  # resolved through the parent's descriptor: opened from it
-                                got_open = open_read_in(ops, req, dir_fd, name, inline=on_loop)
-                            else:
-                                got_open = open_read(ops, req, dirs, inline=on_loop)
-                            opened[real] = got_open
-                        f.opened = got_open
-                        f.cleared = cleared + _tail_passed(tail_checks, f, ctx)  # the pipeline skips these
+                    if _tail_passed(inline_checks, f, ctx) < len(inline_checks):  # blocked, or must await
+                        continue  # the pipeline runs the gates again on the loop
+                    got_open = opened.get(real)
+                    if got_open is None:
+                        req = ReadRequest(real, size_limit, (st.st_dev, st.st_ino),
+                                          root if relpath is not None else None)
+                        if dir_fd >= 0:  # resolved through the parent's descriptor: opened from it
+                            got_open = open_read_in(ops, req, dir_fd, name, inline=on_loop)
+                        else:
+                            got_open = open_read(ops, req, dirs, inline=on_loop)
+                        opened[real] = got_open
+                    f.opened = got_open
+                    f.cleared = cleared + _tail_passed(tail_checks, f, ctx)  # the pipeline skips these
             return [None] * len(items)
 
         return chunk
