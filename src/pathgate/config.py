@@ -134,11 +134,39 @@ def _is_file(path: str) -> bool:
         return False
 
 
+#: Largest settings file read (a repository is untrusted input: a huge ``pyproject.toml``
+#: must not make every start read it whole).
+MAX_CONFIG_FILE_BYTES = 4 << 20
+
+
+def _read_bounded(path: str) -> bytes:
+    """The bytes of the regular file at ``path`` (a link followed), opened with
+    ``O_NONBLOCK`` so a FIFO swapped in after :func:`_is_file` never blocks the start, its
+    type checked on the descriptor; ``EFBIG`` past :data:`MAX_CONFIG_FILE_BYTES`."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", path)
+        chunks: list[bytes] = []
+        left = MAX_CONFIG_FILE_BYTES + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        if left <= 0:
+            raise OSError(errno.EFBIG, f"larger than {MAX_CONFIG_FILE_BYTES} bytes", path)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def _read_toml(found: "Path") -> tuple[Any, str] | None:
     """The settings table of ``found`` and its key prefix; ``None`` for a ``pyproject.toml``
     without ``[tool.pathgate]``."""
     try:
-        raw = found.read_bytes()
+        raw = _read_bounded(str(found))
     except OSError as exc:
         raise ConfigError(f"{found}: cannot read: {exc.strerror or exc}") from None
     if found.name == "pyproject.toml" and b"pathgate" not in raw and b"\\u" not in raw and b"\\U" not in raw:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Callable
 from typing import Any
@@ -30,6 +31,9 @@ GEMINI_MATCHER = (
     "read_file|read_many_files|write_file|replace|glob|search_file_content|grep_search|list_directory"
 )
 CURSOR_EVENTS = ("beforeReadFile", "beforeTabFileRead", "preToolUse")
+
+#: Largest settings file install reads (agent settings are a few kilobytes).
+_MAX_SETTINGS_BYTES = 8 << 20
 
 _DIRS = {"claude-code": ".claude", "cursor": ".cursor", "gemini": ".gemini"}
 _FILES = {"claude-code": "settings.json", "cursor": "hooks.json", "gemini": "settings.json"}
@@ -120,8 +124,18 @@ def merged_settings(agent: str, path: str, command: str) -> tuple[dict[str, Any]
     """The settings of ``path`` with pathgate's hook merged, and whether anything changed."""
     before: dict[str, Any] = {}
     if os.path.exists(path):
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        try:
+            # O_NONBLOCK and a type check: a FIFO in a cloned repository must not hang install
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            with os.fdopen(fd, "rb") as f:
+                if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                    raise InstallError(f"{path} is not a regular file; remove it or use --print")
+                raw = f.read(_MAX_SETTINGS_BYTES + 1)
+            if len(raw) > _MAX_SETTINGS_BYTES:
+                raise InstallError(f"{path} is larger than {_MAX_SETTINGS_BYTES} bytes; fix it or use --print")
+            text = raw.decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InstallError(f"{path}: cannot read it ({exc}); fix it or use --print") from None
         try:
             loaded = json.loads(text) if text.strip() else {}
         except json.JSONDecodeError as exc:

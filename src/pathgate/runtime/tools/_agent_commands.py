@@ -188,12 +188,26 @@ def _load(path: str) -> object:
     """The parsed JSON of the settings file at ``path`` (a link followed, as the agent CLI
     does), or ``None`` when missing, too large or not JSON (then only :data:`HOOK_DIRS`)."""
     try:
-        with open(path, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                return None
-            raw = f.read(_MAX_SETTINGS + 1)
+        # O_NONBLOCK: a FIFO planted as a settings file must not hang every write
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks: list[bytes] = []
+        left = _MAX_SETTINGS + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        raw = b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     if len(raw) > _MAX_SETTINGS:
         return None
     try:
