@@ -43,7 +43,8 @@ __all__ = ["HOOK_DIRS", "SETTINGS", "fold_path", "in_hook_dir", "runs"]
 
 #: Settings files (root-relative) whose commands the agent CLIs run.
 SETTINGS = (".claude/settings.json", ".claude/settings.local.json", ".cursor/hooks.json", ".cursor/mcp.json",
-            ".gemini/settings.json", ".mcp.json", ".vscode/mcp.json", ".lsp.json")
+            ".cursor/cli.json", ".cursor/environment.json", ".gemini/settings.json", ".mcp.json",
+            ".vscode/mcp.json", ".vscode/settings.json", ".lsp.json")
 #: The same files in the user's home, plus Claude Code's user and local MCP lists.
 _USER_SETTINGS = (".claude/settings.json", ".claude/settings.local.json", ".cursor/hooks.json", ".cursor/mcp.json",
                   ".gemini/settings.json", ".claude.json")
@@ -55,7 +56,7 @@ HOOK_DIRS = (".claude/hooks", ".cursor/hooks", ".gemini/hooks", ".claude/agents"
              ".claude/commands", ".gemini/extensions", ".gemini/commands")
 #: JSON keys whose string value is a command line (besides ``command``).
 _COMMAND_KEYS = frozenset({"command", "apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "otelHeadersHelper",
-                           "toolDiscoveryCommand", "toolCallCommand"})
+                           "toolDiscoveryCommand", "toolCallCommand", "install", "start"})
 _INTERPRETERS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish", "python", "python2", "python3", "pypy",
                            "pypy3", "node", "nodejs", "deno", "bun", "tsx", "ts-node", "ruby", "perl", "php",
                            "pwsh", "powershell", "lua", "Rscript", "uv", "run", "exec", "source", "."})
@@ -104,26 +105,36 @@ _RACY = 2.0
 def runs(real: str, root: str) -> bool:
     """Is the absolute real path ``real`` (``root`` is a real path) a file an agent CLI's
     settings run, a settings file reached through a link, or below one of
-    :data:`HOOK_DIRS`? Blocking."""
+    :data:`HOOK_DIRS`? Blocking.
+
+    An agent CLI may be started in any directory of the project (``cd pkg && claude`` in a
+    monorepo): it then loads ``pkg/.claude/settings.json`` and runs ``pkg/.claude/hooks/``,
+    with ``$CLAUDE_PROJECT_DIR`` read as ``pkg``. So the settings files of the root and of
+    every directory between it and ``real`` are read, each with its own directory as the
+    project directory (the user-level ones with each of them too)."""
     rel = os.path.relpath(real, root).replace(os.sep, "/")
     if rel == ".." or rel.startswith("../"):
         return False
     folded = "/".join(c.rstrip(" .").casefold() for c in rel.split("/"))
     if in_hook_dir(folded):
         return True
-    for d in HOOK_DIRS:
-        linked = os.path.realpath(os.path.join(root, d))
-        if real.startswith(linked.rstrip("/") + "/"):
-            return True
+    parts = rel.split("/")[:-1]
+    bases = [root, *(os.path.join(root, *parts[:i]) for i in range(1, len(parts) + 1))]
+    for base in bases:
+        for d in HOOK_DIRS:
+            linked = os.path.realpath(os.path.join(base, d))
+            if real.startswith(linked.rstrip("/") + "/"):
+                return True
     inside = root.rstrip("/") + "/"
     real_f = fold_path(real)  # as a case-insensitive (or NTFS) filesystem would open it
-    for path, tree in _named(root):
-        for spelling in dict.fromkeys((path, os.path.realpath(path))):
-            if not spelling.startswith(inside):
-                continue
-            sp = fold_path(spelling)
-            if sp == real_f or (tree and real_f.startswith(sp + "/")):
-                return True
+    for base in bases:
+        for path, tree in _named(base, root):
+            for spelling in dict.fromkeys((path, os.path.realpath(path))):
+                if not spelling.startswith(inside):
+                    continue
+                sp = fold_path(spelling)
+                if sp == real_f or (tree and real_f.startswith(sp + "/")):
+                    return True
     return False
 
 
@@ -137,13 +148,15 @@ def fold_path(path: str) -> str:
 
 def in_hook_dir(normalized: str) -> bool:
     """Is the root-relative path ``normalized`` (components casefolded, NTFS spellings
-    cut) below one of :data:`HOOK_DIRS`?"""
-    return any(normalized.strip("/").startswith(d + "/") for d in HOOK_DIRS)
+    cut) below one of :data:`HOOK_DIRS`, in the root or in any directory of the project
+    (an agent CLI started in ``pkg/`` runs ``pkg/.claude/hooks/``)?"""
+    padded = "/" + normalized.strip("/")
+    return any(f"/{d}/" in padded for d in HOOK_DIRS)
 
 
-def _settings_files(root: str) -> list[str]:
+def _settings_files(base: str) -> list[str]:
     home = os.path.expanduser("~")
-    files = [os.path.join(root, s) for s in SETTINGS]
+    files = [os.path.join(base, s) for s in SETTINGS]
     if home and home != "~":
         files += [os.path.join(home, s) for s in _USER_SETTINGS]
     return list(dict.fromkeys(files))
@@ -157,15 +170,16 @@ def _signature(path: str) -> tuple[int, int, int, int, int] | None:
     return (st.st_dev, st.st_ino, st.st_size, max(st.st_mtime_ns, st.st_ctime_ns), st.st_mtime_ns)
 
 
-def _named(root: str) -> tuple[tuple[str, bool], ...]:
-    """The absolute paths (normalised, links not resolved) that the settings files name,
+def _named(base: str, root: str) -> tuple[tuple[str, bool], ...]:
+    """The absolute paths (normalised, links not resolved) that the settings files of an
+    agent CLI started in ``base`` (a directory of the project ``root``, or the root) name,
     and the settings files themselves, each with whether everything below it counts too;
     parsed again whenever a settings file's ``stat`` signature changes (not cached while one
     is racily new)."""
-    files = _settings_files(root)
+    files = _settings_files(base)
     sigs = [_signature(f) for f in files]
-    key = (os.path.expanduser("~"), *sigs)
-    hit = _cache.get(root)
+    key = (os.path.expanduser("~"), root, *sigs)
+    hit = _cache.get(base)
     if hit is not None and hit[0] == key:
         return hit[1]
     out: dict[str, bool] = dict.fromkeys(files, False)
@@ -173,14 +187,14 @@ def _named(root: str) -> tuple[tuple[str, bool], ...]:
         data = _load(path)
         if data is not None:
             for words, cwd in _commands(data):
-                for full, tree in _paths(words, cwd, root):
+                for full, tree in _paths(words, cwd, base, root):
                     out[full] = out.get(full, False) or tree
     named = tuple(out.items())
     now = time.time()
     if all(s is None or now - s[3] / 1e9 > _RACY for s in sigs):
-        if len(_cache) > 16:
+        if len(_cache) > 256:
             _cache.clear()
-        _cache[root] = (key, named)
+        _cache[base] = (key, named)
     return named
 
 
@@ -364,13 +378,14 @@ def _expand(word: str, root: str) -> list[str]:
     return [w.replace("\\", "/") for w in words]
 
 
-def _paths(words: list[str], cwd: str | None, root: str) -> Iterator[tuple[str, bool]]:
+def _paths(words: list[str], cwd: str | None, start: str, root: str) -> Iterator[tuple[str, bool]]:
     """The real paths inside ``root`` (not the root itself) that ``words`` may name, read
-    from the root and from ``cwd``, each with whether everything below it counts too."""
-    bases = [root, *(os.path.join(root, c) for c in (_expand(cwd, root) if cwd else ()))]
+    from ``start`` (the directory the agent CLI runs in: a project-directory variable reads
+    as it) and from ``cwd``, each with whether everything below it counts too."""
+    bases = [start, *(os.path.join(start, c) for c in (_expand(cwd, start) if cwd else ()))]
     inside = root.rstrip("/") + "/"
     for cand, tree in _candidates(words):
-        for text in _expand(cand, root):
+        for text in _expand(cand, start):
             for base in bases:
                 full = os.path.normpath(os.path.join(base, text))
                 if full.startswith(inside) or os.path.realpath(full).startswith(inside):

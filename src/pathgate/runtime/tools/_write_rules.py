@@ -37,15 +37,26 @@ __all__ = ["AGENT_SETTINGS", "CONFIG_FILE", "GITIGNORE_RULE", "MAX_READ", "decla
 #: The agent CLIs' own settings and MCP server lists (project-relative, normalised): writing
 #: them could switch a hook off (``pathgate hook install``), grant the agent permissions or
 #: add a server, so no agent may write them.
+#: Cursor CLI's ``cli.json`` grants permissions (``Shell(**)``), its ``environment.json``
+#: holds the background agent's install and start commands; VS Code's workspace
+#: ``settings.json`` can switch Copilot's tool approval off (``chat.tools.autoApprove``).
 AGENT_SETTINGS = frozenset({".claude/settings.json", ".claude/settings.local.json", ".cursor/hooks.json",
-                            ".cursor/mcp.json", ".gemini/settings.json", ".mcp.json", ".vscode/mcp.json",
+                            ".cursor/mcp.json", ".cursor/cli.json", ".cursor/environment.json",
+                            ".gemini/settings.json", ".mcp.json", ".vscode/mcp.json", ".vscode/settings.json",
                             ".lsp.json"})
+_SETTINGS_NAMES = frozenset(s.rsplit("/", 1)[-1] for s in AGENT_SETTINGS)
 
 
 def is_agent_settings(normalized: str) -> bool:
     """Is the project-relative path ``normalized`` (each component through
-    :func:`~pathgate.runtime.gates.secrets.normalize_name`) one of :data:`AGENT_SETTINGS`?"""
-    return normalized.strip("/") in AGENT_SETTINGS
+    :func:`~pathgate.runtime.gates.secrets.normalize_name`) one of :data:`AGENT_SETTINGS`,
+    in the root or in any directory of the project (an agent CLI started in ``pkg/`` loads
+    ``pkg/.claude/settings.json``; Cursor CLI merges every ``.cursor/cli.json`` from the
+    git root down to where it runs)?"""
+    path = normalized.strip("/")
+    if path.rsplit("/", 1)[-1] not in _SETTINGS_NAMES:
+        return False
+    return any(path == s or path.endswith("/" + s) for s in AGENT_SETTINGS)
 
 
 def steers_guard(real: str, index: IgnoreIndex) -> bool:
