@@ -246,6 +246,29 @@ def _include_if(cond: str) -> Builder:
     return build
 
 
+def _hasconfig(repo_cfg: str, inc: str = "", global_cfg: str | None = None) -> Builder:
+    """``includeIf "hasconfig:remote.*.url:…"`` (git ≥ 2.36): ``repo_cfg`` appended to the
+    repository's config, ``inc`` to the file the condition includes (which also sets
+    ``core.excludesFile``), ``global_cfg`` as the global file (TMP: the temporary dir)."""
+
+    def build(git: str, tmp: Path) -> Case:
+        r = _repo(git, tmp)
+        (tmp / "ex").write_text("c\n")
+        (tmp / "inc.cfg").write_text(f"[core]\n\texcludesFile = {tmp / 'ex'}\n" + inc)
+        (tmp / "other.cfg").write_text('[remote "o2"]\n\turl = https://example.com/work/two.git\n')
+        _append_config(r, repo_cfg.replace("TMP", str(tmp)))
+        env = {}
+        if global_cfg is not None:
+            (tmp / "g.cfg").write_text(global_cfg.replace("TMP", str(tmp)))
+            env["GIT_CONFIG_GLOBAL"] = str(tmp / "g.cfg")
+        return Case(["-v", "-n", "a", "c"], env=env)
+    return build
+
+
+_HC = '[includeIf "hasconfig:remote.*.url:{}"]\n\tpath = TMP/inc.cfg\n'
+_ORIGIN = '[remote "origin"]\n\turl = https://example.com/work/app.git\n'
+
+
 def c_worktree(git: str, tmp: Path) -> Case:
     r = _repo(git, tmp)
     env = _env(tmp, {})
@@ -426,6 +449,28 @@ LAYOUT: dict[str, Builder] = {
     "includeif-onbranch": _include_if("onbranch:main"),
     "includeif-onbranch-other": _include_if("onbranch:dev"),
     "includeif-hasconfig": _include_if("hasconfig:remote.*.url:x"),
+    "hasconfig-match": _hasconfig(_ORIGIN + _HC.format("https://example.com/work/**")),
+    "hasconfig-remote-after": _hasconfig(_HC.format("https://example.com/work/**") + _ORIGIN),
+    "hasconfig-star-stops-at-slash": _hasconfig(_ORIGIN + _HC.format("https://example.com/*")),
+    "hasconfig-exact": _hasconfig(_ORIGIN + _HC.format("https://example.com/work/app.git")),
+    "hasconfig-nomatch": _hasconfig(_ORIGIN + _HC.format("https://example.org/**")),
+    "hasconfig-global-remote": _hasconfig(_HC.format("https://example.com/work/**"), global_cfg=_ORIGIN),
+    "hasconfig-in-global": _hasconfig(_ORIGIN, global_cfg=_HC.format("https://example.com/**")),
+    "hasconfig-remote-from-include": _hasconfig("[include]\n\tpath = TMP/other.cfg\n"
+                                                + _HC.format("**/two.git")),
+    "hasconfig-empty-remote-name": _hasconfig('[remote ""]\n\turl = https://example.com/e.git\n'
+                                              + _HC.format("https://example.com/e.git")),
+    "hasconfig-no-remote-name": _hasconfig('[remote]\n\turl = https://example.com/e.git\n'
+                                           + _HC.format("https://example.com/e.git")),
+    "hasconfig-pushurl-only": _hasconfig('[remote "o"]\n\tpushurl = https://example.com/p.git\n'
+                                         + _HC.format("https://example.com/p.git")),
+    "hasconfig-other-key": _hasconfig(_ORIGIN + '[includeIf "hasconfig:remote.*.pushurl:**"]\n'
+                                      "\tpath = TMP/inc.cfg\n"),
+    "hasconfig-included-file-has-url": _hasconfig(_ORIGIN + _HC.format("https://example.com/work/**"),
+                                                  inc='[remote "x"]\n\turl = https://example.com/x.git\n'),
+    "hasconfig-gitdir-file-has-url": _hasconfig(
+        _ORIGIN + '[includeIf "gitdir:TMP/r/"]\n\tpath = TMP/other.cfg\n' + _HC.format("nomatch")),
+    "hasconfig-case-sensitive": _hasconfig(_ORIGIN + _HC.format("https://EXAMPLE.com/work/**")),
     "worktree-add": c_worktree,
     "config-parameters": _env_case({"GIT_CONFIG_PARAMETERS": "'core.excludesfile'='TMP/ex'"}),
     "config-parameters-old": _env_case({"GIT_CONFIG_PARAMETERS": "'core.excludesfile=TMP/ex'"}),

@@ -14,7 +14,7 @@ global files (``$GIT_CONFIG_GLOBAL`` alone, else ``$XDG_CONFIG_HOME/git/config``
 ``config.worktree`` when ``extensions.worktreeConfig`` is on, then ``git -c`` values from
 the environment (``GIT_CONFIG_PARAMETERS``, ``GIT_CONFIG_COUNT``/``_KEY_n``/``_VALUE_n``).
 ``[include] path`` and ``[includeIf "gitdir:…"]`` / ``"gitdir/i:…"`` / ``"onbranch:…"``
-are followed (``hasconfig:`` never matches: it needs remotes).
+are followed, and ``"hasconfig:remote.*.url:…"`` (:mod:`._gitconfig_load`).
 
 Errors git dies on raise :class:`GitFatal` with git's message: a malformed gitfile, a bad
 config line, a bare ``core.excludesFile``, a non-boolean ``core.ignoreCase`` or
@@ -35,10 +35,7 @@ from pathgate.runtime.fs import MAX_CONFIG_BYTES, read_regular
 from pathgate.runtime.ignore._gitconfig_parse import (
     ConfigEntry,
     GitFatal,
-    parse_config,
-    parse_env_parameters,
 )
-from pathgate.runtime.ignore._wildmatch import Wildmatch
 
 __all__ = ["ConfigEntry", "GitFatal", "GitLayout", "GitSettings", "discover", "find_git_layout",
            "parse_bool", "read_gitfile", "resolve"]
@@ -344,155 +341,6 @@ def config_files(layout: GitLayout | None, env: Mapping[str, str] | None = None
     return files
 
 
-class _Loader:
-    """Reads config files with their includes, recording every path it looked at."""
-
-    def __init__(self, layout: GitLayout | None, watched: list[str],
-                 absent: Callable[[str], bool] | None = None) -> None:
-        self.layout = layout
-        self.watched = watched
-        self.errors: list[str] = []
-        #: an include target this says is a secret is read as missing (never parsed: its
-        #: errors or its mere existence would reach the model through a fail-closed answer)
-        self.absent = absent
-
-    def file(self, path: str, shown: str, eacces_fatal: bool, depth: int = 0
-             ) -> list[ConfigEntry]:
-        self.watched.append(path)
-        try:
-            if not _access(path, os.R_OK):
-                err = OSError(13, os.strerror(13)) if os.path.lexists(path) else None
-                if err is None or not eacces_fatal:
-                    return []
-                raise err
-            data = _read_small(path)
-        except FileNotFoundError:
-            return []
-        except NotADirectoryError:
-            return []
-        except OSError as exc:
-            if exc.errno == 21:
-                raise GitFatal(f"warning: unable to access '{shown}': {os.strerror(21)}\n"
-                               "fatal: unknown error occurred while reading the configuration "
-                               "files", shown) from None
-            msg = f"unable to access '{shown}': {os.strerror(exc.errno or 5)}"
-            if self.layout is not None and path == os.path.join(self.layout.common_dir, "config"):
-                msg = f"warning: {msg}\nfatal: {msg}"  # git's repository-format check warned
-            else:
-                msg = f"fatal: {msg}"
-            raise GitFatal(msg, shown) from None
-        text = data.decode("utf-8", "surrogateescape")
-        out: list[ConfigEntry] = []
-        for e in parse_config(text, shown, path, self.errors):
-            out.append(e)
-            inc = self._include_target(e)
-            if inc is not None:
-                if depth >= _MAX_INCLUDE_DEPTH:
-                    raise GitFatal(f"fatal: exceeded maximum include depth "
-                                   f"({_MAX_INCLUDE_DEPTH}) while including\n\t{inc[1]}\n"
-                                   f"from\n\t{shown}", shown)
-                if self.absent is not None and self.absent(inc[0]):
-                    self.watched.append(inc[0])
-                    continue
-                out.extend(self.file(inc[0], inc[1], False, depth + 1))
-        return out
-
-    def _include_target(self, e: ConfigEntry) -> tuple[str, str] | None:
-        """The file an ``include.path``/``includeIf.*.path`` entry names, if it applies:
-        ``(path, how git names it)``."""
-        if e.value is None or not e.key.endswith(".path"):
-            return None
-        if e.key == "include.path":
-            pass
-        elif e.key.startswith("includeif.") and e.key.count(".") >= 2:
-            cond = e.key[len("includeif."):-len(".path")]
-            if not self._condition(cond, e):
-                return None
-        else:
-            return None
-        target = expand_path(e.value)
-        if target.startswith("/"):
-            return target, target
-        if e.path is None or e.origin is None:
-            raise GitFatal("fatal: relative config includes must come from files")
-        shown_dir = os.path.dirname(e.origin)
-        return (os.path.join(os.path.dirname(e.path), target),
-                shown_dir + "/" + target if shown_dir else target)
-
-    def _condition(self, cond: str, e: ConfigEntry) -> bool:
-        if self.layout is None:
-            return False
-        if cond.startswith("gitdir:"):
-            return self._by_gitdir(cond[7:], e, False)
-        if cond.startswith("gitdir/i:"):
-            return self._by_gitdir(cond[9:], e, True)
-        if cond.startswith("onbranch:"):
-            return self._by_branch(cond[9:])
-        return False
-
-    def _by_gitdir(self, pat: str, e: ConfigEntry, icase: bool) -> bool:
-        pat = expand_path(pat)
-        prefix = 0
-        if pat.startswith("./"):
-            if e.path is None:
-                raise GitFatal("fatal: relative config include conditionals must come from "
-                               "files")
-            base = os.path.dirname(os.path.realpath(e.path)) + "/"
-            pat = base + pat[2:]
-            prefix = len(base)
-        elif not pat.startswith("/"):
-            pat = "**/" + pat
-        if pat.endswith("/"):
-            pat += "**"
-        assert self.layout is not None
-        real = os.path.realpath(self.layout.git_dir)
-        for text in (real, os.path.abspath(self.layout.git_dir)):
-            if prefix:
-                a, b = pat[:prefix], text[:prefix]
-                if len(text) < prefix or (a.lower() != b.lower() if icase else a != b):
-                    continue
-            if Wildmatch(pat[prefix:], True, icase)(text[prefix:]):
-                return True
-        return False
-
-    def _by_branch(self, pat: str) -> bool:
-        assert self.layout is not None
-        head = os.path.join(self.layout.git_dir, "HEAD")
-        self.watched.append(head)
-        try:
-            data = _read_small(head).decode("utf-8", "surrogateescape")
-        except OSError:
-            return False
-        if not data.startswith("ref: refs/heads/"):
-            return False
-        branch = data[len("ref: refs/heads/"):].rstrip("\n")
-        if pat.endswith("/"):
-            pat += "**"
-        return Wildmatch(pat, True, False)(branch)
-
-
-def load_config(layout: GitLayout | None, env: Mapping[str, str], watched: list[str],
-                absent: Callable[[str], bool] | None = None) -> tuple[list[ConfigEntry], list[str]]:
-    """Every config entry git would see, in order, and git's non-fatal ``error:`` lines
-    (an include target ``absent`` names is read as missing)."""
-    loader = _Loader(layout, watched, absent)
-    entries: list[ConfigEntry] = []
-    for path, shown, eacces_fatal in config_files(layout, env):
-        entries.extend(loader.file(path, shown, eacces_fatal))
-    if layout is not None:
-        local = [e for e in entries if e.origin == layout.common_display + "/config"]
-        wt = [e for e in local if e.key == "extensions.worktreeconfig"]
-        if wt and parse_bool(wt[-1].value):
-            entries.extend(loader.file(os.path.join(layout.git_dir, "config.worktree"),
-                                       layout.git_display + "/config.worktree", True))
-    for e in parse_env_parameters(env):
-        entries.append(e)
-        inc = loader._include_target(e)
-        if inc is not None and not (absent is not None and absent(inc[0])):
-            entries.extend(loader.file(inc[0], inc[1], False, 1))
-    return entries, loader.errors
-
-
 def _validate(e: ConfigEntry) -> None:
     if e.key in _PATH_KEYS and e.value is None:
         where = (f"fatal: bad config variable '{e.key}' in file '{e.origin}' at line {e.line}"
@@ -528,6 +376,8 @@ def resolve(root: str, *, excludes_file: str | None = None, ignore_case: bool | 
     s.layout = layout
     if layout is not None:
         s.watched += [layout.git_dir, os.path.join(layout.git_dir, "commondir")]
+    from pathgate.runtime.ignore._gitconfig_load import load_config
+
     entries, s.errors = load_config(layout, env, s.watched, absent)
     last: dict[str, str | None] = {}
     for e in entries:
