@@ -19,7 +19,6 @@ from pathgate.runtime.ignore import _gitconfig
 from pathgate.runtime.ignore._gitconfig import (
     _MAX_INCLUDE_DEPTH,
     GitLayout,
-    _read_small,
     config_files,
     expand_path,
     parse_bool,
@@ -61,7 +60,7 @@ class _Loader:
                 if err is None or not eacces_fatal:
                     return []
                 raise err
-            data = _read_small(path)
+            data = _gitconfig._read_small(path)
         except FileNotFoundError:
             return []
         except NotADirectoryError:
@@ -175,7 +174,7 @@ class _Loader:
         head = os.path.join(self.layout.git_dir, "HEAD")
         self.watched.append(head)
         try:
-            data = _read_small(head).decode("utf-8", "surrogateescape")
+            data = _gitconfig._read_small(head).decode("utf-8", "surrogateescape")
         except OSError:
             return False
         if not data.startswith("ref: refs/heads/"):

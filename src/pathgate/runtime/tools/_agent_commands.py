@@ -44,7 +44,7 @@ __all__ = ["HOOK_DIRS", "SETTINGS", "fold_path", "in_hook_dir", "runs"]
 #: Settings files (root-relative) whose commands the agent CLIs run.
 SETTINGS = (".claude/settings.json", ".claude/settings.local.json", ".cursor/hooks.json", ".cursor/mcp.json",
             ".cursor/cli.json", ".cursor/environment.json", ".gemini/settings.json", ".mcp.json",
-            ".vscode/mcp.json", ".vscode/settings.json", ".lsp.json")
+            ".vscode/mcp.json", ".vscode/settings.json", ".vscode/tasks.json", ".lsp.json")
 #: The same files in the user's home, plus Claude Code's user and local MCP lists.
 _USER_SETTINGS = (".claude/settings.json", ".claude/settings.local.json", ".cursor/hooks.json", ".cursor/mcp.json",
                   ".gemini/settings.json", ".claude.json")
@@ -59,7 +59,22 @@ _COMMAND_KEYS = frozenset({"command", "apiKeyHelper", "awsAuthRefresh", "awsCred
                            "toolDiscoveryCommand", "toolCallCommand", "install", "start"})
 _INTERPRETERS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish", "python", "python2", "python3", "pypy",
                            "pypy3", "node", "nodejs", "deno", "bun", "tsx", "ts-node", "ruby", "perl", "php",
-                           "pwsh", "powershell", "lua", "Rscript", "uv", "run", "exec", "source", "."})
+                           "pwsh", "powershell", "lua", "Rscript", "uv", "run", "exec", "source", ".",
+                           "run-parts"})
+#: Variables naming directories a command loads code from: every ``:``-separated entry of
+#: ``PYTHONPATH=tools`` counts with everything below it.
+_PATH_VARS = frozenset({"PYTHONPATH", "NODE_PATH", "RUBYLIB", "PERL5LIB", "PERLLIB", "PATH", "CLASSPATH",
+                        "GEM_PATH", "LUA_PATH", "DENO_DIR"})
+#: An interpreter's short option glued to its value: ``-mtools.guard``, ``-r./pre.js``.
+_GLUED = re.compile(r"^-([mrIWXM])([^-].*)$")
+#: Options whose value is inline code (``python3 -c "import guard"``, ``node -e …``).
+_CODE_OPTIONS = frozenset({"-c", "-e", "--eval", "-p", "--print", "-E"})
+#: What inline code loads: Python ``import a.b, c`` / ``from a import``, ``require('x')``,
+#: ``require_relative 'x'``, ``import('x')`` / ``import … from 'x'``.
+_IMPORTS = re.compile(r"\bfrom\s+([A-Za-z_][\w.]*)\s+import\b|\bimport\s+([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)"
+                      r"|\b(?:require|require_relative|import|from)\s*\(?\s*['\"]([^'\"]+)['\"]")
+#: Glob characters: a word holding one names every file it matches.
+_GLOB = re.compile(r"[*?\[]")
 #: Task runners and the manifests they take their commands from (``npm run lint`` runs a
 #: ``package.json`` script): the manifest is never writable when a settings command starts one.
 _RUNNERS: dict[str, tuple[str, ...]] = {
@@ -122,20 +137,54 @@ def runs(real: str, root: str) -> bool:
     bases = [root, *(os.path.join(root, *parts[:i]) for i in range(1, len(parts) + 1))]
     for base in bases:
         for d in HOOK_DIRS:
-            linked = os.path.realpath(os.path.join(base, d))
-            if real.startswith(linked.rstrip("/") + "/"):
+            linked = _realpath(os.path.join(base, d))
+            if linked is None or real.startswith(linked.rstrip("/") + "/"):
                 return True
     inside = root.rstrip("/") + "/"
     real_f = fold_path(real)  # as a case-insensitive (or NTFS) filesystem would open it
     for base in bases:
         for path, tree in _named(base, root):
-            for spelling in dict.fromkeys((path, os.path.realpath(path))):
+            if _GLOB.search(path):
+                if _glob_names(fold_path(path), real_f, tree):
+                    return True
+                continue
+            resolved = _realpath(path)
+            if resolved is None:  # a link swapped while it was read: refuse rather than guess
+                return True
+            for spelling in dict.fromkeys((path, resolved)):
                 if not spelling.startswith(inside):
                     continue
                 sp = fold_path(spelling)
                 if sp == real_f or (tree and real_f.startswith(sp + "/")):
                     return True
     return False
+
+
+def _glob_names(pattern: str, real: str, tree: bool) -> bool:
+    """Does the shell glob ``pattern`` (an absolute path, folded) name ``real`` — or, with
+    ``tree``, one of its ancestors? ``*`` may match ``/`` here (wider than the shell, never
+    narrower); a link inside the pattern is not followed."""
+    import fnmatch
+
+    if fnmatch.fnmatchcase(real, pattern):
+        return True
+    if tree:
+        head = real
+        while "/" in head.rstrip("/"):
+            head = head.rsplit("/", 1)[0]
+            if head and fnmatch.fnmatchcase(head, pattern):
+                return True
+    return False
+
+
+def _realpath(path: str) -> str | None:
+    """``os.path.realpath``, or ``None`` when it fails: a link swapped for a directory
+    between its ``lstat`` and its ``readlink`` raises ``EINVAL`` there (the callers then
+    refuse the write)."""
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return None
 
 
 def fold_path(path: str) -> str:
@@ -299,9 +348,9 @@ def _candidates(words: list[str]) -> Iterator[tuple[str, bool]]:
     first = True
 
     def out(value: str, tree: bool) -> Iterator[tuple[str, bool]]:
-        values = [value]
-        if tree and not _SCRIPT.search(value):  # `node -r ./pre` loads pre.js
-            values += [value + ext for ext in _RUN_EXTS]
+        values = _braces(value)
+        if tree:  # `node -r ./pre` loads pre.js
+            values += [v + ext for v in values if not _SCRIPT.search(v) for ext in _RUN_EXTS]
         for v in values:
             yield v, tree
             if not v.startswith(("/", "~", "$", "%")):
@@ -319,6 +368,15 @@ def _candidates(words: list[str]) -> Iterator[tuple[str, bool]]:
         if value_of is not None:
             yield from option_value(value_of, word)
             value_of = None
+            continue
+        for v, t in _loaded(word, words[i + 1] if i + 1 < len(words) else None, script):
+            yield from out(v, t)
+        glued = _GLUED.match(word) if script else None
+        if glued is not None:  # `python3 -mtools.guard`, `node -r./pre.js`, `ruby -rtools/lib`
+            if glued.group(1) != "m":
+                continue
+            module = False
+            script = False
             continue
         if base in _RUNNERS:
             manifests = _RUNNERS[base]
@@ -345,19 +403,80 @@ def _candidates(words: list[str]) -> Iterator[tuple[str, bool]]:
             if not value:
                 continue
             if module:
-                dotted = value.replace(".", "/")
-                parts = dotted.split("/")
-                for v, tree in ((dotted + ".py", False), (dotted + "/__main__.py", False), (dotted, True)):
+                for v, tree in _module_files(value):
                     yield from out(v, tree)
-                for k in range(1, len(parts) + 1):
-                    yield from out("/".join(parts[:k]) + "/__init__.py", False)
-                    yield from out("/".join(parts[:k]) + ".py", False)  # would shadow the package
             elif "/" in value or "\\" in value or value.startswith(("~", "$", "%")) or _SCRIPT.search(value):
                 yield from out(value, head or (script and value == word))
             elif script and not value.startswith("-"):
                 yield from out(value, True)
         module = word == "-m"
         script = base in _INTERPRETERS or (script and (word.startswith("-") or value_of is not None))
+
+
+def _module_files(value: str) -> Iterator[tuple[str, bool]]:
+    """The files ``python3 -m value`` (or ``import value``) may run: the module, the package
+    and its ``__main__.py``, every ``__init__.py`` on the way and the ``pkg.py`` that would
+    shadow a package."""
+    dotted = value.replace(".", "/")
+    parts = dotted.split("/")
+    yield from ((dotted + ".py", False), (dotted + "/__main__.py", False), (dotted, True))
+    for k in range(1, len(parts) + 1):
+        yield "/".join(parts[:k]) + "/__init__.py", False
+        yield "/".join(parts[:k]) + ".py", False
+
+
+def _loaded(word: str, following: str | None, script: bool) -> Iterator[tuple[str, bool]]:
+    """What ``word`` makes a command load besides its operands: every directory of a
+    ``PYTHONPATH=tools``-like assignment (with everything below it), the value of a glued
+    interpreter option (``-mtools.guard``: a module; ``-r./pre.js``: a file), and what the
+    inline code after ``-c``/``-e`` imports or requires."""
+    if _ASSIGN.match(word):
+        name, _, value = word.partition("=")
+        if name in _PATH_VARS:
+            for entry in value.split(os.pathsep if os.pathsep != ";" else ":"):
+                if entry:
+                    yield entry.rstrip("/") or "/", True
+        return
+    if not script:
+        return
+    glued = _GLUED.match(word)
+    if glued is not None:
+        if glued.group(1) == "m":
+            yield from _module_files(glued.group(2))
+        else:
+            yield glued.group(2), True
+    elif word in _CODE_OPTIONS and following is not None:
+        for m in _IMPORTS.finditer(following[:65536]):
+            if m.group(1):
+                yield from _module_files(m.group(1))
+            elif m.group(2):
+                for name in m.group(2).split(","):
+                    yield from _module_files(name.strip())
+            else:
+                yield m.group(3), True
+
+
+def _braces(word: str, limit: int = 64) -> list[str]:
+    """``word`` with its shell brace alternatives expanded (``check-{lint,types}.sh``: two
+    words), at most ``limit`` of them; past that, the text before the first brace (a
+    directory with everything below it counts then)."""
+    out = [word]
+    for _ in range(8):
+        nxt: list[str] = []
+        changed = False
+        for w in out:
+            m = re.search(r"\{([^{}]*,[^{}]*)\}", w)
+            if m is None:
+                nxt.append(w)
+                continue
+            changed = True
+            nxt += [w[:m.start()] + alt + w[m.end():] for alt in m.group(1).split(",")]
+        out = nxt
+        if not changed:
+            break
+        if len(out) > limit:
+            return [word[:word.index("{")]]
+    return out
 
 
 def _expand(word: str, root: str) -> list[str]:
@@ -388,5 +507,6 @@ def _paths(words: list[str], cwd: str | None, start: str, root: str) -> Iterator
         for text in _expand(cand, start):
             for base in bases:
                 full = os.path.normpath(os.path.join(base, text))
-                if full.startswith(inside) or os.path.realpath(full).startswith(inside):
+                resolved = _realpath(full)
+                if full.startswith(inside) or resolved is None or resolved.startswith(inside):
                     yield full, tree

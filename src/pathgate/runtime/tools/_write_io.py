@@ -354,6 +354,23 @@ def _same(a: os.stat_result, b: os.stat_result) -> bool:
     return (a.st_dev, a.st_ino, a.st_mtime_ns, a.st_size) == (b.st_dev, b.st_ino, b.st_mtime_ns, b.st_size)
 
 
+def _secret_on_the_way(plan: WritePlan, reldir: str) -> bool:
+    """Is a directory component of the target a regular file that is a secret's hard link?
+    (``notes.txt/x`` with ``notes.txt`` linked to ``.env``: "not a directory" would tell the
+    model what is there, where the same tree without the secret writes the file.)"""
+    if plan.linked_secret is None:
+        return False
+    parts = reldir.split("/")
+    for k in range(1, len(parts) + 1):
+        try:
+            st = os.lstat(os.path.join(plan.root, *parts[:k]))
+        except OSError:
+            return False
+        if stat_mod.S_ISREG(st.st_mode):
+            return plan.linked_secret(st)
+    return False
+
+
 def commit(plan: WritePlan, transform: Transform, cancelled: Callable[[], None] = _noop) -> Outcome:
     """Check, write and atomically publish one file (see the module docstring).
 
@@ -363,6 +380,8 @@ def commit(plan: WritePlan, transform: Transform, cancelled: Callable[[], None] 
     try:
         parent = ParentDir(plan.root, reldir, create=not plan.must_exist)
     except OSError as exc:
+        if exc.errno == errno.ENOTDIR and _secret_on_the_way(plan, reldir):
+            return Outcome(Status.BLOCKED, "hard link", opaque=True)
         return Outcome(Status.FILE_WRITE_ERROR, errno.errorcode.get(exc.errno or 0, "EIO"))
     if parent.missing:
         parent.close()

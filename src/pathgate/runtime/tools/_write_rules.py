@@ -96,7 +96,11 @@ def steers(real: str, guarded: tuple[str, ...]) -> bool:
 
     real_f = fold_path(real)  # a case-insensitive filesystem opens `.GitHooks/x` as `.githooks/x`
     for path in guarded:
-        for spelling in dict.fromkeys((os.path.abspath(path), os.path.realpath(path))):
+        try:
+            resolved = os.path.realpath(path)
+        except (OSError, ValueError):  # a link swapped mid-resolution: refuse rather than guess
+            return True
+        for spelling in dict.fromkeys((os.path.abspath(path), resolved)):
             sp = fold_path(spelling)
             if real_f == sp or real_f.startswith(sp.rstrip("/") + "/"):
                 return True
@@ -293,7 +297,10 @@ def _gitdir_of(dirpath: str) -> str | None:
     target = first[len("gitdir:"):].strip()
     if not target:
         return None
-    return os.path.realpath(os.path.join(dirpath, target))
+    try:
+        return os.path.realpath(os.path.join(dirpath, target))
+    except (OSError, ValueError):  # a link swapped mid-resolution: the target as written
+        return os.path.normpath(os.path.join(dirpath, target))
 
 
 def _within(path: str, root: str) -> bool:
