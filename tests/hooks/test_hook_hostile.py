@@ -382,3 +382,72 @@ def test_an_unmapped_read_of_an_ordinary_file_is_allowed(project: Path) -> None:
     args = {"path": "src/app.py"}
     assert _hook("cursor", project, "read_text_file", args, hook_event_name="preToolUse",
                  workspace_roots=[str(project)]) == (None, 0)
+
+
+# Red team 10, F8: MCP servers name their path arguments freely; the hook judged only a
+# closed list of names, so these reached `.env` or `.claude/settings.json` unjudged.
+_MCP_CALLS = [
+    ("MCP:serena:read_file", {"relative_path": ".env"}),
+    ("MCP:serena:search_for_pattern", {"substring_pattern": "API_KEY", "relative_path": ".env"}),
+    ("MCP:serena:create_text_file", {"relative_path": ".claude/settings.json", "content": "{}"}),
+    ("MCP:jetbrains:get_file_text_by_path", {"pathInProject": ".env"}),
+    ("MCP:x:read_files", {"file_paths": [".env"]}),
+    ("MCP:x:read_files", {"filePaths": ["src/app.py", ".env"]}),
+    ("MCP:x:copy_file", {"src": ".env", "dst": "env.txt"}),
+    ("MCP:x:convert", {"source_path": ".env", "output": "o.txt"}),
+    ("MCP:x:fetch", {"url": "file://PROJ/.env"}),
+    ("MCP:x:apply_patch", {"input": "*** Begin Patch\n*** Update File: .claude/settings.json\n@@\n-{}\n+{\"a\": 1}\n"
+                                    "*** End Patch\n"}),
+    ("MCP:x:run", {"diff": "--- a/.gitignore\n+++ b/.gitignore\n@@ -1 +0,0 @@\n-build/\n"}),
+    ("MCP:x:run", {"patch": "diff --git a/src/app.py b/.pathgateignore\nrename from src/app.py\n"
+                            "rename to .pathgateignore\n"}),
+    # a server any settings file may register under pathgate's name is judged too (F10)
+    ("MCP:pathgate:read_text_file", {"path": ".env"}),
+    ("MCP:pathgate:read_files", {"paths": ["src/app.py", ".env"]}),
+    ("mcp__pathgate__write_file", {"path": ".claude/settings.json", "content": "{}"}),
+]
+
+
+@pytest.mark.parametrize(("tool", "args"), _MCP_CALLS)
+@pytest.mark.parametrize("agent", ["cursor", "claude-code"])
+def test_mcp_tools_are_judged_whatever_their_argument_names(project: Path, agent: str, tool: str,
+                                                            args: dict[str, Any]) -> None:
+    (project / ".claude").mkdir(exist_ok=True)
+    (project / ".claude" / "settings.json").write_text("{}\n")
+    args = json.loads(json.dumps(args).replace("PROJ", str(project)))
+    if agent == "claude-code":  # Claude Code names MCP tools mcp__<server>__<tool>
+        tool = "mcp__" + "__".join(tool.split(":")[1:]) if tool.startswith("MCP:") else tool
+    event = "PreToolUse" if agent == "claude-code" else "preToolUse"
+    reason, _ = _hook(agent, project, tool, args, hook_event_name=event)
+    assert reason is not None and reason.startswith("[BLOCKED]"), (tool, args, reason)
+
+
+@pytest.mark.parametrize(("tool", "args"), [
+    ("MCP:serena:read_file", {"relative_path": "src/app.py"}),
+    ("MCP:x:copy_file", {"src": "src/app.py", "dst": "src/copy.py"}),
+    ("MCP:x:create_issue", {"title": "x", "body": "see .env.example"}),
+    ("MCP:x:apply_patch", {"input": "*** Begin Patch\n*** Update File: src/app.py\n@@\n-print(1)\n+print(2)\n"}),
+    ("MCP:pathgate:code_search", {"regex": "API_KEY"}),
+    ("MCP:pathgate:glob", {"pattern": "**/*.py"}),
+    ("TodoWrite", {"todos": [{"content": "edit .env handling", "status": "pending"}]}),
+])
+def test_ordinary_mcp_calls_still_pass(project: Path, tool: str, args: dict[str, Any]) -> None:
+    reason, _ = _hook("cursor", project, tool, args, hook_event_name="preToolUse")
+    assert reason is None, (tool, reason)
+
+
+def test_a_gitignore_negation_hidden_in_escaped_newlines_is_denied(project: Path) -> None:
+    """Gemini CLI's edit corrector may write over-escaped text unescaped: ``*.tmp\\n!x`` sent
+    with a literal backslash-n is judged as the negation it may become (red team 10, F9)."""
+    (project / "secret.txt").write_text("internal\n")
+    (project / ".gitignore").write_text("build/\nsecret.txt\n")
+    sent = "build/\nsecret.txt\n*.tmp\\n!secret.txt\n"
+    for tool, args in (("write_file", {"file_path": ".gitignore", "content": sent}),
+                       ("replace", {"file_path": ".gitignore", "old_string": "secret.txt\n",
+                                    "new_string": "secret.txt\n*.tmp\\n!secret.txt\n"})):
+        reason, _ = _hook("gemini", project, tool, args, hook_event_name="BeforeTool")
+        assert reason is not None and reason.startswith("[BLOCKED]"), (tool, reason)
+    ok = "build/\nsecret.txt\n*.tmp\n"
+    reason, _ = _hook("gemini", project, "write_file", {"file_path": ".gitignore", "content": ok},
+                      hook_event_name="BeforeTool")
+    assert reason is None

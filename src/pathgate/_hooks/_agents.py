@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -155,19 +156,47 @@ _PATH_KEYS = frozenset({"filepath", "notebookpath", "absolutepath", "targetfile"
                         "directory", "relativeworkspacepath", "uri", "from", "to", "oldpath", "newpath"})
 
 
+#: Parts of an argument name that say it holds a path (MCP servers name them freely:
+#: Serena's ``relative_path``, JetBrains' ``pathInProject``, ``file_paths``, ``source_path``).
+_PATH_HINTS = ("path", "file", "dir", "folder", "uri", "url", "source", "dest", "target", "location", "cwd",
+               "root")
+#: Names that hold a path only when they are the whole name.
+_PATH_EXACT = frozenset({"src", "dst", "from", "to", "in", "out", "input", "output"})
+#: A patch's file headers (``apply_patch``'s ``*** Update File: x``, unified ``--- a/x``,
+#: ``+++ b/x``, ``diff --git a/x b/y``, ``rename to x``): each names a file the tool writes.
+_PATCH_HEADER = re.compile(
+    r"^(?:\*\*\* (?:Update|Add|Delete) File: (.+)|\*\*\* Move to: (.+)|(?:---|\+\+\+) (?:[ab]/)?([^\t\n]+)"
+    r"|diff --git a/(\S+) b/(\S+)|rename (?:from|to) (.+)|(?:copy) (?:from|to) (.+))$", re.M)
+
+
 def _key(name: str) -> str:
     return name.lower().replace("_", "").replace("-", "")
 
 
+def _path_key(name: str) -> bool:
+    k = _key(name)
+    return k in _PATH_KEYS or k in _PATH_EXACT or (k not in _WRITE_KEYS and any(h in k for h in _PATH_HINTS))
+
+
+def _as_path(value: str) -> str:
+    """A ``file://`` URL as the path it names; anything else as it is."""
+    if value.startswith("file://"):
+        from urllib.parse import unquote, urlsplit
+
+        return unquote(urlsplit(value).path) or value
+    return value
+
+
 def _path_values(node: Any, depth: int = 0) -> list[str]:
     """Every string an unmapped tool's arguments hold under a path-like key, at any depth
-    (``{"files": [{"path": ...}]}``, ``{"file": {"path": ...}}``)."""
+    (``{"files": [{"path": ...}]}``, ``{"file": {"path": ...}}``, ``relative_path``,
+    ``pathInProject``, ``src``/``dst``; a ``file://`` URL as its path)."""
     out: list[str] = []
     if depth > 6:
         return out
     if isinstance(node, Mapping):
         for k, v in node.items():
-            if isinstance(k, str) and _key(k) in _PATH_KEYS:
+            if isinstance(k, str) and _path_key(k):
                 if isinstance(v, str):
                     out.append(v)
                 elif isinstance(v, Sequence) and not isinstance(v, str):
@@ -177,7 +206,27 @@ def _path_values(node: Any, depth: int = 0) -> list[str]:
     elif isinstance(node, (list, tuple)):
         for item in node:
             out.extend(_path_values(item, depth + 1))
-    return list(dict.fromkeys(p for p in out if p))
+    return list(dict.fromkeys(_as_path(p) for p in out if p and "\n" not in p))
+
+
+def _patched(node: Any, depth: int = 0) -> list[str]:
+    """The files a patch anywhere in the arguments names (its headers)."""
+    out: list[str] = []
+    if depth > 6:
+        return out
+    if isinstance(node, str):
+        if "\n" in node or node.startswith(("***", "---", "+++", "diff ")):
+            for m in _PATCH_HEADER.finditer(node[:1 << 20]):
+                name = next(g for g in m.groups() if g).strip()
+                if name and name != "/dev/null":
+                    out.append(name)
+    elif isinstance(node, Mapping):
+        for v in node.values():
+            out.extend(_patched(v, depth + 1))
+    elif isinstance(node, (list, tuple)):
+        for item in node:
+            out.extend(_patched(item, depth + 1))
+    return out
 
 
 def _has_write_key(node: Any, depth: int = 0) -> bool:
@@ -198,11 +247,18 @@ def _generic(args: Mapping[str, Any], name: str = "") -> list[Target]:
     names one). A write whose text the hook cannot see is judged as one that could leave
     anything (a ``.gitignore`` then cannot be checked)."""
     paths = _path_values(args)
-    if any(w in name.lower() for w in _WRITE_NAMES) or _has_write_key(args):
+    patched = _patched(args)
+    if patched or any(w in name.lower() for w in _WRITE_NAMES) or _has_write_key(args):
         found = _write(args)
         known = {t.value: t for t in found}
-        return [known.get(p, Target("write", p)) for p in dict.fromkeys([*known, *paths])]
+        return [known.get(p, Target("write", p)) for p in dict.fromkeys([*known, *paths, *patched])]
     return [Target("file", p) for p in paths]
+
+
+#: pathgate's own MCP tools, judged by their schema (the server's name is whatever the
+#: settings that register it say: a repository's ``.mcp.json`` can call any server
+#: "pathgate").
+PATHGATE_TOOLS: dict[str, Callable[[Mapping[str, Any]], list[Target]]] = {}
 
 
 Extract = Callable[[Mapping[str, Any]], list[Target]]
@@ -217,6 +273,22 @@ GEMINI_TOOLS: dict[str, Extract] = {
     "read_many_files": _many, "glob": _glob, "search_file_content": _search,
     "grep_search": _search, "list_directory": _dir,
 }
+def _pg_read(args: Mapping[str, Any]) -> list[Target]:
+    return [Target("file", p) for p in _strings(args, "paths")]
+
+
+def _pg_search(args: Mapping[str, Any]) -> list[Target]:
+    bases = _all(args, ("path",))
+    out = [Target("dir", b) for b in bases] or [Target("dir", ".")]
+    out += [Target("glob", g, b) for g in _all(args, ("glob",)) for b in (bases or [""])]
+    return out
+
+
+PATHGATE_TOOLS.update({
+    "read_files": _pg_read, "list_directory": _dir, "glob": _glob, "code_search": _pg_search,
+    "write_file": _write, "edit_file": _write,
+})
+
 CURSOR_TOOLS: dict[str, Extract] = {
     **CLAUDE_TOOLS, "Delete": _write, "read_file": _file, "edit_file": _write, "StrReplace": _write,
     "TabWrite": _write,
@@ -230,8 +302,10 @@ def _targets(tools: Mapping[str, Extract], name: Any, args: Any) -> tuple[Target
         args = json.loads(args)
     if not isinstance(name, str) or not isinstance(args, Mapping):
         raise ValueError("the payload needs `tool_name` (a string) and `tool_input` (an object)")
-    if name.startswith(("mcp__pathgate__", "mcp_pathgate_", "MCP:pathgate:")):
-        return ()  # pathgate's own MCP server gates its calls itself
+    for prefix in ("mcp__pathgate__", "mcp_pathgate_", "MCP:pathgate:"):
+        if name.startswith(prefix):  # judged too: any server may be registered as "pathgate"
+            own = PATHGATE_TOOLS.get(name[len(prefix):])
+            return tuple(own(args) if own is not None else _generic(args, name))
     extract = tools.get(name)
     return tuple(extract(args) if extract is not None else _generic(args, name))
 

@@ -401,6 +401,18 @@ def _gitignore_loosens(target: Target, real: str) -> str | None:
 _MAX_READINGS = 8
 
 
+_OVER_ESCAPED = re.compile(r"\\+(n|t|r|'|\"|`|\\|\n)")
+_UNESCAPE = {"n": "\n", "t": "\t", "r": "\r", "'": "'", '"': '"', "`": "`", "\\": "\\", "\n": "\n"}
+
+
+def _unescaped(text: str) -> str:
+    """``text`` as Gemini CLI's edit corrector may write it when it looks over-escaped
+    (``unescapeStringForGeminiBug``: any run of backslashes before ``n``, ``t``, ``r``, a
+    quote, a backtick, a backslash or a newline becomes that character): a ``.gitignore``
+    sent as ``*.tmp\\n!secret.txt`` may be written with a negation line."""
+    return _OVER_ESCAPED.sub(lambda m: _UNESCAPE[m.group(1)], text)
+
+
 def _edit_readings(target: Target, old: str | None) -> list[str] | str:
     """Every text a write to a ``.gitignore`` could leave, or why it cannot be judged. Each
     edit must name the exact text it replaces, present in the file (a snippet such as
@@ -408,7 +420,7 @@ def _edit_readings(target: Target, old: str | None) -> list[str] | str:
     found more than once is judged both as the first replacement and as all of them
     (Gemini's ``expected_replacements`` replaces them all). A delete leaves nothing."""
     if target.content is not None:
-        return [target.content]
+        return list(dict.fromkeys((target.content, _unescaped(target.content))))
     if not target.edits:
         return [""]
     texts = [old or ""]
@@ -423,9 +435,10 @@ def _edit_readings(target: Target, old: str | None) -> list[str] | str:
             count = text.count(old_string)
             if count == 0:
                 return "cannot be checked (the text to replace is not in the file)"
-            nxt.append(text.replace(old_string, new_string))
-            if count > 1 and not replace_all:
-                nxt.append(text.replace(old_string, new_string, 1))
+            for new in dict.fromkeys((new_string, _unescaped(new_string))):
+                nxt.append(text.replace(old_string, new))
+                if count > 1 and not replace_all:
+                    nxt.append(text.replace(old_string, new, 1))
         texts = list(dict.fromkeys(nxt))
         if len(texts) > _MAX_READINGS:
             return "cannot be checked (too many ways to read the edits)"
