@@ -92,6 +92,7 @@ class GitSettings:
         "errors",
         "excludes_display",
         "excludes_file",
+        "hooks",
         "ignore_case",
         "info_exclude",
         "info_exclude_display",
@@ -114,6 +115,9 @@ class GitSettings:
         #: what else the configuration points git at that runs or steers it: ``core.hooksPath``
         #: (a directory of scripts git runs) and ``core.attributesFile`` (absolute paths)
         self.steering: list[str] = []
+        #: the directory git runs hooks from: ``core.hooksPath`` (absolute), else the
+        #: repository's ``hooks/``; ``None`` without a repository
+        self.hooks: str | None = None
         self.errors: list[str] = []  # git's non-fatal ``error:`` lines
         #: the top of the work tree when the root lies below it (:mod:`._upper`), else ``None``
         self.top: str | None = None
@@ -405,6 +409,10 @@ def resolve(root: str, *, excludes_file: str | None = None, ignore_case: bool | 
         value = expand_path(last.get(key) or "")
         if value:
             s.steering.append(value if value.startswith("/") else os.path.join(root, value))
+            if key == "core.hookspath":
+                s.hooks = s.steering[-1]
+    if s.hooks is None and layout is not None:
+        s.hooks = os.path.join(layout.common_dir, "hooks")
     if layout is not None:
         if absent is not None and absent(layout.info_exclude):
             s.watched.append(layout.info_exclude)

@@ -31,12 +31,15 @@ __all__ = ["Globals", "current_globals", "make_probe"]
 class Globals:
     """Repository-wide state resolved once per change: git layout, config, global lists."""
 
-    __slots__ = ("fold", "key", "node", "paths", "steering", "upper", "warnings")
+    __slots__ = ("fold", "hooks", "key", "node", "paths", "steering", "upper", "warnings")
 
     def __init__(self, key: object, fold: bool, node: DirNode, warnings: tuple[str, ...],
                  paths: tuple[str, ...], steering: tuple[str, ...] = (),
-                 upper: tuple[tuple[str, _Sig], ...] = ()) -> None:
+                 upper: tuple[tuple[str, _Sig], ...] = (), hooks: str | None = None) -> None:
         self.key = key
+        #: the directory git runs hooks from (``core.hooksPath`` or the repository's
+        #: ``hooks/``), ``None`` without a repository: what its scripts run is never writable
+        self.hooks = hooks
         self.paths = paths
         #: a root below the top of its work tree: each ``.gitignore`` above it looked at, with
         #: its ``lstat`` signature (``None``: missing), validated with the others (:mod:`._upper`)
@@ -145,7 +148,8 @@ def load_globals(ix: IgnoreIndex, key: tuple[object, ...]) -> Globals:
     for w in warnings:
         ix._warn(w)
     steering = (*ix._git_watch, *paths, *(settings.steering if settings is not None else ()))
-    return Globals(key, fold, node, tuple(warnings), tuple(paths), tuple(dict.fromkeys(steering)), upper)
+    return Globals(key, fold, node, tuple(warnings), tuple(paths), tuple(dict.fromkeys(steering)), upper,
+                   settings.hooks if settings is not None else None)
 
 
 def _load_upper(ix: IgnoreIndex, up: _upper.Upper, fold: bool, read: list[tuple[str, bytes, _Sig]],

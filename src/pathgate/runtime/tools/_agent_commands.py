@@ -39,7 +39,7 @@ import stat
 import time
 from collections.abc import Iterator
 
-__all__ = ["HOOK_DIRS", "SETTINGS", "fold_path", "in_hook_dir", "runs"]
+__all__ = ["HOOK_DIRS", "SETTINGS", "command_paths", "fold_path", "in_hook_dir", "runs"]
 
 #: Settings files (root-relative) whose commands the agent CLIs run.
 SETTINGS = (".claude/settings.json", ".claude/settings.local.json", ".cursor/hooks.json", ".cursor/mcp.json",
@@ -90,6 +90,7 @@ _RUNNERS: dict[str, tuple[str, ...]] = {
     "rake": ("Rakefile",),
     "deno": ("deno.json", "deno.jsonc"),
 }
+_ALL_MANIFESTS = frozenset(m for ms in _RUNNERS.values() for m in ms)
 #: Words that run the next one (``env X=1 node x``, ``exec make``, ``timeout 10 npm test``).
 _WRAPPERS = frozenset({"env", "exec", "timeout", "nice", "nohup", "command", "sudo", "doas", "xargs", "stdbuf",
                        "time", "setsid", "ionice", "chrt", "taskset", "builtin"})
@@ -411,6 +412,16 @@ def _candidates(words: list[str]) -> Iterator[tuple[str, bool]]:
                 yield from out(value, True)
         module = word == "-m"
         script = base in _INTERPRETERS or (script and (word.startswith("-") or value_of is not None))
+
+
+def command_paths(line: str, root: str, *, manifests: bool = True) -> list[tuple[str, bool]]:
+    """The absolute paths inside ``root`` that the shell command ``line`` (run in ``root``)
+    may run or load, each with whether everything below it counts, read as a settings
+    command is; without ``manifests``, no task runner's manifest (``package.json`` …)."""
+    found = list(_paths(_split(line), None, root, root))
+    if not manifests:
+        found = [(p, t) for p, t in found if os.path.basename(p) not in _ALL_MANIFESTS]
+    return found
 
 
 def _module_files(value: str) -> Iterator[tuple[str, bool]]:

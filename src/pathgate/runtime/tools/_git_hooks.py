@@ -1,0 +1,152 @@
+"""The files git's hooks run in turn, never writable by an agent.
+
+``core.hooksPath`` and ``.git/hooks`` are protected as what steers git
+(:func:`~._write_rules.steers`), but the hook managers people install keep the commands
+elsewhere: husky v9 sets ``core.hooksPath = .husky/_``, whose scripts run
+``.husky/<hook>``; the pre-commit framework's ``.git/hooks/pre-commit`` runs the commands of
+``.pre-commit-config.yaml``; lefthook reads ``lefthook.yml``. An agent that rewrites one of
+them gets its code run at the next ``git commit`` — by the user, or by the agent's host.
+
+So for each hooks directory (``core.hooksPath`` and the repository's ``hooks/``), every
+active hook script (not ``*.sample``, at most 64 KiB) is read and what it runs counts as
+never writable:
+
+* the parent of a hooks directory named ``_`` (husky v9: ``.husky/_`` → ``.husky/``);
+* a known manager's configuration when a script names the manager (``husky``,
+  ``pre-commit``/``pre_commit``, ``lefthook``, ``overcommit``, ``simple-git-hooks``,
+  ``lint-staged``), and the file a ``--config`` option names;
+* what the script's command lines name, read as the agent settings' commands are
+  (:func:`~._agent_commands.command_paths`: scripts, interpreter operands) — but not a
+  task runner's manifest: agents edit ``package.json`` all the time, and a hook that runs
+  ``npm test`` runs the project's own code anyway.
+
+Parsed again when a hooks directory or one of its scripts changes (``stat`` signatures).
+What a manager's configured commands run in turn is not followed. Blocking; standard
+library only.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+
+__all__ = ["hook_runs"]
+
+#: A manager named in a hook script → the files (root-relative; a trailing ``/``: with
+#: everything below) whose commands it runs.
+_MANAGERS: dict[str, tuple[str, ...]] = {
+    "husky": (".husky/",),
+    "pre-commit": (".pre-commit-config.yaml", ".pre-commit-config.yml", ".pre-commit-hooks.yaml"),
+    "pre_commit": (".pre-commit-config.yaml", ".pre-commit-config.yml", ".pre-commit-hooks.yaml"),
+    "lefthook": ("lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml", "lefthook-local.yml",
+                 "lefthook-local.yaml", ".lefthook-local.yml", ".lefthook-local.yaml", ".lefthook/",
+                 ".lefthook-local/", ".config/lefthook.yml", ".config/lefthook.yaml"),
+    "overcommit": (".overcommit.yml",),
+    "simple-git-hooks": (".simple-git-hooks.json", ".simple-git-hooks.js", "simple-git-hooks.json",
+                         "simple-git-hooks.js"),
+    "lint-staged": (".lintstagedrc", ".lintstagedrc.json", ".lintstagedrc.yaml",
+                    ".lintstagedrc.yml", ".lintstagedrc.js", ".lintstagedrc.mjs", ".lintstagedrc.cjs",
+                    "lint-staged.config.js", "lint-staged.config.mjs", "lint-staged.config.cjs"),
+}
+_CONFIG_OPTION = re.compile(r"--config(?:=|\s+)['\"]?([^\s'\"]+)")
+_MAX_SCRIPT = 64 * 1024
+_MAX_SCRIPTS = 64
+
+#: Per hooks directory: (its scripts' signatures, the paths they make unwritable).
+_cache: dict[tuple[str, str], tuple[object, tuple[tuple[str, bool], ...]]] = {}
+
+
+def hook_runs(real: str, root: str, hooks_dirs: tuple[str, ...]) -> bool:
+    """Is the absolute real path ``real`` (inside the real ``root``) something the hook
+    scripts in ``hooks_dirs`` (absolute directories) run in turn? Blocking."""
+    from pathgate.runtime.tools._agent_commands import fold_path
+
+    real_f = fold_path(real)
+    for hooks in hooks_dirs:
+        for path, tree in _named(hooks, root):
+            p = fold_path(path)
+            if real_f == p or (tree and real_f.startswith(p.rstrip("/") + "/")):
+                return True
+    return False
+
+
+def _scripts(hooks: str) -> list[tuple[str, os.stat_result]]:
+    try:
+        with os.scandir(hooks) as it:
+            names = sorted(e.name for e in it)
+    except OSError:
+        return []
+    out: list[tuple[str, os.stat_result]] = []
+    for name in names[:4096]:
+        if name.endswith(".sample") or name.startswith("."):
+            continue
+        try:
+            st = os.stat(os.path.join(hooks, name))
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode) and st.st_size <= _MAX_SCRIPT:
+            out.append((name, st))
+        if len(out) >= _MAX_SCRIPTS:
+            break
+    return out
+
+
+def _named(hooks: str, root: str) -> tuple[tuple[str, bool], ...]:
+    scripts = [(os.path.join(hooks, n), st) for n, st in _scripts(hooks)]
+    husky = os.path.dirname(hooks.rstrip("/")) if os.path.basename(hooks.rstrip("/")) == "_" else None
+    if scripts and husky is not None:  # husky v9: .husky/_/<hook> runs .husky/<hook>
+        scripts += [(os.path.join(husky, n), st) for n, st in _scripts(husky)]
+    key = tuple((n, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) for n, st in scripts)
+    hit = _cache.get((hooks, root))
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    out: dict[str, bool] = {}
+    if husky is not None and scripts:
+        out[husky] = True
+    for path, _st in scripts:
+        text = _read(path)
+        if text is None:
+            continue
+        for path, tree in _from_script(text, root):
+            out[path] = out.get(path, False) or tree
+    named = tuple(out.items())
+    if len(_cache) > 64:
+        _cache.clear()
+    _cache[(hooks, root)] = (key, named)
+    return named
+
+
+def _read(path: str) -> str | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return os.read(fd, _MAX_SCRIPT).decode("utf-8", "replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _from_script(text: str, root: str) -> list[tuple[str, bool]]:
+    """What one hook script makes unwritable (absolute paths, each with whether everything
+    below it counts)."""
+    from pathgate.runtime.tools._agent_commands import command_paths
+
+    out: list[tuple[str, bool]] = []
+    lowered = text.lower()
+    for manager, files in _MANAGERS.items():
+        if manager in lowered:
+            out += [(os.path.join(root, f.rstrip("/")), f.endswith("/")) for f in files]
+    for m in _CONFIG_OPTION.finditer(text):
+        value = m.group(1)
+        out.append((value if value.startswith("/") else os.path.join(root, value), False))
+    for line in text.splitlines()[:2000]:
+        line = line.strip()
+        if line and not line.startswith("#"):
+            out += command_paths(line, root, manifests=False)
+    return out
