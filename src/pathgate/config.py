@@ -142,24 +142,11 @@ MAX_CONFIG_FILE_BYTES = 4 << 20
 def _read_bounded(path: str) -> bytes:
     """The bytes of the regular file at ``path`` (a link followed), opened with
     ``O_NONBLOCK`` so a FIFO swapped in after :func:`_is_file` never blocks the start, its
-    type checked on the descriptor; ``EFBIG`` past :data:`MAX_CONFIG_FILE_BYTES`."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", path)
-        chunks: list[bytes] = []
-        left = MAX_CONFIG_FILE_BYTES + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        if left <= 0:
-            raise OSError(errno.EFBIG, f"larger than {MAX_CONFIG_FILE_BYTES} bytes", path)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
+    type checked on the descriptor; ``EFBIG`` past :data:`MAX_CONFIG_FILE_BYTES`
+    (:func:`~pathgate.runtime.fs.read_regular`)."""
+    from pathgate.runtime.fs import read_regular
+
+    return read_regular(path, MAX_CONFIG_FILE_BYTES, follow=True)
 
 
 def _read_toml(found: "Path") -> tuple[Any, str] | None:

@@ -25,8 +25,8 @@ are never writable, like the settings that name them (:func:`runs`):
   ``.gemini/hooks/`` — the only rule when a settings file cannot be parsed.
 
 Only writes ask (reads never do); the parsed answer is kept per root while the settings
-files keep their ``stat`` signature. Imports only the standard library (``pathgate hook``
-loads it on a write).
+files keep their ``stat`` signature. Imports only the standard library and the bounded
+reader of :mod:`pathgate.runtime.fs` (``pathgate hook`` loads it on a write).
 """
 
 from __future__ import annotations
@@ -35,7 +35,6 @@ import json
 import os
 import re
 import shlex
-import stat
 import time
 from collections.abc import Iterator
 
@@ -251,28 +250,11 @@ def _named(base: str, root: str) -> tuple[tuple[str, bool], ...]:
 def _load(path: str) -> object:
     """The parsed JSON of the settings file at ``path`` (a link followed, as the agent CLI
     does), or ``None`` when missing, too large or not JSON (then only :data:`HOOK_DIRS`)."""
-    try:
-        # O_NONBLOCK: a FIFO planted as a settings file must not hang every write
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    from pathgate.runtime.fs import read_regular
+
+    try:  # O_NONBLOCK, type checked: a FIFO planted as a settings file must not hang every write
+        raw = read_regular(path, _MAX_SETTINGS, follow=True)
     except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        chunks: list[bytes] = []
-        left = _MAX_SETTINGS + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        raw = b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    if len(raw) > _MAX_SETTINGS:
         return None
     try:
         return json.loads(raw)

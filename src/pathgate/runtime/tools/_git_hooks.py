@@ -22,7 +22,7 @@ never writable:
 
 Parsed again when a hooks directory or one of its scripts changes (``stat`` signatures).
 What a manager's configured commands run in turn is not followed. Blocking; standard
-library only.
+library and the bounded reader of :mod:`pathgate.runtime.fs` only.
 """
 
 from __future__ import annotations
@@ -118,18 +118,12 @@ def _named(hooks: str, root: str) -> tuple[tuple[str, bool], ...]:
 
 
 def _read(path: str) -> str | None:
+    from pathgate.runtime.fs import read_regular
+
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        return read_regular(path, _MAX_SCRIPT, follow=True).decode("utf-8", "replace")
     except OSError:
         return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        return os.read(fd, _MAX_SCRIPT).decode("utf-8", "replace")
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def _from_script(text: str, root: str) -> list[tuple[str, bool]]:
