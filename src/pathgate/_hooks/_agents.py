@@ -163,10 +163,55 @@ _PATH_HINTS = ("path", "file", "dir", "folder", "uri", "url", "source", "dest", 
 #: Names that hold a path only when they are the whole name.
 _PATH_EXACT = frozenset({"src", "dst", "from", "to", "in", "out", "input", "output"})
 #: A patch's file headers (``apply_patch``'s ``*** Update File: x``, unified ``--- a/x``,
-#: ``+++ b/x``, ``diff --git a/x b/y``, ``rename to x``): each names a file the tool writes.
+#: ``+++ b/x``, ``diff --git a/x b/y``, ``rename to x``, ``Index: x``): each names a file the
+#: tool writes; git C-quotes a name with odd characters (``--- "a/x\\ty"``).
 _PATCH_HEADER = re.compile(
-    r"^(?:\*\*\* (?:Update|Add|Delete) File: (.+)|\*\*\* Move to: (.+)|(?:---|\+\+\+) (?:[ab]/)?([^\t\n]+)"
-    r"|diff --git a/(\S+) b/(\S+)|rename (?:from|to) (.+)|(?:copy) (?:from|to) (.+))$", re.M)
+    r"^(?:\*\*\* (?:Update|Add|Delete) File: (.+)|\*\*\* Move to: (.+)"
+    r"|(?:---|\+\+\+) (\"(?:[^\"\\\\]|\\\\.)*\"|[^\t\n]+)"
+    r"|diff --git (.+)|(?:rename|copy) (?:from|to) (.+)|Index: (.+))$", re.M)
+_QUOTED = re.compile(r'"(?:[^"\\\\]|\\\\.)*"|\S+')
+_C_ESCAPES = {"a": "\a", "b": "\b", "t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r", '"': '"', "\\": "\\"}
+
+
+def _unquote(name: str) -> str:
+    """A patch header's name: git's C-quoting undone (``"a/\\303\\251"`` → ``a/é``)."""
+    name = name.strip()
+    if len(name) < 2 or not (name.startswith('"') and name.endswith('"')):
+        return name
+    body, out, i = name[1:-1], bytearray(), 0
+    while i < len(body):
+        c = body[i]
+        if c == "\\" and i + 1 < len(body):
+            nxt = body[i + 1]
+            if nxt in "01234567" and i + 3 < len(body) + 0 and all(x in "01234567" for x in body[i + 1:i + 4]):
+                out.append(int(body[i + 1:i + 4], 8) & 0xFF)
+                i += 4
+                continue
+            out += _C_ESCAPES.get(nxt, nxt).encode("utf-8", "surrogateescape")
+            i += 2
+            continue
+        out += c.encode("utf-8", "surrogateescape")
+        i += 1
+    return out.decode("utf-8", "surrogateescape")
+
+
+def _header_names(m: re.Match[str]) -> list[str]:
+    """The file names one patch header gives: each as written and without git's ``a/``/``b/``
+    prefix (a patch applied with ``-p0`` or ``-p1``)."""
+    text = next(g for g in m.groups() if g)
+    if m.group(4):  # diff --git A B: two names, each maybe quoted
+        names = [_unquote(t) for t in _QUOTED.findall(text)[:2]]
+    elif m.group(3):
+        names = [_unquote(text.split("\t", 1)[0] if not text.startswith('"') else text)]
+    else:
+        names = [_unquote(text)]
+    out: list[str] = []
+    for n in names:
+        if n and n != "/dev/null":
+            out.append(n)
+            if n[:2] in ("a/", "b/", "i/", "w/", "c/", "o/") and len(n) > 2:  # diff.mnemonicPrefix too
+                out.append(n[2:])
+    return out
 
 
 def _key(name: str) -> str:
@@ -178,13 +223,22 @@ def _path_key(name: str) -> bool:
     return k in _PATH_KEYS or k in _PATH_EXACT or (k not in _WRITE_KEYS and any(h in k for h in _PATH_HINTS))
 
 
-def _as_path(value: str) -> str:
-    """A ``file://`` URL as the path it names; anything else as it is."""
-    if value.startswith("file://"):
-        from urllib.parse import unquote, urlsplit
+#: A URL scheme (two characters at least: ``C:\\x`` is a Windows path, not a URL).
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):")
 
-        return unquote(urlsplit(value).path) or value
-    return value
+
+def _as_path(value: str) -> str | None:
+    """The path a value names: a ``file:`` URL (any case, ``file:/x``, ``file:///x``,
+    ``file://host/x``; percent-decoded) as its path; a URL of another scheme (``https:``,
+    ``git:``) names no local file (``None``); anything else as it is."""
+    m = _SCHEME.match(value)
+    if m is None:
+        return value
+    if m.group(1).lower() != "file":
+        return None
+    from urllib.parse import unquote, urlsplit
+
+    return unquote(urlsplit("file:" + value[m.end():]).path) or None
 
 
 def _path_values(node: Any, depth: int = 0) -> list[str]:
@@ -206,7 +260,8 @@ def _path_values(node: Any, depth: int = 0) -> list[str]:
     elif isinstance(node, (list, tuple)):
         for item in node:
             out.extend(_path_values(item, depth + 1))
-    return list(dict.fromkeys(_as_path(p) for p in out if p and "\n" not in p))
+    paths = (_as_path(p) for p in out if p and "\n" not in p)
+    return list(dict.fromkeys(p for p in paths if p))
 
 
 def _patched(node: Any, depth: int = 0) -> list[str]:
@@ -217,9 +272,7 @@ def _patched(node: Any, depth: int = 0) -> list[str]:
     if isinstance(node, str):
         if "\n" in node or node.startswith(("***", "---", "+++", "diff ")):
             for m in _PATCH_HEADER.finditer(node[:1 << 20]):
-                name = next(g for g in m.groups() if g).strip()
-                if name and name != "/dev/null":
-                    out.append(name)
+                out += _header_names(m)
     elif isinstance(node, Mapping):
         for v in node.values():
             out.extend(_patched(v, depth + 1))

@@ -138,7 +138,7 @@ def merged_settings(agent: str, path: str, command: str) -> tuple[dict[str, Any]
             raise InstallError(f"{path}: cannot read it ({exc}); fix it or use --print") from None
         try:
             loaded = json.loads(text) if text.strip() else {}
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, RecursionError) as exc:
             raise InstallError(f"{path} is not valid JSON ({exc}); fix it or use --print") from None
         if not isinstance(loaded, dict):
             raise InstallError(f"{path}: expected a JSON object at the top level")

@@ -59,7 +59,7 @@ _COMMAND_KEYS = frozenset({"command", "apiKeyHelper", "awsAuthRefresh", "awsCred
 _INTERPRETERS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish", "python", "python2", "python3", "pypy",
                            "pypy3", "node", "nodejs", "deno", "bun", "tsx", "ts-node", "ruby", "perl", "php",
                            "pwsh", "powershell", "lua", "Rscript", "uv", "run", "exec", "source", ".",
-                           "run-parts"})
+                           "run-parts", "npx", "bunx"})
 #: Variables naming directories a command loads code from: every ``:``-separated entry of
 #: ``PYTHONPATH=tools`` counts with everything below it.
 _PATH_VARS = frozenset({"PYTHONPATH", "NODE_PATH", "RUBYLIB", "PERL5LIB", "PERLLIB", "PATH", "CLASSPATH",
@@ -72,6 +72,12 @@ _CODE_OPTIONS = frozenset({"-c", "-e", "--eval", "-p", "--print", "-E"})
 #: ``require_relative 'x'``, ``import('x')`` / ``import … from 'x'``.
 _IMPORTS = re.compile(r"\bfrom\s+([A-Za-z_][\w.]*)\s+import\b|\bimport\s+([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)"
                       r"|\b(?:require|require_relative|import|from)\s*\(?\s*['\"]([^'\"]+)['\"]")
+#: Interpreter flags combined with ``-m`` last: ``python3 -um tools.guard``.
+_COMBINED = re.compile(r"^-[A-Za-z]*(m)()$")
+#: Python's imports by name in inline code: ``__import__('x')``, ``import_module('x')``.
+_IMPORT_CALLS = re.compile(r"\b(?:__import__|import_module)\s*\(\s*['\"]([A-Za-z_][\w.]*)['\"]")
+#: ``cd`` directories one command is read from (each candidate is tried from each of them).
+_MAX_CD = 8
 #: Glob characters: a word holding one names every file it matches.
 _GLOB = re.compile(r"[*?\[]")
 #: Task runners and the manifests they take their commands from (``npm run lint`` runs a
@@ -145,7 +151,7 @@ def runs(real: str, root: str) -> bool:
     for base in bases:
         for path, tree in _named(base, root):
             if _GLOB.search(path):
-                if _glob_names(fold_path(path), real_f, tree):
+                if _glob_names(path, real, tree):
                     return True
                 continue
             resolved = _realpath(path)
@@ -161,19 +167,29 @@ def runs(real: str, root: str) -> bool:
 
 
 def _glob_names(pattern: str, real: str, tree: bool) -> bool:
-    """Does the shell glob ``pattern`` (an absolute path, folded) name ``real`` — or, with
-    ``tree``, one of its ancestors? ``*`` may match ``/`` here (wider than the shell, never
-    narrower); a link inside the pattern is not followed."""
+    """Does the shell glob ``pattern`` (an absolute path) name the real path ``real`` — or,
+    with ``tree``, one of its ancestors? Matched as the shell expands it, component by
+    component (``*`` never crosses ``/``; ``**`` is ``*``), case-folded as a case-insensitive
+    filesystem would open the names, from the pattern as written and with its literal
+    directory prefix resolved (``tools/check-*.sh`` with ``tools`` a link to ``scripts``)."""
     import fnmatch
 
-    if fnmatch.fnmatchcase(real, pattern):
+    parts = pattern.split("/")
+    first = next((i for i, p in enumerate(parts) if _GLOB.search(p)), len(parts))
+    prefix = "/".join(parts[:first]) or "/"
+    spellings = [pattern]
+    resolved = _realpath(prefix)
+    if resolved is None:
         return True
-    if tree:
-        head = real
-        while "/" in head.rstrip("/"):
-            head = head.rsplit("/", 1)[0]
-            if head and fnmatch.fnmatchcase(head, pattern):
-                return True
+    if resolved != prefix:
+        spellings.append("/".join([resolved.rstrip("/"), *parts[first:]]))
+    target = fold_path(real).split("/")
+    for spelling in spellings:
+        want = fold_path(spelling).split("/")
+        if len(target) < len(want) or (len(target) > len(want) and not tree):
+            continue
+        if all(fnmatch.fnmatchcase(t, w) for t, w in zip(target, want, strict=False)):
+            return True
     return False
 
 
@@ -232,12 +248,12 @@ def _named(base: str, root: str) -> tuple[tuple[str, bool], ...]:
     if hit is not None and hit[0] == key:
         return hit[1]
     out: dict[str, bool] = dict.fromkeys(files, False)
-    for path in files:
-        data = _load(path)
-        if data is not None:
-            for words, cwd in _commands(data):
-                for full, tree in _paths(words, cwd, base, root):
-                    out[full] = out.get(full, False) or tree
+    for path, sig in zip(files, sigs, strict=True):
+        if sig is None:
+            continue
+        for words, cwd in _parsed(path, sig):
+            for full, tree in _paths(words, cwd, base, root):
+                out[full] = out.get(full, False) or tree
     named = tuple(out.items())
     now = time.time()
     if all(s is None or now - s[3] / 1e9 > _RACY for s in sigs):
@@ -245,6 +261,33 @@ def _named(base: str, root: str) -> tuple[tuple[str, bool], ...]:
             _cache.clear()
         _cache[base] = (key, named)
     return named
+
+
+#: Per settings file: (its ``stat`` signature, its commands); the user-level files are the
+#: same for every directory :func:`runs` reads settings for, so each is parsed once.
+_parsed_cache: dict[str, tuple[object, list[tuple[list[str], str | None]]]] = {}
+#: Candidate paths one settings file may name before the rest is left out (and the file is
+#: judged as unreadable: only :data:`HOOK_DIRS`), so a crafted file cannot stall every write.
+_MAX_COMMANDS = 4096
+
+
+def _parsed(path: str, sig: object) -> list[tuple[list[str], str | None]]:
+    """The commands of the settings file at ``path`` (:func:`_commands`), kept while its
+    signature holds."""
+    hit = _parsed_cache.get(path)
+    if hit is not None and hit[0] == sig:
+        return hit[1]
+    data = _load(path)
+    commands: list[tuple[list[str], str | None]] = []
+    if data is not None:
+        for item in _commands(data):
+            commands.append(item)
+            if len(commands) >= _MAX_COMMANDS:
+                break
+    if len(_parsed_cache) > 256:
+        _parsed_cache.clear()
+    _parsed_cache[path] = (sig, commands)
+    return commands
 
 
 def _load(path: str) -> object:
@@ -258,24 +301,30 @@ def _load(path: str) -> object:
         return None
     try:
         return json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # a document nested past the parser's depth: not read
         return None
 
 
-def _commands(node: object, depth: int = 0) -> Iterator[tuple[list[str], str | None]]:
+def _commands(node: object, depth: int = 0, inherited: str | None = None
+              ) -> Iterator[tuple[list[str], str | None]]:
     """``(words, cwd)`` of every command in a settings document: a string under a command
-    key, split as a shell would; an ``args`` list of strings, one word each."""
+    key, split as a shell would; an ``args`` list of strings, one word each; the ``cwd``
+    (or VS Code's ``options.cwd``) of the object or of an enclosing one."""
     if depth > 64:
         return
     if isinstance(node, dict):
-        cwd = node.get("cwd") if isinstance(node.get("cwd"), str) else None
+        options = node.get("options")
+        cwd = next((c for c in (node.get("cwd"), options.get("cwd") if isinstance(options, dict) else None)
+                    if isinstance(c, str)), inherited)
         for key, value in node.items():
             if key in _COMMAND_KEYS and isinstance(value, str):
                 yield _split(value), cwd
             elif key == "env" and isinstance(value, dict):  # NODE_OPTIONS="--require ./x.js"
-                for text in value.values():
+                for name, text in value.items():
                     if isinstance(text, str):
                         yield _split(text), cwd
+                        if name in _PATH_VARS:  # {"PYTHONPATH": "tools"}: read as the assignment
+                            yield [f"{name}={text}"], cwd
             elif key == "envFile" and isinstance(value, str):
                 yield [value if "/" in value or value.startswith(("$", "~", "%")) else "./" + value], cwd
             elif key == "args" and isinstance(value, list):
@@ -289,10 +338,10 @@ def _commands(node: object, depth: int = 0) -> Iterator[tuple[list[str], str | N
                 head = _split(command) if isinstance(command, str) else []
                 yield [*head, *words], cwd
             else:
-                yield from _commands(value, depth + 1)
+                yield from _commands(value, depth + 1, cwd)
     elif isinstance(node, list):
         for item in node:
-            yield from _commands(item, depth + 1)
+            yield from _commands(item, depth + 1, inherited)
 
 
 def _split(command: str, depth: int = 0) -> list[str]:
@@ -329,8 +378,11 @@ def _candidates(words: list[str]) -> Iterator[tuple[str, bool]]:
     manifests: tuple[str, ...] = ()  # the last runner's manifests (for -C/--prefix)
     cd_dirs: list[str] = []
     first = True
+    looped = False  # inside `for f in <words>;`: each word may be run by the loop's body
 
     def out(value: str, tree: bool) -> Iterator[tuple[str, bool]]:
+        if not tree and _GLOB.search(value) and not looped:  # `prettier --write "src/*.ts"`: edited, not run
+            return
         values = _braces(value)
         if tree:  # `node -r ./pre` loads pre.js
             values += [v + ext for v in values if not _SCRIPT.search(v) for ext in _RUN_EXTS]
@@ -346,6 +398,10 @@ def _candidates(words: list[str]) -> Iterator[tuple[str, bool]]:
         yield from out(value, True)
 
     for i, word in enumerate(words):
+        if word == "in" and i >= 2 and words[i - 2] == "for":
+            looped = True
+        elif looped and (word in ("do", ";") or word.endswith(";")):
+            looped = word not in ("do", ";") and word != ""  # the last item, glued to `;`, still counts
         word = word.rstrip(";&|")  # `cd tools; bash run`: shlex leaves the separator on
         base = os.path.basename(word)
         if value_of is not None:
@@ -375,8 +431,14 @@ def _candidates(words: list[str]) -> Iterator[tuple[str, bool]]:
             yield from out(val, True)
         if word in ("<", "source", ".") and i + 1 < len(words):  # `bash < run` runs it
             yield from out(words[i + 1].rstrip(";&|"), True)
-        if word in ("cd", "pushd") and i + 1 < len(words):
-            cd_dirs.append(words[i + 1].rstrip(";&|"))
+        if word in ("cd", "pushd") or (base == "env" and i + 1 < len(words) and words[i + 1] in ("-C", "--chdir")):
+            target = next((w for w in words[i + 1:i + 4] if not w.startswith("-")), None)
+            if target is not None:  # `cd -P tools`, `cd tools;x`
+                target = re.split(r"[;&|]", target, maxsplit=1)[0]
+                if target not in cd_dirs and len(cd_dirs) < _MAX_CD:
+                    cd_dirs.append(target)
+        if word.startswith("--chdir=") and word[8:] not in cd_dirs and len(cd_dirs) < _MAX_CD:  # env --chdir=x
+            cd_dirs.append(word[len("--chdir="):])
         head = first and not _ASSIGN.match(word) and base not in _WRAPPERS
         if head:
             first = False
@@ -392,7 +454,7 @@ def _candidates(words: list[str]) -> Iterator[tuple[str, bool]]:
                 yield from out(value, head or (script and value == word))
             elif script and not value.startswith("-"):
                 yield from out(value, True)
-        module = word == "-m"
+        module = word == "-m" or (script and _COMBINED.match(word) is not None)  # `-m`, `-um`
         script = base in _INTERPRETERS or (script and (word.startswith("-") or value_of is not None))
 
 
@@ -439,6 +501,8 @@ def _loaded(word: str, following: str | None, script: bool) -> Iterator[tuple[st
         else:
             yield glued.group(2), True
     elif word in _CODE_OPTIONS and following is not None:
+        for call in _IMPORT_CALLS.finditer(following[:65536]):
+            yield from _module_files(call.group(1))
         for m in _IMPORTS.finditer(following[:65536]):
             if m.group(1):
                 yield from _module_files(m.group(1))
@@ -500,6 +564,9 @@ def _paths(words: list[str], cwd: str | None, start: str, root: str) -> Iterator
         for text in _expand(cand, start):
             for base in bases:
                 full = os.path.normpath(os.path.join(base, text))
-                resolved = _realpath(full)
-                if full.startswith(inside) or resolved is None or resolved.startswith(inside):
+                if full.startswith(inside):
+                    yield full, tree
+                    continue
+                resolved = _realpath(full)  # outside as written: inside through a link?
+                if resolved is None or resolved.startswith(inside):
                     yield full, tree

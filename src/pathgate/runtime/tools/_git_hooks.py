@@ -35,21 +35,29 @@ __all__ = ["hook_runs"]
 
 #: A manager named in a hook script → the files (root-relative; a trailing ``/``: with
 #: everything below) whose commands it runs.
+_LEFTHOOK = (*(f"{d}lefthook{x}.{e}" for d in ("", ".", ".config/") for x in ("", "-local")
+               for e in ("yml", "yaml", "toml", "json", "jsonc")), ".lefthook/", ".lefthook-local/")
+_PRE_COMMIT = (".pre-commit-config.yaml", ".pre-commit-config.yml", ".pre-commit-hooks.yaml")
 _MANAGERS: dict[str, tuple[str, ...]] = {
     "husky": (".husky/",),
-    "pre-commit": (".pre-commit-config.yaml", ".pre-commit-config.yml", ".pre-commit-hooks.yaml"),
-    "pre_commit": (".pre-commit-config.yaml", ".pre-commit-config.yml", ".pre-commit-hooks.yaml"),
-    "lefthook": ("lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml", "lefthook-local.yml",
-                 "lefthook-local.yaml", ".lefthook-local.yml", ".lefthook-local.yaml", ".lefthook/",
-                 ".lefthook-local/", ".config/lefthook.yml", ".config/lefthook.yaml"),
+    "pre-commit": _PRE_COMMIT,
+    "pre_commit": _PRE_COMMIT,
+    "prek": _PRE_COMMIT,
+    "lefthook": _LEFTHOOK,
     "overcommit": (".overcommit.yml",),
     "simple-git-hooks": (".simple-git-hooks.json", ".simple-git-hooks.js", "simple-git-hooks.json",
-                         "simple-git-hooks.js"),
-    "lint-staged": (".lintstagedrc", ".lintstagedrc.json", ".lintstagedrc.yaml",
-                    ".lintstagedrc.yml", ".lintstagedrc.js", ".lintstagedrc.mjs", ".lintstagedrc.cjs",
-                    "lint-staged.config.js", "lint-staged.config.mjs", "lint-staged.config.cjs"),
+                         "simple-git-hooks.js", ".simple-git-hooks.cjs", "simple-git-hooks.cjs"),
+    "lint-staged": (".lintstagedrc", ".lintstagedrc.json", ".lintstagedrc.yaml", ".lintstagedrc.yml",
+                    ".lintstagedrc.js", ".lintstagedrc.mjs", ".lintstagedrc.cjs", "lint-staged.config.js",
+                    "lint-staged.config.mjs", "lint-staged.config.cjs"),
+    "captainhook": ("captainhook.json",),
+    "hk": ("hk.pkl", "hk.local.pkl", ".config/hk.pkl"),
+    "trunk": (".trunk/",),
+    "git-hooks": (".githooks/",),
 }
-_CONFIG_OPTION = re.compile(r"--config(?:=|\s+)['\"]?([^\s'\"]+)")
+#: A manager's name as a word of a hook script (``hk`` is not inside ``hooks``).
+_MANAGER_WORD = re.compile(r"(?<![\w-])(" + "|".join(re.escape(m) for m in _MANAGERS) + r")(?![\w-])")
+_CONFIG_OPTION = re.compile(r"--config(?:uration)?(?:=|\s+)['\"]?([^\s'\"]+)")
 _MAX_SCRIPT = 64 * 1024
 _MAX_SCRIPTS = 64
 
@@ -132,10 +140,8 @@ def _from_script(text: str, root: str) -> list[tuple[str, bool]]:
     from pathgate.runtime.tools._agent_commands import command_paths
 
     out: list[tuple[str, bool]] = []
-    lowered = text.lower()
-    for manager, files in _MANAGERS.items():
-        if manager in lowered:
-            out += [(os.path.join(root, f.rstrip("/")), f.endswith("/")) for f in files]
+    for manager in dict.fromkeys(m.group(1) for m in _MANAGER_WORD.finditer(text.lower())):
+        out += [(os.path.join(root, f.rstrip("/")), f.endswith("/")) for f in _MANAGERS[manager]]
     for m in _CONFIG_OPTION.finditer(text):
         value = m.group(1)
         out.append((value if value.startswith("/") else os.path.join(root, value), False))
