@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from pathgate import FileResult, Gate, Policy, Runtime, Status
 from pathgate.runtime.fs import DirFds, OsFS
 from pathgate.runtime.gates import lexical_name
-from pathgate.runtime.tools import read_files as rf
+from pathgate.runtime.tools import _read_facts as rf
 from tests.hardening._twotrees import build
 
 
