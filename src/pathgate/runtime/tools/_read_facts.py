@@ -14,8 +14,9 @@ gates the worker saw pass (``PathFacts.cleared``) and alone decides the rest.
 from __future__ import annotations
 
 import errno
+import os
 from collections.abc import Callable, Sequence
-from stat import S_ISDIR
+from stat import S_ISDIR, S_ISREG
 from typing import TYPE_CHECKING
 
 import anyio.from_thread
@@ -23,6 +24,7 @@ import anyio.lowlevel
 
 from pathgate.runtime._remedy import Decider, ignore_decider
 from pathgate.runtime.fs import (
+    OPEN_FLAGS,
     PATH_MAX,
     AsyncFS,
     DirFds,
@@ -30,11 +32,13 @@ from pathgate.runtime.fs import (
     Opened,
     OsFS,
     ReadRequest,
+    Resolved,
     ThreadFS,
     WouldBlock,
     drive_sync,
     open_read,
     open_read_in,
+    read_fstated,
     resolve_flow,
     resolve_in,
     run_chunked,
@@ -42,11 +46,11 @@ from pathgate.runtime.fs import (
 from pathgate.runtime.gates import Fact, GateCheck, GateContext, PathFacts
 from pathgate.runtime.gates.existence import ExistenceGate
 from pathgate.runtime.gates.ignore import IgnoreGate
-from pathgate.runtime.gates.path import PathGate
+from pathgate.runtime.gates.path import PathGate, is_git_internal
 from pathgate.runtime.gates.read import ReadGate
 from pathgate.runtime.gates.secrets import LinkedSecretGate, SecretsGate
 from pathgate.runtime.gates.size import SizeGate
-from pathgate.runtime.ignore import IgnoreSession, Match
+from pathgate.runtime.ignore import DirNode, IgnoreSession, Match
 from pathgate.verdicts import Remedy, Verdict
 
 if TYPE_CHECKING:
@@ -193,11 +197,17 @@ class ReadFacts:
             self._on_loop = False
         if not self._on_loop:
             chunk = self._fused_chunk(inline, anyio.from_thread.check_cancelled, None)
-            await run_chunked(chunk, pending, runtime.limiter.reads())
+            chunks = await run_chunked(chunk, pending, runtime.limiter.reads())
             await anyio.lowlevel.checkpoint_if_cancelled()  # a hop may end after its call's cancel
+            if len(chunks) > 1:
+                self._one_read_per_file(pending, len(inline))
         self._matched = True
-        first: dict[str, Opened] = {}  # one descriptor read per real file, across chunks too
-        cleared = len(inline)
+
+    @staticmethod
+    def _one_read_per_file(pending: Sequence[PathFacts], cleared: int) -> None:
+        """After more than one chunk: each real file keeps one descriptor read (a chunk
+        reads each real file once; two chunks may each have read it)."""
+        first: dict[str, Opened] = {}
         for f in pending:
             if f.opened is not None and f.resolved is not None and f.resolved.real is not None:
                 got = first.setdefault(f.resolved.real, f.opened)
@@ -227,11 +237,150 @@ class ReadFacts:
     def _fused_chunk(self, inline: tuple[GateCheck, ...], cancelled: Callable[[], None],
                      on_loop: int | None) -> Callable[[Sequence[PathFacts]], list[None]]:
         """The blocking body of :meth:`_fused` for one chunk (a worker thread, or the loop
-        with ``on_loop`` = the inline read bound in bytes)."""
-        runtime, ctx = self.runtime, self.ctx
+        with ``on_loop`` = the inline read bound in bytes).
+
+        A plain spelling (its own lexical normalisation) on the real filesystem takes the
+        direct route (:meth:`_plain_route`): its parent is opened through the chunk's
+        :class:`DirFds` and validated by the ignore session once per run of spellings in one
+        directory; then the file is decided as a non-directory, judged by the gates before the
+        first ``OPEN`` gate, and only then opened from the parent's descriptor (``O_NOFOLLOW``:
+        no symlink is followed) and ``fstat``-ed -- the descriptor's ``fstat`` is its
+        resolution (a regular file, not a symlink, found under that very name). Anything else
+        (a symlink, a directory, a missing name, a path a gate blocks) takes the general
+        route (:meth:`_general_route`), as if the direct one had not been tried."""
+        runtime = self.runtime
         backend = self.backend
         assert isinstance(backend, ThreadFS)  # one_hop is only set up on the thread backend
         root, ops, index = runtime.root, backend.ops, runtime.index
+        # a plain spelling is resolved through its parent's descriptor (the real filesystem, a
+        # root other than "/"), and that descriptor opens it
+        by_fd = type(ops) is OsFS and root != "/"
+        general = self._general_route(inline, on_loop)
+        plain = self._plain_route(inline, on_loop)
+
+        def chunk(items: Sequence[PathFacts]) -> list[None]:
+            state = _ChunkState()
+            with DirFds(ops, root) as dirs:
+                # ignore files lstat-ed relative to the directories this chunk opened anyway
+                session = IgnoreSession(index, dir_fd=dirs.held)  # index.session(dirs.held)
+                get_dir = dirs.get
+                last: str | None = None  # the parent of the last plain spelling, its fd and node
+                dir_fd = -1
+                node: DirNode | None = None
+                for k, f in enumerate(items):
+                    if not k & 15:
+                        cancelled()  # a cancelled call stops within 16 files
+                    request = f.request
+                    if by_fd and request == f.name and request and len(request) <= PATH_MAX:
+                        parent, _, name = request.rpartition("/")
+                        if parent != last:
+                            last = parent
+                            try:
+                                dir_fd = get_dir(parent)
+                            except (OSError, ValueError):
+                                dir_fd, node = -1, None
+                            else:
+                                node = session.dir_node(parent)
+                        if node is not None and plain(f, name, dir_fd, node, session, state):
+                            continue
+                        general(f, session, dirs, state, dir_fd, name)
+                    else:
+                        general(f, session, dirs, state, -1, "")
+            return [None]  # one per chunk: ``_fused`` counts the chunks
+
+        return chunk
+
+    def _plain_route(self, inline: tuple[GateCheck, ...], on_loop: int | None
+                     ) -> Callable[[PathFacts, str, int, DirNode, IgnoreSession, _ChunkState], bool]:
+        """The direct route of a plain spelling ``f.request`` = ``name`` in the directory
+        open as ``dir_fd`` whose validated ignore node is ``node``: ``True`` when it filled in
+        every fact, ``False`` (the facts left as they were) when the general route must.
+
+        With the built-in gates alone (:class:`_KnownGates`), what each of them checks is
+        known from how the facts were made: the path gate blocks a plain spelling resolved
+        inside only for git internals (asked here before the open), the secrets gate only a
+        secret (asked), the ignore gate only an ignored path (asked); on the descriptor, the
+        existence, size and read gates pass exactly when the read gave text (a regular file,
+        within the limit, no error, the descriptor the path led to), and the linked-secret gate
+        is asked for a file of one link. Any other outcome runs the gates themselves."""
+        runtime, ctx = self.runtime, self.ctx
+        root = runtime.root
+        is_secret = runtime.pipeline.secrets.is_secret_facts
+        croot = ctx.root
+        cleared = len(inline)
+        inline_checks = _checks(inline)
+        tail_checks = _checks(self._tail)
+        everything = cleared + len(tail_checks)
+        known = _KnownGates.of(inline, self._tail)
+        git_dirs = known.git_dirs if known is not None else ()
+        linked = known.linked if known is not None else None
+        size_limit = ctx.size_limit
+        prefix = root + "/"
+        no_fd = -1
+
+        def plain(f: PathFacts, name: str, dir_fd: int, node: DirNode, session: IgnoreSession,
+                  state: _ChunkState) -> bool:
+            request = f.request
+            match = node.stop
+            if match is None:
+                try:
+                    match = session.decide_entry(node, request, name, False)
+                except ValueError:  # an unencodable name: the general route says what it is
+                    return False
+            if match.ignored:
+                return False  # blocked (or a directory's rule): the general route, with its remedy
+            secret = f.plain_secret
+            if secret is None:
+                secret = is_secret(f, croot)
+            if secret:
+                return False
+            real = prefix + request
+            if known is None:  # other gates: judged on the facts before the open
+                f.resolved = Resolved(request, real, request)  # no ``st`` until the descriptor's
+                f.match = match
+                passed = _tail_passed(inline_checks, f, ctx)
+                f.resolved = f.match = f.secret = None
+                if passed < cleared:  # blocked, or must await
+                    return False
+            elif is_git_internal(request, git_dirs):
+                return False
+            fd = no_fd
+            try:
+                fd = os.open(name, OPEN_FLAGS, dir_fd=dir_fd)
+                st = os.fstat(fd)
+                if S_ISDIR(st.st_mode):  # decided as a non-directory: the general route decides it
+                    return False
+                opened = read_fstated(fd, st, size_limit, on_loop) if S_ISREG(st.st_mode) else Opened(st=st)
+            except OSError:  # a symlink (ELOOP), missing, unreadable: the general route's answer
+                return False
+            finally:
+                if fd >= 0:
+                    os.close(fd)
+            f.resolved = Resolved(request, real, request, st=st)
+            f.match = match
+            f.secret = secret  # what ``is_secret_facts`` keeps once the real path is known
+            f.opened = state.opened[real] = opened
+            if known is not None and opened.text is not None and st.st_nlink == 1 and (
+                    linked is None or _tail_passed((linked,), f, ctx)):
+                f.cleared = everything
+            else:
+                f.cleared = cleared + _tail_passed(tail_checks, f, ctx)  # the pipeline skips these
+            return True
+
+        return plain
+
+    def _general_route(self, inline: tuple[GateCheck, ...], on_loop: int | None
+                       ) -> Callable[[PathFacts, IgnoreSession, DirFds, _ChunkState, int, str], None]:
+        """Every fact of one spelling the general way: resolved through its parent's
+        descriptor when it is plain and that opened (``dir_fd`` >= 0; ``name`` its last
+        component: ``resolve_in``), else component by component (``resolve_flow``); decided
+        on the real relpath (with a verified remedy); judged by the gates before the first
+        ``OPEN`` gate, then opened and read (once per real file per chunk) and judged by the
+        tail gates."""
+        runtime, ctx = self.runtime, self.ctx
+        backend = self.backend
+        assert isinstance(backend, ThreadFS)
+        root, ops = runtime.root, backend.ops
         allow_outside = runtime.policy.allow_outside_root
         is_secret = runtime.pipeline.secrets.is_secret_facts
         decide = self._decider()
@@ -239,67 +388,43 @@ class ReadFacts:
         inline_checks = _checks(inline)
         tail_checks = _checks(self._tail)
         size_limit = ctx.size_limit
-
-        # a plain spelling is resolved through its parent's descriptor (``resolve_in``: the
-        # real filesystem, a root other than "/"), and that descriptor opens it
-        by_fd = type(ops) is OsFS and root != "/"
         croot = ctx.root
 
-        def chunk(items: Sequence[PathFacts]) -> list[None]:
-            memo: DirStatMemo | None = None  # made when a spelling needs resolve_flow
-            matches: dict[str, tuple[Match, Remedy | None]] = {}
-            opened: dict[str, Opened] = {}
-            with DirFds(ops, root) as dirs:
-                # ignore files lstat-ed relative to the directories this chunk opened anyway
-                session = IgnoreSession(index, dir_fd=dirs.held)  # index.session(dirs.held)
-                get_dir = dirs.get
-                for k, f in enumerate(items):
-                    if not k & 15:
-                        cancelled()  # a cancelled call stops within 16 files
-                    request = f.request
-                    r = None
-                    dir_fd = -1
-                    if by_fd and request == f.name and request and len(request) <= PATH_MAX:
-                        parent, _, name = request.rpartition("/")
-                        try:
-                            dir_fd = get_dir(parent)
-                        except (OSError, ValueError):
-                            dir_fd = -1
-                        else:
-                            r = resolve_in(root, request, dir_fd, name)
-                    if r is None:
-                        dir_fd = -1
-                        if memo is None:
-                            memo = DirStatMemo(ops)
-                        r = drive_sync(resolve_flow(root, request, allow_outside=allow_outside), memo)
-                    f.resolved = r
-                    relpath = r.relpath
-                    st = r.st
-                    if relpath is not None:
-                        got = matches.get(relpath)
-                        if got is None:
-                            is_dir = st is not None and S_ISDIR(st.st_mode)
-                            got = matches[relpath] = decide(session, relpath, is_dir, is_secret(f, croot))
-                        f.match, f.remedy = got
-                    real = r.real
-                    if real is None or st is None:
-                        continue
-                    if _tail_passed(inline_checks, f, ctx) < len(inline_checks):  # blocked, or must await
-                        continue  # the pipeline runs the gates again on the loop
-                    got_open = opened.get(real)
-                    if got_open is None:
-                        req = ReadRequest(real, size_limit, (st.st_dev, st.st_ino),
-                                          root if relpath is not None else None)
-                        if dir_fd >= 0:  # resolved through the parent's descriptor: opened from it
-                            got_open = open_read_in(ops, req, dir_fd, name, inline=on_loop)
-                        else:
-                            got_open = open_read(ops, req, dirs, inline=on_loop)
-                        opened[real] = got_open
-                    f.opened = got_open
-                    f.cleared = cleared + _tail_passed(tail_checks, f, ctx)  # the pipeline skips these
-            return [None] * len(items)
+        def general(f: PathFacts, session: IgnoreSession, dirs: DirFds, state: _ChunkState, dir_fd: int,
+                    name: str) -> None:
+            request = f.request
+            r = resolve_in(root, request, dir_fd, name) if dir_fd >= 0 else None
+            if r is None:
+                dir_fd = -1
+                if state.memo is None:
+                    state.memo = DirStatMemo(ops)
+                r = drive_sync(resolve_flow(root, request, allow_outside=allow_outside), state.memo)
+            f.resolved = r
+            relpath = r.relpath
+            st = r.st
+            if relpath is not None:
+                got = state.matches.get(relpath)
+                if got is None:
+                    is_dir = st is not None and S_ISDIR(st.st_mode)
+                    got = state.matches[relpath] = decide(session, relpath, is_dir, is_secret(f, croot))
+                f.match, f.remedy = got
+            real = r.real
+            if real is None or st is None:
+                return
+            if _tail_passed(inline_checks, f, ctx) < cleared:  # blocked, or must await
+                return  # the pipeline runs the gates again on the loop
+            got_open = state.opened.get(real)
+            if got_open is None:
+                req = ReadRequest(real, size_limit, (st.st_dev, st.st_ino), root if relpath is not None else None)
+                if dir_fd >= 0:  # resolved through the parent's descriptor: opened from it
+                    got_open = open_read_in(ops, req, dir_fd, name, inline=on_loop)
+                else:
+                    got_open = open_read(ops, req, dirs, inline=on_loop)
+                state.opened[real] = got_open
+            f.opened = got_open
+            f.cleared = cleared + _tail_passed(tail_checks, f, ctx)  # the pipeline skips these
 
-        return chunk
+        return general
 
     async def _open(self, pending: Sequence[PathFacts]) -> None:
         requests: dict[str, ReadRequest] = {}
@@ -322,6 +447,45 @@ class ReadFacts:
         for f in pending:
             if f.opened is None and f.resolved is not None and f.resolved.real is not None:
                 f.opened = known[f.resolved.real]
+
+
+class _KnownGates:
+    """The built-in gates, alone, in their order: ``_INLINE_GATES`` (path, secrets when
+    enforced, ignore) then ``_TAIL_GATES`` (linked secret when enforced, existence, size, read),
+    exactly these classes. ``git_dirs``: the path gate's (``None``: no path gate); ``linked``:
+    the linked-secret gate's ``check`` (``None``: not in the tuple)."""
+
+    __slots__ = ("git_dirs", "linked")
+
+    _SHAPES = (
+        ((PathGate, SecretsGate, IgnoreGate), (LinkedSecretGate, ExistenceGate, SizeGate, ReadGate)),
+        ((PathGate, IgnoreGate), (ExistenceGate, SizeGate, ReadGate)),
+    )
+
+    def __init__(self, git_dirs: tuple[str, ...], linked: _Check | None) -> None:
+        self.git_dirs = git_dirs
+        self.linked = linked
+
+    @classmethod
+    def of(cls, inline: _Gates, tail: _Gates) -> _KnownGates | None:
+        shape = (tuple(type(g) for g in inline), tuple(type(g) for g in tail))
+        if shape not in cls._SHAPES:
+            return None
+        linked = tail[0].check if type(tail[0]) is LinkedSecretGate else None
+        return cls(inline[0].git_dirs, linked)  # type: ignore[attr-defined]
+
+
+class _ChunkState:
+    """What one chunk shares across its paths: the resolution memo (made when a spelling
+    needs ``resolve_flow``), the ignore decisions of the general route by real relpath, and
+    the descriptor reads by real path (one per real file)."""
+
+    __slots__ = ("matches", "memo", "opened")
+
+    def __init__(self) -> None:
+        self.memo: DirStatMemo | None = None
+        self.matches: dict[str, tuple[Match, Remedy | None]] = {}
+        self.opened: dict[str, Opened] = {}
 
 
 def _checks(gates: _Gates) -> tuple[_Check, ...]:

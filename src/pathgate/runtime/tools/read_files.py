@@ -126,7 +126,8 @@ async def read_files(
     ctx = _read_context(policy, runtime.root, model)
 
     spellings = list(dict.fromkeys(requested))
-    facts = [PathFacts(request=s, name=lexical_name(s, runtime.root)) for s in spellings]
+    root = runtime.root
+    facts = [PathFacts(s, lexical_name(s, root)) for s in spellings]
     on_loop = len(facts) == 1 and _may_run_on_loop(runtime, facts[0])
     source = ReadFacts(runtime, runtime.backends.pick(policy.fs_backend), ctx, one_hop=True, on_loop=on_loop)
     verdicts = await runtime.pipeline.run(facts, ctx, source)
@@ -186,36 +187,41 @@ def _assemble(
     remaining = call_budget
     first_of: dict[str, str] = {}
     results: list[FileResult] = []
+    append = results.append
     whole = offset is None and limit is None
     for k, path in enumerate(requested):
         i = k if by_spelling is None else by_spelling[path]
         f, verdict = facts[i], verdicts[i]
-        relpath = f.shown_relpath
+        r = f.resolved
+        relpath = f.name if r is None else (r.relpath or ".") if r.relpath is not None else r.real  # shown_relpath
         text: str | None = None
         total: int | None = None
         if verdict is not None and i in windows:
             verdict, text, total = _window_outcome(windows[i], verdict)
         if verdict is not None:
             inside = None if verdict.opaque or f.relpath is None else relpath
-            results.append(FileResult(path=path, verdict=verdict, relpath=inside))
+            append(FileResult(path=path, verdict=verdict, relpath=inside))
             continue
-        key = f.resolved.real if f.resolved is not None and f.resolved.real is not None else path
+        key = r.real if r is not None and r.real is not None else path
         if key in first_of:
-            results.append(FileResult(path=path, relpath=relpath, same_as=first_of[key]))
+            append(FileResult(path=path, relpath=relpath, same_as=first_of[key]))
             continue
         first_of[key] = path
         if text is None:
-            assert f.opened is not None and f.opened.text is not None
+            opened = f.opened
+            assert opened is not None and opened.text is not None and opened.data is not None
             if whole:  # no window: the whole text and its line count (``count_lines``)
-                text = f.opened.text
-                total = text.count("\n") + (1 if text and text[-1] != "\n" else 0)
+                text = opened.text
+                # counted on the UTF-8 bytes (b"\n" is never part of another character): faster
+                data = opened.data
+                total = data.count(b"\n") + (1 if data and data[-1] != 10 else 0)
             else:
-                text, total = apply_window(f.opened.text, offset, limit)
+                text, total = apply_window(opened.text, offset, limit)
         if len(text) <= remaining:
             remaining -= len(text)
-            results.append(FileResult(path=path, content=text, relpath=relpath, total_lines=total))
+            append(FileResult(path=path, content=text, relpath=relpath, total_lines=total))
             continue
-        results.append(_cut(path, relpath, text, remaining, total, call_budget))
+        append(_cut(path, relpath, text, remaining, total, call_budget))
         remaining = 0
     return results
 
