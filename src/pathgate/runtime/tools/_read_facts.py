@@ -77,6 +77,10 @@ _Check = Callable[[PathFacts, GateContext], object]
 _CHECKS_OF: dict[int, tuple[_Gates, tuple[_Check, ...]]] = {}
 #: (id(policy), purpose) -> (the policy, its ignore decider): keeping the policy makes the id safe.
 _DECIDER_OF: dict[tuple[int, str], tuple[object, Decider]] = {}
+#: (ids of the runtime, read context, backend, inline and tail gate tuples, the path gate's
+#: ``git_dirs``, ``on_loop``, the cancel check) -> (those objects, the chunk function made for
+#: them): keeping the objects makes the ids safe.
+_CHUNK_OF: dict[tuple[object, ...], tuple[tuple[object, ...], Callable[[Sequence[PathFacts]], list[None]]]] = {}
 
 
 class ReadFacts:
@@ -247,7 +251,25 @@ class ReadFacts:
         no symlink is followed) and ``fstat``-ed -- the descriptor's ``fstat`` is its
         resolution (a regular file, not a symlink, found under that very name). Anything else
         (a symlink, a directory, a missing name, a path a gate blocks) takes the general
-        route (:meth:`_general_route`), as if the direct one had not been tried."""
+        route (:meth:`_general_route`), as if the direct one had not been tried.
+
+        Made once per runtime, read context, backend, gates and ``on_loop`` (what it holds
+        does not change after the runtime's construction; nothing of a call's own)."""
+        runtime, ctx, backend, tail = self.runtime, self.ctx, self.backend, self._tail
+        git_dirs = getattr(inline[0], "git_dirs", None) if inline else None
+        key = (id(runtime), id(ctx), id(backend), id(inline), id(tail), id(git_dirs), on_loop, cancelled)
+        got = _CHUNK_OF.get(key)
+        if got is not None and got[0] == (runtime, ctx, backend, inline, tail, git_dirs):
+            return got[1]
+        if len(_CHUNK_OF) > 64:
+            _CHUNK_OF.clear()
+        chunk = self._make_chunk(inline, cancelled, on_loop)
+        _CHUNK_OF[key] = ((runtime, ctx, backend, inline, tail, git_dirs), chunk)
+        return chunk
+
+    def _make_chunk(self, inline: tuple[GateCheck, ...], cancelled: Callable[[], None],
+                    on_loop: int | None) -> Callable[[Sequence[PathFacts]], list[None]]:
+        """:meth:`_fused_chunk`, made."""
         runtime = self.runtime
         backend = self.backend
         assert isinstance(backend, ThreadFS)  # one_hop is only set up on the thread backend
