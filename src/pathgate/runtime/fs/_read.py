@@ -294,6 +294,9 @@ class WouldBlock(Exception):
 
 
 _NOWAIT = getattr(os, "RWF_NOWAIT", 0)
+#: Reads at least this large may be cut by the kernel's per-call cap (``MAX_RW_COUNT``, just
+#: under 2 GiB): a short one is not taken for the end of the file.
+_SHORT_READS_CAP = 1 << 30
 
 
 def _read_cached(fd: int, cap: int, size: int = 0) -> bytes:
@@ -402,12 +405,18 @@ def _read_open_os(fd: int, req: ReadRequest) -> Opened:
         os.close(fd)
 
 
-def read_fstated(fd: int, st: os.stat_result, max_bytes: int, inline: int | None = None) -> Opened:
+def read_fstated(fd: int, st: os.stat_result, max_bytes: int, inline: int | None = None,
+                 short_is_end: bool = False) -> Opened:
     """The read of :func:`_read_open` once the descriptor ``fd`` of a regular file is
     ``fstat``-ed (``st``) and confirmed, on the real filesystem: nothing when ``st`` shows more
     than ``max_bytes``; else reads sized by ``fstat`` on to end of file or the limit, decoded
     (``inline``: from the page cache only, as :func:`open_read` ``inline=``, raising
-    :class:`WouldBlock`). ``fd`` is left open; ``OSError`` propagates."""
+    :class:`WouldBlock`). ``fd`` is left open; ``OSError`` propagates.
+
+    ``short_is_end``: the file is on a local filesystem (:func:`~pathgate.runtime.fs.is_local_tree`),
+    where a read of a regular file returns fewer bytes than asked only at its end (a page-cache
+    copy is not cut short by a signal; only a fatal one, or an error, stops it): a first read
+    shorter than asked is the whole file, without a second read to find the end."""
     if st.st_size > max_bytes:
         return Opened(st=st)
     if inline is not None:
@@ -418,9 +427,10 @@ def read_fstated(fd: int, st: os.stat_result, max_bytes: int, inline: int | None
             raise WouldBlock  # grew past the inline bound since fstat
         return decode(data, max_bytes, st)
     remaining = max_bytes + 1
-    data = os.read(fd, min(remaining, st.st_size + 1))
+    want = min(remaining, st.st_size + 1)
+    data = os.read(fd, want)
     remaining -= len(data)
-    if data and remaining > 0:
+    if data and remaining > 0 and not (short_is_end and len(data) < want < _SHORT_READS_CAP):
         more = os.read(fd, min(remaining, _READ_CHUNK))
         if more:  # grew since fstat: on to end of file or the limit, as _read_open
             chunks = [data, more]

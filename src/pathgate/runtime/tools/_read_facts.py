@@ -36,6 +36,7 @@ from pathgate.runtime.fs import (
     ThreadFS,
     WouldBlock,
     drive_sync,
+    is_local_tree,
     open_read,
     open_read_in,
     read_fstated,
@@ -339,6 +340,11 @@ class ReadFacts:
         size_limit = ctx.size_limit
         prefix = root + "/"
         no_fd = -1
+        # a local tree: a short read is the end of the file (``read_fstated``); decided once,
+        # as ``InlineReads`` decides it (whose answer, once made, is taken)
+        local = runtime.inline_reads.enabled
+        if local is None:
+            local = is_local_tree(root)
 
         def plain(f: PathFacts, name: str, dir_fd: int, node: DirNode, session: IgnoreSession,
                   state: _ChunkState) -> bool:
@@ -372,7 +378,7 @@ class ReadFacts:
                 st = os.fstat(fd)
                 if S_ISDIR(st.st_mode):  # decided as a non-directory: the general route decides it
                     return False
-                opened = read_fstated(fd, st, size_limit, on_loop) if S_ISREG(st.st_mode) else Opened(st=st)
+                opened = read_fstated(fd, st, size_limit, on_loop, local) if S_ISREG(st.st_mode) else Opened(st=st)
             except OSError:  # a symlink (ELOOP), missing, unreadable: the general route's answer
                 return False
             finally:
