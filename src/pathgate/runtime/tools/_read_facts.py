@@ -317,15 +317,8 @@ class ReadFacts:
                      ) -> Callable[[PathFacts, str, int, DirNode, IgnoreSession, _ChunkState], bool]:
         """The direct route of a plain spelling ``f.request`` = ``name`` in the directory
         open as ``dir_fd`` whose validated ignore node is ``node``: ``True`` when it filled in
-        every fact, ``False`` (the facts left as they were) when the general route must.
-
-        With the built-in gates alone (:class:`_KnownGates`), what each of them checks is
-        known from how the facts were made: the path gate blocks a plain spelling resolved
-        inside only for git internals (asked here before the open), the secrets gate only a
-        secret (asked), the ignore gate only an ignored path (asked); on the descriptor, the
-        existence, size and read gates pass exactly when the read gave text (a regular file,
-        within the limit, no error, the descriptor the path led to), and the linked-secret gate
-        is asked for a file of one link. Any other outcome runs the gates themselves."""
+        every fact, ``False`` (the facts left as they were) when the general route must. The
+        gates are asked as :class:`_KnownGates` says, or run before the open and after it."""
         runtime, ctx = self.runtime, self.ctx
         root = runtime.root
         is_secret = runtime.pipeline.secrets.is_secret_facts
@@ -340,11 +333,7 @@ class ReadFacts:
         size_limit = ctx.size_limit
         prefix = root + "/"
         no_fd = -1
-        # a local tree: a short read is the end of the file (``read_fstated``); decided once,
-        # as ``InlineReads`` decides it (whose answer, once made, is taken)
-        local = runtime.inline_reads.enabled
-        if local is None:
-            local = is_local_tree(root)
+        local = _local_tree(runtime)  # a short read is the end of the file (``read_fstated``)
 
         def plain(f: PathFacts, name: str, dir_fd: int, node: DirNode, session: IgnoreSession,
                   state: _ChunkState) -> bool:
@@ -363,12 +352,8 @@ class ReadFacts:
             if secret:
                 return False
             real = prefix + request
-            if known is None:  # other gates: judged on the facts before the open
-                f.resolved = Resolved(request, real, request)  # no ``st`` until the descriptor's
-                f.match = match
-                passed = _tail_passed(inline_checks, f, ctx)
-                f.resolved = f.match = f.secret = None
-                if passed < cleared:  # blocked, or must await
+            if known is None:  # other gates: run on the facts before the open
+                if not _passes_before_open(f, real, match, inline_checks, ctx):
                     return False
             elif is_git_internal(request, git_dirs):
                 return False
@@ -477,11 +462,39 @@ class ReadFacts:
                 f.opened = known[f.resolved.real]
 
 
+def _local_tree(runtime: Runtime) -> bool:
+    """Is the runtime's tree local (:func:`~pathgate.runtime.fs.is_local_tree`)? Taken from
+    ``InlineReads`` once it decided (``False`` there also when inline reads are off), else
+    decided here."""
+    local = runtime.inline_reads.enabled
+    return is_local_tree(runtime.root) if local is None else local
+
+
+def _passes_before_open(f: PathFacts, real: str, match: Match, checks: tuple[_Check, ...],
+                        ctx: GateContext) -> bool:
+    """Do all ``checks`` (the gates before the first ``OPEN`` gate) pass the plain spelling
+    ``f`` resolved to ``real`` (no ``st`` yet) with ignore decision ``match``? The facts are
+    left as they were."""
+    f.resolved = Resolved(f.request, real, f.request)
+    f.match = match
+    passed = _tail_passed(checks, f, ctx)
+    f.resolved = f.match = f.secret = None
+    return passed == len(checks)  # none blocked, none must await
+
+
 class _KnownGates:
     """The built-in gates, alone, in their order: ``_INLINE_GATES`` (path, secrets when
     enforced, ignore) then ``_TAIL_GATES`` (linked secret when enforced, existence, size, read),
-    exactly these classes. ``git_dirs``: the path gate's (``None``: no path gate); ``linked``:
-    the linked-secret gate's ``check`` (``None``: not in the tuple)."""
+    exactly these classes. ``git_dirs``: the path gate's; ``linked``: the linked-secret gate's
+    ``check`` (``None``: not in the tuple).
+
+    Then what each gate checks is known from how the direct route made the facts: the path
+    gate blocks a plain spelling resolved inside only for git internals (asked before the
+    open), the secrets gate only a secret (asked), the ignore gate only an ignored path
+    (asked); on the descriptor, the existence, size and read gates pass exactly when the read
+    gave text (a regular file, within the limit, no error, the descriptor the name led to), and
+    the linked-secret gate is asked for a file of one link. Any other outcome runs the gates
+    themselves (tests/runtime/test_batch_fastpaths.py runs every gate on what this cleared)."""
 
     __slots__ = ("git_dirs", "linked")
 
