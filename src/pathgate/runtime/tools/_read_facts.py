@@ -78,10 +78,10 @@ _Check = Callable[[PathFacts, GateContext], object]
 _CHECKS_OF: dict[int, tuple[_Gates, tuple[_Check, ...]]] = {}
 #: (id(policy), purpose) -> (the policy, its ignore decider): keeping the policy makes the id safe.
 _DECIDER_OF: dict[tuple[int, str], tuple[object, Decider]] = {}
-#: (ids of the runtime, read context, backend, inline and tail gate tuples, the path gate's
-#: ``git_dirs``, ``on_loop``, the cancel check) -> (those objects, the chunk function made for
-#: them): keeping the objects makes the ids safe.
-_CHUNK_OF: dict[tuple[object, ...], tuple[tuple[object, ...], Callable[[Sequence[PathFacts]], list[None]]]] = {}
+#: A runtime's chunk functions (``runtime._read_chunks``): (ids of the read context, backend,
+#: inline and tail gate tuples, the path gate's ``git_dirs``, ``on_loop``, the cancel check) ->
+#: (those objects, the chunk function made for them): keeping the objects makes the ids safe.
+_Chunks = dict[tuple[object, ...], tuple[tuple[object, ...], Callable[[Sequence[PathFacts]], list[None]]]]
 
 
 class ReadFacts:
@@ -258,14 +258,18 @@ class ReadFacts:
         does not change after the runtime's construction; nothing of a call's own)."""
         runtime, ctx, backend, tail = self.runtime, self.ctx, self.backend, self._tail
         git_dirs = getattr(inline[0], "git_dirs", None) if inline else None
-        key = (id(runtime), id(ctx), id(backend), id(inline), id(tail), id(git_dirs), on_loop, cancelled)
-        got = _CHUNK_OF.get(key)
-        if got is not None and got[0] == (runtime, ctx, backend, inline, tail, git_dirs):
+        made: _Chunks | None = getattr(runtime, "_read_chunks", None)  # kept by the runtime itself
+        if made is None:
+            made = {}
+            runtime._read_chunks = made  # type: ignore[attr-defined]
+        key = (id(ctx), id(backend), id(inline), id(tail), id(git_dirs), on_loop, cancelled)
+        got = made.get(key)
+        if got is not None and got[0] == (ctx, backend, inline, tail, git_dirs):
             return got[1]
-        if len(_CHUNK_OF) > 64:
-            _CHUNK_OF.clear()
+        if len(made) > 64:
+            made.clear()
         chunk = self._make_chunk(inline, cancelled, on_loop)
-        _CHUNK_OF[key] = ((runtime, ctx, backend, inline, tail, git_dirs), chunk)
+        made[key] = ((ctx, backend, inline, tail, git_dirs), chunk)
         return chunk
 
     def _make_chunk(self, inline: tuple[GateCheck, ...], cancelled: Callable[[], None],
