@@ -21,6 +21,7 @@ NEVER = ("asyncio", "anyio", "sniffio", "argparse", "logging", "opentelemetry", 
          "tomllib", "pathgate.runtime._runtime", "pathgate.runtime._chain", "pathgate.runtime._dispatch",
          "pathgate.runtime._tracing", "pathgate.runtime._live", "pathgate.runtime.fs._backends",
          "pathgate.runtime.tools.glob", "pathgate.runtime.tools._discover", "pathgate.runtime.tools.read_files",
+         "pathgate.runtime.tools._read_facts",
          "pathgate.runtime.tools.code_search", "pathgate.runtime.tools._regex", "pathgate.mcp", "pathgate.adapters")
 #: Besides, check-ignore decides with the ignore engine alone.
 NOT_FOR_CHECK_IGNORE = ("pathgate.config", "pathgate.runtime.gates", "pathgate.runtime._gating",

@@ -345,6 +345,7 @@ NEVER = ("asyncio", "anyio", "sniffio", "argparse", "logging", "opentelemetry", 
          "pathgate.runtime._runtime", "pathgate.runtime._chain", "pathgate.runtime._dispatch",
          "pathgate.runtime._tracing", "pathgate.runtime._live", "pathgate.runtime.fs._backends",
          "pathgate.runtime.fs._sched", "pathgate.runtime.tools.read_files", "pathgate.runtime.tools._live_glob",
+         "pathgate.runtime.tools._read_facts",
          "pathgate.runtime.tools.code_search", "pathgate.runtime.tools.list_directory",
          "pathgate.runtime.tools._regex", "pathgate.mcp", "pathgate.adapters")
 

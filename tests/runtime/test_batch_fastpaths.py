@@ -22,10 +22,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pathgate import FileResult, Gate, Policy, Runtime, Status
+from pathgate import FileResult, Gate, Policy, Runtime, Status, Verdict
 from pathgate.runtime.fs import DirFds, OsFS
 from pathgate.runtime.gates import lexical_name
-from pathgate.runtime.tools import read_files as rf
+from pathgate.runtime.tools import _read_facts as rf
 from tests.hardening._twotrees import build
 
 
@@ -215,3 +215,122 @@ def test_spellings_read_in_two_chunks_share_the_first_read_and_its_verdict(
     else:
         assert one.content == "text\n" and one.verdict is None
         assert two.same_as == "a.txt" and two.verdict is None
+
+
+# -- the direct route of a plain spelling (decided as a non-directory, judged, then opened) ----
+
+#: Names whose answer depends on the entry's type: a directory-only rule (``cache/``, ``logs/``)
+#: blocks a directory of that name but not a file; ``build`` is excluded as a directory.
+TYPED: dict[str, str | tuple[str, str]] = {
+    ".gitignore": "cache/\nlogs/\n*.tmp\n",
+    "x/cache/inner.txt": "inner\n",
+    "x/logs": "a file named like a directory rule\n",
+    "x/cache.txt": "file\n",
+    "x/y.tmp": "tmp\n",
+    "x/ok.txt": "ok\n",
+    "x/sub/.gitignore": "!y.tmp\nlocal.txt\n",
+    "x/sub/y.tmp": "re-included\n",
+    "x/sub/local.txt": "local\n",
+    "x/.git": "gitdir: elsewhere\n",
+    ".GIT/config": "[core]\n",
+    "x/link.txt": ("symlink", "ok.txt"),
+    "x/dirlink": ("symlink", "sub"),
+    "x/secret.pem": "-----BEGIN PRIVATE KEY-----\n",
+}
+TYPED_PATHS = ["x/cache", "x/cache/inner.txt", "x/logs", "x/cache.txt", "x/y.tmp", "x/ok.txt", "x/sub/y.tmp",
+               "x/sub/local.txt", "x/sub", "x/.git", ".GIT/config", "x/link.txt", "x/dirlink/y.tmp",
+               "x/secret.pem", "x/none.txt", "x/ok.txt/more", "x/fifo"]
+
+
+@pytest.mark.parametrize("policy", [Policy(), Policy(ignore_mode="discovery"), Policy(size_limit=4),
+                                    Policy(enforce_secrets=False)])
+def test_direct_route_answers_as_the_plain_pipeline_for_every_type(tmp_path: Path, policy: Policy) -> None:
+    """Directories, a file named like a directory rule, symlinks (file and directory), a
+    FIFO, git internals, secrets, missing names and a file used as a directory: each is
+    answered by the direct route (or handed to the general one) exactly as the plain
+    pipeline answers it."""
+    root = tmp_path / "t"
+    build(root, TYPED)
+    os.mkfifo(root / "x/fifo")
+
+    async def main() -> tuple[list[FileResult], list[FileResult]]:
+        return (await _read(root, TYPED_PATHS, policy, shortcuts=False),
+                await _read(root, TYPED_PATHS, policy, shortcuts=True))
+
+    plain, fast = anyio.run(main)
+    assert fast == plain
+    by = {r.path: r for r in fast}
+    logs = by["x/logs"].verdict  # a file: the directory rule does not apply
+    assert logs is None or logs.gate is Gate.SIZE
+    if policy.ignore_mode == "block":
+        assert by["x/cache"].verdict is not None and by["x/cache"].verdict.gate is Gate.IGNORE
+    assert by["x/fifo"].verdict is not None and by["x/fifo"].verdict.status is Status.NOT_A_FILE
+
+
+async def _gates_on_direct_facts(root: Path, paths: list[str], policy: Policy) -> tuple[int, list[str]]:
+    """Read ``paths``; for every spelling the direct route cleared of all gates, run each
+    gate itself on its facts: (how many were cleared so, the gates that did not pass)."""
+    rt = Runtime(root, policy)
+    seen: list[Any] = []
+    run = rt.pipeline.run
+
+    async def spy(facts: Any, ctx: Any, source: Any, **kw: Any) -> Any:
+        seen.append((facts, ctx))
+        return await run(facts, ctx, source, **kw)
+
+    rt.pipeline.run = spy  # type: ignore[method-assign]
+    await rt.read_files(paths)
+    gates = rt.pipeline.gates
+    cleared = 0
+    failed: list[str] = []
+    for facts, ctx in seen:
+        for f in facts:
+            if f.cleared < len(gates):
+                continue
+            cleared += 1
+            for g in gates:
+                got = g.check(f, ctx)
+                if got is not None and not isinstance(got, Verdict):
+                    got = await got
+                if got is not None:
+                    failed.append(f"{f.request}: {g.name}")
+    return cleared, failed
+
+
+@pytest.mark.parametrize("policy", [Policy(), Policy(strict_hard_links=True), Policy(size_limit=50),
+                                    Policy(enforce_secrets=False)])
+def test_every_gate_passes_what_the_direct_route_cleared(tmp_path: Path, policy: Policy) -> None:
+    """The direct route clears a path of every gate without running them when the built-in
+    gates alone are in place; each gate, run on those facts, passes them too."""
+    root = _tree(tmp_path / "t")
+    build(root, TYPED)
+    paths = [*PATHS, *TYPED_PATHS, "a/fifo"]
+    cleared, failed = anyio.run(_gates_on_direct_facts, root, paths, policy)
+    assert failed == []
+    assert cleared >= 8  # not vacuous: the plain text files took the direct route
+
+
+def test_direct_route_takes_the_plain_files(tmp_path: Path) -> None:
+    """A plain text file is read by the direct route: its resolution is the descriptor's
+    ``fstat`` (no ``lstat`` of the name), and its facts clear every gate."""
+    root = _tree(tmp_path / "t")
+    calls: list[str] = []
+    real_stat = os.stat
+
+    def stat(path: Any, *a: Any, **kw: Any) -> os.stat_result:
+        if kw.get("dir_fd") is not None and not kw.get("follow_symlinks", True):
+            calls.append(str(path))
+        return real_stat(path, *a, **kw)
+
+    async def main() -> list[FileResult]:
+        rt = Runtime(root, Policy())
+        rt.inline_reads.enabled = False
+        return await rt.read_files(["a/one.txt", "a/two.txt", "a/b/c/deep.txt", "filelink.txt"])
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(os, "stat", stat)
+        got = anyio.run(main)
+    assert [r.content for r in got] == ["one\n", "two\n", "deep\n", None]
+    assert got[3].same_as == "a/one.txt"  # the link leads to the file given first
+    assert "one.txt" not in calls and "two.txt" not in calls and "deep.txt" not in calls
+    assert "filelink.txt" in calls  # a symlink: the general route resolves it

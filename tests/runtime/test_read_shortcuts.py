@@ -86,6 +86,39 @@ def test_real_fs_read_goes_on_past_a_stale_fstat_size(tmp_path: Path, monkeypatc
         assert fast[3] == data[: limit + 1]
 
 
+def _fstated(path: str, limit: int, size: int | None, short_is_end: bool) -> tuple[Any, ...]:
+    """``read_fstated`` of ``path`` (``short_is_end`` as the direct route on a local tree
+    passes it); ``size``: the size its ``fstat`` is made to say (``None``: the true one)."""
+    fd = os.open(path, OPEN_FLAGS)
+    try:
+        st = os.fstat(fd)
+        if size is not None:
+            fields = list(st[:10])
+            fields[stat.ST_SIZE] = size
+            st = os.stat_result(fields)
+        return _facts(read_mod.read_fstated(fd, st, limit, None, short_is_end))
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.parametrize("content", [b"", b"x", b"hello\n", b"a\x00b", b"\xff\xfe", b"z" * 65536,
+                                     b"0123456789abcdef" * 70000],
+                         ids=["empty", "x", "line", "nul", "invalid", "64KiB", "1.1MB"])
+@pytest.mark.parametrize("slack", [-1, 0, 1, 10])
+def test_short_read_as_the_end_equals_reading_to_an_empty_read(tmp_path: Path, content: bytes,
+                                                               slack: int) -> None:
+    """A first read shorter than asked taken for the end of the file (a local tree) gives what
+    reading on to an empty read gives, also when ``fstat`` says less (the file grew: the read
+    is not short, it goes on) or more (it shrank) than the file holds; with the true size,
+    what the general route gives."""
+    f = tmp_path / "f"
+    f.write_bytes(content)
+    limit = max(0, len(content) + slack)
+    assert _fstated(str(f), limit, None, True) == _both(str(f), ReadRequest(str(f), limit, None))[1]
+    for size in (None, 0, max(0, len(content) - 3), len(content) + 5):
+        assert _fstated(str(f), limit, size, True) == _fstated(str(f), limit, size, False), size
+
+
 def _paths(rng: random.Random, n: int) -> list[str]:
     names = [".env", ".env.example", "id_rsa", "id_rsa.pub", "server.key", "a.pem", "credentials",
              ".netrc", "notes.txt", "x.py", ".env~", "#.env#", "id_rsa.bak", ".ENV ", "k.pem:$DATA",

@@ -403,7 +403,7 @@ class Runtime(GateCore):
         call.state.raw = raw  # the raw results stay available to the links above
         if not call.state.render:
             return raw
-        if isinstance(raw, list) and all(isinstance(r, FileResult) for r in raw):
+        if isinstance(raw, list) and _all_reads(raw):
             return renderer.render_read(raw)
         if isinstance(raw, (GlobResult, ListResult, SearchResult)):
             return render_discovery(renderer, raw)
@@ -459,8 +459,9 @@ class Runtime(GateCore):
     async def _tool_read_files(self, args: ReadFilesArgs, call: ToolCall) -> list[FileResult]:
         # a spelling without a double quote is its own path (``unspell_path`` returns it as is)
         paths = [p if '"' not in p else unspell_path(p) for p in args.paths]
-        results = await self.read_files(paths, offset=args.offset, limit=args.limit, model=call.model,
-                                        agent=call.agent)
+        # inside the call's scope already (``call``): the tool itself, not ``read_files``' scope
+        results = await _read_files(self, paths, offset=args.offset, limit=args.limit, model=call.model,
+                                    agent=call.agent)
         call.state.verdicts = [None if r.truncated else r.verdict for r in results]
         return _spell_reads(results)
 
@@ -496,6 +497,14 @@ class Runtime(GateCore):
 #: The fields of :class:`~pathgate.FileResult` :func:`_spell_reads` knows; with any other
 #: layout every result goes through ``spell_names``.
 _READ_FIELDS = ("path", "content", "verdict", "relpath", "truncated", "total_lines", "same_as")
+
+
+def _all_reads(raw: list[Any]) -> bool:
+    """Is every item a :class:`~pathgate.FileResult` (``read_files``' raw result)?"""
+    for r in raw:
+        if type(r) is not FileResult and not isinstance(r, FileResult):
+            return False
+    return True
 
 
 def _plain_name(name: str | None) -> bool:

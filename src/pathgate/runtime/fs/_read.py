@@ -34,6 +34,7 @@ __all__ = [
     "open_at",
     "open_read",
     "open_read_in",
+    "read_fstated",
     "read_regular",
     "resolve_in",
     "resolve_plain",
@@ -125,38 +126,40 @@ class DirFds:
         fd = fds.get(reldir)
         if fd is not None:
             return fd
-        parent, sep, name = reldir.rpartition("/")
-        if sep and name:
-            # the common case of a batch: the parent is open already (one level down, kept;
-            # the same as the walk below, which keeps the target at any depth)
-            pfd = fds.get(parent)
-            if pfd is not None:
-                fd = fds[reldir] = self._open_dir(name, dir_fd=pfd)
+        # the deepest ancestor open already (a batch in walk order: usually the parent)
+        missing = [reldir]
+        cur = reldir
+        while True:
+            cut = cur.rfind("/")
+            cur = cur[:cut] if cut >= 0 else ""
+            fd = fds.get(cur)
+            if fd is not None or not cur:
+                break
+            missing.append(cur)
+        if fd is None:
+            fd = fds[""] = self.ops.open_dir(self.root)
+            if not reldir:
                 return fd
-        parts = reldir.split("/") if reldir else []
-        k = len(parts)
-        while k > 0 and "/".join(parts[:k]) not in self._fds:
-            k -= 1
-        cur = self._fds.get("/".join(parts[:k]))
-        if cur is None:
-            cur = self._fds[""] = self.ops.open_dir(self.root)
+        open_dir = self._open_dir
+        depth = reldir.count("/") - len(missing) + 1  # levels below the root of the first missing
         transient: int | None = None
         try:
-            for i in range(k, len(parts)):
-                nxt = self.ops.open_dir(parts[i], dir_fd=cur)
+            for rel in reversed(missing):
+                nxt = open_dir(rel[rel.rfind("/") + 1:], dir_fd=fd)
                 if transient is not None:
                     self.ops.close(transient)
                     transient = None
-                if i < self.CACHE_DEPTH or i == len(parts) - 1:
-                    self._fds["/".join(parts[: i + 1])] = nxt
+                if depth < self.CACHE_DEPTH or rel is reldir:
+                    fds[rel] = nxt
                 else:
                     transient = nxt
-                cur = nxt
+                fd = nxt
+                depth += 1
         except BaseException:
             if transient is not None:
                 self.ops.close(transient)
             raise
-        return cur
+        return fd
 
     def held(self, reldir: str) -> int | None:
         """The descriptor of ``reldir`` if it is open already (the root: opened now), else
@@ -266,7 +269,7 @@ def decode(data: bytes, max_bytes: int, st: os.stat_result | None = None) -> Ope
     ``st``: the descriptor's ``fstat``, kept in the result."""
     if len(data) > max_bytes:
         return Opened(st=st, data=data)
-    if b"\x00" in data[:BINARY_SNIFF]:
+    if data.find(b"\x00", 0, BINARY_SNIFF) >= 0:  # no copy of the first 8 KiB
         return Opened(st=st, data=data, binary=True)
     try:
         return Opened(st=st, data=data, text=data.decode("utf-8"))
@@ -291,6 +294,9 @@ class WouldBlock(Exception):
 
 
 _NOWAIT = getattr(os, "RWF_NOWAIT", 0)
+#: Reads at least this large may be cut by the kernel's per-call cap (``MAX_RW_COUNT``, just
+#: under 2 GiB): a short one is not taken for the end of the file.
+_SHORT_READS_CAP = 1 << 30
 
 
 def _read_cached(fd: int, cap: int, size: int = 0) -> bytes:
@@ -392,26 +398,48 @@ def _read_open_os(fd: int, req: ReadRequest) -> Opened:
             return Opened(st=st)
         if req.identity is not None and (st.st_dev, st.st_ino) != req.identity:
             return Opened(st=st, changed=True)
-        max_bytes = req.max_bytes
-        if st.st_size > max_bytes:
-            return Opened(st=st)
-        remaining = max_bytes + 1
-        data = os.read(fd, min(remaining, st.st_size + 1))
-        remaining -= len(data)
-        if data and remaining > 0:
-            more = os.read(fd, min(remaining, _READ_CHUNK))
-            if more:  # grew since fstat: on to end of file or the limit, as _read_open
-                chunks = [data, more]
-                remaining -= len(more)
-                while remaining > 0:
-                    chunk = os.read(fd, min(remaining, _READ_CHUNK))
-                    if not chunk:
-                        break
-                    chunks.append(chunk)
-                    remaining -= len(chunk)
-                data = b"".join(chunks)
-        return decode(data, max_bytes, st)
+        return read_fstated(fd, st, req.max_bytes)
     except OSError as exc:
         return Opened(error=exc.errno or errno.EIO)
     finally:
         os.close(fd)
+
+
+def read_fstated(fd: int, st: os.stat_result, max_bytes: int, inline: int | None = None,
+                 short_is_end: bool = False) -> Opened:
+    """The read of :func:`_read_open` once the descriptor ``fd`` of a regular file is
+    ``fstat``-ed (``st``) and confirmed, on the real filesystem: nothing when ``st`` shows more
+    than ``max_bytes``; else reads sized by ``fstat`` on to end of file or the limit, decoded
+    (``inline``: from the page cache only, as :func:`open_read` ``inline=``, raising
+    :class:`WouldBlock`). ``fd`` is left open; ``OSError`` propagates.
+
+    ``short_is_end``: the file is on a local filesystem (:func:`~pathgate.runtime.fs.is_local_tree`),
+    where a read of a regular file returns fewer bytes than asked only at its end (a page-cache
+    copy is not cut short by a signal; only a fatal one, or an error, stops it): a first read
+    shorter than asked is the whole file, without a second read to find the end."""
+    if st.st_size > max_bytes:
+        return Opened(st=st)
+    if inline is not None:
+        if st.st_size > inline:
+            raise WouldBlock
+        data = _read_cached(fd, min(max_bytes, inline), st.st_size)
+        if len(data) > inline:
+            raise WouldBlock  # grew past the inline bound since fstat
+        return decode(data, max_bytes, st)
+    remaining = max_bytes + 1
+    want = min(remaining, st.st_size + 1)
+    data = os.read(fd, want)
+    remaining -= len(data)
+    if data and remaining > 0 and not (short_is_end and len(data) < want < _SHORT_READS_CAP):
+        more = os.read(fd, min(remaining, _READ_CHUNK))
+        if more:  # grew since fstat: on to end of file or the limit, as _read_open
+            chunks = [data, more]
+            remaining -= len(more)
+            while remaining > 0:
+                chunk = os.read(fd, min(remaining, _READ_CHUNK))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                remaining -= len(chunk)
+            data = b"".join(chunks)
+    return decode(data, max_bytes, st)

@@ -198,7 +198,11 @@ class GatePipeline:
         pending = list(range(len(facts)))
         for written in self._written:  # the spelling as written, before any I/O
             if pending:
-                pending = await _apply(written, facts, ctx, pending, verdicts)
+                waits = _check_all(written, facts, ctx, pending, verdicts, -1)
+                if waits is not None:
+                    if waits:
+                        await _gather_into(verdicts, waits)
+                    pending = [i for i in pending if verdicts[i] is None]
         plan = self._plan(have, source is not None)
         last = len(self._gates)
         for at, gate in enumerate(self._gates):
@@ -248,25 +252,6 @@ class GatePipeline:
         return await self.run(facts, ctx, None, have=frozenset({Fact.NAME, Fact.REAL, Fact.MATCH}))
 
 
-async def _apply(
-    check: Callable[[PathFacts, GateContext], GateResult],
-    facts: Sequence[PathFacts],
-    ctx: GateContext,
-    pending: list[int],
-    verdicts: list[Verdict | None],
-    at: int = -1,
-) -> list[int]:
-    """One gate step (the pipeline's gate number ``at``; ``-1``: the as-written pass) over
-    the pending paths; returns those still pending. A path whose facts already cleared this
-    gate (``PathFacts.cleared``) is not checked again."""
-    waits = _check_all(check, facts, ctx, pending, verdicts, at)
-    if waits is None:
-        return pending  # nothing blocked
-    if waits:
-        await _gather_into(verdicts, waits)
-    return [i for i in pending if verdicts[i] is None]
-
-
 def _check_all(
     check: Callable[[PathFacts, GateContext], GateResult],
     facts: Sequence[PathFacts],
@@ -275,8 +260,9 @@ def _check_all(
     verdicts: list[Verdict | None],
     at: int,
 ) -> list[tuple[int, Awaitable[Verdict | None]]] | None:
-    """The sync part of :func:`_apply`: verdicts filled in, awaitables returned (``None``:
-    every path passed)."""
+    """One gate step (the pipeline's gate number ``at``; ``-1``: the as-written pass) over
+    the pending paths: verdicts filled in, awaitables returned (``None``: every path passed).
+    A path whose facts already cleared this gate (``PathFacts.cleared``) is not checked again."""
     waits: list[tuple[int, Awaitable[Verdict | None]]] = []
     blocked = False
     for i in pending:
