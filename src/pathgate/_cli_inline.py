@@ -63,7 +63,7 @@ def run_inline(make_core: Callable[[], GateCore], tool: str, tool_args: Mapping[
         chosen = core.renderer_for(model, renderer)
         with _few_collections():
             result = run_now(call(core, tool_args, model))
-        return render_discovery(chosen, spell_names(result))
+        return render_discovery(chosen, _spelled(result, spell_names))
     except NeedsEventLoop:
         raise
     except Exception as exc:  # these tools only read: the same call on a runtime words it exactly
@@ -97,6 +97,41 @@ def _code_search() -> Callable[..., Any]:
                            model=model, linked_secret=core.index.linked_secret)
 
     return call
+
+
+def _spelled(result: Any, spell_names: Callable[[Any], Any]) -> Any:
+    """``spell_names(result)``, a search's hits checked at once: when every hit path is
+    printable ASCII not starting with a double quote and no hit line or context line holds
+    a lone surrogate (what :func:`~pathgate._names.spell_names` would change), the hits
+    stay as they are and only the rest of the result is spelled (its fields are spelled
+    one by one, the hits apart from the others); otherwise (a path with a double quote
+    anywhere included) the whole result is spelled."""
+    import msgspec
+
+    from pathgate.results import SearchResult
+
+    hits = result.hits if isinstance(result, SearchResult) else ()
+    if not hits or not _plain_hits(hits):
+        return spell_names(result)
+    return msgspec.structs.replace(spell_names(msgspec.structs.replace(result, hits=())), hits=hits)
+
+
+def _plain_hits(hits: tuple[Any, ...]) -> bool:
+    """No hit that :func:`~pathgate._names.spell_names` would change (see :func:`_spelled`):
+    checked on all paths joined and all lines joined (both tests are per character)."""
+    paths = "".join([h.path for h in hits])  # printable ASCII without '"' throughout: each path plain
+    if not paths.isascii() or not paths.isprintable() or '"' in paths:
+        return False
+    texts = "".join([h.text for h in hits])
+    if any(h.context_before or h.context_after for h in hits):
+        texts += "".join(["".join(h.context_before) + "".join(h.context_after) for h in hits])
+    if texts.isascii():
+        return True
+    try:
+        texts.encode("utf-8")  # a lone surrogate in any of them cannot be encoded
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 @contextlib.contextmanager
