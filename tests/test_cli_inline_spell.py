@@ -11,7 +11,7 @@ from pathgate._cli_inline import _spelled
 from pathgate._names import spell_names
 from pathgate.results import SearchHit, SearchResult
 
-_TEXT = st.text(alphabet=st.sampled_from(list('ab/."\\ \n\t\x7fé\u202e\udce9\ud800\x85') + ["x", "y"]), max_size=8)
+_TEXT = st.text(alphabet=st.sampled_from([*'ab/."\\ \n\t\x7fé\u202e\udce9\ud800\x85', "x", "y"]), max_size=8)
 _PLAIN = st.text(alphabet="abc/._-0", min_size=1, max_size=8)
 
 

@@ -174,7 +174,7 @@ def test_ancestors_answer_as_the_whole_path() -> None:
     ancestors were never asked about) equals the answer from its whole path."""
     heads = ["a/b/c/d", "x/.aws/credentials/y", "k/.kube/config/z/w", "p/.env.d/q/r", "m/k.pem/n", "s/id_rsa~/t/u",
              "deep/deeper/" * 20 + "end", "a/b/.ENV /c", "q/b/x/c/d", "w/sub/dir/e"]
-    patterns = _DEFAULTS + ["b/*/c", "sub/dir/"]
+    patterns = [*_DEFAULTS, "b/*/c", "sub/dir/"]
     for head in heads:
         for cut in range(head.count("/") + 1, 0, -1):
             h = "/".join(head.split("/")[:cut])

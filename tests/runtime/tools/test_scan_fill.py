@@ -115,7 +115,7 @@ def test_a_refused_open_is_decided_by_the_chain(tmp_path: Path, monkeypatch: pyt
     root, files = _tree(tmp_path)
     raw = _scan._raw_beneath()
     assert raw is not None
-    syscall, *rest = raw
+    _, *rest = raw
 
     def refused(*args: object) -> int:
         import ctypes
