@@ -34,10 +34,13 @@ event loop through ``anyio.from_thread``), skipping a filtered directory whole.
 from __future__ import annotations
 
 import errno
+import operator
 import os
 import stat
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from functools import partial
+from itertools import accumulate, compress, repeat
 from typing import TYPE_CHECKING
 
 from pathgate.results import Omission, Unsearched
@@ -77,6 +80,9 @@ MAX_EXAMPLES = 3
 
 
 _INLINE_GATES = frozenset({"path", "secrets", "ignore"})
+_RELPATH = operator.attrgetter("relpath")
+_MATCH = operator.attrgetter("match")
+_ERROR = operator.attrgetter("error")
 _SECRET = Verdict(status=Status.BLOCKED, gate=Gate.SECRETS, opaque=True)
 _OPAQUE_IGNORE = Verdict(status=Status.BLOCKED, gate=Gate.IGNORE, opaque=True)
 _GIT = Verdict(status=Status.BLOCKED, gate=Gate.PATH, detail=GIT_INTERNALS)
@@ -373,7 +379,8 @@ class Discovery:
         chunk = walker.step(CHUNK)
         if check is not None:
             for e in chunk:
-                check.entry(e)
+                if e.links is not None:  # check.entry(e) is false for the others
+                    check.entry(e)
         self._decide(chunk, self._secret_known)
         return chunk
 
@@ -410,6 +417,9 @@ class Discovery:
 
     def _admit(self, chunk: list[Entry]) -> list[Entry]:
         """The walked entries the budget admits; error entries go to :attr:`unlisted`."""
+        whole = self._admit_whole(chunk)
+        if whole is not None:
+            return whole
         kept: list[Entry] = []
         is_secret = self._is_secret
         verdicts = self._verdicts  # judged ahead when host gates apply (opaque: not charged)
@@ -427,6 +437,23 @@ class Discovery:
             self.walked += 1
             kept.append(e)
         return kept
+
+    def _admit_whole(self, chunk: list[Entry]) -> list[Entry] | None:
+        """:meth:`_admit` of a chunk the budget admits whole, counted at once: no error
+        entry, no alias, no verdict judged ahead, every entry's secret test answered (by
+        :meth:`_step`); ``None`` otherwise (then entry by entry)."""
+        if self._verdicts or self._aliases or not chunk:
+            return None
+        if any(map(_ERROR, chunk)):
+            return None
+        try:  # the entries that are no secret (is_secret answers from ``known`` here)
+            charged = sum(map(operator.not_, map(self._secret_known.__getitem__, map(_RELPATH, chunk))))
+        except KeyError:
+            return None
+        if self.walked + charged > WALK_BUDGET:
+            return None
+        self.walked += charged
+        return chunk
 
     async def unsearched_unlisted(self) -> list[Unsearched]:
         """The directories the walk could not enter (permission denied, path too long...),
@@ -449,7 +476,7 @@ class Discovery:
         enforce = any(g.name == "secrets" for g in self.pipeline.gates)
         is_git = self._is_git
         made: dict[int, Verdict] = {}  # one (frozen) verdict per deciding match (alive in entries)
-        for i in plain:
+        for i in self._to_judge(entries, plain):
             e = entries[i]
             m = e.match
             if is_git is not None and is_git(e.relpath) and not is_secret(e.relpath):
@@ -466,6 +493,42 @@ class Discovery:
                                               ancestor=m.ancestor, fail_closed=m.fail_closed,
                                               unreadable=m.unreadable)
                 out[i] = v
+
+    def _to_judge(self, entries: Sequence[Entry], plain: Sequence[int]) -> Sequence[int]:
+        """The indices of ``plain`` :meth:`_judge_inline` can give a verdict (in order): the
+        excluded entries, the secrets and the git paths, found for the whole batch at once
+        (``plain`` itself where that cannot be done exactly: aliases, a secret test not
+        answered yet, a live index's memo, a ``.git`` file's git directories). Every other
+        entry is kept (``None``)."""
+        gate = self.pipeline.gates[0]
+        is_git = self._is_git
+        if (self._aliases or len(plain) < 64
+                or (is_git is not None and (getattr(is_git, "__self__", None) is not gate
+                                            or getattr(is_git, "__func__", None) is not PathGate.is_git_path
+                                            or not isinstance(gate, PathGate) or gate.git_dirs))):
+            return plain
+        rels = list(map(_RELPATH, map(entries.__getitem__, plain)))
+        try:
+            secret = list(map(self._secret_known.__getitem__, rels))
+        except KeyError:
+            return plain
+        chosen = set(compress(plain, map(operator.is_not, map(_MATCH, map(entries.__getitem__, plain)), repeat(None))))
+        chosen.update(compress(plain, secret))
+        if is_git is not None:
+            # is_git_internal's first test, "git" in the casefolded path (no git
+            # directories here), for the paths joined: found where a path holds it
+            text = "\n".join(rels)
+            if not text.isascii():
+                chosen.update(i for i, rel in zip(plain, rels, strict=True) if "git" in rel.casefold())
+            else:
+                text = text.lower()  # casefold, for ASCII
+                starts = list(accumulate(map(operator.add, map(len, rels), repeat(1)), initial=0))
+                at = text.find("git")
+                while at >= 0:
+                    k = bisect_right(starts, at) - 1
+                    chosen.add(plain[k])
+                    at = text.find("git", starts[k + 1])
+        return sorted(chosen)
 
     async def _prejudge(self, entries: Sequence[Entry]) -> None:
         """Judge one walked chunk now and keep the verdicts for :meth:`judge` (a host filter

@@ -32,7 +32,7 @@ import msgspec
 
 from pathgate.errors import ToolArgumentError
 from pathgate.results import SearchResult, Unsearched
-from pathgate.runtime._walk import DIR, Entry
+from pathgate.runtime._walk import DIR, FILE, Entry
 from pathgate.runtime.tools._discover import Discovery
 from pathgate.runtime.tools._excluded import MAX_UNSEARCHED, count_in_excluded
 from pathgate.runtime.tools._pattern import GlobPattern, compile_glob
@@ -183,19 +183,14 @@ async def _candidates(d: Discovery, start: str, pat: GlobPattern | None,
     if d.start_error is not None:
         return [], []
     for chunk in chunks:
-        for e in chunk:
-            if e.kind == DIR:
-                if e.match is not None and (descend is None or descend(e.relpath)):
-                    excluded_dirs.append(e)
-            else:
-                candidates.append(e)
-    files: list[str] = []
-    for e, v in zip(candidates, await d.judge(candidates), strict=True):
-        if v is None:
-            if e.kind == "file":  # like rg: links are not followed (their targets are walked)
-                files.append(e.relpath)
-        else:
-            d.omissions.add(v, e.relpath)
+        candidates += [e for e in chunk if e.kind != DIR]
+        excluded_dirs += [e for e in chunk if e.kind == DIR and e.match is not None
+                          and (descend is None or descend(e.relpath))]
+    verdicts = await d.judge(candidates)
+    # like rg: links are not followed (their targets are walked)
+    files = [e.relpath for e, v in zip(candidates, verdicts, strict=True) if v is None and e.kind == FILE]
+    for e, v in [(candidates[i], v) for i, v in enumerate(verdicts) if v is not None]:
+        d.omissions.add(v, e.relpath)
     # d.count_excluded with a key: on a plain runtime the count is kept for the next call
     # with the same start and glob (validated by the listed directories' signatures)
     unlisted = await d.unsearched_unlisted()
