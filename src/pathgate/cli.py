@@ -383,7 +383,7 @@ def _inline(make_core: Callable[[], Any], tool: str, tool_args: dict[str, Any], 
     from pathgate._cli_inline import run_inline
 
     return run_inline(make_core, tool, tool_args, model=getattr(args, "model", None),
-                      renderer=getattr(args, "renderer", None))
+                      renderer=getattr(args, "renderer", None), last=_freeze_on_start)
 
 
 def _cmd_ls(args: argparse.Namespace) -> int:

@@ -334,25 +334,30 @@ class Scanner:
             else:
                 try:
                     st = fstat(fd)
+                    size = st.st_size
                     if not is_reg(st.st_mode):
                         outcome = None
                     elif linked is not None and (st.st_nlink > 1 or reg is None or reg._snap is not None) \
                             and linked(st):
                         self.linked += 1
                         outcome = None  # a secret under another name: never read, never counted
-                    elif st.st_size > limit:
+                    elif size > limit:
                         outcome = "too_large"
-                    elif st.st_size > region:
-                        self._stream, fd, outcome = _Stream(rel, fd, st.st_size), -1, None
+                    elif size > region:
+                        self._stream, fd, outcome = _Stream(rel, fd, size), -1, None
                     else:
-                        first = read(fd, st.st_size + 1)
-                        data = first if len(first) == st.st_size else self._read_rest(fd, first)
+                        data = read(fd, size + 1)
+                        if len(data) != size:
+                            data = self._read_rest(fd, data)  # type: ignore[assignment]
                         if data is None:
                             outcome = "too_large"
-                        elif data.find(b"\x00", 0, BINARY_SNIFF) >= 0 or not _is_utf8(data):
+                        elif data.find(b"\x00", 0, BINARY_SNIFF) >= 0 or not (data.isascii() or _is_utf8(data)):
                             outcome = "binary"
                         else:
-                            outcome = data
+                            batch.append((rel, data))  # its text, to search
+                            spent += len(data)
+                            pending += len(data)
+                            outcome = None
                 except OSError as exc:
                     outcome = None if exc.errno == errno.ENOENT else "unreadable"
                 finally:
