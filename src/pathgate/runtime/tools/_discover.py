@@ -494,18 +494,24 @@ class Discovery:
                                               unreadable=m.unreadable)
                 out[i] = v
 
+    def _is_git_batchable(self) -> bool:
+        """Is a path holding no "git" (casefolded) no git path here? The path gate's own test
+        (``is_git_internal``) with no git directory a ``.git`` file points to, or no test."""
+        is_git = self._is_git
+        if is_git is None:
+            return True
+        gate = self.pipeline.gates[0]
+        return (getattr(is_git, "__self__", None) is gate and getattr(is_git, "__func__", None) is PathGate.is_git_path
+                and isinstance(gate, PathGate) and not gate.git_dirs)
+
     def _to_judge(self, entries: Sequence[Entry], plain: Sequence[int]) -> Sequence[int]:
         """The indices of ``plain`` :meth:`_judge_inline` can give a verdict (in order): the
         excluded entries, the secrets and the git paths, found for the whole batch at once
         (``plain`` itself where that cannot be done exactly: aliases, a secret test not
         answered yet, a live index's memo, a ``.git`` file's git directories). Every other
         entry is kept (``None``)."""
-        gate = self.pipeline.gates[0]
         is_git = self._is_git
-        if (self._aliases or len(plain) < 64
-                or (is_git is not None and (getattr(is_git, "__self__", None) is not gate
-                                            or getattr(is_git, "__func__", None) is not PathGate.is_git_path
-                                            or not isinstance(gate, PathGate) or gate.git_dirs))):
+        if self._aliases or len(plain) < 64 or not self._is_git_batchable():
             return plain
         rels = list(map(_RELPATH, map(entries.__getitem__, plain)))
         try:
