@@ -75,6 +75,10 @@ def test_pretest_never_clears_a_secret(patterns: list[str], defaults: bool, path
         elif maybe(name.casefold()) is None:
             assert not secret, (patterns, rel)
         assert m.in_dir(head)(name) == secret, (patterns, rel)
+        if not m.dir_is_secret(head):
+            assert m.in_plain_dir(head, name) == secret, (patterns, rel)
+            cold = SecretMatcher((_DEFAULTS if defaults else []) + patterns)
+            assert cold.in_plain_dir(head, name) == secret, (patterns, rel)  # nothing cached
 
 
 @settings(max_examples=150, deadline=None)

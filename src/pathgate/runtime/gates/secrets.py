@@ -338,6 +338,31 @@ class SecretMatcher:
 
         return check
 
+    def in_plain_dir(self, head: str, name: str) -> bool:
+        """``is_secret(head + "/" + name)`` for a directory ``head`` that is no secret
+        (``dir_is_secret(head)`` false, known to the caller): :meth:`in_dir`'s test of one
+        name, the directory's normalised path made only for a name that could end a path
+        pattern (most names are decided by themselves)."""
+        head = head.strip("/")
+        if not head or ":" in head or ":" in name:
+            return self.is_secret(f"{head}/{name}" if head else name)
+        maybe = self.maybe
+        if maybe is not None and maybe(name.casefold()) is None:
+            return False
+        norm = name.rstrip(" .").casefold()
+        if norm == ".env" or (norm.startswith(ENV_PREFIXES) and norm not in ENV_TEMPLATES):
+            return True
+        q = self._quick
+        if norm in q.exact or norm.endswith(q.suffixes) or norm.startswith(q.prefixes):
+            return True
+        if q.rest is not None and q.rest(norm) is not None:
+            return True
+        if norm.endswith(_BACKUP_ENDS):
+            return self.is_secret(f"{head}/{name}")
+        if q.last is not None and norm not in q.last:
+            return False
+        return self._full.match(f"{self._dir_info(head)[1]}/{norm}") is not None
+
     def is_secret_facts(self, facts: PathFacts, root: str | None = None) -> bool:
         """Secret by the requested spelling as written (every component, ``..`` not
         resolved: ``src/.env/../a.py`` passes through ``src/.env``), its normalisation or the

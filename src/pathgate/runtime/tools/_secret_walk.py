@@ -76,15 +76,14 @@ def _by_dir(matcher: SecretMatcher, is_secret: Callable[[str], bool], chunk: lis
             break
         at = scan(_UNANCHORED, folded, starts[i + 1], end)[0][0]  # from the next relpath on
     known.update(dict.fromkeys(rels, False))  # the candidates are decided next, in order
-    maybe = matcher.maybe
-    assert maybe is not None
+    in_plain_dir = matcher.in_plain_dir
     head, secret_dir = "\0", False  # no head is "\0"
     for i in found:
         rel = rels[i]
         h, _, name = rel.rpartition("/")
         if h != head:
             head, secret_dir = h, _dir_secret(matcher, known, h)
-        known[rel] = secret_dir or (maybe(name.casefold()) is not None and is_secret(rel))
+        known[rel] = secret_dir or in_plain_dir(h, name)
 
 
 #: RE2's unanchored search (set with the first needle scan)
