@@ -14,7 +14,7 @@ import pytest
 from pathgate.runtime._links import SecretInodes
 from pathgate.runtime.fs import OsFS
 from pathgate.runtime.gates.secrets import SecretMatcher
-from pathgate.runtime.tools import _scan
+from pathgate.runtime.tools import _scan, _scan_open
 from pathgate.runtime.tools._regex import compile_regex
 
 needs_openat2 = pytest.mark.skipif(_scan.open_beneath() is None, reason="no openat2 here")
@@ -113,7 +113,7 @@ def test_a_refused_open_is_decided_by_the_chain(tmp_path: Path, monkeypatch: pyt
     """``openat2`` refusing with anything but ``ENOENT`` (here: every call) hands the file
     to ``Scanner._file``, whose chain decides it: the same answers as the chain alone."""
     root, files = _tree(tmp_path)
-    raw = _scan._raw_beneath()
+    raw = _scan_open.raw_beneath()
     assert raw is not None
     _, *rest = raw
 
@@ -123,7 +123,7 @@ def test_a_refused_open_is_decided_by_the_chain(tmp_path: Path, monkeypatch: pyt
         ctypes.set_errno(38)  # ENOSYS
         return -1
 
-    monkeypatch.setattr(_scan, "_raw", [(refused, *rest)])
+    monkeypatch.setattr(_scan_open, "_raw", [(refused, *rest)])
     fast = _scan_all(root, files, fast=True)
 
     def chain(self: _scan.Scanner, rel: str) -> int:

@@ -34,13 +34,10 @@ event loop through ``anyio.from_thread``), skipping a filtered directory whole.
 from __future__ import annotations
 
 import errno
-import operator
 import os
 import stat
-from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from functools import partial
-from itertools import accumulate, compress, repeat
 from typing import TYPE_CHECKING
 
 from pathgate.results import Omission, Unsearched
@@ -50,6 +47,7 @@ from pathgate.runtime.gates import Fact, GateContext, GatePipeline, HostFilterGa
 from pathgate.runtime.gates.path import GIT_INTERNALS, PathGate
 from pathgate.runtime.ignore import IgnoreSession, Match
 from pathgate.runtime.tools._excluded import MAX_UNSEARCHED, count_in_excluded
+from pathgate.runtime.tools._judge_batch import admit_whole, git_batchable, to_judge
 from pathgate.runtime.tools._secret_walk import _ONE_CALL, _by_dir, _each, _memo, _pretested
 from pathgate.verdicts import Gate, Status, Verdict
 
@@ -80,9 +78,6 @@ MAX_EXAMPLES = 3
 
 
 _INLINE_GATES = frozenset({"path", "secrets", "ignore"})
-_RELPATH = operator.attrgetter("relpath")
-_MATCH = operator.attrgetter("match")
-_ERROR = operator.attrgetter("error")
 _SECRET = Verdict(status=Status.BLOCKED, gate=Gate.SECRETS, opaque=True)
 _OPAQUE_IGNORE = Verdict(status=Status.BLOCKED, gate=Gate.IGNORE, opaque=True)
 _GIT = Verdict(status=Status.BLOCKED, gate=Gate.PATH, detail=GIT_INTERNALS)
@@ -439,21 +434,9 @@ class Discovery:
         return kept
 
     def _admit_whole(self, chunk: list[Entry]) -> list[Entry] | None:
-        """:meth:`_admit` of a chunk the budget admits whole, counted at once: no error
-        entry, no alias, no verdict judged ahead, every entry's secret test answered (by
-        :meth:`_step`); ``None`` otherwise (then entry by entry)."""
-        if self._verdicts or self._aliases or not chunk:
-            return None
-        if any(map(_ERROR, chunk)):
-            return None
-        try:  # the entries that are no secret (is_secret answers from ``known`` here)
-            charged = sum(map(operator.not_, map(self._secret_known.__getitem__, map(_RELPATH, chunk))))
-        except KeyError:
-            return None
-        if self.walked + charged > WALK_BUDGET:
-            return None
-        self.walked += charged
-        return chunk
+        """:meth:`_admit` of a chunk the budget admits whole, at once (``None``: entry by
+        entry; :func:`~._judge_batch.admit_whole`)."""
+        return admit_whole(self, chunk, WALK_BUDGET)
 
     async def unsearched_unlisted(self) -> list[Unsearched]:
         """The directories the walk could not enter (permission denied, path too long...),
@@ -495,46 +478,13 @@ class Discovery:
                 out[i] = v
 
     def _is_git_batchable(self) -> bool:
-        """Is a path holding no "git" (casefolded) no git path here? The path gate's own test
-        (``is_git_internal``) with no git directory a ``.git`` file points to, or no test."""
-        is_git = self._is_git
-        if is_git is None:
-            return True
-        gate = self.pipeline.gates[0]
-        return (getattr(is_git, "__self__", None) is gate and getattr(is_git, "__func__", None) is PathGate.is_git_path
-                and isinstance(gate, PathGate) and not gate.git_dirs)
+        """Is a path holding no "git" no git path here (:func:`~._judge_batch.git_batchable`)?"""
+        return git_batchable(self)
 
     def _to_judge(self, entries: Sequence[Entry], plain: Sequence[int]) -> Sequence[int]:
-        """The indices of ``plain`` :meth:`_judge_inline` can give a verdict (in order): the
-        excluded entries, the secrets and the git paths, found for the whole batch at once
-        (``plain`` itself where that cannot be done exactly: aliases, a secret test not
-        answered yet, a live index's memo, a ``.git`` file's git directories). Every other
-        entry is kept (``None``)."""
-        is_git = self._is_git
-        if self._aliases or len(plain) < 64 or not self._is_git_batchable():
-            return plain
-        rels = list(map(_RELPATH, map(entries.__getitem__, plain)))
-        try:
-            secret = list(map(self._secret_known.__getitem__, rels))
-        except KeyError:
-            return plain
-        chosen = set(compress(plain, map(operator.is_not, map(_MATCH, map(entries.__getitem__, plain)), repeat(None))))
-        chosen.update(compress(plain, secret))
-        if is_git is not None:
-            # is_git_internal's first test, "git" in the casefolded path (no git
-            # directories here), for the paths joined: found where a path holds it
-            text = "\n".join(rels)
-            if not text.isascii():
-                chosen.update(i for i, rel in zip(plain, rels, strict=True) if "git" in rel.casefold())
-            else:
-                text = text.lower()  # casefold, for ASCII
-                starts = list(accumulate(map(operator.add, map(len, rels), repeat(1)), initial=0))
-                at = text.find("git")
-                while at >= 0:
-                    k = bisect_right(starts, at) - 1
-                    chosen.add(plain[k])
-                    at = text.find("git", starts[k + 1])
-        return sorted(chosen)
+        """The indices of ``plain`` :meth:`_judge_inline` can give a verdict, in order
+        (:func:`~._judge_batch.to_judge`)."""
+        return to_judge(self, entries, plain)
 
     async def _prejudge(self, entries: Sequence[Entry]) -> None:
         """Judge one walked chunk now and keep the verdicts for :meth:`judge` (a host filter

@@ -40,7 +40,6 @@ import os
 import re
 import stat as stat_mod
 import sys
-import threading
 import time
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
@@ -51,6 +50,8 @@ from pathgate.results import SearchHit
 from pathgate.runtime._links import SecretInodes
 from pathgate.runtime.fs import DIR_FLAGS, OPEN_FLAGS, FileOps, OsFS, _beneath
 from pathgate.runtime.fs._beneath import KEEP_DEPTH, DirChain, DirOps, open_beneath
+from pathgate.runtime.tools._scan_lines import MAX_LINE, _after, _before, _text
+from pathgate.runtime.tools._scan_open import ctypes_errno, raw_beneath
 from pathgate.runtime.tools._search_budget import enough, hit_chars
 
 if TYPE_CHECKING:  # annotations only: RE2 loads with code_search, not with glob's DirChain
@@ -87,83 +88,12 @@ MAX_REGION = 256 << 10
 BINARY_SNIFF = 8192
 #: ``read(2)`` size after the first read of a file (which asks for its fstat size + 1).
 READ_STEP = 1 << 16
-#: Longest line text returned in a hit (characters); longer lines are cut with "…".
-MAX_LINE = 500
 
 _TEXT_ANCHOR = re.compile(r"\\[Az]|\(\?[a-zA-Z]*-")
 
 #: Called with the ``fstat`` of every regular file the scan opens: True when it shares its
 #: inode with a secret (the file is then skipped silently, never counted).
 LinkedSecret = Callable[[os.stat_result], bool]
-_Raw = tuple[Callable[..., int], object, object, object, object]
-
-
-#: ``(syscall, nr, how pointer, size, how)``: ``openat2`` through ``ctypes`` with its constant arguments
-#: built once (no per-call argument conversion), for the scan's own loop (:meth:`Scanner._fill`)
-_raw: list[_Raw | None] = []
-_raw_lock = threading.Lock()
-
-
-def _raw_beneath() -> _Raw | None:
-    """:func:`open_beneath`'s system call as ``syscall(nr, dir_fd, path_bytes, how, size)``
-    returning the descriptor or ``-1`` (``ctypes.get_errno()`` then says why): the same call,
-    the same flags, without a Python frame and ``argtypes`` conversions per file. ``None``
-    where :func:`open_beneath` is (probed there)."""
-    with _raw_lock:
-        if not _raw:
-            _raw.append(_make_raw() if _beneath.open_beneath() is not None else None)
-        return _raw[0]
-
-
-def _make_raw() -> _Raw | None:
-    import ctypes  # loaded already: open_beneath succeeded
-
-    nr = _beneath._OPENAT2.get(os.uname().machine)
-    if nr is None:
-        return None
-
-    class _How(ctypes.Structure):
-        _fields_ = [("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64)]
-
-    how = _How(OPEN_FLAGS, 0, _beneath._RESOLVE_BENEATH | _beneath._RESOLVE_NO_SYMLINKS)
-    # a function object of its own (open_beneath's keeps its argtypes); every argument is
-    # passed as a ctypes value of the C type (the descriptor as a C int, the path as char *)
-    syscall = ctypes.CDLL(None, use_errno=True).syscall
-    syscall.restype = ctypes.c_long
-    # (the structure is kept with its pointer)
-    return syscall, ctypes.c_long(nr), ctypes.c_void_p(ctypes.addressof(how)), ctypes.c_size_t(ctypes.sizeof(how)), how
-
-
-def _text(line: bytes) -> str:
-    if line.endswith(b"\r"):
-        line = line[:-1]
-    s = line[: MAX_LINE * 4 + 4].decode("utf-8", "replace")
-    return s if len(s) <= MAX_LINE else s[:MAX_LINE] + "…"
-
-
-def _before(buf: bytes, start: int, ls: int, n: int) -> list[str]:
-    """Up to ``n`` lines of ``buf[start:ls]`` (``ls`` is a line start), last ones."""
-    out: list[str] = []
-    end = ls - 1
-    while len(out) < n and end >= start:
-        b = buf.rfind(b"\n", start, end) + 1
-        b = max(b, start)
-        out.append(_text(buf[b:end]))
-        end = b - 1
-    out.reverse()
-    return out
-
-
-def _after(buf: bytes, le: int, end: int, n: int) -> list[str]:
-    """Up to ``n`` lines after the line ending at ``le`` within ``buf[:end]``."""
-    out: list[str] = []
-    pos = le + 1
-    while len(out) < n and pos < end:
-        e = buf.find(b"\n", pos, end)
-        e = end if e < 0 else e
-        out.append(_text(buf[pos:e]))
-        pos = e + 1
-    return out
 
 
 class _Stream:
@@ -298,13 +228,13 @@ class Scanner:
 
     def _fill(self, batch: list[tuple[str, bytes | str]], spent: int, pending: int, budget: int,
               deadline: float) -> tuple[int, int]:
-        """:meth:`step`'s loop over small files, one ``openat2`` each (:func:`_raw_beneath`)
+        """:meth:`step`'s loop over small files, one ``openat2`` each (:func:`~._scan_open.raw_beneath`)
         and the rest of :meth:`_file` inline: the same outcomes in the same order, the same
         checks between files (it returns before the next file when the region is full, a
         file is streamed, the hop's bytes or time are spent, or the files are done: the
         hits only change in :meth:`_flush`). A file ``openat2`` refuses with anything but
         ``ENOENT`` is decided by :meth:`_file` (the chain)."""
-        raw = _raw_beneath()
+        raw = raw_beneath()
         if raw is None:  # never here when open_beneath works
             self._fast_if = False
             return spent, pending
@@ -317,7 +247,7 @@ class Scanner:
         linked, reg = self.linked_secret, self._reg
         limit, region = self.search_limit, self.region
         enc, errs = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()  # os.fsencode's
-        get_errno = _ctypes_errno()
+        get_errno = ctypes_errno()
         is_reg, monotonic = stat_mod.S_ISREG, time.monotonic
         outcome: bytes | str | None
         while True:
@@ -648,12 +578,6 @@ class Scanner:
             pos = le + 1
         self._learn(end - start, time.perf_counter() - began)
         return lines + buf.count(b"\n", counted, end)
-
-
-def _ctypes_errno() -> Callable[[], int]:
-    import ctypes  # loaded already: the raw call exists
-
-    return ctypes.get_errno
 
 
 def _is_utf8(data: bytes) -> bool:
