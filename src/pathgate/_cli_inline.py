@@ -38,9 +38,11 @@ _COUNTS = {"glob": ("limit",), "code_search": ("max_results",)}
 
 
 def run_inline(make_core: Callable[[], GateCore], tool: str, tool_args: Mapping[str, Any], *,
-               model: str | None = None, renderer: str | None = None) -> Any:
+               model: str | None = None, renderer: str | None = None, last: bool = False) -> Any:
     """What ``rt.call(tool, tool_args, model=model, renderer=renderer)`` returns, on the bare
-    core ``make_core()`` builds (called once the tool's code is loaded)."""
+    core ``make_core()`` builds (called once the tool's code is loaded). ``last``: the
+    process ends after this call (the console script): what the tool made is moved out of
+    the collector's sight when it returns (see :func:`_few_collections`)."""
     from pathgate.runtime._gating import NeedsEventLoop
 
     if tool not in INLINE_TOOLS:
@@ -61,9 +63,9 @@ def run_inline(make_core: Callable[[], GateCore], tool: str, tool_args: Mapping[
     one_call(core)  # the process makes this one call: nothing is kept for another
     try:
         chosen = core.renderer_for(model, renderer)
-        with _few_collections():
+        with _few_collections(last):
             result = run_now(call(core, tool_args, model))
-        return render_discovery(chosen, spell_names(result))
+        return render_discovery(chosen, _spelled(result, spell_names))
     except NeedsEventLoop:
         raise
     except Exception as exc:  # these tools only read: the same call on a runtime words it exactly
@@ -99,17 +101,57 @@ def _code_search() -> Callable[..., Any]:
     return call
 
 
+def _spelled(result: Any, spell_names: Callable[[Any], Any]) -> Any:
+    """``spell_names(result)``, a search's hits checked at once: when every hit path is
+    printable ASCII not starting with a double quote and no hit line or context line holds
+    a lone surrogate (what :func:`~pathgate._names.spell_names` would change), the hits
+    stay as they are and only the rest of the result is spelled (its fields are spelled
+    one by one, the hits apart from the others); otherwise (a path with a double quote
+    anywhere included) the whole result is spelled."""
+    import msgspec
+
+    from pathgate.results import SearchResult
+
+    hits = result.hits if isinstance(result, SearchResult) else ()
+    if not hits or not _plain_hits(hits):
+        return spell_names(result)
+    return msgspec.structs.replace(spell_names(msgspec.structs.replace(result, hits=())), hits=hits)
+
+
+def _plain_hits(hits: tuple[Any, ...]) -> bool:
+    """No hit that :func:`~pathgate._names.spell_names` would change (see :func:`_spelled`):
+    checked on all paths joined and all lines joined (both tests are per character)."""
+    paths = "".join([h.path for h in hits])  # printable ASCII without '"' throughout: each path plain
+    if not paths.isascii() or not paths.isprintable() or '"' in paths:
+        return False
+    texts = "".join([h.text for h in hits])
+    if any(h.context_before or h.context_after for h in hits):
+        texts += "".join(["".join(h.context_before) + "".join(h.context_after) for h in hits])
+    if texts.isascii():
+        return True
+    try:
+        texts.encode("utf-8")  # a lone surrogate in any of them cannot be encoded
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 @contextlib.contextmanager
-def _few_collections() -> Iterator[None]:
+def _few_collections(last: bool = False) -> Iterator[None]:
     """Rare cyclic garbage collections while the tool walks (as ``check-ignore --stdin``):
     what a walk makes is acyclic (reference counting frees it) or kept to the end (the
     ignore index's nodes, the secret tests' answers, the walked entries), and each full
     collection would walk all of it again — three of them were ≈ 0.3 s of a 2.8 s search
     of the eugenp corpus, for nothing found. Restored afterwards (``main`` also runs
-    in-process)."""
+    in-process). ``last`` (the process ends after the call): what is left then is frozen
+    first (``gc.freeze``), so the collections the restored thresholds start while the
+    answer is rendered and printed do not walk the walk's objects again (≈ 0.1 s after a
+    search of the eugenp corpus)."""
     thresholds = gc.get_threshold()
     gc.set_threshold(50_000, 50, 50)
     try:
         yield
     finally:
+        if last:
+            gc.freeze()
         gc.set_threshold(*thresholds)

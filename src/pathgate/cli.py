@@ -334,8 +334,8 @@ def _print_discovery(result: Any, args: argparse.Namespace, lines_key: str) -> i
     if args.json or not is_text or not isinstance(lines, list):
         _print_json(result, pretty=not args.json)
         return status
-    for line in lines:
-        print(line)
+    if lines:  # one write (a print per line is two system calls each with unbuffered output)
+        sys.stdout.write("\n".join(map(str, lines)) + "\n")
     for note in result.get("notes", ()):
         _note(_cli_wording(str(note)))
     return status
@@ -383,7 +383,7 @@ def _inline(make_core: Callable[[], Any], tool: str, tool_args: dict[str, Any], 
     from pathgate._cli_inline import run_inline
 
     return run_inline(make_core, tool, tool_args, model=getattr(args, "model", None),
-                      renderer=getattr(args, "renderer", None))
+                      renderer=getattr(args, "renderer", None), last=_freeze_on_start)
 
 
 def _cmd_ls(args: argparse.Namespace) -> int:

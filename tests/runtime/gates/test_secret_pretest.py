@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 
 from pathgate import Policy
 from pathgate.runtime._walk import FILE, Entry
-from pathgate.runtime.gates.secrets import SecretMatcher
-from pathgate.runtime.tools._secret_walk import _by_dir, _memo, _pretested
+from pathgate.runtime.gates.secrets import SecretMatcher, normalize_name
+from pathgate.runtime.tools import _regex  # noqa: F401  # loads RE2: _by_dir's chunk scan
+from pathgate.runtime.tools._secret_walk import _by_dir, _by_dir_each, _memo, _needle_scan, _pretested
 
 _DEFAULTS = list(Policy().secret_patterns)
 #: host ``extra_secret_patterns``-like additions: wildcards, brackets, path patterns, case
@@ -74,6 +75,10 @@ def test_pretest_never_clears_a_secret(patterns: list[str], defaults: bool, path
         elif maybe(name.casefold()) is None:
             assert not secret, (patterns, rel)
         assert m.in_dir(head)(name) == secret, (patterns, rel)
+        if not m.dir_is_secret(head):
+            assert m.in_plain_dir(head, name) == secret, (patterns, rel)
+            cold = SecretMatcher((_DEFAULTS if defaults else []) + patterns)
+            assert cold.in_plain_dir(head, name) == secret, (patterns, rel)  # nothing cached
 
 
 @settings(max_examples=150, deadline=None)
@@ -112,3 +117,72 @@ def test_a_directory_no_secret_as_a_path_is_none_as_a_directory(patterns: list[s
             continue
         if not SecretMatcher([*_DEFAULTS, *patterns]).is_secret(d):
             assert not SecretMatcher([*_DEFAULTS, *patterns]).dir_is_secret(d), (patterns, d)
+
+
+_ASCII_HEAD = st.sampled_from(["", "src", "a/b", "x/.aws", ".aws", "d/.docker", "k/.kube", ".env.d", "k.pem",
+                               "k.pem/deep", "q/.env/z", "sub/dir", "sub/dir/x", "z/.aws/credentials",
+                               "z/.kube/config/w", "deep", "m/deep/n", "id_rsa.d", "x/#.env#", "config",
+                               "com/app/config", "Config/Keys", "a:b", ".AWS "])
+_ASCII_NAME = st.one_of(
+    st.sampled_from([n for n in [*_BACKUPS, *_MATCHING] if n.isascii()] + ["AppConfig.java", "config", "Main.java"]),
+    st.text(alphabet="abcpqrtxyzkm.~#: _-ENVKEYPMconfig0123", min_size=1, max_size=12))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([p for p in _DEFAULTS + _EXTRA if p.isascii()] + ["*.ß", "kelvin*"]), max_size=5),
+       st.lists(st.tuples(_ASCII_HEAD, st.lists(_ASCII_NAME, min_size=1, max_size=6)), min_size=1, max_size=12),
+       st.booleans())
+def test_chunk_needle_scan_equals_each_entry(patterns: list[str], dirs: list[tuple[str, list[str]]],
+                                             walked_parents: bool) -> None:
+    """``_by_dir``'s RE2 scan of an ASCII chunk (no needle in a relpath: no secret; the
+    others decided one by one) decides as ``_by_dir_each`` and a fresh ``is_secret``, with
+    and without the directories known first; needles that are not ASCII (``*.ß``) are left
+    out of the scan."""
+    m = SecretMatcher([*_DEFAULTS, *patterns])
+    if m.maybe is None:
+        return
+    assert _needle_scan(m) is not None
+    slow = SecretMatcher([*_DEFAULTS, *patterns])
+    chunk = [Entry(f"{head}/{name}" if head else name, FILE) for head, names in dirs for name in names]
+    seeded = {head: slow.is_secret(head) for head, _ in dirs if head} if walked_parents else {}
+    batch, each = dict(seeded), dict(seeded)
+    _by_dir(m, m.is_secret, chunk, batch)
+    _by_dir_each(SecretMatcher([*_DEFAULTS, *patterns]), slow.is_secret, chunk, each)
+    for e in chunk:
+        assert batch[e.relpath] == each[e.relpath] == slow.is_secret(e.relpath), (patterns, e.relpath)
+
+
+def test_no_needle_in_a_relpath_means_no_secret() -> None:
+    """What the chunk scan rests on, on the default patterns and backups: every secret
+    relpath (below a secret directory too) holds a needle."""
+    m = SecretMatcher(_DEFAULTS)
+    assert m.needles is not None
+    heads = ["", "src", ".env.d", "x/.aws", "k/.kube", "k.pem", "q/#.env#/z"]
+    for head in heads:
+        for name in [*_BACKUPS, "config", "credentials", "ok.txt", "Main.java"]:
+            rel = f"{head}/{name}" if head else name
+            if m.is_secret(rel):
+                assert any(n in rel.casefold() for n in m.needles), rel
+
+
+def _whole_path(m: SecretMatcher, head: str) -> tuple[bool, str]:
+    """``_dir_info`` from every component of the path (its rule, written out)."""
+    comps = head.split("/")
+    secret = any(m.is_secret_name(c) for c in comps)
+    norm = "/".join(normalize_name(c) for c in comps)
+    return secret or m._full_dir.match(norm) is not None, norm
+
+
+def test_ancestors_answer_as_the_whole_path() -> None:
+    """A directory's answer made from its cached ancestors down (``_ancestors``: its
+    ancestors were never asked about) equals the answer from its whole path."""
+    heads = ["a/b/c/d", "x/.aws/credentials/y", "k/.kube/config/z/w", "p/.env.d/q/r", "m/k.pem/n", "s/id_rsa~/t/u",
+             "deep/deeper/" * 20 + "end", "a/b/.ENV /c", "q/b/x/c/d", "w/sub/dir/e"]
+    patterns = [*_DEFAULTS, "b/*/c", "sub/dir/"]
+    for head in heads:
+        for cut in range(head.count("/") + 1, 0, -1):
+            h = "/".join(head.split("/")[:cut])
+            m = SecretMatcher(patterns)
+            assert m._dir_info(h) == _whole_path(m, h), h  # cold: every ancestor made on the way
+            assert all(m._dirs[h.rsplit("/", k)[0]] == _whole_path(m, h.rsplit("/", k)[0])
+                       for k in range(h.count("/") + 1)), h

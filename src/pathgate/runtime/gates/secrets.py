@@ -143,9 +143,13 @@ class SecretMatcher:
         self._paths: dict[str, bool] = {}
         self._quick = _QuickNames(patterns)
         #: The name pre-test: ``maybe(name.casefold())`` is ``None`` only for a basename
-        #: that is no secret in a directory that is none (:func:`_maybe_secret`); ``None``
+        #: that is no secret in a directory that is none (:func:`_needles`); ``None``
         #: when some pattern holds no literal text to look for (then every name is tested).
-        self.maybe = _maybe_secret(patterns)
+        #: ``needles``, the texts it looks for: no needle in a casefolded relpath, no secret
+        #: (every component a path is judged by is such a name: its own, its directories').
+        self.needles = _needles(patterns)
+        self.maybe: Callable[[str], object] | None = None if self.needles is None else re.compile(
+            "|".join(re.escape(n) for n in self.needles)).search
 
     def is_secret_name(self, basename: str) -> bool:
         """Is this basename (any case, NTFS tricks included, ``:`` kept or cut) a secret?"""
@@ -194,6 +198,8 @@ class SecretMatcher:
             return False, head.casefold()
         parent, sep, last = head.rpartition("/")
         known = self._dirs.get(parent) if sep and ":" not in head else None
+        if known is None and sep and ":" not in head and len(head) <= MAX_CACHED_DIR:
+            known = self._ancestors(parent)
         if known is not None:
             # from the cached parent (a walk meets parents first): the same answer, one
             # component's work instead of the whole path's (a parent's path-pattern match
@@ -224,6 +230,25 @@ class SecretMatcher:
                 self._dirs.clear()
             self._dirs[head] = info
         return info
+
+    def _ancestors(self, parent: str) -> tuple[bool, str] | None:
+        """``_dir_info(parent)`` made from the nearest cached ancestor down, one component
+        each (a directory's answer from its cached parent's, as :meth:`_dir_info` makes
+        it), instead of every component of the whole path: a search asks about a
+        directory whose ancestors it never asked about (their entries' names cleared the
+        pre-test). Iterative: a path may hold hundreds of components. ``None`` when the
+        cache was cleared meanwhile (the caller then takes the whole path)."""
+        dirs = self._dirs
+        todo = [parent]
+        cur = parent
+        while True:
+            cur, sep, _ = cur.rpartition("/")
+            if not sep or cur in dirs:
+                break
+            todo.append(cur)
+        for anc in reversed(todo):
+            self._dir_info(anc)
+        return dirs.get(parent)
 
     def is_secret(self, path: str) -> bool:
         """Is this path (project-relative or absolute, ``/``-separated, without ``..``) a
@@ -312,6 +337,31 @@ class SecretMatcher:
             return (last is None or norm in last) and full(prefix + norm) is not None
 
         return check
+
+    def in_plain_dir(self, head: str, name: str) -> bool:
+        """``is_secret(head + "/" + name)`` for a directory ``head`` that is no secret
+        (``dir_is_secret(head)`` false, known to the caller): :meth:`in_dir`'s test of one
+        name, the directory's normalised path made only for a name that could end a path
+        pattern (most names are decided by themselves)."""
+        head = head.strip("/")
+        if not head or ":" in head or ":" in name:
+            return self.is_secret(f"{head}/{name}" if head else name)
+        maybe = self.maybe
+        if maybe is not None and maybe(name.casefold()) is None:
+            return False
+        norm = name.rstrip(" .").casefold()
+        if norm == ".env" or (norm.startswith(ENV_PREFIXES) and norm not in ENV_TEMPLATES):
+            return True
+        q = self._quick
+        if norm in q.exact or norm.endswith(q.suffixes) or norm.startswith(q.prefixes):
+            return True
+        if q.rest is not None and q.rest(norm) is not None:
+            return True
+        if norm.endswith(_BACKUP_ENDS):
+            return self.is_secret(f"{head}/{name}")
+        if q.last is not None and norm not in q.last:
+            return False
+        return self._full.match(f"{self._dir_info(head)[1]}/{norm}") is not None
 
     def is_secret_facts(self, facts: PathFacts, root: str | None = None) -> bool:
         """Secret by the requested spelling as written (every component, ``..`` not
@@ -437,8 +487,9 @@ def _needle(pattern: str) -> str | None:
     return max(runs, key=len) or None
 
 
-def _maybe_secret(patterns: Iterable[str]) -> Callable[[str], object] | None:
-    """The name pre-test (:attr:`SecretMatcher.maybe`): one regex search for the needles of
+def _needles(patterns: Iterable[str]) -> tuple[str, ...] | None:
+    """The name pre-test's needles (:attr:`SecretMatcher.needles`; :attr:`SecretMatcher.maybe`
+    is one regex search for them): the needles of
     the ``.env`` rule and of every pattern (:func:`_needle`), on the casefolded basename.
     Exact because every spelling a name is judged by is a substring of its casefolded
     whole — the NTFS cut and the trailing `` .`` strip (a prefix), and the original a
@@ -455,7 +506,7 @@ def _maybe_secret(patterns: Iterable[str]) -> Callable[[str], object] | None:
             return None
         needles.add(needle)
     # the longest first (a needle inside another one would also do; order only affects speed)
-    return re.compile("|".join(re.escape(n) for n in sorted(needles, key=lambda n: (-len(n), n)))).search
+    return tuple(sorted(needles, key=lambda n: (-len(n), n)))
 
 
 def _always(name: str) -> bool:

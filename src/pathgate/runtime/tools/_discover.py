@@ -47,6 +47,7 @@ from pathgate.runtime.gates import Fact, GateContext, GatePipeline, HostFilterGa
 from pathgate.runtime.gates.path import GIT_INTERNALS, PathGate
 from pathgate.runtime.ignore import IgnoreSession, Match
 from pathgate.runtime.tools._excluded import MAX_UNSEARCHED, count_in_excluded
+from pathgate.runtime.tools._judge_batch import admit_whole, git_batchable, to_judge
 from pathgate.runtime.tools._secret_walk import _ONE_CALL, _by_dir, _each, _memo, _pretested
 from pathgate.verdicts import Gate, Status, Verdict
 
@@ -373,7 +374,8 @@ class Discovery:
         chunk = walker.step(CHUNK)
         if check is not None:
             for e in chunk:
-                check.entry(e)
+                if e.links is not None:  # check.entry(e) is false for the others
+                    check.entry(e)
         self._decide(chunk, self._secret_known)
         return chunk
 
@@ -410,6 +412,9 @@ class Discovery:
 
     def _admit(self, chunk: list[Entry]) -> list[Entry]:
         """The walked entries the budget admits; error entries go to :attr:`unlisted`."""
+        whole = self._admit_whole(chunk)
+        if whole is not None:
+            return whole
         kept: list[Entry] = []
         is_secret = self._is_secret
         verdicts = self._verdicts  # judged ahead when host gates apply (opaque: not charged)
@@ -427,6 +432,11 @@ class Discovery:
             self.walked += 1
             kept.append(e)
         return kept
+
+    def _admit_whole(self, chunk: list[Entry]) -> list[Entry] | None:
+        """:meth:`_admit` of a chunk the budget admits whole, at once (``None``: entry by
+        entry; :func:`~._judge_batch.admit_whole`)."""
+        return admit_whole(self, chunk, WALK_BUDGET)
 
     async def unsearched_unlisted(self) -> list[Unsearched]:
         """The directories the walk could not enter (permission denied, path too long...),
@@ -449,7 +459,7 @@ class Discovery:
         enforce = any(g.name == "secrets" for g in self.pipeline.gates)
         is_git = self._is_git
         made: dict[int, Verdict] = {}  # one (frozen) verdict per deciding match (alive in entries)
-        for i in plain:
+        for i in self._to_judge(entries, plain):
             e = entries[i]
             m = e.match
             if is_git is not None and is_git(e.relpath) and not is_secret(e.relpath):
@@ -466,6 +476,15 @@ class Discovery:
                                               ancestor=m.ancestor, fail_closed=m.fail_closed,
                                               unreadable=m.unreadable)
                 out[i] = v
+
+    def _is_git_batchable(self) -> bool:
+        """Is a path holding no "git" no git path here (:func:`~._judge_batch.git_batchable`)?"""
+        return git_batchable(self)
+
+    def _to_judge(self, entries: Sequence[Entry], plain: Sequence[int]) -> Sequence[int]:
+        """The indices of ``plain`` :meth:`_judge_inline` can give a verdict, in order
+        (:func:`~._judge_batch.to_judge`)."""
+        return to_judge(self, entries, plain)
 
     async def _prejudge(self, entries: Sequence[Entry]) -> None:
         """Judge one walked chunk now and keep the verdicts for :meth:`judge` (a host filter

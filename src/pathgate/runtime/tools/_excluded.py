@@ -38,7 +38,7 @@ from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
 
 from pathgate.results import Unsearched
-from pathgate.runtime._walk import FILE, Entry, ListingRecord, _entry, list_files_below
+from pathgate.runtime._walk import FILE, SYMLINK, Entry, ListingRecord, _entry, list_files_below
 from pathgate.runtime.fs import OsFS, Resolved
 from pathgate.runtime.fs._beneath import DirChain
 from pathgate.runtime.gates import PathFacts
@@ -239,14 +239,20 @@ async def _count(d: Discovery, dirs: Sequence[Entry], wanted: Callable[[str], bo
     # the candidates judged one by one
     parts: list[tuple[Match, list[str]] | slice] = []
     select = d._select if not d._aliases and not d._verdicts else None
+    # a directory's plain entries holding no "git" take its ignore verdict as one list
+    # (what judging each gives: see _by_verdict); links and the others are judged one by one
+    whole = d._inline and not d._aliases and not d._verdicts and d._is_git_batchable()
     for x, (files, short, flat, _) in zip(visible, listed, strict=True):
         if short:
             om.lower_bound.add(Gate.IGNORE)
         if flat is not None and select is not None and x.match is not None:
             parts.append((x.match, select(flat)))
             continue
-        first = len(candidates)
         m = x.match
+        if whole and m is not None:
+            _by_verdict(m, [(rel, kind) for rel, kind in files if wanted(rel)], candidates, parts)
+            continue
+        first = len(candidates)
         candidates.extend([_entry(Entry, (rel, kind, m, None, None)) for rel, kind in files if wanted(rel)])
         parts.append(slice(first, len(candidates)))
     verdicts = await d.judge(candidates)
@@ -269,6 +275,28 @@ async def _count(d: Discovery, dirs: Sequence[Entry], wanted: Callable[[str], bo
         if added[fc]:
             om.counts[(Gate.IGNORE, fc)] = om.counts.get((Gate.IGNORE, fc), 0) + added[fc]
     return unsearched, all(kept for *_, kept in listed)
+
+
+def _by_verdict(m: Match, files: list[tuple[str, str]], candidates: list[Entry],
+                parts: list[tuple[Match, list[str]] | slice]) -> None:
+    """Parts of one excluded directory's wanted files (decided by ``m``), in order: each run
+    of plain entries whose path holds no "git" as one list taking ``m``'s ignore verdict —
+    what :meth:`Discovery._judge_inline` gives each of them when no alias, prejudged
+    verdict or git directory is in play and the count's secret test already dropped the
+    secrets (no git path, no secret: ``m``'s verdict) — and each other entry (a symlink,
+    judged by its target; a path holding "git") as a candidate of its own."""
+    run: list[str] = []
+    for rel, kind in files:
+        if kind != SYMLINK and "git" not in rel.casefold():
+            run.append(rel)
+            continue
+        if run:
+            parts.append((m, run))
+            run = []
+        candidates.append(_entry(Entry, (rel, kind, m, None, None)))
+        parts.append(slice(len(candidates) - 1, len(candidates)))
+    if run:
+        parts.append((m, run))
 
 
 def _list_all(d: Discovery, excluded_dirs: Sequence[str], taking: _Taking | None = None) -> list[_Listed]:

@@ -39,6 +39,7 @@ import errno
 import os
 import re
 import stat as stat_mod
+import sys
 import time
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
@@ -46,8 +47,11 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from pathgate.results import SearchHit
-from pathgate.runtime.fs import DIR_FLAGS, OPEN_FLAGS, FileOps, OsFS
+from pathgate.runtime._links import SecretInodes
+from pathgate.runtime.fs import DIR_FLAGS, OPEN_FLAGS, FileOps, OsFS, _beneath
 from pathgate.runtime.fs._beneath import KEEP_DEPTH, DirChain, DirOps, open_beneath
+from pathgate.runtime.tools._scan_lines import MAX_LINE, _after, _before, _text
+from pathgate.runtime.tools._scan_open import ctypes_errno, raw_beneath
 from pathgate.runtime.tools._search_budget import enough, hit_chars
 
 if TYPE_CHECKING:  # annotations only: RE2 loads with code_search, not with glob's DirChain
@@ -84,46 +88,12 @@ MAX_REGION = 256 << 10
 BINARY_SNIFF = 8192
 #: ``read(2)`` size after the first read of a file (which asks for its fstat size + 1).
 READ_STEP = 1 << 16
-#: Longest line text returned in a hit (characters); longer lines are cut with "…".
-MAX_LINE = 500
 
 _TEXT_ANCHOR = re.compile(r"\\[Az]|\(\?[a-zA-Z]*-")
 
 #: Called with the ``fstat`` of every regular file the scan opens: True when it shares its
 #: inode with a secret (the file is then skipped silently, never counted).
 LinkedSecret = Callable[[os.stat_result], bool]
-
-
-def _text(line: bytes) -> str:
-    if line.endswith(b"\r"):
-        line = line[:-1]
-    s = line[: MAX_LINE * 4 + 4].decode("utf-8", "replace")
-    return s if len(s) <= MAX_LINE else s[:MAX_LINE] + "…"
-
-
-def _before(buf: bytes, start: int, ls: int, n: int) -> list[str]:
-    """Up to ``n`` lines of ``buf[start:ls]`` (``ls`` is a line start), last ones."""
-    out: list[str] = []
-    end = ls - 1
-    while len(out) < n and end >= start:
-        b = buf.rfind(b"\n", start, end) + 1
-        b = max(b, start)
-        out.append(_text(buf[b:end]))
-        end = b - 1
-    out.reverse()
-    return out
-
-
-def _after(buf: bytes, le: int, end: int, n: int) -> list[str]:
-    """Up to ``n`` lines after the line ending at ``le`` within ``buf[:end]``."""
-    out: list[str] = []
-    pos = le + 1
-    while len(out) < n and pos < end:
-        e = buf.find(b"\n", pos, end)
-        e = end if e < 0 else e
-        out.append(_text(buf[pos:e]))
-        pos = e + 1
-    return out
 
 
 class _Stream:
@@ -174,6 +144,15 @@ class Scanner:
         self._close: Callable[[int], None] = os.close if native else ops.close
         #: one ``openat2`` per file from the root's descriptor (the chain where it fails)
         self._beneath = open_beneath() if native else None
+        #: the same ``openat2`` called from :meth:`_fill`'s loop, while ``_beneath`` is the
+        #: real one (a test seam replacing it, or the chain, takes :meth:`_file`)
+        real = _beneath.open_beneath() if native else None
+        self._fast_if: object = real if real is not None and self._beneath is real else False
+        # the registry's own test: a file with one link is asked about only once the
+        # registry has a snapshot (``SecretInodes.linked_secret`` answers no before)
+        owner = getattr(linked_secret, "__self__", None)
+        self._reg: SecretInodes | None = owner if isinstance(owner, SecretInodes) and getattr(
+            linked_secret, "__func__", None) is SecretInodes.linked_secret else None
         self._root = root
         self._root_fd = -1
         self.hits: list[SearchHit] = []
@@ -227,6 +206,12 @@ class Scanner:
                 continue
             if self.index >= count:
                 break
+            if self._beneath is self._fast_if:
+                spent, pending = self._fill(batch, spent, pending, budget, deadline)
+                if pending >= self.region:
+                    self._flush(batch)
+                    batch, pending = [], 0
+                continue
             rel = files[self.index]
             self.index += 1
             outcome = self._file(rel)
@@ -240,6 +225,84 @@ class Scanner:
                         batch, pending = [], 0
             spent += FILE_COST
         self._flush(batch)
+
+    def _fill(self, batch: list[tuple[str, bytes | str]], spent: int, pending: int, budget: int,
+              deadline: float) -> tuple[int, int]:
+        """:meth:`step`'s loop over small files, one ``openat2`` each (:func:`~._scan_open.raw_beneath`)
+        and the rest of :meth:`_file` inline: the same outcomes in the same order, the same
+        checks between files (it returns before the next file when the region is full, a
+        file is streamed, the hop's bytes or time are spent, or the files are done: the
+        hits only change in :meth:`_flush`). A file ``openat2`` refuses with anything but
+        ``ENOENT`` is decided by :meth:`_file` (the chain)."""
+        raw = raw_beneath()
+        if raw is None:  # never here when open_beneath works
+            self._fast_if = False
+            return spent, pending
+        syscall, nr, where, size_arg, _ = raw
+        if self._root_fd < 0:
+            self._root_fd = os.open(self._root, DIR_FLAGS)
+        root_fd = self._root_fd
+        files, count, i = self.files, len(self.files), self.index
+        fstat, read, close = self._fstat, self._read, self._close
+        linked, reg = self.linked_secret, self._reg
+        limit, region = self.search_limit, self.region
+        enc, errs = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()  # os.fsencode's
+        get_errno = ctypes_errno()
+        is_reg, monotonic = stat_mod.S_ISREG, time.monotonic
+        outcome: bytes | str | None
+        while True:
+            rel = files[i]
+            i += 1
+            fd = syscall(nr, root_fd, rel.encode(enc, errs), where, size_arg)
+            if fd < 0:
+                code = get_errno()
+                if code == errno.ENOENT:  # gone since the walk
+                    outcome = None
+                else:
+                    self.index = i
+                    outcome = self._file(rel)  # the chain decides, as _open_file does
+            else:
+                try:
+                    st = fstat(fd)
+                    size = st.st_size
+                    if not is_reg(st.st_mode):
+                        outcome = None
+                    elif linked is not None and (st.st_nlink > 1 or reg is None or reg._snap is not None) \
+                            and linked(st):
+                        self.linked += 1
+                        outcome = None  # a secret under another name: never read, never counted
+                    elif size > limit:
+                        outcome = "too_large"
+                    elif size > region:
+                        self._stream, fd, outcome = _Stream(rel, fd, size), -1, None
+                    else:
+                        data = read(fd, size + 1)
+                        if len(data) != size:
+                            data = self._read_rest(fd, data)  # type: ignore[assignment]
+                        if data is None:
+                            outcome = "too_large"
+                        elif data.find(b"\x00", 0, BINARY_SNIFF) >= 0 or not (data.isascii() or _is_utf8(data)):
+                            outcome = "binary"
+                        else:
+                            batch.append((rel, data))  # its text, to search
+                            spent += len(data)
+                            pending += len(data)
+                            outcome = None
+                except OSError as exc:
+                    outcome = None if exc.errno == errno.ENOENT else "unreadable"
+                finally:
+                    if fd >= 0:
+                        close(fd)
+            if outcome is not None:
+                batch.append((rel, outcome))
+                if isinstance(outcome, bytes):
+                    spent += len(outcome)
+                    pending += len(outcome)
+            spent += FILE_COST
+            if (pending >= region or self._stream is not None or i >= count or spent >= budget
+                    or monotonic() >= deadline):
+                self.index = i
+                return spent, pending
 
     def close(self) -> None:
         """Release every descriptor (idempotent)."""
@@ -302,6 +365,11 @@ class Scanner:
         counting nothing further) once ``stop_at`` hits are found."""
         texts = [(rel, o) for rel, o in batch if isinstance(o, bytes)]
         found = self._search_many(texts) if self.rx_batches else self._search_each(texts)
+        if not found:  # no hit: only the skips to count (the common batch)
+            if len(texts) < len(batch):
+                for skip in [o for _, o in batch if isinstance(o, str)]:
+                    self._count(skip)
+            return
         for rel, outcome in batch:
             if isinstance(outcome, str):
                 self._count(outcome)

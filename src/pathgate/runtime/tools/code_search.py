@@ -32,7 +32,7 @@ import msgspec
 
 from pathgate.errors import ToolArgumentError
 from pathgate.results import SearchResult, Unsearched
-from pathgate.runtime._walk import DIR, Entry
+from pathgate.runtime._walk import DIR, FILE, Entry
 from pathgate.runtime.tools._discover import Discovery
 from pathgate.runtime.tools._excluded import MAX_UNSEARCHED, count_in_excluded
 from pathgate.runtime.tools._pattern import GlobPattern, compile_glob
@@ -52,6 +52,11 @@ DEFAULT_MAX_RESULTS = 200
 #: (which ``read_files`` refuses whole, suggesting a search) are searched up to this size,
 #: streamed in pieces; larger files are skipped and counted as over the size limit.
 SEARCH_SIZE_LIMIT = 64 << 20
+#: An output budget (characters) no search can spend, searched as no budget at all
+#: (``pathgate search`` sets 2**62: a person sees every hit). A hit is at most 101 lines
+#: of at most ~4,600 characters (a path within ``PATH_MAX``, a line number, a line cut at
+#: ``MAX_LINE``), so spending 2**60 would take over 2**41 hits, far past any memory.
+UNREACHABLE_BUDGET = 1 << 60
 
 
 def _check_args(regex: object, path: object, max_results: object, context: object) -> None:
@@ -110,9 +115,11 @@ async def code_search(
         defer = False
 
     budget = runtime.policy.read_budget
+    # a budget no search can spend is none (no characters counted per hit): the same hits
+    charged = None if budget >= UNREACHABLE_BUDGET else budget
     scanner = Scanner(runtime.ops, runtime.root, files, rx, context=context, cap=cap,
                       search_limit=max(SEARCH_SIZE_LIMIT, d.ctx.size_limit), linked_secret=linked_secret,
-                      budget=budget)
+                      budget=charged)
     run = runtime.run_blocking
     try:
         while not scanner.done:
@@ -125,7 +132,7 @@ async def code_search(
     if defer:  # a secret's hard link is not a file searched, opened or not (early stop)
         left = files[scanner.index:]
         searched -= scanner.linked + (await run(partial(_aliases_in, d, left)) if left else 0)
-    hits, by_cap, by_budget = cut_hits(scanner.hits, cap, budget)
+    hits, by_cap, by_budget = cut_hits(scanner.hits, cap, charged)
     return SearchResult(
         regex=regex,
         path=path,
@@ -183,19 +190,14 @@ async def _candidates(d: Discovery, start: str, pat: GlobPattern | None,
     if d.start_error is not None:
         return [], []
     for chunk in chunks:
-        for e in chunk:
-            if e.kind == DIR:
-                if e.match is not None and (descend is None or descend(e.relpath)):
-                    excluded_dirs.append(e)
-            else:
-                candidates.append(e)
-    files: list[str] = []
-    for e, v in zip(candidates, await d.judge(candidates), strict=True):
-        if v is None:
-            if e.kind == "file":  # like rg: links are not followed (their targets are walked)
-                files.append(e.relpath)
-        else:
-            d.omissions.add(v, e.relpath)
+        candidates += [e for e in chunk if e.kind != DIR]
+        excluded_dirs += [e for e in chunk if e.kind == DIR and e.match is not None
+                          and (descend is None or descend(e.relpath))]
+    verdicts = await d.judge(candidates)
+    # like rg: links are not followed (their targets are walked)
+    files = [e.relpath for e, v in zip(candidates, verdicts, strict=True) if v is None and e.kind == FILE]
+    for e, v in [(candidates[i], v) for i, v in enumerate(verdicts) if v is not None]:
+        d.omissions.add(v, e.relpath)
     # d.count_excluded with a key: on a plain runtime the count is kept for the next call
     # with the same start and glob (validated by the listed directories' signatures)
     unlisted = await d.unsearched_unlisted()
