@@ -93,3 +93,41 @@ def test_want_filters_files_before_deciding(tmp_path: Path) -> None:
     assert filtered == expected
     assert {e.relpath for e in filtered if e.kind != DIR} == {"src/a.py", "docs/tmp.md"}
     assert len(filtered) < len(full)
+
+
+def test_step_pauses_the_collector_and_restores_it(tmp_path: Path) -> None:
+    """A step runs with the cyclic collector paused (its allocations trigger no full
+    collection), nested steps of several walkers resume it once, when the last ends, and a
+    collector the process turned off stays off."""
+    import gc
+
+    from pathgate.runtime import _walk
+
+    _tree(tmp_path)
+    index = IgnoreIndex(tmp_path, IgnoreConfig.git_only(excludes_file="/dev/null"))
+    seen: list[bool] = []
+
+    class Spy(OsFS):
+        def scandir_fd(self, fd: int, path: str):  # type: ignore[no-untyped-def]
+            seen.append(gc.isenabled())
+            return super().scandir_fd(fd, path)
+
+    assert gc.isenabled()
+    w = _walk.Walker(index.session())
+    with _walk.GcPaused():  # (an enclosing pause: the step nests inside it)
+        w.step()
+        assert not gc.isenabled()
+    assert gc.isenabled() and w.done
+    spied = IgnoreIndex(tmp_path, IgnoreConfig.git_only(excludes_file="/dev/null"), fs=Spy())
+    list(walk(spied.session()))
+    assert seen and not any(seen) and gc.isenabled()
+    gc.disable()
+    try:
+        seen.clear()
+        list(walk(spied.session()))
+        assert seen and not gc.isenabled()
+        with _walk.GcPaused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -481,7 +481,8 @@ class Walker:
                                  multi_linked(e) if self.links and kind == FILE else None))
             return []
         decide = self.session.decide_entry
-        plan = None if fold else node.plan  # (the memo's keys are unfolded names then)
+        # (folded or non-ASCII views: decide_entry makes them)
+        plan = None if fold or not rel.isascii() else node.plan
         descend = self.descend
         marks, kept_marks = self.links, self.kept_links
         subdirs: list[tuple[str, str, Match]] = []
@@ -503,12 +504,10 @@ class Walker:
                     kind = SYMLINK if e.is_symlink() else FILE if e.is_file(follow_symlinks=False) else OTHER
                 except OSError:
                     kind = OTHER
-            # the node's remembered decision of an ASCII basename (``decide_entry``'s own
-            # first step, without its call), else the decision
-            if plan is not None and (memo := plan.memo) is not None and name.isascii():
-                m = memo[is_dir].get(name) or decide(node, crel, name, is_dir)
-            else:
-                m = decide(node, crel, name, is_dir)
+            # an ASCII path is its own view: the node's plan decides it (``decide_entry``'s
+            # own route, without its call)
+            m = plan.decide(crel, name, is_dir) if plan is not None and name.isascii() else \
+                decide(node, crel, name, is_dir)
             links = None
             if marks and kind is FILE and (kept_marks or m.ignored):  # multi_linked(e), inline
                 try:
@@ -546,7 +545,7 @@ class Walker:
             matches = [node.stop] * len(names)
         else:
             decide = self.session.decide_entry
-            plan = None if fold else node.plan
+            plan = None if fold or not rel.isascii() else node.plan
             descend = self.descend
             for e in listing:
                 name = e.name
@@ -565,10 +564,8 @@ class Walker:
                             _FILE_CODE if e.is_file(follow_symlinks=False) else _OTHER_CODE
                     except OSError:
                         code = _OTHER_CODE
-                if plan is not None and (memo := plan.memo) is not None and name.isascii():
-                    m = memo[is_dir].get(name) or decide(node, crel, name, is_dir)  # (as in _entries)
-                else:
-                    m = decide(node, crel, name, is_dir)
+                m = plan.decide(crel, name, is_dir) if plan is not None and name.isascii() else \
+                    decide(node, crel, name, is_dir)  # (as in _entries)
                 if m.ignored:
                     if matches is None:
                         matches = [None] * len(names)

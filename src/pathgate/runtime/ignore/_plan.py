@@ -198,7 +198,8 @@ class ChainPlan:
             if got is not None:
                 return got
         m = NO_MATCH
-        for tab, lst in self.tables(not is_dir):
+        tabs = self.dchain if is_dir else self.fchain
+        for tab, lst in tabs if tabs is not None else self.tables(not is_dir):
             r = tab.best(name, path, lst.offset)
             if r >= 0:
                 m = lst.patterns[r].match
