@@ -335,14 +335,16 @@ class IgnoreIndex:
         return known
 
     def _lookup(self, rel: str) -> DirNode | None:
+        # no lock: each call on the ordered dict is atomic (str keys run no Python code);
+        # a node evicted by :meth:`_store` between the two is simply not moved
         nodes = self._nodes
-        if rel not in nodes:  # (a miss takes no lock: a first walk misses every directory)
-            return None
-        with self._lock:
-            node = nodes.get(rel)
-            if node is not None:
+        node = nodes.get(rel)
+        if node is not None:
+            try:
                 nodes.move_to_end(rel)
-            return node
+            except KeyError:
+                pass
+        return node
 
     def _store(self, node: DirNode) -> None:
         nodes = self._nodes
