@@ -131,3 +131,32 @@ def test_step_pauses_the_collector_and_restores_it(tmp_path: Path) -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_pause_held_on_end_by_other_steps_still_collects(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Walks of other threads that never leave a gap keep the collector paused; a step
+    that ends while the pause has lasted ``GC_MAX_PAUSE`` collects all the same."""
+    import gc
+
+    from pathgate.runtime import _walk
+
+    _tree(tmp_path)
+    index = IgnoreIndex(tmp_path, IgnoreConfig.git_only(excludes_file="/dev/null"))
+    runs: list[int] = []
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            runs.append(info["generation"])
+
+    gc.callbacks.append(seen)
+    try:
+        with _walk.GcPaused():  # (another thread's step, never ending)
+            monkeypatch.setattr(_walk, "GC_MAX_PAUSE", 3600.0)
+            list(walk(index.session()))
+            assert runs == [] and not gc.isenabled()
+            monkeypatch.setattr(_walk, "GC_MAX_PAUSE", 0.0)
+            list(walk(index.session()))
+            assert 2 in runs and not gc.isenabled()  # a full collection; still paused
+        assert gc.isenabled()
+    finally:
+        gc.callbacks.remove(seen)

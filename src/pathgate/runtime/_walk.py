@@ -39,6 +39,7 @@ import errno
 import gc
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator
 from functools import partial
 from typing import NamedTuple
@@ -113,6 +114,10 @@ _entry = tuple.__new__
 
 _gc_lock = threading.Lock()
 _gc_paused = 0  # steps running now with the cyclic collector paused by :func:`_pause_gc`
+_gc_since = 0.0  # when the current pause began (monotonic seconds)
+#: Seconds the steps of several threads may keep the collector paused without a break
+#: (walks without end, one after another) before a step ending collects anyway.
+GC_MAX_PAUSE = 5.0
 
 
 def _pause_gc() -> bool:
@@ -122,22 +127,32 @@ def _pause_gc() -> bool:
     allocations trigger meanwhile traverses every object the process holds (measured: a
     fifth of a first scan's CPU). Steps of several threads nest: the collector runs again
     when the last one ends, and is left alone if the process had turned it off."""
-    global _gc_paused
+    global _gc_paused, _gc_since
     with _gc_lock:
         if _gc_paused == 0:
             if not gc.isenabled():
                 return False
             gc.disable()
+            _gc_since = time.monotonic()
         _gc_paused += 1
         return True
 
 
 def _resume_gc() -> None:
-    global _gc_paused
+    """End one step's pause: the collector runs again when no step holds it; while steps
+    of other threads have held it for :data:`GC_MAX_PAUSE` seconds on end, this one
+    collects (cyclic garbage made meanwhile is not kept without bound)."""
+    global _gc_paused, _gc_since
     with _gc_lock:
         _gc_paused -= 1
         if _gc_paused == 0:
             gc.enable()
+            return
+        now = time.monotonic()
+        if now - _gc_since < GC_MAX_PAUSE:
+            return
+        _gc_since = now
+    gc.collect()
 
 
 class GcPaused:
