@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from pathgate.runtime._walk import DIR, walk
-from pathgate.runtime.ignore import IgnoreConfig, IgnoreIndex
+from pathgate.runtime._walk import DIR, KINDS, Walker, walk
+from pathgate.runtime.ignore import DirNode, IgnoreConfig, IgnoreIndex, IgnoreSession, Match
 from tests.oracle._git import GIT_ENV, git_init, write_tree
 from tests.oracle.test_differential import trees
 
@@ -32,6 +32,28 @@ def _git_kept(git_bin: str, root: Path) -> list[str]:
                           "ls-files", "--others", "--exclude-standard", "-z"],
                          check=True, env=GIT_ENV, capture_output=True).stdout
     return sorted(p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p)
+
+
+def _recorded(session: IgnoreSession) -> list[tuple[str, str, object]]:
+    """The walk in record mode (the live index's), as ``(relpath, kind, match)`` in the
+    order the listings were recorded (error entries as ``(relpath, "error", errno)``)."""
+    got: list[tuple[str, str, object]] = []
+
+    def record(rel: str, node: DirNode, names: list[str], kinds: bytearray,
+               matches: list[Match | None] | None, st: object) -> None:
+        assert st is not None and len(kinds) == len(names) and (matches is None or len(matches) == len(names))
+        assert matches is None or any(m is not None for m in matches)
+        prefix = rel + "/" if rel else ""
+        got.extend((prefix + n, KINDS[k], None if matches is None else matches[i])
+                   for i, (n, k) in enumerate(zip(names, kinds, strict=True)))
+
+    w = Walker(session, record=record, stat_dirs=True)
+    try:
+        while not w.done:
+            got.extend((e.relpath, "error", e.error) for e in w.step(7))  # (small steps)
+    finally:
+        w.close()
+    return got
 
 
 def _compare(git_bin: str, files: dict[str, bytes], dirs: list[str],
@@ -44,10 +66,13 @@ def _compare(git_bin: str, files: dict[str, bytes], dirs: list[str],
                            check=True, env=GIT_ENV)
         write_tree(root, files, dirs)
         index = IgnoreIndex(root, IgnoreConfig.git_only(excludes_file="/dev/null"))
+        recording = IgnoreIndex(root, IgnoreConfig.git_only(excludes_file="/dev/null"))
         for _ in range(2):  # cold, then warm (cached nodes and remembered decisions)
             entries = list(walk(index.session()))
             kept = sorted(e.relpath for e in entries if e.match is None and e.kind != DIR)
             assert kept == _git_kept(git_bin, root)
+            # record mode (its own index, cold then warm) records exactly these entries
+            assert _recorded(recording.session()) == [(e.relpath, e.kind, e.match) for e in entries]
             full = index.session()
             for e in entries:
                 want = full.match(e.relpath, None)
@@ -102,4 +127,15 @@ def test_anchored_and_fixed_depth_rules_equal_git(git_bin: str, ignore_case: boo
     the same paths: each directory sees only the rules that can match its entries."""
     files = dict.fromkeys(_LAYOUT_FILES, b"x")
     files.update(_LAYOUT_RULES)
+    _compare(git_bin, files, [], ignore_case=ignore_case)
+
+
+@pytest.mark.parametrize("ignore_case", [False, True])
+def test_non_ascii_names_equal_git(git_bin: str, ignore_case: bool) -> None:
+    """Non-ASCII names below ASCII directories (and the reverse): a rule is compiled on the
+    latin-1 view of its bytes, so such a name is decided on its view, never as it is."""
+    files = dict.fromkeys(["a/é", "a/É", "a/é.log", "a/x.log", "b/café/x", "b/cafe/x", "é/y", "é/z.txt",
+                           "c/Ã©", "c/ñ/é", "d/naïve.txt"], b"x")
+    files[".gitignore"] = "é\n*.log\ncafé/\n!a/x.log\nñ/\n*ï*\n".encode()
+    files["é/.gitignore"] = b"z.txt\n"
     _compare(git_bin, files, [], ignore_case=ignore_case)

@@ -80,3 +80,30 @@ def test_file_table_is_built_on_first_use() -> None:
     got = decide((lst,), "a/x", "x", None, isdir_of, "a/x")
     assert got is None and asked == ["a/x"] and lst.ftab is not None
     assert lst.decide("a/y.log").ignored and lst.decide("a/x", is_dir=True).ignored
+
+
+def test_sibling_plans_are_shared_and_decide_alike(tmp_path: object) -> None:
+    """Subdirectories without ignore files that a narrowing rule leaves alike share one
+    plan (with its tables and remembered decisions); one the rule still reaches gets its
+    own; every decision equals the full chain's."""
+    from pathlib import Path
+
+    from pathgate.runtime._walk import walk
+    from pathgate.runtime.ignore import IgnoreConfig, IgnoreIndex
+
+    root = Path(str(tmp_path))
+    for rel in ("m/a/f.txt", "m/b/f.txt", "m/bin/f.txt", "m/c/bin/f.txt", "n/a/f.txt", "n/x.txt"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("x")
+    (root / ".gitignore").write_text("*/bin/*\n/n/x.txt\n")
+    (root / "m" / ".gitignore").write_text("/a/g.txt\n")
+    index = IgnoreIndex(root, IgnoreConfig.git_only(excludes_file="/dev/null"))
+    session = index.session()
+    entries = list(walk(session))
+    full = index.session()
+    for e in entries:
+        assert (e.match or full.match(e.relpath, None)) == full.match(e.relpath, None), e.relpath
+    assert [e.relpath for e in entries if e.match is not None] == ["m/bin/f.txt", "n/x.txt"]
+    plan = {rel: session.dir_node(rel).plan for rel in ("m/b", "m/c", "m/bin", "m/a", "n/a")}
+    assert plan["m/b"] is plan["m/c"]  # narrowed alike below m: one plan
+    assert plan["m/bin"] is not plan["m/b"] and plan["m/a"] is not plan["m/b"]

@@ -93,3 +93,70 @@ def test_want_filters_files_before_deciding(tmp_path: Path) -> None:
     assert filtered == expected
     assert {e.relpath for e in filtered if e.kind != DIR} == {"src/a.py", "docs/tmp.md"}
     assert len(filtered) < len(full)
+
+
+def test_step_pauses_the_collector_and_restores_it(tmp_path: Path) -> None:
+    """A step runs with the cyclic collector paused (its allocations trigger no full
+    collection), nested steps of several walkers resume it once, when the last ends, and a
+    collector the process turned off stays off."""
+    import gc
+
+    from pathgate.runtime import _walk
+
+    _tree(tmp_path)
+    index = IgnoreIndex(tmp_path, IgnoreConfig.git_only(excludes_file="/dev/null"))
+    seen: list[bool] = []
+
+    class Spy(OsFS):
+        def scandir_fd(self, fd: int, path: str):  # type: ignore[no-untyped-def]
+            seen.append(gc.isenabled())
+            return super().scandir_fd(fd, path)
+
+    assert gc.isenabled()
+    w = _walk.Walker(index.session())
+    with _walk.GcPaused():  # (an enclosing pause: the step nests inside it)
+        w.step()
+        assert not gc.isenabled()
+    assert gc.isenabled() and w.done
+    spied = IgnoreIndex(tmp_path, IgnoreConfig.git_only(excludes_file="/dev/null"), fs=Spy())
+    list(walk(spied.session()))
+    assert seen and not any(seen) and gc.isenabled()
+    gc.disable()
+    try:
+        seen.clear()
+        list(walk(spied.session()))
+        assert seen and not gc.isenabled()
+        with _walk.GcPaused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_a_pause_held_on_end_by_other_steps_still_collects(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Walks of other threads that never leave a gap keep the collector paused; a step
+    that ends while the pause has lasted ``GC_MAX_PAUSE`` collects all the same."""
+    import gc
+
+    from pathgate.runtime import _walk
+
+    _tree(tmp_path)
+    index = IgnoreIndex(tmp_path, IgnoreConfig.git_only(excludes_file="/dev/null"))
+    runs: list[int] = []
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            runs.append(info["generation"])
+
+    gc.callbacks.append(seen)
+    try:
+        with _walk.GcPaused():  # (another thread's step, never ending)
+            monkeypatch.setattr(_walk, "GC_MAX_PAUSE", 3600.0)
+            list(walk(index.session()))
+            assert runs == [] and not gc.isenabled()
+            monkeypatch.setattr(_walk, "GC_MAX_PAUSE", 0.0)
+            list(walk(index.session()))
+            assert 2 in runs and not gc.isenabled()  # a full collection; still paused
+        assert gc.isenabled()
+    finally:
+        gc.callbacks.remove(seen)

@@ -29,32 +29,45 @@ name and yielded together before its subdirectories are entered.
 
 :class:`Walker` is a resumable object: :meth:`Walker.step` advances it by a bounded number
 of entries (one worker-thread hop each), so no generator is shared between threads.
-:func:`count_below` counts the files inside an excluded directory within an entry budget.
+:func:`count_below` counts the files inside an excluded directory within an entry budget
+(:mod:`pathgate.runtime._below`, re-exported here with the listing helpers).
 """
 
 from __future__ import annotations
 
 import errno
-import operator
+import gc
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator
 from functools import partial
 from typing import NamedTuple
 
+from pathgate.runtime._below import (
+    DIR,
+    FILE,
+    MAX_OPEN_DIRS,
+    OTHER,
+    SYMLINK,
+    ListingRecord,
+    _by_name,
+    _err,
+    _is_git,
+    _kind,
+    _list_os,
+    _too_long,
+    count_below,
+    list_files_below,
+    multi_linked,
+    open_below,
+)
 from pathgate.runtime.fs import DIR_FLAGS, PATH_MAX, DirEntryLike, OsFS, SyncFS
 from pathgate.runtime.ignore import DirNode, IgnoreSession, Match
 
-__all__ = ["DIR", "FILE", "MAX_OPEN_DIRS", "OTHER", "SYMLINK", "Entry", "ListingRecord", "Walker", "count_below",
-           "multi_linked", "walk"]
+__all__ = ["DIR", "FILE", "KINDS", "MAX_OPEN_DIRS", "OTHER", "SYMLINK", "Entry", "GcPaused", "ListingRecord", "Record",
+           "Walker", "count_below", "list_files_below", "multi_linked", "open_below", "walk"]
 
-FILE = "file"
-DIR = "dir"
-SYMLINK = "symlink"
-OTHER = "other"
-
-#: Directory descriptors one walk keeps open at most (the chain it is inside).
-MAX_OPEN_DIRS = 64
 #: Entries :func:`walk` asks for per step.
 STEP = 4096
 
@@ -81,85 +94,95 @@ class Entry(NamedTuple):
         return self.match is not None
 
 
-_by_name = operator.attrgetter("name")
+#: The kinds in the order of their codes in record mode (:data:`Record`).
+KINDS = (FILE, DIR, SYMLINK, OTHER)
+_KIND_CODE = {k: i for i, k in enumerate(KINDS)}
+_FILE_CODE, _DIR_CODE, _SYMLINK_CODE, _OTHER_CODE = range(4)
+
+#: Record mode's sink: ``record(relpath, node, names, kinds, matches, stat)`` per listed
+#: directory, its entries in the walker's order: their basenames, one :data:`KINDS` code
+#: each, their ignore :class:`Match` (``None`` when kept; the list itself ``None`` when
+#: none is excluded) and the directory's ``fstat`` taken before its listing (``stat_dirs``).
+Record = Callable[[str, DirNode, list[str], bytearray, "list[Match | None] | None", "os.stat_result | None"],
+                  None]
+
+_NONE: frozenset[str] = frozenset()
 #: ``_entry(Entry, (relpath, kind, match, error, links))`` is ``Entry(relpath, kind, match,
 #: error, links)`` without the named tuple's Python-level ``__new__`` (per walked entry)
 _entry = tuple.__new__
 
 
-def _err(code: int | None) -> str:
-    return errno.errorcode.get(code or 0, str(code))
+_gc_lock = threading.Lock()
+_gc_paused = 0  # steps running now with the cyclic collector paused by :func:`_pause_gc`
+_gc_since = 0.0  # when the current pause began (monotonic seconds)
+#: Seconds the steps of several threads may keep the collector paused without a break
+#: (walks without end, one after another) before a step ending collects anyway.
+GC_MAX_PAUSE = 5.0
 
 
-def _kind(e: DirEntryLike) -> tuple[str, bool]:
-    try:
-        if e.is_dir(follow_symlinks=False):
-            return DIR, True
-        if e.is_symlink():
-            return SYMLINK, False
-        if e.is_file(follow_symlinks=False):
-            return FILE, False
-    except OSError:
-        pass
-    return OTHER, False
+def _pause_gc() -> bool:
+    """Pause the cyclic garbage collector for one bounded walker step (``True``: paused
+    here, :func:`_resume_gc` must follow). A step allocates thousands of small containers
+    that are never cyclic garbage (listings, nodes, records); each full collection the
+    allocations trigger meanwhile traverses every object the process holds (measured: a
+    fifth of a first scan's CPU). Steps of several threads nest: the collector runs again
+    when the last one ends, and is left alone if the process had turned it off."""
+    global _gc_paused, _gc_since
+    with _gc_lock:
+        if _gc_paused == 0:
+            if not gc.isenabled():
+                return False
+            gc.disable()
+            _gc_since = time.monotonic()
+        _gc_paused += 1
+        return True
 
 
-def multi_linked(e: DirEntryLike) -> os.stat_result | None:
-    """The ``lstat`` of regular-file entry ``e`` when it has more than one link (one
-    ``fstatat`` on the listed directory's descriptor), else ``None``. Unstat-able: ``None``
-    (it vanished; opening it later fails or is judged on its descriptor)."""
-    try:
-        st = e.stat(follow_symlinks=False)
-    except OSError:
-        return None
-    return st if st.st_nlink > 1 else None
+def _resume_gc() -> None:
+    """End one step's pause: the collector runs again when no step holds it; while steps
+    of other threads have held it for :data:`GC_MAX_PAUSE` seconds on end, this one
+    collects (cyclic garbage made meanwhile is not kept without bound)."""
+    global _gc_paused, _gc_since
+    with _gc_lock:
+        _gc_paused -= 1
+        if _gc_paused == 0:
+            gc.enable()
+            return
+        now = time.monotonic()
+        if now - _gc_since < GC_MAX_PAUSE:
+            return
+        _gc_since = now
+    gc.collect()
 
 
-def _is_git(name: str, fold: bool) -> bool:
-    return name == ".git" or (fold and name.lower() == ".git")
+class GcPaused:
+    """``with GcPaused():`` the cyclic collector paused as one walker step pauses it
+    (:func:`_pause_gc`): for a caller that builds a whole walk's records in one go."""
 
+    __slots__ = ("_paused",)
 
-def _too_long(root_len: int, rel: str) -> bool:
-    """Would ``root/rel`` (``root_len``: bytes of the root) exceed ``PATH_MAX``?"""
-    if root_len + 1 + 4 * len(rel) <= PATH_MAX:  # a character is at most 4 bytes encoded
-        return False
-    return root_len + 1 + (len(rel) if rel.isascii() else len(os.fsencode(rel))) > PATH_MAX
+    def __enter__(self) -> None:
+        self._paused = _pause_gc()
 
-
-def _list_os(fd: int, path: str) -> list[DirEntryLike]:
-    """The real filesystem's listing of the directory open on ``fd``, sorted by name."""
-    with os.scandir(fd) as it:
-        return sorted(it, key=_by_name)
-
-
-def open_below(fs: SyncFS, root: str, rel: str) -> int:
-    """A descriptor of directory ``rel`` opened from ``root`` one component at a time with
-    ``O_NOFOLLOW``: a symlink anywhere on the way fails instead of being followed."""
-    fd = fs.open_dir(root)
-    try:
-        for part in rel.split("/") if rel else ():
-            nxt = fs.open_dir(part, dir_fd=fd)
-            fs.close(fd)
-            fd = nxt
-    except BaseException:
-        fs.close(fd)
-        raise
-    return fd
+    def __exit__(self, *exc: object) -> None:
+        if self._paused:
+            _resume_gc()
 
 
 class _Frame:
     """A listed directory whose subdirectories are still to be entered: its descriptor
     (``None`` once released over :data:`MAX_OPEN_DIRS`; then ``ident`` is checked when it
-    is re-opened from the root) and how many of them are pending."""
+    is re-opened from the root) and those subdirectories, ``(name, relpath, decision)``,
+    the next one last."""
 
-    __slots__ = ("fd", "ident", "node", "pending", "rel")
+    __slots__ = ("fd", "ident", "node", "rel", "todo")
 
-    def __init__(self, rel: str, fd: int, node: DirNode, pending: int) -> None:
+    def __init__(self, rel: str, fd: int, node: DirNode, todo: list[tuple[str, str, Match]]) -> None:
         self.rel = rel
         self.fd: int | None = fd
         self.ident: tuple[int, int] | None = None
         self.node = node
-        self.pending = pending
+        self.todo = todo
 
 
 class Walker:
@@ -181,6 +204,12 @@ class Walker:
     with ``kept_links`` false only excluded ones (a caller that opens every kept file
     anyway, code_search, tests its descriptor's ``fstat`` instead).
 
+    ``record`` (record mode, the live index's): each listed directory's entries go to
+    ``record`` as one listing (:data:`Record`) instead of :class:`Entry` tuples; a step's
+    list then holds only the error entries (and an excluded ``start``); no ``want``, no
+    link marks. ``stat_dirs``: each directory's ``fstat`` is taken on its descriptor
+    before it is listed and passed along.
+
     One thread advances it at a time; :meth:`close` may come from another thread: if a step
     is running, that step releases the descriptors when it returns.
     """
@@ -188,10 +217,14 @@ class Walker:
     def __init__(self, session: IgnoreSession, start: str = "", *,
                  descend: Callable[[str], bool] | None = None,
                  want: Callable[[str], bool] | None = None,
-                 max_open: int = MAX_OPEN_DIRS, links: bool = False, kept_links: bool = True) -> None:
+                 max_open: int = MAX_OPEN_DIRS, links: bool = False, kept_links: bool = True,
+                 record: Record | None = None, stat_dirs: bool = False) -> None:
         self.session = session
         self.links = links
         self.kept_links = kept_links
+        self.record = record
+        self.stat_dirs = stat_dirs
+        self._seen = 0  # entries recorded by the current step (record mode)
         self.fs: SyncFS = session.index.fs
         # per directory: open, list, close. The real filesystem's calls are made without a
         # Python frame each (a walk enters tens of thousands of directories); any other
@@ -200,6 +233,7 @@ class Walker:
         self._open_dir: Callable[..., int] = partial(os.open, flags=DIR_FLAGS) if native else self.fs.open_dir
         self._close: Callable[[int], None] = os.close if native else self.fs.close
         self._list: Callable[[int, str], list[DirEntryLike]] = _list_os if native else self._list_fs
+        self._fstat: Callable[[int], os.stat_result] = os.fstat if native else self.fs.fstat
         self.root = session.index.root
         self.start = start.strip("/")
         self.descend = descend
@@ -207,8 +241,8 @@ class Walker:
         self.max_open = max(1, max_open)
         self._fold = session.ignore_case
         self._names = session.ignore_names
-        # pending subdirectories, the next one last: (relpath, name, parent frame, decision)
-        self._stack: list[tuple[str, str, _Frame, Match]] = []
+        # the listed directories with subdirectories still to enter, the innermost last
+        self._stack: list[_Frame] = []
         self._held = 0  # frames holding a descriptor
         self._root_len = len(os.fsencode(self.root))
         self._root_slash = self.root.rstrip("/") + "/"
@@ -217,8 +251,14 @@ class Walker:
         self._lock = threading.Lock()
         self._running = False
 
-    def _list_fs(self, fd: int, path: str) -> list[DirEntryLike]:
-        return sorted(self.fs.scandir_fd(fd, path), key=_by_name)
+    def _list_fs(self, fd: int, rel: str) -> list[DirEntryLike]:
+        return sorted(self.fs.scandir_fd(fd, self._root_slash + rel if rel else self.root), key=_by_name)
+
+    @property
+    def done(self) -> bool:
+        """Is the walk over (or closed)? (In record mode a step may return no entry
+        before the end.)"""
+        return self._closed or (self._started and not self._stack)
 
     @property
     def open_fds(self) -> int:
@@ -232,20 +272,30 @@ class Walker:
             if self._closed:
                 return []
             self._running = True
+        paused = _pause_gc()
         try:
             out: list[Entry] = []
+            self._seen = 0
             if not self._started:
                 self._started = True
                 self._begin(out)
             stack = self._stack
-            while stack and len(out) < n:
-                rel, name, parent, decided = stack.pop()
-                self._enter(parent, name, rel, decided, out)
+            enter = self._enter
+            record = self.record is not None  # (then ``out`` holds only error entries)
+            while stack and (len(out) + self._seen if record else len(out)) < n:
+                parent = stack[-1]
+                todo = parent.todo
+                name, rel, decided = todo.pop()
+                if not todo:
+                    stack.pop()  # its last subdirectory (its descriptor: closed in ``_enter``)
+                enter(parent, name, rel, decided, out)
             return out
         except BaseException:
             self._release()
             raise
         finally:
+            if paused:
+                _resume_gc()
             with self._lock:
                 self._running = False
                 closed = self._closed
@@ -263,7 +313,7 @@ class Walker:
     def _release(self) -> None:
         stack, self._stack = self._stack, []
         self._held = 0
-        for _, _, f, _ in stack:  # every held frame has a pending subdirectory here
+        for f in stack:  # every held frame has a pending subdirectory here
             if f.fd is not None:
                 self.fs.close(f.fd)
                 f.fd = None
@@ -277,35 +327,39 @@ class Walker:
             return
         fd = open_below(self.fs, self.root, self.start)
         try:
+            st = self.fs.fstat(fd) if self.stat_dirs else None
             path = self._root_slash + self.start if self.start else self.root
             listing = sorted(self.fs.scandir_fd(fd, path), key=_by_name)
         except BaseException:
             self.fs.close(fd)
             raise
-        self._keep(self.start, fd, node, listing, out)
+        self._keep(self.start, fd, node, listing, out, st)
 
     def _enter(self, parent: _Frame, name: str, rel: str, decided: Match, out: list[Entry]) -> None:
         """Open, list and decide one subdirectory of ``parent``."""
         close = self._close
         fd = -1
         try:
-            if _too_long(self._root_len, rel):
+            if self._root_len + 1 + 4 * len(rel) > PATH_MAX and _too_long(self._root_len, rel):
                 raise OSError(errno.ENAMETOOLONG, os.strerror(errno.ENAMETOOLONG))
             pfd = parent.fd
             fd = self._open_dir(name, dir_fd=pfd if pfd is not None else self._reopen(parent))
         except OSError as exc:
             out.append(Entry(rel, DIR, None, _err(exc.errno)))
-        parent.pending -= 1
-        if parent.pending <= 0 and parent.fd is not None:  # its last subdirectory: let go
+        if not parent.todo and parent.fd is not None:  # its last subdirectory: let go
             close(parent.fd)
             parent.fd = None
             self._held -= 1
         if fd < 0:
             return
         try:
-            listing = self._list(fd, self._root_slash + rel)
+            # its signature before its listing (the live index's first scan)
+            st = self._fstat(fd) if self.stat_dirs else None
+            listing = self._list(fd, rel)
             # the ignore files its listing shows (absent ones then cost no lstat)
-            present = self._names.intersection(map(_by_name, listing))
+            names = self._names
+            present = _NONE if names.isdisjoint(map(_by_name, listing)) else \
+                names.intersection(map(_by_name, listing))
             node = self.session.enter_child(parent.node, rel, name, decided, present)
         except OSError as exc:
             close(fd)
@@ -314,24 +368,26 @@ class Walker:
         except BaseException:
             close(fd)
             raise
-        self._keep(rel, fd, node, listing, out)
+        self._keep(rel, fd, node, listing, out, st)
 
     def _keep(self, rel: str, fd: int, node: DirNode, listing: list[DirEntryLike],
-              out: list[Entry]) -> None:
-        """Emit one listed directory's entries; hold its descriptor while subdirectories
-        of it are pending."""
+              out: list[Entry], st: os.stat_result | None = None) -> None:
+        """Emit (or record) one listed directory's entries; hold its descriptor while
+        subdirectories of it are pending."""
         try:
-            subdirs = self._entries(rel, node, listing, out)
+            if self.record is None:
+                subdirs = self._entries(rel, node, listing, out)
+            else:
+                subdirs = self._recorded(rel, node, listing, st)
         except BaseException:
             self._close(fd)
             raise
         if not subdirs:
             self._close(fd)
             return
-        frame = _Frame(rel, fd, node, len(subdirs))
-        stack = self._stack
-        for name, crel, m in reversed(subdirs):
-            stack.append((crel, name, frame, m))
+        subdirs.reverse()
+        frame = _Frame(rel, fd, node, subdirs)
+        self._stack.append(frame)
         self._held += 1
         if self._held > self.max_open:
             self._evict(frame)
@@ -339,7 +395,7 @@ class Walker:
     def _evict(self, keep: _Frame) -> None:
         """Release the outermost held descriptor but ``keep``'s, remembering its identity
         (rare: only a walk inside more than ``max_open`` branching levels gets here)."""
-        frame = next(f for _, _, f, _ in self._stack if f.fd is not None and f is not keep)
+        frame = next(f for f in self._stack if f.fd is not None and f is not keep)
         fd, frame.fd = frame.fd, None
         self._held -= 1
         assert fd is not None
@@ -390,6 +446,8 @@ class Walker:
                                  multi_linked(e) if self.links and kind == FILE else None))
             return []
         decide = self.session.decide_entry
+        # (folded or non-ASCII views: decide_entry makes them)
+        plan = None if fold or not rel.isascii() else node.plan
         descend = self.descend
         marks, kept_marks = self.links, self.kept_links
         subdirs: list[tuple[str, str, Match]] = []
@@ -411,7 +469,10 @@ class Walker:
                     kind = SYMLINK if e.is_symlink() else FILE if e.is_file(follow_symlinks=False) else OTHER
                 except OSError:
                     kind = OTHER
-            m = decide(node, crel, name, is_dir)
+            # an ASCII path is its own view: the node's plan decides it (``decide_entry``'s
+            # own route, without its call)
+            m = plan.decide(crel, name, is_dir) if plan is not None and name.isascii() else \
+                decide(node, crel, name, is_dir)
             links = None
             if marks and kind is FILE and (kept_marks or m.ignored):  # multi_linked(e), inline
                 try:
@@ -429,6 +490,64 @@ class Walker:
         return subdirs
 
 
+    def _recorded(self, rel: str, node: DirNode, listing: list[DirEntryLike],
+                  st: os.stat_result | None) -> list[tuple[str, str, Match]]:
+        """Record mode: decide one directory's entries as :meth:`_entries` does (no
+        ``want``, no link marks) and hand them to :attr:`record` as one listing; return
+        the subdirectories to enter."""
+        fold = self._fold
+        prefix = rel + "/" if rel else ""
+        names: list[str] = []
+        kinds = bytearray()
+        matches: list[Match | None] | None = None
+        subdirs: list[tuple[str, str, Match]] = []
+        if node.stop is not None:  # fail-closed directory: every entry is blocked
+            for e in listing:
+                if _is_git(e.name, fold):
+                    continue
+                names.append(e.name)
+                kinds.append(_KIND_CODE[_kind(e)[0]])
+            matches = [node.stop] * len(names)
+        else:
+            decide = self.session.decide_entry
+            plan = None if fold or not rel.isascii() else node.plan
+            descend = self.descend
+            for e in listing:
+                name = e.name
+                if name == ".git" or (fold and name.lower() == ".git"):
+                    continue
+                crel = prefix + name
+                try:
+                    is_dir = e.is_dir(follow_symlinks=False)
+                except OSError:
+                    is_dir = False
+                if is_dir:
+                    code = _DIR_CODE
+                else:
+                    try:  # _kind(e) knowing it is not a directory
+                        code = _SYMLINK_CODE if e.is_symlink() else \
+                            _FILE_CODE if e.is_file(follow_symlinks=False) else _OTHER_CODE
+                    except OSError:
+                        code = _OTHER_CODE
+                m = plan.decide(crel, name, is_dir) if plan is not None and name.isascii() else \
+                    decide(node, crel, name, is_dir)  # (as in _entries)
+                if m.ignored:
+                    if matches is None:
+                        matches = [None] * len(names)
+                    matches.append(m)
+                else:
+                    if matches is not None:
+                        matches.append(None)
+                    if is_dir and (descend is None or descend(crel)):
+                        subdirs.append((name, crel, m))
+                names.append(name)
+                kinds.append(code)
+        self._seen += len(names)
+        assert self.record is not None
+        self.record(rel, node, names, kinds, matches, st)
+        return subdirs
+
+
 def walk(session: IgnoreSession, start: str = "", *,
          descend: Callable[[str], bool] | None = None,
          want: Callable[[str], bool] | None = None) -> Iterator[Entry]:
@@ -443,156 +562,3 @@ def walk(session: IgnoreSession, start: str = "", *,
             yield from chunk
     finally:
         w.close()
-
-
-class ListingRecord:
-    """What :func:`list_files_below` saw, for remembering its result: each listed
-    directory's relpath and ``fstat`` (taken on its descriptor *before* it was listed),
-    whether a regular file it counted had more than one link (or could not be ``lstat``-ed),
-    and whether some directory could not be entered or listed."""
-
-    __slots__ = ("dirs", "failed", "multi")
-
-    def __init__(self) -> None:
-        self.dirs: list[tuple[str, os.stat_result]] = []
-        self.multi = False
-        self.failed = False
-
-
-def list_files_below(fs: SyncFS, root: str, start: str, budget: int,
-                     on_error: Callable[[str, str], None] | None = None,
-                     opaque: Callable[[str], bool] | None = None,
-                     linked: Callable[[os.stat_result], bool] | None = None,
-                     opener: Callable[[str], int] | None = None,
-                     record: ListingRecord | None = None,
-                     ) -> tuple[list[tuple[str, str]], int, bool]:
-    """Files (non-directories) below directory ``start`` as ``(relpath, kind)``, without any
-    ignore decision, visiting at most ``budget`` entries, on descriptors like the walk
-    (depth first, only the open chain held). Returns ``(files, seen, short)``: ``short``
-    when the budget ran out. ``.git`` is skipped, symlinks are never followed; a directory
-    that cannot be entered is passed to ``on_error(relpath, errno name)`` and skipped.
-    ``opaque(relpath)`` true: the entry (and all below it) is skipped before the budget
-    sees it, so counts are what they would be without it; so is a multi-linked regular file
-    whose ``lstat`` ``linked`` says is a secret's hard link. ``opener(start)``: a new
-    descriptor of ``start`` opened without following links (default: from the root, one
-    component at a time; a caller counting many directories opens each from a held parent).
-    ``record``: filled with what the listing saw (see :class:`ListingRecord`); with it,
-    every counted regular file is ``lstat``-ed when ``linked`` is given."""
-    out: list[tuple[str, str]] = []
-    seen = 0
-    root_len = len(os.fsencode(root))
-    native = type(fs) is OsFS  # as in Walker: the real filesystem's calls without a frame each
-    listdir = _list_os if native else (lambda fd, path: sorted(fs.scandir_fd(fd, path), key=_by_name))
-    open_dir: Callable[..., int] = partial(os.open, flags=DIR_FLAGS) if native else fs.open_dir
-    close: Callable[[int], None] = os.close if native else fs.close
-    fstat: Callable[[int], os.stat_result] = os.fstat if native else fs.fstat
-    if record is not None:
-        on_error = _noting(record, on_error)
-    try:
-        fd = open_below(fs, root, start) if opener is None else opener(start)
-    except OSError as exc:
-        if on_error is not None:
-            on_error(start, _err(exc.errno))
-        return out, 0, False
-    # stack of (descriptor, relpath, sorted subdirectory names still to enter)
-    stack: list[tuple[int, str, list[str]]] = []
-    deep = False
-    try:
-        cur: tuple[int, str] | None = (fd, start)
-        while True:
-            if cur is not None:
-                cfd, rel = cur
-                cur = None
-                try:
-                    if record is not None:
-                        record.dirs.append((rel, fstat(cfd)))
-                    listing = listdir(cfd, f"{root}/{rel}" if rel else root)
-                except OSError as exc:
-                    close(cfd)
-                    if on_error is not None:
-                        on_error(rel, _err(exc.errno))
-                    listing = None
-                if listing is not None:
-                    subdirs: list[str] = []
-                    for e in listing:
-                        if e.name == ".git":
-                            continue
-                        crel = f"{rel}/{e.name}" if rel else e.name
-                        if opaque is not None and opaque(crel):
-                            continue
-                        kind, is_dir = _kind(e)
-                        if linked is not None and kind == FILE:
-                            links = multi_linked(e) if record is None else _noted_links(e, record)
-                            if links is not None and linked(links):
-                                continue
-                        if seen >= budget:
-                            close(cfd)
-                            return out, seen, True
-                        seen += 1
-                        if is_dir:
-                            subdirs.append(e.name)
-                        else:
-                            out.append((crel, FILE if kind == FILE else kind))
-                    subdirs.reverse()
-                    if subdirs and len(stack) < MAX_OPEN_DIRS:
-                        stack.append((cfd, rel, subdirs))
-                    else:
-                        close(cfd)
-                        deep = deep or bool(subdirs)  # too deep to count: a lower bound
-            if not stack:
-                return out, seen, deep
-            pfd, prel, names = stack[-1]
-            if not names:
-                stack.pop()
-                close(pfd)
-                continue
-            name = names.pop()
-            crel = f"{prel}/{name}" if prel else name
-            if _too_long(root_len, crel):
-                if on_error is not None:
-                    on_error(crel, _err(errno.ENAMETOOLONG))
-                continue
-            try:
-                cur = (open_dir(name, dir_fd=pfd), crel)
-            except OSError as exc:
-                if on_error is not None:
-                    on_error(crel, _err(exc.errno))
-    finally:
-        for sfd, _, _ in stack:
-            close(sfd)
-
-
-def _noting(record: ListingRecord, on_error: Callable[[str, str], None] | None) -> Callable[[str, str], None]:
-    """``on_error`` that also marks ``record`` as failed."""
-    def noted(rel: str, err: str) -> None:
-        record.failed = True
-        if on_error is not None:
-            on_error(rel, err)
-    return noted
-
-
-def _noted_links(e: DirEntryLike, record: ListingRecord) -> os.stat_result | None:
-    """:func:`multi_linked`, noting in ``record`` a file with more than one link or none
-    to be found."""
-    try:
-        st = e.stat(follow_symlinks=False)
-    except OSError:
-        record.multi = True
-        return None
-    if st.st_nlink > 1:
-        record.multi = True
-        return st
-    return None
-
-
-def count_below(session: IgnoreSession, excluded_dir: str, budget: int = 10000,
-                max_examples: int = 3) -> tuple[int, list[str], bool]:
-    """Count the files (non-directories) below ``excluded_dir`` without any ignore
-    decision, visiting at most ``budget`` directory entries.
-
-    Returns ``(count, examples, is_lower_bound)``: up to ``max_examples`` relpaths in walk
-    order, and whether the budget ran out (then ``count`` is a lower bound). ``.git`` is
-    skipped and symlinks are not followed; unlistable directories are skipped.
-    """
-    files, _, short = list_files_below(session.index.fs, session.index.root, excluded_dir.strip("/"), budget)
-    return len(files), [rel for rel, _ in files[:max_examples]], short

@@ -16,10 +16,10 @@ _LOW2 = bytes(i & 3 for i in range(256))
 _DIR_BYTE = bytes([_DIR_CODE])
 
 
-def seed_parts(dirs: dict[str, _Dir], scanned: dict[str, _Sig],
+def seed_parts(dirs: dict[str, _Dir], scanned: dict[str, os.stat_result],
                ) -> tuple[dict[str, _Sig], list[tuple[str, tuple[str, ...] | list[str]]], list[str], int]:
     """:meth:`SecretInodes.seed`'s arguments from the records ``dirs`` of a first scan
-    and the signatures ``scanned`` it took before listing each directory: the listed
+    and the ``fstat`` ``scanned`` it took before listing each directory: the listed
     directories' signatures, their non-directory names by directory (those holding any), the subdirectories
     not listed (ignored, unlistable, or without a record or signature: the registry walks
     them), and the entries listed."""
@@ -29,11 +29,11 @@ def seed_parts(dirs: dict[str, _Dir], scanned: dict[str, _Sig],
     seen = 0
     low, dir_byte = _LOW2, _DIR_BYTE
     for rel, d in dirs.items():
-        sig = scanned.get(rel)
-        if d.error is not None or sig is None:
+        st = scanned.get(rel)
+        if d.error is not None or st is None:
             tops.append(rel)  # walked by the registry itself
             continue
-        sigs[rel] = sig
+        sigs[rel] = (st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
         seen += len(d.names)
         kinds = d.kinds.translate(low)  # (without the verdict classes a glob may have added)
         if dir_byte not in kinds:

@@ -101,7 +101,7 @@ class ExcludedCounts:
     def files_below(self, fs: SyncFS, root: str, rel: str, budget: int,
                     opaque: Callable[[str], bool], snap: Any,
                     ) -> tuple[list[tuple[str, str]], int, bool, bool]:
-        """:func:`~pathgate.runtime._walk.list_files_below` of excluded directory ``rel``
+        """:func:`~pathgate.runtime._below.list_files_below` of excluded directory ``rel``
         (``opaque``: the secret matcher), from memory when ``snap`` (the registry's
         snapshot validated by this query) vouches for it; last, whether the listing is
         remembered under ``snap`` (reused, or taken and kept)."""

@@ -54,8 +54,8 @@ from pathgate.runtime._live._records import (
     replay,
 )
 from pathgate.runtime._live._relist import Relisting
-from pathgate.runtime._live._watches import DeferredWatches, first_descend
-from pathgate.runtime._walk import Entry
+from pathgate.runtime._live._watches import DeferredWatches
+from pathgate.runtime._walk import Entry, GcPaused
 from pathgate.runtime.ignore import DirNode, IgnoreIndex
 
 if TYPE_CHECKING:
@@ -123,8 +123,9 @@ class LiveIndex(Relisting):
         #: what warm globs keep of the records (the flattened plain records, the odd part)
         self._globs = GlobParts()
         #: the first scan's directory signatures while it runs, then for the registry
-        self._sigs: dict[str, tuple[int, int, int]] | None = None
-        self._seed: tuple[tuple[int, int, int], dict[str, tuple[int, int, int]]] | None = None
+        #: (``fstat`` results: no tuple per directory for the collector to trace)
+        self._sigs: dict[str, os.stat_result] | None = None
+        self._seed: tuple[tuple[int, int, int], dict[str, os.stat_result]] | None = None
         #: the registry to seed in the watch thread, after the first answer (:meth:`first_scan`)
         self._seed_reg: SecretInodes | None = None
         #: the first scan's watches, installed after its answer (:meth:`_finish_watches`)
@@ -421,20 +422,19 @@ class LiveIndex(Relisting):
         session = self._ignore.session()
         self._names = session.ignore_names
         self._root_node = session.dir_node("")
-        # each kept directory's signature before it is listed: its watch is added after
-        # the answer (:class:`DeferredWatches`, checked against it) and the registry's
-        # first snapshot is seeded from it (:meth:`_seeded`; not where the walker skips
-        # more than ".git")
-        sigs: dict[str, tuple[int, int, int]] = {}
+        # each kept directory's signature before it is listed (``fstat`` on the walker's
+        # descriptor): its watch is added after the answer (:class:`DeferredWatches`,
+        # checked against it) and the registry's first snapshot is seeded from it
+        # (:meth:`_seeded`; not where the walker skips more than ".git")
+        sigs: dict[str, os.stat_result] = {}
         self._sigs = sigs
         since = time.time_ns()
-        try:
-            first_descend(self._root, sigs, self._dirs)("")
-            self._walk(session, "", lambda _rel: True)
-        finally:
-            self._sigs = None
-        self._deferred = DeferredWatches(self._ino.add_watch, self._root,
-                                         [(rel, sigs.get(rel)) for rel in self._dirs], since)
+        with GcPaused():  # (tens of thousands of records, none of them garbage)
+            try:
+                self._walk(session, "", lambda _rel: True)
+            finally:
+                self._sigs = None
+            self._deferred = DeferredWatches(self._ino.add_watch, self._root, list(self._dirs), sigs, since)
         self._seed = None if session.ignore_case else ((self.scans, self.relists, self.epoch), sigs)
 
     def _watch(self, rel: str) -> None:

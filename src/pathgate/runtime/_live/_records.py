@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
-from pathgate.runtime._walk import DIR, FILE, OTHER, SYMLINK, Entry
+from pathgate.runtime._walk import DIR, FILE, KINDS, OTHER, SYMLINK, Entry
 from pathgate.runtime.ignore import Match
 
 __all__ = [
@@ -63,7 +63,7 @@ class GlobScan(NamedTuple):
     stopped: bool = False
 
 
-_KINDS = (FILE, DIR, SYMLINK, OTHER)
+_KINDS = KINDS  # (FILE, DIR, SYMLINK, OTHER): the walker's record-mode codes
 _CODE = {k: i for i, k in enumerate(_KINDS)}
 _DIR_CODE = _CODE[DIR]
 
@@ -95,6 +95,12 @@ class _Dir:
         self.kinds = bytes([code[e.kind] for e in entries])
         matches = [e.match for e in entries]
         self.matches = None if matches.count(None) == len(matches) else tuple(matches)
+
+    def listed(self, names: list[str], kinds: bytearray, matches: list[Match | None] | None) -> None:
+        """Store one listing as the walker's record mode hands it (:data:`~pathgate.runtime._walk.Record`)."""
+        self.names = tuple(names)
+        self.kinds = bytes(kinds)
+        self.matches = None if matches is None else tuple(matches)
 
     def clear(self, error: Entry | None = None) -> None:
         self.names, self.kinds, self.matches, self.error = (), b"", None, error

@@ -6,18 +6,18 @@ one file holds the index's queries and another its upkeep."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pathgate.runtime._live._events import plan_events
 from pathgate.runtime._live._nodes import ancestors, depth, parent, same_root
-from pathgate.runtime._live._watches import first_descend
-from pathgate.runtime._walk import Entry, Walker
+from pathgate.runtime._live._records import _Dir
+from pathgate.runtime._walk import Walker
 
 if TYPE_CHECKING:
     from pathgate.runtime._live._inotify import Inotify
-    from pathgate.runtime._live._records import _Dir
-    from pathgate.runtime.ignore import DirNode, IgnoreIndex, IgnoreSession
+    from pathgate.runtime.ignore import DirNode, IgnoreIndex, IgnoreSession, Match
 
 __all__ = ["Relisting"]
 
@@ -35,7 +35,7 @@ class Relisting:
     _root_node: DirNode | None
     _ruled: dict[str, DirNode]
     _names: frozenset[str]
-    _sigs: dict[str, tuple[int, int, int]] | None
+    _sigs: dict[str, os.stat_result] | None
     _dirty: set[str]
     _gen: int
     epoch: int
@@ -53,14 +53,16 @@ class Relisting:
     def _walk(self, session: IgnoreSession, start: str, enter: Callable[[str], bool]) -> None:
         """Walk below kept directory ``start`` (its record already reset), recording the
         entries of it and of every subdirectory ``enter`` lets the walker enter (those are
-        dropped and watched afresh first)."""
+        dropped and watched afresh first). During the first scan (:attr:`_sigs` set) every
+        kept directory is entered, its record started when it is listed, and its
+        signature, taken on its descriptor before its listing, kept in :attr:`_sigs`."""
         self._gen += 1
         dirs = self._dirs
         ruled = self._ruled
         ruled.pop(start, None)
-        descend = None if self._sigs is None else first_descend(self._root, self._sigs, dirs)
-
-        if descend is None:
+        sigs = self._sigs
+        descend: Callable[[str], bool] | None = None
+        if sigs is None:
             def descend(rel: str) -> bool:
                 if not enter(rel):
                     return False
@@ -68,44 +70,41 @@ class Relisting:
                 self._watch(rel)
                 return True
 
-        walker = Walker(session, start, descend=descend)
+        none = self._ignore._no_sigs  # (a node without ignore files: the shared tuple)
 
-        def keep(rel: str, entries: list[Entry]) -> None:
+        def record(rel: str, node: DirNode, names: list[str], kinds: bytearray,
+                   matches: list[Match | None] | None, st: os.stat_result | None) -> None:
             d = dirs.get(rel)
-            if d is not None and d.error is None:
-                d.record(entries)
-                node = session.dir_node(rel)
-                if any(sig is not None for sig in node.sigs):
-                    ruled[rel] = node
+            if d is None:
+                if sigs is None:
+                    return  # (never: a re-list's subdirectories are watched first)
+                d = dirs[rel] = _Dir(-1)
+            elif d.error is not None:
+                return
+            d.listed(names, kinds, matches)
+            if st is not None and sigs is not None:
+                sigs[rel] = st
+            if node.sigs is not none and any(sig is not None for sig in node.sigs):
+                ruled[rel] = node
 
-        # a directory's entries come together: each run is recorded when the next begins
-        # (the walked entries are not all held until the end)
-        at = ""
-        run: list[Entry] = []
+        walker = Walker(session, start, descend=descend, record=record, stat_dirs=sigs is not None)
         try:
-            while chunk := walker.step():
-                for e in chunk:
+            while not walker.done:
+                for e in walker.step():  # error entries, or the start itself, excluded now
                     rp = e.relpath
-                    if e.error is not None:
-                        d = dirs.get(rp)
-                        if d is not None:
-                            d.clear(e)
-                        continue
-                    i = rp.rfind("/")
-                    p = rp[:i] if i >= 0 else ""
-                    if p != at or not run:
-                        if rp == start:  # the start itself is excluded now
+                    if e.error is None:
+                        if rp == start:
                             self._drop(start)
-                            run = []
                             return
-                        if run:
-                            keep(at, run)
-                        at, run = p, []
-                    run.append(e)
+                        continue
+                    d = dirs.get(rp)
+                    if d is None and sigs is not None:
+                        # (no signature: re-listed once watched, as it may be listable by then)
+                        d = dirs[rp] = _Dir(-1)
+                    if d is not None:
+                        d.clear(e)
         finally:
             walker.close()
-            if run:
-                keep(at, run)
 
     # -- at query time ---------------------------------------------------------------------
 

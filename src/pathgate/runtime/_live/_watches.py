@@ -24,30 +24,29 @@ import os
 import threading
 from collections.abc import Callable
 
-from pathgate.runtime._live._records import _Dir
-
-__all__ = ["RACY_NS", "DeferredWatches", "first_descend"]
+__all__ = ["RACY_NS", "DeferredWatches"]
 
 #: A directory changed this close (ns) before the scan began is re-listed after its watch
 #: is added: a later change within the same timestamp tick could leave its signature as is.
 RACY_NS = 2_000_000_000
 
-_Sig = tuple[int, int, int]
 
 
 class DeferredWatches:
-    """Add a watch to each of ``todo`` (relpath, signature before its listing or ``None``)
-    below ``root`` with ``add_watch``, in a thread started by :meth:`start` (or inline by
-    :meth:`finish`); ``since_ns``: the wall clock when the scan began. Results, read after
+    """Add a watch to each of ``todo`` (relpaths; ``sigs``: the ``fstat`` of each taken
+    before its listing, where there is one) below ``root`` with ``add_watch``, in a thread
+    started by :meth:`start` (or inline by :meth:`finish`); ``since_ns``: the wall clock when
+    the scan began. Results, read after
     :meth:`finish`: ``added`` (relpath, watch descriptor), ``failed`` (relpaths that could
     not be watched), ``dirty`` (relpaths to re-list: changed since listed, racy, or gone),
     ``limit`` (the user's watch limit was reached: nothing after it was watched)."""
 
     def __init__(self, add_watch: Callable[[str], int], root: str,
-                 todo: list[tuple[str, _Sig | None]], since_ns: int) -> None:
+                 todo: list[str], sigs: dict[str, os.stat_result], since_ns: int) -> None:
         self._add = add_watch
         self._root = root
         self._todo = todo
+        self._sigs = sigs
         self._racy = since_ns - RACY_NS
         self.added: list[tuple[str, int]] = []
         self.failed: list[str] = []
@@ -94,8 +93,9 @@ class DeferredWatches:
     def _run(self) -> None:
         root, add, lstat, racy = self._root, self._add, os.lstat, self._racy
         join = os.path.join
+        sigs = self._sigs
         try:
-            for rel, sig in self._todo:
+            for rel in self._todo:
                 if self._stop:
                     return
                 path = join(root, rel) if rel else root
@@ -113,7 +113,9 @@ class DeferredWatches:
                 except OSError:
                     self.dirty.append(rel)
                     continue
-                if sig is None or sig[2] >= racy or (st.st_ino, st.st_mtime_ns, st.st_ctime_ns) != sig:
+                sig = sigs.get(rel)
+                if sig is None or sig.st_ctime_ns >= racy or st.st_ino != sig.st_ino \
+                        or st.st_mtime_ns != sig.st_mtime_ns or st.st_ctime_ns != sig.st_ctime_ns:
                     self.dirty.append(rel)
             self.complete = True
             then, self.then = self.then, None
@@ -121,22 +123,3 @@ class DeferredWatches:
                 then()
         finally:
             self._done = True
-
-
-def first_descend(root: str, sigs: dict[str, _Sig], dirs: dict[str, _Dir]) -> Callable[[str], bool]:
-    """The first scan's walker ``descend``: every kept directory is entered; its signature
-    is put in ``sigs`` (taken before the walker lists it) and its record started in
-    ``dirs`` with no watch yet (:class:`DeferredWatches` adds them after the answer)."""
-    prefix, lstat = root.rstrip("/") + "/", os.lstat
-
-    def descend(rel: str) -> bool:
-        try:
-            st = lstat(prefix + rel if rel else root)
-        except OSError:
-            pass  # not listable either: an error entry, walked by the registry
-        else:
-            sigs[rel] = (st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
-        dirs[rel] = _Dir(-1)
-        return True
-
-    return descend

@@ -153,13 +153,20 @@ def _make_beneath() -> Callable[[int, str], int] | None:
     except (OSError, AttributeError):
         return None
     syscall.restype = ctypes.c_long
-    syscall.argtypes = [ctypes.c_long, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t]
     how = _How(OPEN_FLAGS, 0, _RESOLVE_BENEATH | _RESOLVE_NO_SYMLINKS)
-    where, size = ctypes.addressof(how), ctypes.sizeof(how)
-    get_errno, fsencode = ctypes.get_errno, os.fsencode
+    # no ``argtypes`` (a conversion object per argument per call: a fifth of the call's
+    # cost): the number, the address and the size are C values made once, the descriptor
+    # goes as a C int (the kernel reads an int), the path as the bytes' ``char *``
+    number = ctypes.c_long(nr)
+    where = ctypes.c_void_p(ctypes.addressof(how))
+    size = ctypes.c_size_t(ctypes.sizeof(how))
+    get_errno = ctypes.get_errno
+    enc, errors = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()  # (os.fsencode's)
 
     def beneath(dir_fd: int, rel: str, _keep: object = how) -> int:
-        fd = syscall(nr, dir_fd, fsencode(rel), where, size)
+        if "\x00" in rel:  # (as ``os.open``: a C string would end there)
+            raise ValueError("embedded null byte")
+        fd = syscall(number, dir_fd, rel.encode(enc, errors), where, size)
         if fd < 0:
             code = get_errno()
             raise OSError(code, os.strerror(code), rel)

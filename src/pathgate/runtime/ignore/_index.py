@@ -169,8 +169,11 @@ class DirNode:
         # nothing is decided here; or no plan above to narrow from)
         pplan = parent.plan if parent is not None else None
         self.plan: ChainPlan | None = None
-        if stop is None and (parent is None or pplan is not None):
-            self.plan = ChainPlan.for_dir(pplan, own, self.chain, self.view)
+        if stop is None:
+            if pplan is not None and not own and not pplan.narrows:
+                self.plan = pplan  # (ChainPlan.for_dir's answer, without the call)
+            elif parent is None or pplan is not None:
+                self.plan = ChainPlan.for_dir(pplan, own, self.chain, self.view)
 
 
 def _view(path: str) -> str:
@@ -212,6 +215,7 @@ class IgnoreIndex:
         self.fs: SyncFS = fs or OsFS()
         self._lock = threading.Lock()
         self._nodes: OrderedDict[str, DirNode] = OrderedDict()
+        self._cap = max(1, self.config.cache_dirs)
         self._globals: Globals | None = None
         self._builtin = (IgnoreList.from_strings(BUILTIN_SOURCE, "", self.config.defaults, False)
                          if self.config.defaults else None)
@@ -331,19 +335,27 @@ class IgnoreIndex:
         return known
 
     def _lookup(self, rel: str) -> DirNode | None:
-        with self._lock:
-            node = self._nodes.get(rel)
-            if node is not None:
-                self._nodes.move_to_end(rel)
-            return node
+        # no lock: each call on the ordered dict is atomic (str keys run no Python code);
+        # a node evicted by :meth:`_store` between the two is simply not moved
+        nodes = self._nodes
+        node = nodes.get(rel)
+        if node is not None:
+            try:
+                nodes.move_to_end(rel)
+            except KeyError:
+                pass
+        return node
 
     def _store(self, node: DirNode) -> None:
+        nodes = self._nodes
+        rel = node.rel
         with self._lock:
-            self._nodes[node.rel] = node
-            self._nodes.move_to_end(node.rel)
-            cap = max(1, self.config.cache_dirs)
-            while len(self._nodes) > cap:
-                self._nodes.popitem(last=False)
+            if rel in nodes:
+                nodes.move_to_end(rel)
+            nodes[rel] = node  # (a new key goes last)
+            if len(nodes) > self._cap:
+                while len(nodes) > self._cap:
+                    nodes.popitem(last=False)
 
     def _names(self) -> tuple[str, ...]:
         return self._ignore_names
@@ -375,6 +387,8 @@ class IgnoreIndex:
         shared tuple of ``None`` when there is none, the common case); ``dir_fd``: an open
         descriptor of ``rel`` (the real filesystem only) to ``lstat`` them relative to, its
         own ``fstat`` standing for the missing ones (``anchored``: :class:`._probe.DirAnchors`)."""
+        if present is not None and not present:
+            return self._no_sigs  # the listing shows none (the common case): nothing to stat
         fs = self.fs
         if type(fs) is not OsFS:
             dir_fd = None

@@ -134,7 +134,7 @@ class ChainPlan:
     and is remembered (:attr:`memo`, at most :data:`MEMO_NAMES` names per kind).
     """
 
-    __slots__ = ("chain", "dchain", "fchain", "memo", "narrows", "prefixes", "states")
+    __slots__ = ("chain", "dchain", "fchain", "kids", "memo", "narrows", "prefixes", "states")
 
     def __init__(self, chain: tuple[IgnoreList, ...], states: tuple[_State, ...],
                  prefixes: tuple[str, ...]) -> None:
@@ -143,6 +143,10 @@ class ChainPlan:
         self.prefixes = prefixes
         # can a subdirectory's plan differ (some anchored or segmented rule still open)?
         self.narrows = any(st[1] or st[2] for st in states)
+        #: the plans of subdirectories without lists of their own, by their states and
+        #: prefixes (a plan is a function of its chain, states and prefixes: siblings that
+        #: narrow alike share one, with its tables and remembered decisions)
+        self.kids: dict[tuple[tuple[_State, ...], tuple[str, ...]], ChainPlan] | None = None
         self.fchain: tuple[tuple[_Table, IgnoreList], ...] | None = None
         self.dchain: tuple[tuple[_Table, IgnoreList], ...] | None = None
         self.memo: tuple[dict[str, Match], dict[str, Match]] | None = None
@@ -167,7 +171,18 @@ class ChainPlan:
                     st = _step(lst, st, view, name)
                 states.append(st)
                 prefixes.append(_below(lst, view) if st[1] else "")
-        return cls(chain, tuple(states), tuple(prefixes))
+        if parent is None or own or chain is not parent.chain:
+            return cls(chain, tuple(states), tuple(prefixes))
+        key = (tuple(states), tuple(prefixes))
+        kids = parent.kids
+        if kids is None:
+            kids = parent.kids = {}
+        got = kids.get(key)
+        if got is None:
+            got = cls(chain, *key)
+            if len(kids) < MEMO_CHAINS:
+                kids[key] = got
+        return got
 
     def tables(self, files: bool) -> tuple[tuple[_Table, IgnoreList], ...]:
         """The non-empty entry tables, highest precedence first."""
@@ -198,7 +213,8 @@ class ChainPlan:
             if got is not None:
                 return got
         m = NO_MATCH
-        for tab, lst in self.tables(not is_dir):
+        tabs = self.dchain if is_dir else self.fchain
+        for tab, lst in tabs if tabs is not None else self.tables(not is_dir):
             r = tab.best(name, path, lst.offset)
             if r >= 0:
                 m = lst.patterns[r].match

@@ -20,6 +20,8 @@ from pathgate.verdicts import Rule
 
 __all__ = ["Explanation", "IgnoreSession"]
 
+_NONE: frozenset[str] = frozenset()
+
 class Explanation(msgspec.Struct, frozen=True, kw_only=True):
     """Everything the CLI's ``explain`` shows for one path.
 
@@ -192,9 +194,30 @@ class IgnoreSession:
         listing showed (absent ones then cost no ``lstat``)."""
         node = self._dirs.get(rel)
         if node is None:
-            node = self._child(parent, rel, name, decided, present)
+            if present is not None and not present and self._extra is None and not decided.ignored:
+                node = self._plain_child(parent, rel, name, decided)
+            else:
+                node = self._child(parent, rel, name, decided, present)
             self._dirs[rel] = node
         return node
+
+    def _plain_child(self, parent: DirNode, rel: str, name: str, decided: Match) -> DirNode:
+        """:meth:`_child` of an allowed directory whose listing shows no ignore file (most
+        of them), without extra lines: its cached node when that is valid (same parent, no
+        stop, no ignore file when cached), else a new node with no lists of its own."""
+        index = self._index
+        none = index._no_sigs
+        if self._shared:
+            cached = index._lookup(rel)
+            if cached is not None and cached.parent is parent:
+                if cached.stop is not None:
+                    return self._child(parent, rel, name, decided, _NONE)
+                if cached.sigs == none:
+                    return cached
+            node = DirNode(rel, parent, None, (), none, ())
+            index._store(node)
+            return node
+        return DirNode(rel, parent, None, (), none, ())
 
     # -- internals -------------------------------------------------------------------------
 
