@@ -112,6 +112,9 @@ def _args_mcp(p: argparse.ArgumentParser) -> None:
     p.add_argument("--renderer", metavar="R", help="renderer for the text content (default: per config)")
     p.add_argument("--allow-writes", action="store_true",
                    help="also serve write_file and edit_file (default: read-only)")
+    p.add_argument("--no-live-index", action="store_true",
+                   help="walk the tree on every discovery call (default: a live index kept current by "
+                        "inotify, falling back to walking where there is none)")
     _common(p)
 
 

@@ -424,7 +424,9 @@ def _cmd_mcp(args: argparse.Namespace) -> int:
         from pathgate.mcp import serve_stdio
     except ImportError as exc:
         raise CliError(f"the MCP server needs the 'mcp' extra: pip install 'pathgate[mcp]' ({exc})") from None
-    rt = _runtime(args, span_mode="enrich", allow_writes=args.allow_writes or None)
+    # a server lives as long as its client: discovery from the live index unless told not to
+    rt = _runtime(args, span_mode="enrich", allow_writes=args.allow_writes or None,
+                  live_index=not args.no_live_index)
     serve_stdio(rt, renderer=args.renderer)
     return EXIT_OK
 

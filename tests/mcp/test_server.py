@@ -249,3 +249,28 @@ async def test_enrich_mode_writes_pathgate_attributes_on_the_sdks_span(
     assert {(s.attributes or {}).get("pathgate.gate") for s in blocks} == {"ignore", "secrets"}
     assert {s.name for s in blocks} == {"pathgate.block ignore", "pathgate.block secrets"}
     assert all(s.parent is not None and s.parent.span_id == call.context.span_id for s in blocks)
+
+
+@pytest.mark.parametrize("flags", [[], ["--no-live-index"]])
+async def test_the_stdio_server_sees_changes_with_and_without_its_live_index(project: Path,
+                                                                             flags: list[str]) -> None:
+    """``pathgate mcp`` answers discovery from a live index by default (a server lives as long
+    as its client); a file created, an ignore rule added and a secret created between calls
+    are in the next answer exactly as a walk gives it, and ``--no-live-index`` walks."""
+    env = {"PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
+    server: Any = StdioServerParameters(command=sys.executable,
+                                        args=["-m", "pathgate", "mcp", "--root", str(project), *flags], env=env)
+    async with Client(server, read_timeout_seconds=60) as client:
+        first = text_of(await client.call_tool("glob", {"pattern": "**/*"}))
+        assert first["matches"] == [".gitignore", "src/app.py"]
+        (project / "src" / "new.py").write_text("x = 1\n")
+        (project / "src" / "gen.log").write_text("log\n")
+        (project / ".env.local").write_text("TOKEN=2\n")
+        with open(project / ".gitignore", "a") as f:
+            f.write("*.log\n")
+        second = text_of(await client.call_tool("glob", {"pattern": "**/*"}))
+    async with Client(build_server(Runtime(project, span_mode="enrich")), mode="auto") as walked:
+        fresh = text_of(await walked.call_tool("glob", {"pattern": "**/*"}))
+    assert second == fresh
+    assert second["matches"] == [".gitignore", "src/app.py", "src/new.py"]
+    assert ".env" not in json.dumps(second)

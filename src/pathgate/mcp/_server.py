@@ -184,7 +184,8 @@ def build_server(runtime: Runtime, renderer: str | None = None) -> Server[Any]:
 
 
 def serve_stdio(runtime: Runtime, renderer: str | None = None) -> None:
-    """Serve ``runtime``'s file tools over stdio until the client closes stdin (blocking).
+    """Serve ``runtime``'s file tools over stdio until the client closes stdin (blocking),
+    then close the runtime (``aclose()``: a live index's watcher stops).
 
     A line the SDK cannot validate (not JSON, a lone-surrogate escape, ``params`` that is
     not an object) is answered with a JSON-RPC error on the request's id (``-32700`` parse
@@ -209,10 +210,14 @@ def serve_stdio(runtime: Runtime, renderer: str | None = None) -> None:
                                 continue
                         await valid_writer.send(item)
 
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(pump)
-                await server.run(valid_reader, write_stream, server.create_initialization_options())
-                tg.cancel_scope.cancel()
+            try:
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(pump)
+                    await server.run(valid_reader, write_stream, server.create_initialization_options())
+                    tg.cancel_scope.cancel()
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await runtime.aclose()  # a live index's watcher stops with the server
 
     anyio.run(main)
 
