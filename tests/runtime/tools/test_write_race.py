@@ -27,7 +27,7 @@ pytestmark = pytest.mark.anyio
 
 AT_FDCWD = -100
 RENAME_EXCHANGE = 2
-WRITES = 150  # per target kind
+WRITES = 80  # per target kind (a longer run: the soak and `-m slow` tests)
 
 
 def _exchange_fn() -> object:
