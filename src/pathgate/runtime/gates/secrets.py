@@ -172,15 +172,21 @@ class SecretMatcher:
         original = backup_of(norm)
         return original is not None and self._is_secret_norm(original)
 
-    def _quick_name(self, norm: str) -> bool:
-        """:meth:`_is_secret_norm` with the basename patterns tested as strings (literals,
-        ``*x`` suffixes, ``x*`` prefixes; the rest one regex: :class:`_QuickNames`)."""
+    def _quick_base(self, norm: str) -> bool:
+        """Is the normalised basename ``norm`` itself named like a secret (``.env`` rules,
+        the basename patterns as strings — literals, ``*x`` suffixes, ``x*`` prefixes — and
+        the rest as one regex: :class:`_QuickNames`)? Backups not followed."""
         if is_env_name(norm):
             return True
         q = self._quick
         if norm in q.exact or norm.endswith(q.suffixes) or norm.startswith(q.prefixes):
             return True
-        if q.rest is not None and q.rest(norm) is not None:
+        return q.rest is not None and q.rest(norm) is not None
+
+    def _quick_name(self, norm: str) -> bool:
+        """:meth:`_is_secret_norm` with the basename patterns tested as strings
+        (:meth:`_quick_base`), a backup's original too."""
+        if self._quick_base(norm):
             return True
         original = backup_of(norm) if norm.endswith(_BACKUP_ENDS) else None
         return original is not None and self._quick_name(original)
@@ -350,15 +356,11 @@ class SecretMatcher:
         if maybe is not None and maybe(name.casefold()) is None:
             return False
         norm = name.rstrip(" .").casefold()
-        if norm == ".env" or (norm.startswith(ENV_PREFIXES) and norm not in ENV_TEMPLATES):
-            return True
-        q = self._quick
-        if norm in q.exact or norm.endswith(q.suffixes) or norm.startswith(q.prefixes):
-            return True
-        if q.rest is not None and q.rest(norm) is not None:
+        if self._quick_base(norm):
             return True
         if norm.endswith(_BACKUP_ENDS):
             return self.is_secret(f"{head}/{name}")
+        q = self._quick
         if q.last is not None and norm not in q.last:
             return False
         return self._full.match(f"{self._dir_info(head)[1]}/{norm}") is not None

@@ -75,7 +75,11 @@ def _by_dir(matcher: SecretMatcher, is_secret: Callable[[str], bool], chunk: lis
         if starts[i + 1] >= end:
             break
         at = scan(_UNANCHORED, folded, starts[i + 1], end)[0][0]  # from the next relpath on
-    known.update(dict.fromkeys(rels, False))  # the candidates are decided next, in order
+    # the others hold no needle: no secret. The candidates are decided next, in order, and
+    # hold no answer until then: a candidate directory listed after its own entries (a chunk
+    # out of walk order) is asked by ``_dir_secret``, never read as a placeholder ``False``
+    candidates = set(found)
+    known.update((rel, False) for i, rel in enumerate(rels) if i not in candidates)
     in_plain_dir = matcher.in_plain_dir
     head, secret_dir = "\0", False  # no head is "\0"
     for i in found:
