@@ -315,6 +315,12 @@ class IgnoreIndex:
         session validates them). An agent may not write any of them, nor below them."""
         return self._current_globals().steering
 
+    def git_hooks(self) -> str | None:
+        """The directory git runs hooks from here (``core.hooksPath``, else the repository's
+        ``hooks/``; ``None`` without a repository), validated as :meth:`git_steering` is: what
+        its scripts run is never writable (:mod:`pathgate.runtime.tools._git_hooks`)."""
+        return self._current_globals().hooks
+
     def _current_globals(self) -> Globals:
         """The repository-wide sources, validated for this session (:mod:`._globals`)."""
         return _globals.current_globals(self)

@@ -40,7 +40,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
-from pathgate.results import Omission, Unsearched
+from pathgate.results import Unsearched
 from pathgate.runtime._links import secret_memo
 from pathgate.runtime._walk import DIR, FILE, SYMLINK, Entry, Walker
 from pathgate.runtime.gates import Fact, GateContext, GatePipeline, HostFilterGate, PathFacts, lexical_name
@@ -48,6 +48,7 @@ from pathgate.runtime.gates.path import GIT_INTERNALS, PathGate
 from pathgate.runtime.ignore import IgnoreSession, Match
 from pathgate.runtime.tools._excluded import MAX_UNSEARCHED, count_in_excluded
 from pathgate.runtime.tools._judge_batch import admit_whole, git_batchable, to_judge
+from pathgate.runtime.tools._omissions import Omissions
 from pathgate.runtime.tools._secret_walk import _ONE_CALL, _by_dir, _each, _memo, _pretested
 from pathgate.verdicts import Gate, Status, Verdict
 
@@ -73,8 +74,6 @@ COUNT_BUDGET = 20_000
 CHUNK = 1024
 #: Largest batch of walked entries judged inline on the event loop; larger ones take a hop.
 INLINE_ON_LOOP = 512
-#: Examples per omission note.
-MAX_EXAMPLES = 3
 
 
 _INLINE_GATES = frozenset({"path", "secrets", "ignore"})
@@ -108,55 +107,6 @@ class _Walked:
         self.relpath = relpath
         self.is_dir = is_dir
         self.match = match
-
-
-class Omissions:
-    """Per-gate omission counts of one call (non-opaque gates only)."""
-
-    __slots__ = ("counts", "examples", "lower_bound", "max_examples")
-
-    def __init__(self, *, max_examples: int = MAX_EXAMPLES) -> None:
-        self.counts: dict[tuple[Gate, bool], int] = {}
-        self.examples: dict[tuple[Gate, bool], list[str]] = {}
-        self.lower_bound: set[Gate] = set()
-        self.max_examples = max_examples
-
-    def add(self, verdict: Verdict, relpath: str) -> None:
-        if verdict.opaque:
-            return
-        key = (verdict.gate, verdict.fail_closed)  # fail-closed blocks get their own, hedged note
-        self.counts[key] = self.counts.get(key, 0) + 1
-        ex = self.examples.setdefault(key, [])
-        if len(ex) < self.max_examples:
-            ex.append(relpath)
-
-    def empty(self) -> Omissions:
-        """A fresh, empty set of the same kind (to count a part apart, then :meth:`merge`)."""
-        return Omissions(max_examples=self.max_examples)
-
-    def merge(self, other: Omissions) -> None:
-        """Add ``other``'s counts after this one's: the same as if its notes had been
-        added here in turn (examples: this one's first, then ``other``'s)."""
-        for key, n in other.counts.items():
-            self.counts[key] = self.counts.get(key, 0) + n
-        for key, more in other.examples.items():
-            ex = self.examples.setdefault(key, [])
-            ex.extend(more[:max(0, self.max_examples - len(ex))])
-        self.lower_bound |= other.lower_bound
-
-    def freeze(self) -> tuple[Omission, ...]:
-        order = list(Gate)
-        return tuple(
-            Omission(
-                gate=g,
-                count=n,
-                examples=tuple(sorted(self.examples.get((g, fc), ()))),
-                lower_bound=g in self.lower_bound,
-                fail_closed=fc,
-            )
-            for (g, fc), n in sorted(self.counts.items(), key=lambda kv: (order.index(kv[0][0]), kv[0][1]))
-            if n > 0
-        )
 
 
 class Discovery:

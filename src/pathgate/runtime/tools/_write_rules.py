@@ -72,7 +72,7 @@ def steers_guard(real: str, index: IgnoreIndex) -> bool:
 
     if steers(real, (*_host_config_files(), *_user_files(), *index.git_steering())) or runs(real, index.root):
         return True
-    hooks = index._current_globals().hooks
+    hooks = index.git_hooks()
     return hooks is not None and hook_runs(real, index.root, (hooks,))
 
 
