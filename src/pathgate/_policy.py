@@ -127,6 +127,11 @@ class SizeRule(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     limit: Annotated[int, msgspec.Meta(gt=0)]
 
 
+#: The policy's sequence fields: given as lists in code, kept as tuples.
+_SEQUENCE_FIELDS = ("secret_patterns", "extra_secret_patterns", "model_size_limits", "size_caps",
+                    "agent_files", "defaults", "renderers")
+
+
 class Policy(msgspec.Struct, frozen=True, kw_only=True):
     """What a runtime allows. Every field has a safe default. A ``Policy`` built in code is
     the host's: it may loosen (see the module docstring for what a project may set).
@@ -227,6 +232,13 @@ class Policy(msgspec.Struct, frozen=True, kw_only=True):
     live_index: bool = False
 
     def __post_init__(self) -> None:
+        for key in _SEQUENCE_FIELDS:  # a list is what people write; a bare string is a mistake
+            value = getattr(self, key)
+            if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)):
+                raise ConfigError(f"{key}: expected a list, got {type(value).__name__} {value!r}",
+                                  key=key)
+            if isinstance(value, list):
+                msgspec.structs.force_setattr(self, key, tuple(value))
         if self.ignore_mode not in ("block", "discovery"):
             raise ConfigError(
                 f"ignore_mode: expected 'block' or 'discovery', got {self.ignore_mode!r}",
