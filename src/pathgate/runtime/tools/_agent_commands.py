@@ -22,7 +22,15 @@ are never writable, like the settings that name them (:func:`runs`):
   project's own code) is not followed: a hook that runs project code is as safe as that
   code is unwritable;
 * conservatively, everything below ``.claude/hooks/``, ``.cursor/hooks/`` and
-  ``.gemini/hooks/`` — the only rule when a settings file cannot be parsed.
+  ``.gemini/hooks/``.
+
+A settings file is read as its agent reads it: JSON with comments and trailing commas
+(VS Code's and Gemini CLI's files are JSONC). One that still does not parse, or is nested
+past Python's parser, is read as every string it holds being a command (over-inclusive: an
+agent's own tolerant parser may still run what it holds); one past the size bound, a command
+line past the word bound or shell quoting nested past the depth bound leaves nothing
+writable (:data:`UNCHECKED`): a repository's file that cannot be checked must not loosen
+the guard.
 
 Only writes ask (reads never do); the parsed answer is kept per root while the settings
 files keep their ``stat`` signature. Imports only the standard library and the bounded
@@ -31,6 +39,7 @@ reader of :mod:`pathgate.runtime.fs` (``pathgate hook`` loads it on a write).
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -38,7 +47,7 @@ import shlex
 import time
 from collections.abc import Iterator
 
-__all__ = ["HOOK_DIRS", "SETTINGS", "command_paths", "fold_path", "in_hook_dir", "runs"]
+__all__ = ["HOOK_DIRS", "SETTINGS", "UNCHECKED", "Unchecked", "command_paths", "fold_path", "in_hook_dir", "runs"]
 
 #: Settings files (root-relative) whose commands the agent CLIs run.
 SETTINGS = (".claude/settings.json", ".claude/settings.local.json", ".cursor/hooks.json", ".cursor/mcp.json",
@@ -115,6 +124,12 @@ _SCRIPT = re.compile(r"\.(sh|bash|zsh|py|pyw|js|mjs|cjs|ts|mts|cts|rb|pl|php|ps1
 _VAR = re.compile(r"^(\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%)")
 _MAX_SETTINGS = 8 * 1024 * 1024
 _MAX_WORDS = 4096
+#: Levels of shell quoting a command is split through (``bash -c "sh -c '…'"``).
+_MAX_DEPTH = 8
+
+
+class Unchecked(Exception):
+    """A command (or a settings file) past a bound: what it runs cannot be told."""
 
 #: Per root: (the settings files' signatures, the candidate paths they name), see :func:`_named`.
 _cache: dict[str, tuple[tuple[object, ...], tuple[tuple[str, bool], ...]]] = {}
@@ -150,6 +165,8 @@ def runs(real: str, root: str) -> bool:
     real_f = fold_path(real)  # as a case-insensitive (or NTFS) filesystem would open it
     for base in bases:
         for path, tree in _named(base, root):
+            if path == UNCHECKED:
+                return True
             if _GLOB.search(path):
                 if _glob_names(path, real, tree):
                     return True
@@ -164,6 +181,10 @@ def runs(real: str, root: str) -> bool:
                 if sp == real_f or (tree and real_f.startswith(sp + "/")):
                     return True
     return False
+
+
+#: The name :func:`_named` gives a settings file it cannot check: every path counts.
+UNCHECKED = "\0unchecked"
 
 
 def _glob_names(pattern: str, real: str, tree: bool) -> bool:
@@ -251,7 +272,11 @@ def _named(base: str, root: str) -> tuple[tuple[str, bool], ...]:
     for path, sig in zip(files, sigs, strict=True):
         if sig is None:
             continue
-        for words, cwd in _parsed(path, sig):
+        commands = _parsed(path, sig)
+        if commands is None:
+            out[UNCHECKED] = True
+            continue
+        for words, cwd in commands:
             for full, tree in _paths(words, cwd, base, root):
                 out[full] = out.get(full, False) or tree
     named = tuple(out.items())
@@ -265,44 +290,79 @@ def _named(base: str, root: str) -> tuple[tuple[str, bool], ...]:
 
 #: Per settings file: (its ``stat`` signature, its commands); the user-level files are the
 #: same for every directory :func:`runs` reads settings for, so each is parsed once.
-_parsed_cache: dict[str, tuple[object, list[tuple[list[str], str | None]]]] = {}
-#: Candidate paths one settings file may name before the rest is left out (and the file is
-#: judged as unreadable: only :data:`HOOK_DIRS`), so a crafted file cannot stall every write.
+_parsed_cache: dict[str, tuple[object, list[tuple[list[str], str | None]] | None]] = {}
+#: Commands one settings file may hold; past it the file cannot be checked (every write is
+#: refused), so a crafted file can neither stall every write nor hide a command at its end.
 _MAX_COMMANDS = 4096
 
 
-def _parsed(path: str, sig: object) -> list[tuple[list[str], str | None]]:
+def _parsed(path: str, sig: object) -> list[tuple[list[str], str | None]] | None:
     """The commands of the settings file at ``path`` (:func:`_commands`), kept while its
-    signature holds."""
+    signature holds; ``None`` when they cannot be told (a bound passed)."""
     hit = _parsed_cache.get(path)
     if hit is not None and hit[0] == sig:
         return hit[1]
-    data = _load(path)
-    commands: list[tuple[list[str], str | None]] = []
-    if data is not None:
-        for item in _commands(data):
-            commands.append(item)
-            if len(commands) >= _MAX_COMMANDS:
-                break
+    found: list[tuple[list[str], str | None]] = []
+    commands: list[tuple[list[str], str | None]] | None = found
+    try:
+        data = _load(path)
+        items = _commands(data) if not isinstance(data, _Strings) else ((_split(t), None) for t in data)
+        for item in items:
+            found.append(item)
+            if len(found) > _MAX_COMMANDS:
+                raise Unchecked
+    except Unchecked:
+        commands = None
     if len(_parsed_cache) > 256:
         _parsed_cache.clear()
     _parsed_cache[path] = (sig, commands)
     return commands
 
 
+class _Strings(list[str]):
+    """Every string of a settings file that would not parse, each read as a command."""
+
+
+#: A JSON string literal, and what JSONC adds: ``//`` and ``/* */`` comments, a comma
+#: before a closing bracket.
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_JSONC = re.compile(rb'("(?:[^"\\]|\\.)*")|//[^\n]*|/\*.*?\*/|,(\s*[}\]])', re.S)
+
+
+def _is_user_file(path: str) -> bool:
+    home = os.path.expanduser("~")
+    return home != "~" and path in {os.path.join(home, s) for s in _USER_SETTINGS}
+
+
 def _load(path: str) -> object:
-    """The parsed JSON of the settings file at ``path`` (a link followed, as the agent CLI
-    does), or ``None`` when missing, too large or not JSON (then only :data:`HOOK_DIRS`)."""
+    """The settings file at ``path`` (a link followed, as the agent CLI does) as its agent
+    reads it: JSON, else JSONC (comments, trailing commas), else every string it holds
+    (:class:`_Strings`); ``None`` when missing or not a regular file. Past the size bound:
+    :class:`Unchecked` (a user-level file: ``None``)."""
     from pathgate.runtime.fs import read_regular
 
     try:  # O_NONBLOCK, type checked: a FIFO planted as a settings file must not hang every write
         raw = read_regular(path, _MAX_SETTINGS, follow=True)
-    except OSError:
+    except OSError as e:
+        # The user's own files (``~/.claude.json`` grows with Claude Code's history) are not
+        # the repository's: past the bound they are left unread, as before.
+        if e.errno == errno.EFBIG and not _is_user_file(path):
+            raise Unchecked from None
         return None
-    try:
-        return json.loads(raw)
-    except (ValueError, RecursionError):  # a document nested past the parser's depth: not read
-        return None
+    for text in (raw, _JSONC.sub(lambda m: m.group(1) or m.group(2) or b"", raw)):
+        try:
+            return json.loads(text)
+        except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
+            continue
+    strings = _Strings()
+    for m in _JSON_STRING.finditer(raw):
+        try:
+            value = json.loads(m.group(0))
+        except ValueError:
+            continue
+        if isinstance(value, str) and value:
+            strings.append(value)
+    return strings
 
 
 def _commands(node: object, depth: int = 0, inherited: str | None = None
@@ -351,12 +411,18 @@ def _split(command: str, depth: int = 0) -> list[str]:
         words = shlex.split(command, comments=False, posix=True)
     except ValueError:
         words = command.split()
+    if len(words) > _MAX_WORDS:
+        raise Unchecked
     out: list[str] = []
-    for w in words[:_MAX_WORDS]:
+    for w in words:
         out.append(w)
         parts = [p for p in re.split(r"[;&|()<>`\s]+", w) if p]
-        if depth < 2 and parts != [w]:
+        if parts != [w]:
+            if depth >= _MAX_DEPTH:
+                raise Unchecked
             out.extend(_split(" ".join(parts), depth + 1))
+    if len(out) > 8 * _MAX_WORDS:
+        raise Unchecked
     return out
 
 

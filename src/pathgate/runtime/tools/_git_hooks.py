@@ -8,8 +8,9 @@ elsewhere: husky v9 sets ``core.hooksPath = .husky/_``, whose scripts run
 them gets its code run at the next ``git commit`` — by the user, or by the agent's host.
 
 So for each hooks directory (``core.hooksPath`` and the repository's ``hooks/``), every
-active hook script (not ``*.sample``, at most 64 KiB) is read and what it runs counts as
-never writable:
+script git would run (a file named as one of git's hooks, :data:`GIT_HOOKS`) is read whole
+and what it runs counts as never writable (``$(git rev-parse --show-toplevel)`` read as the
+root, ``$(dirname "$0")`` as the script's directory):
 
 * the parent of a hooks directory named ``_`` (husky v9: ``.husky/_`` → ``.husky/``);
 * a known manager's configuration when a script names the manager (``husky``,
@@ -21,7 +22,9 @@ never writable:
   ``npm test`` runs the project's own code anyway.
 
 Parsed again when a hooks directory or one of its scripts changes (``stat`` signatures).
-What a manager's configured commands run in turn is not followed. Blocking; standard
+What a manager's configured commands run in turn is not followed. A script past
+:data:`_MAX_SCRIPT` or a command line past the parser's bounds cannot be checked: nothing
+in the project is writable then (a repository's file must not loosen the guard). Blocking; standard
 library and the bounded reader of :mod:`pathgate.runtime.fs` only.
 """
 
@@ -58,8 +61,19 @@ _MANAGERS: dict[str, tuple[str, ...]] = {
 #: A manager's name as a word of a hook script (``hk`` is not inside ``hooks``).
 _MANAGER_WORD = re.compile(r"(?<![\w-])(" + "|".join(re.escape(m) for m in _MANAGERS) + r")(?![\w-])")
 _CONFIG_OPTION = re.compile(r"--config(?:uration)?(?:=|\s+)['\"]?([^\s'\"]+)")
-_MAX_SCRIPT = 64 * 1024
-_MAX_SCRIPTS = 64
+_MAX_SCRIPT = 1024 * 1024
+#: The hooks git runs (githooks(5)), by file name in the hooks directory.
+GIT_HOOKS = ("applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit", "pre-merge-commit",
+             "prepare-commit-msg", "commit-msg", "post-commit", "pre-rebase", "post-checkout", "post-merge",
+             "pre-push", "pre-receive", "update", "proc-receive", "post-receive", "post-update",
+             "reference-transaction", "push-to-checkout", "pre-auto-gc", "post-rewrite", "sendemail-validate",
+             "fsmonitor-watchman", "p4-changelist", "p4-prepare-changelist", "p4-post-changelist",
+             "p4-pre-submit", "post-index-change")
+#: The work tree's top as a hook spells it (git runs hooks at the top of the work tree), and
+#: the script's own directory (``$(dirname "$0")``, ``$(dirname -- "$0")``, ``${0%/*}``).
+_TOPLEVEL = re.compile(r"\$\(\s*git\s+rev-parse\s+--show-toplevel\b[^)]*\)"
+                       r"|`\s*git\s+rev-parse\s+--show-toplevel\b[^`]*`")
+_SELF_DIR = re.compile(r"""\$\(\s*dirname\s+(?:--\s+)?["']?\$0["']?\s*\)|\$\{0%/\*\}""")
 
 #: Per hooks directory: (its scripts' signatures, the paths they make unwritable).
 _cache: dict[tuple[str, str], tuple[object, tuple[tuple[str, bool], ...]]] = {}
@@ -80,23 +94,16 @@ def hook_runs(real: str, root: str, hooks_dirs: tuple[str, ...]) -> bool:
 
 
 def _scripts(hooks: str) -> list[tuple[str, os.stat_result]]:
-    try:
-        with os.scandir(hooks) as it:
-            names = sorted(e.name for e in it)
-    except OSError:
-        return []
+    """The hook scripts git would run from ``hooks`` (regular files named as git's hooks,
+    links followed as git follows them), with their ``stat``."""
     out: list[tuple[str, os.stat_result]] = []
-    for name in names[:4096]:
-        if name.endswith(".sample") or name.startswith("."):
-            continue
+    for name in GIT_HOOKS:
         try:
             st = os.stat(os.path.join(hooks, name))
         except OSError:
             continue
-        if stat.S_ISREG(st.st_mode) and st.st_size <= _MAX_SCRIPT:
+        if stat.S_ISREG(st.st_mode):
             out.append((name, st))
-        if len(out) >= _MAX_SCRIPTS:
-            break
     return out
 
 
@@ -114,10 +121,9 @@ def _named(hooks: str, root: str) -> tuple[tuple[str, bool], ...]:
         out[husky] = True
     for path, _st in scripts:
         text = _read(path)
-        if text is None:
-            continue
-        for path, tree in _from_script(text, root):
-            out[path] = out.get(path, False) or tree
+        found = [(root, True)] if text is None else _from_script(text, root, os.path.dirname(path))
+        for name, tree in found:
+            out[name] = out.get(name, False) or tree
     named = tuple(out.items())
     if len(_cache) > 64:
         _cache.clear()
@@ -126,18 +132,23 @@ def _named(hooks: str, root: str) -> tuple[tuple[str, bool], ...]:
 
 
 def _read(path: str) -> str | None:
+    """The script's text; ``None`` when it cannot be checked (past :data:`_MAX_SCRIPT`, or
+    replaced by something else than a regular file since its ``stat``)."""
     from pathgate.runtime.fs import read_regular
 
     try:
         return read_regular(path, _MAX_SCRIPT, follow=True).decode("utf-8", "replace")
+    except FileNotFoundError:
+        return ""
     except OSError:
         return None
 
 
-def _from_script(text: str, root: str) -> list[tuple[str, bool]]:
-    """What one hook script makes unwritable (absolute paths, each with whether everything
-    below it counts)."""
-    from pathgate.runtime.tools._agent_commands import command_paths
+def _from_script(text: str, root: str, here: str) -> list[tuple[str, bool]]:
+    """What one hook script (in the directory ``here``) makes unwritable (absolute paths,
+    each with whether everything below it counts); everything (``root``) when a command
+    line is past the parser's bounds."""
+    from pathgate.runtime.tools._agent_commands import Unchecked, command_paths
 
     out: list[tuple[str, bool]] = []
     for manager in dict.fromkeys(m.group(1) for m in _MANAGER_WORD.finditer(text.lower())):
@@ -145,8 +156,13 @@ def _from_script(text: str, root: str) -> list[tuple[str, bool]]:
     for m in _CONFIG_OPTION.finditer(text):
         value = m.group(1)
         out.append((value if value.startswith("/") else os.path.join(root, value), False))
-    for line in text.splitlines()[:2000]:
+    text = _SELF_DIR.sub(lambda _m: here, _TOPLEVEL.sub(lambda _m: root, text))
+    for line in text.splitlines():
         line = line.strip()
         if line and not line.startswith("#"):
-            out += command_paths(line, root, manifests=False)
+            try:
+                out += command_paths(line, root, manifests=False)
+            except Unchecked:
+                return [(root, True)]
     return out
+
