@@ -47,8 +47,8 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from pathgate.results import SearchHit
-from pathgate.runtime._links import SecretInodes
-from pathgate.runtime.fs import DIR_FLAGS, OPEN_FLAGS, FileOps, OsFS, _beneath
+from pathgate.runtime._links import RELINK_MARGIN_NS, SecretInodes, seen_links
+from pathgate.runtime.fs import DIR_FLAGS, OPEN_FLAGS, FileOps, OsFS, _beneath, is_local_tree
 from pathgate.runtime.fs._beneath import KEEP_DEPTH, DirChain, DirOps, open_beneath
 from pathgate.runtime.tools._scan_lines import MAX_LINE, _after, _before, _text
 from pathgate.runtime.tools._scan_open import ctypes_errno, raw_beneath
@@ -86,6 +86,8 @@ MIN_REGION = 16 << 10
 MAX_REGION = 256 << 10
 #: Bytes inspected for a NUL to call a file binary.
 BINARY_SNIFF = 8192
+#: A status time no inode has: no second look at any name.
+_NEVER = 1 << 62
 #: ``read(2)`` size after the first read of a file (which asks for its fstat size + 1).
 READ_STEP = 1 << 16
 
@@ -155,6 +157,12 @@ class Scanner:
             linked_secret, "__func__", None) is SecretInodes.linked_secret else None
         self._root = root
         self._root_fd = -1
+        #: :func:`~pathgate.runtime._links.seen_links`' bound: a single-link file whose
+        #: status changed after it (or on a tree not known to be local: any) has its name
+        #: looked at again, so an alias renamed away between open and ``fstat`` is seen
+        self._relink_since: int = (_NEVER if linked_secret is None or not native
+                                   else time.time_ns() - RELINK_MARGIN_NS if is_local_tree(root) else 0)
+        self._native = native
         self.hits: list[SearchHit] = []
         self.binary = self.too_large = self.unreadable = 0
         #: files skipped as a secret's hard link (``linked_secret``): never searched
@@ -249,6 +257,7 @@ class Scanner:
         enc, errs = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()  # os.fsencode's
         get_errno = ctypes_errno()
         is_reg, monotonic = stat_mod.S_ISREG, time.monotonic
+        since = self._relink_since
         outcome: bytes | str | None
         while True:
             rel = files[i]
@@ -264,6 +273,8 @@ class Scanner:
             else:
                 try:
                     st = fstat(fd)
+                    if st.st_ctime_ns >= since and st.st_nlink == 1:
+                        st = seen_links(st, rel, root_fd)
                     size = st.st_size
                     if not is_reg(st.st_mode):
                         outcome = None
@@ -329,6 +340,8 @@ class Scanner:
             st = self._fstat(fd)
             if not stat_mod.S_ISREG(st.st_mode):
                 return None
+            if self._native and st.st_nlink == 1 and st.st_ctime_ns >= self._relink_since:
+                st = seen_links(st, os.path.join(self._root, rel))
             if self.linked_secret is not None and self.linked_secret(st):
                 self.linked += 1
                 return None  # a secret under another name: never read, never counted

@@ -1,0 +1,76 @@
+"""A secret's hard-link alias renamed away between a tool's ``open`` and its ``fstat``.
+
+Red team 12, F1: ``a.txt`` is a hard link to ``.env``; it is replaced by a benign file
+after pathgate opened it and before it ``fstat``-ed the descriptor, which then shows one
+link while it still reads the secret. The registry's snapshot, taken before ``.env`` was
+re-saved under a new inode (an editor's atomic save), did not know the inode, and a fresh
+runtime had no snapshot at all: the secret was served as ``a.txt`` (read_files and
+code_search). Now a single-link file whose status changed since just before the open has
+its name looked at again; a name that no longer leads to the inode counts as a second link,
+so the registry is validated and asked.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from pathgate import Policy, Runtime
+
+pytestmark = pytest.mark.anyio
+
+
+def _resave(root: Path, text: str) -> None:
+    """``.env`` re-saved under a new inode (write and rename), then ``a.txt`` linked to it."""
+    (root / ".env.new").write_text(text)
+    os.rename(root / ".env.new", root / ".env")
+    if (root / "a.txt").exists():
+        os.unlink(root / "a.txt")
+    os.link(root / ".env", root / "a.txt")
+
+
+@pytest.fixture
+def swap_on_fstat(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[Path], list[bool]]]:
+    """Arm: the first ``fstat`` of a descriptor open on ``a.txt`` first renames a benign
+    file over ``a.txt`` (the alias goes; the secret's inode keeps one link)."""
+    real = os.fstat
+
+    def arm(root: Path) -> list[bool]:
+        fired = [False]
+
+        def fstat(fd: int) -> os.stat_result:
+            if not fired[0]:
+                try:
+                    name = os.readlink(f"/proc/self/fd/{fd}")
+                except OSError:
+                    name = ""
+                if name == str(root / "a.txt"):
+                    fired[0] = True
+                    (root / "benign.tmp").write_text("benign\n")
+                    os.rename(root / "benign.tmp", root / "a.txt")
+            return real(fd)
+
+        monkeypatch.setattr(os, "fstat", fstat)
+        return fired
+
+    yield arm
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd to find the descriptor's name")
+@pytest.mark.parametrize("warm", [True, False], ids=["stale-snapshot", "fresh-runtime"])
+async def test_code_search_does_not_serve_the_secret(anyio_backend: str, tmp_path: Path, warm: bool,
+                                                      swap_on_fstat: Callable[[Path], list[bool]]) -> None:
+    (tmp_path / "b.txt").write_text("API_KEY in docs\n")
+    _resave(tmp_path, "API_KEY=old\n")
+    rt = Runtime(tmp_path, policy=Policy())
+    if warm:
+        assert (await rt.read_files(["a.txt"]))[0].verdict is not None
+    _resave(tmp_path, "API_KEY=hunter2\n")
+    fired = swap_on_fstat(tmp_path)
+    res = await rt.code_search("API_KEY")
+    assert fired[0]
+    assert [h.path for h in res.hits] == ["b.txt"]
+    assert not any("hunter2" in h.text for h in res.hits)
