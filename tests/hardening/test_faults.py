@@ -358,8 +358,21 @@ def _abs(root: Path, rel: str) -> str:
     return "*" if rel == "*" else str(root / rel)
 
 
-@pytest.mark.parametrize("code", list(ERRNOS))
-@pytest.mark.parametrize(("op", "rel"), TARGETS, ids=[f"{o}-{r}" for o, r in TARGETS])
+def _errno_matrix() -> list[Any]:
+    """Every target with every errno, each on one event loop, alternating so every target and
+    every errno still runs on both loops (the errno is handled below the loop, in the seam's
+    callers); the other loop of each pair is the ``slow`` exhaustive variant."""
+    params = []
+    for i, (op, rel) in enumerate(TARGETS):
+        for j, code in enumerate(ERRNOS):
+            for k, backend in enumerate(("asyncio", "trio")):
+                marks = [pytest.mark.slow] if (i + j + k) % 2 else []
+                params.append(pytest.param(op, rel, code, backend, marks=marks,
+                                           id=f"{backend}-{op}-{rel}-{code}"))
+    return params
+
+
+@pytest.mark.parametrize(("op", "rel", "code", "anyio_backend"), _errno_matrix())
 async def test_errno_from_the_seam_degrades(
     anyio_backend: str, tmp_path: Path, op: str, rel: str, code: str
 ) -> None:
