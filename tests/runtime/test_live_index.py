@@ -121,10 +121,26 @@ _op = st.one_of(
 )
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(ops=st.lists(st.lists(_op, min_size=1, max_size=3), min_size=1, max_size=4))
+_OPS = st.lists(st.lists(_op, min_size=1, max_size=3), min_size=1, max_size=4)
+_NO_FIXTURE_CHECK = [HealthCheck.function_scoped_fixture]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=_NO_FIXTURE_CHECK)
+@given(ops=_OPS)
 def test_random_edits_keep_answers_exact(tmp_path_factory: pytest.TempPathFactory,
                                          ops: list[list[tuple[Any, ...]]]) -> None:
+    _random_edits(tmp_path_factory, ops)
+
+
+@pytest.mark.slow
+@settings(max_examples=100, deadline=None, suppress_health_check=_NO_FIXTURE_CHECK)
+@given(ops=_OPS)
+def test_random_edits_keep_answers_exact_exhaustive(tmp_path_factory: pytest.TempPathFactory,
+                                                    ops: list[list[tuple[Any, ...]]]) -> None:
+    _random_edits(tmp_path_factory, ops)
+
+
+def _random_edits(tmp_path_factory: pytest.TempPathFactory, ops: list[list[tuple[Any, ...]]]) -> None:
     base = tmp_path_factory.mktemp("live")
     root, outside = base / "p", base / "outside"
     root.mkdir()
