@@ -183,7 +183,7 @@ async def test_fifty_agents_on_one_runtime(anyio_backend: str, tmp_path: Path) -
     results: dict[tuple[int, int], Any] = {}
 
     async def agent(a: int) -> None:
-        for i in range(20):
+        for i in range(8):  # 400 calls, 50 at a time: every tool on every agent, interleaved
             k = (a + i) % len(calls)
             tool, args = calls[k]
             results[(a, i)] = (k, await rt.call(tool, args, model="m", agent=f"agent-{a}"))
@@ -191,6 +191,6 @@ async def test_fifty_agents_on_one_runtime(anyio_backend: str, tmp_path: Path) -
     async with anyio.create_task_group() as tg:
         for a in range(50):
             tg.start_soon(agent, a)
-    assert len(results) == 1000
+    assert len(results) == 400
     for k, got in results.values():
         assert got == expected[k]
