@@ -22,6 +22,7 @@ import anyio
 import pytest
 
 from pathgate import Policy, Runtime
+from tests._backends import alternating
 from tests.hardening import _hostile as H
 from tests.hardening._faultfs import ERRNOS, FaultFS
 
@@ -358,21 +359,14 @@ def _abs(root: Path, rel: str) -> str:
     return "*" if rel == "*" else str(root / rel)
 
 
-def _errno_matrix() -> list[Any]:
-    """Every target with every errno, each on one event loop, alternating so every target and
-    every errno still runs on both loops (the errno is handled below the loop, in the seam's
-    callers); the other loop of each pair is the ``slow`` exhaustive variant."""
-    params = []
-    for i, (op, rel) in enumerate(TARGETS):
-        for j, code in enumerate(ERRNOS):
-            for k, backend in enumerate(("asyncio", "trio")):
-                marks = [pytest.mark.slow] if (i + j + k) % 2 else []
-                params.append(pytest.param(op, rel, code, backend, marks=marks,
-                                           id=f"{backend}-{op}-{rel}-{code}"))
-    return params
+# every target with every errno on one event loop (the errno is handled below the loop, in the
+# seam's callers), alternating so every target and every errno meets both loops; the other loop
+# of each case is the slow exhaustive variant
+_ERRNO_CASES = [(op, rel, code) for op, rel in TARGETS for code in ERRNOS]
 
 
-@pytest.mark.parametrize(("op", "rel", "code", "anyio_backend"), _errno_matrix())
+@pytest.mark.parametrize(("op", "rel", "code", "anyio_backend"),
+                         alternating(_ERRNO_CASES, [f"{op}-{rel}-{code}" for op, rel, code in _ERRNO_CASES]))
 async def test_errno_from_the_seam_degrades(
     anyio_backend: str, tmp_path: Path, op: str, rel: str, code: str
 ) -> None:
