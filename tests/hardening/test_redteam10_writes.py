@@ -25,6 +25,7 @@ import pytest
 from pathgate import Gate, Status
 from pathgate._hooks._run import run_hook
 from pathgate.verdicts import POLICY_FILE
+from tests._gitinit import git_init
 from tests.runtime.tools._writes import make_rt, snapshot, write_tree
 
 pytestmark = pytest.mark.anyio
@@ -41,7 +42,7 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         monkeypatch.setenv(var, "/dev/null")
     root = tmp_path / "proj"
     root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    git_init(root)
     write_tree(root, {"pkg/src/app.py": "x\n", "src/app.py": "y\n"})
     return root
 

@@ -24,6 +24,7 @@ import pytest
 from pathgate import Gate, Status, ToolArgumentError
 from pathgate._hooks._run import run_hook
 from pathgate.verdicts import MAKES_GIT_DIR, POLICY_FILE
+from tests._gitinit import git_init
 from tests.runtime.tools._writes import make_rt, snapshot, write_tree
 
 pytestmark = pytest.mark.anyio
@@ -44,7 +45,7 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def _init(root: Path) -> Path:
     root.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    git_init(root)
     return root
 
 

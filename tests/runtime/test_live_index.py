@@ -27,6 +27,7 @@ from pathgate import Policy, Runtime
 from pathgate.runtime._links import SecretInodes
 from pathgate.runtime._live import LiveIndex, _counts, _watches
 from pathgate.runtime._live._inotify import IN_Q_OVERFLOW, Event, Inotify
+from tests._gitinit import git_init
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="inotify is Linux-only")
 
@@ -358,7 +359,7 @@ async def test_edit_storm_with_twenty_agents(tmp_path: Path) -> None:
     root.mkdir()
     _seed(root)
     env = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
-    subprocess.run(["git", "init", "-q", str(root)], check=True, env=env)
+    git_init(root, env=env)
     policy = Policy(defaults=(), excludes_file="/dev/null")
     rng = random.Random(15)
 
