@@ -16,10 +16,13 @@ import pytest
 BACKENDS = ("asyncio", "trio")
 
 
-def alternating(cases: Sequence[Sequence[Any]], ids: Sequence[str], phase: int = 0) -> list[Any]:
+def alternating(cases: Sequence[Any], ids: Sequence[str] | None = None, phase: int = 0) -> list[Any]:
     """``pytest.param``s of ``(*case, anyio_backend)``: case ``i`` on loop ``(i + phase) % 2``
-    in the default run, on the other loop under the ``slow`` mark. Use with
-    ``parametrize((*names, "anyio_backend"), ...)``."""
+    in the default run, on the other loop under the ``slow`` mark. A case that is not a tuple
+    is one value. Use with ``parametrize((*names, "anyio_backend"), ...)``."""
+    cases = [c if isinstance(c, tuple) else (c,) for c in cases]
+    if ids is None:
+        ids = ["-".join(map(str, c)) for c in cases]
     params = []
     for i, (case, case_id) in enumerate(zip(cases, ids, strict=True)):
         for k, backend in enumerate(BACKENDS):

@@ -20,6 +20,7 @@ import pytest
 
 from pathgate import Gate, Policy, Runtime, Status
 from pathgate._hooks._run import run_hook
+from tests._backends import alternating
 from tests._gitinit import git_init
 from tests.runtime.tools._writes import make_rt, snapshot, write_tree
 
@@ -63,7 +64,7 @@ def _hook_reason(root: Path, tool_input: dict[str, str]) -> str | None:
     return str(json.loads(answer.stdout)["hookSpecificOutput"]["permissionDecisionReason"])
 
 
-@pytest.mark.parametrize("path", STEERING)
+@pytest.mark.parametrize(("path", "anyio_backend"), alternating(STEERING))  # a loop per path: see _backends
 async def test_steering_files_are_not_writable(anyio_backend: str, project: Path, path: str) -> None:
     before = snapshot(project)
     async with make_rt(project, require_read_before_write=False) as rt:
