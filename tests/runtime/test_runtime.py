@@ -153,8 +153,14 @@ def _fds() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
-async def test_cancel_large_search_leaves_nothing_behind(anyio_backend: str, tmp_path: Path) -> None:
-    rt = Runtime(make_tree(tmp_path / "big", files=1500), policy=Policy())
+@pytest.fixture(scope="module")
+def big_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """1,500 files, built once for both event loops (the test only searches it)."""
+    return make_tree(tmp_path_factory.mktemp("big") / "big", files=1500)
+
+
+async def test_cancel_large_search_leaves_nothing_behind(anyio_backend: str, big_tree: Path) -> None:
+    rt = Runtime(big_tree, policy=Policy())
     full = await rt.code_search("needle", max_results=0)
     assert len(full.hits) == 1500
     before = _fds()
