@@ -9,6 +9,7 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,7 +23,7 @@ _TEXT = st.text(alphabet=st.sampled_from([*'ab/."\\ \n\t\x7fé\u202e\udce9\ud800
 _PLAIN = st.text(alphabet="abc/._-0", min_size=1, max_size=8)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(st.lists(st.tuples(st.one_of(_PLAIN, _TEXT), st.one_of(_PLAIN, _TEXT),
                           st.lists(st.one_of(_PLAIN, _TEXT), max_size=2),
                           st.lists(st.one_of(_PLAIN, _TEXT), max_size=2)), max_size=6),
@@ -33,6 +34,19 @@ def test_hits_spelled_at_once_equal_spell_names(hits: list[tuple[str, str, list[
         for i, (p, t, b, a) in enumerate(hits)))
     assert _spelled(result, spell_names) == spell_names(result)
     assert _spelled([result], spell_names) == spell_names([result])  # not a search result: as given
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.one_of(_PLAIN, _TEXT), st.one_of(_PLAIN, _TEXT),
+                          st.lists(st.one_of(_PLAIN, _TEXT), max_size=2),
+                          st.lists(st.one_of(_PLAIN, _TEXT), max_size=2)), max_size=6),
+       st.one_of(_PLAIN, _TEXT))
+def test_hits_spelled_at_once_equal_spell_names_exhaustive(
+    hits: list[tuple[str, str, list[str], list[str]]], path: str
+) -> None:
+    """``test_hits_spelled_at_once_equal_spell_names`` with the full example count."""
+    test_hits_spelled_at_once_equal_spell_names.hypothesis.inner_test(hits, path)
 
 
 def test_plain_hits_are_kept_as_they_are() -> None:

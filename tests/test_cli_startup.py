@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests._gitinit import git_init
+
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 
 #: Loaded by none of the three commands on a plain project.
@@ -88,7 +90,7 @@ def test_explain_imports_only_what_it_needs(project: Path, tmp_path: Path, basel
 @pytest.mark.parametrize("git_only", [False, True])
 def test_check_ignore_imports_only_what_it_needs(project: Path, tmp_path: Path, baseline: frozenset[str],
                                                  git_only: bool) -> None:
-    subprocess.run(["git", "init", "-q", str(project)], check=True, timeout=60)  # git check-ignore needs one
+    git_init(project)  # git check-ignore needs one
     args = ["check-ignore", *(["--git-only"] if git_only else []), "--stdin"]
     code, out, modules = _run(project, tmp_path, args, b"src/app.py\nbuild/out.js\ndebug.log\n.env\n")
     assert (code, out) == (0, "build/out.js\ndebug.log\n")

@@ -91,6 +91,12 @@ def tree(tmp_path: Path) -> Path:
     return _tree(tmp_path / "proj")
 
 
+@pytest.fixture(scope="module")
+def shared_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``tree`` built once for the read-only matrices (each case only globs it)."""
+    return _tree(tmp_path_factory.mktemp("glob-inline") / "proj")
+
+
 def _both(root: Path, pattern: str, path: str = ".", limit: int | None = 0, *, renderer: str | None = None,
           git_only: bool = False) -> tuple[Any, Any]:
     """The command's inline answer on a ``GateCore``, and ``rt.call("glob")`` on a ``Runtime``."""
@@ -110,18 +116,18 @@ def _both(root: Path, pattern: str, path: str = ".", limit: int | None = 0, *, r
 
 
 @pytest.mark.parametrize("pattern", PATTERNS)
-def test_same_answer_as_the_tool_for_every_start(tree: Path, pattern: str) -> None:
+def test_same_answer_as_the_tool_for_every_start(shared_tree: Path, pattern: str) -> None:
     for path in PATHS:
-        now, tool = _both(tree, pattern, path, renderer="structured")
+        now, tool = _both(shared_tree, pattern, path, renderer="structured")
         assert now == tool, (pattern, path)
 
 
 @pytest.mark.parametrize("renderer", ["verbose", "sentinel", "structured"])
 @pytest.mark.parametrize("limit", [None, 0, 1, 3])
-def test_same_answer_under_each_renderer_and_limit(tree: Path, renderer: str, limit: int | None) -> None:
+def test_same_answer_under_each_renderer_and_limit(shared_tree: Path, renderer: str, limit: int | None) -> None:
     for pattern in ("**", "**/*.py", "**/*.js", "build/**"):
         for git_only in (False, True):
-            now, tool = _both(tree, pattern, ".", limit, renderer=renderer, git_only=git_only)
+            now, tool = _both(shared_tree, pattern, ".", limit, renderer=renderer, git_only=git_only)
             assert now == tool, (pattern, git_only)
 
 
@@ -288,9 +294,9 @@ def _loop_only(*args: Any, **kw: Any) -> Any:
     ["x[", "--json"], ["", "--json"], ["**", "--limit", "-1"], ["**", "--renderer", "nonesuch"],
     ["**", "--path", "src/app.py"], ["a" * 5000], ["**/***"], ["**", "--path", "link_out.py"],
 ])
-def test_command_bytes_equal_on_both_routes(tree: Path, capsys: pytest.CaptureFixture[str],
+def test_command_bytes_equal_on_both_routes(shared_tree: Path, capsys: pytest.CaptureFixture[str],
                                            monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> None:
-    full = ["glob", "--root", str(tree), *argv]
+    full = ["glob", "--root", str(shared_tree), *argv]
     now = _cli(capsys, full)
     with monkeypatch.context() as m:
         m.setattr(cli, "_inline", _loop_only)

@@ -69,12 +69,20 @@ def test_other_command_lines_go_to_argparse(argv: list[str]) -> None:
     assert _quick(argv) is None
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(st.sampled_from(_WORDS), max_size=7))
 def test_never_disagrees_with_argparse(argv: list[str]) -> None:
     quick = _quick(argv)
     if quick is not None:
         assert quick == _argparse(argv)
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_WORDS), max_size=7))
+def test_never_disagrees_with_argparse_exhaustive(argv: list[str]) -> None:
+    """``test_never_disagrees_with_argparse`` with the full example count."""
+    test_never_disagrees_with_argparse.hypothesis.inner_test(argv)
 
 
 _GROUPS = [("--json",), ("--root", "r"), ("--limit", "5"), ("--limit", "0"), ("x",), ("a b",), ("",),
@@ -83,7 +91,7 @@ _GROUPS = [("--json",), ("--root", "r"), ("--limit", "5"), ("--limit", "0"), ("x
            ("--glob", "*.py"), ("--context", "x")]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(st.sampled_from(["explain", "glob", "search"]),
        st.lists(st.sampled_from(_GROUPS[1:3] + _GROUPS[10:13]), max_size=3),
        st.lists(st.sampled_from(_GROUPS), max_size=6))
@@ -93,6 +101,18 @@ def test_well_formed_lines_agree_with_argparse(command: str, before: list[tuple[
     quick = _quick(argv)
     if quick is not None:
         assert quick == _argparse(argv)
+
+
+@pytest.mark.slow
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(["explain", "glob", "search"]),
+       st.lists(st.sampled_from(_GROUPS[1:3] + _GROUPS[10:13]), max_size=3),
+       st.lists(st.sampled_from(_GROUPS), max_size=6))
+def test_well_formed_lines_agree_with_argparse_exhaustive(
+    command: str, before: list[tuple[str, ...]], after: list[tuple[str, ...]]
+) -> None:
+    """``test_well_formed_lines_agree_with_argparse`` with the full example count."""
+    test_well_formed_lines_agree_with_argparse.hypothesis.inner_test(command, before, after)
 
 
 def test_explain_glob_and_search_load_no_argparse(tmp_path: Any, capsys: pytest.CaptureFixture[str],

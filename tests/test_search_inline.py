@@ -45,6 +45,14 @@ def tree(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.fixture(scope="module")
+def shared_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``tree`` built once for the read-only matrices (each case only searches it)."""
+    root = _tree(tmp_path_factory.mktemp("search-inline") / "proj")
+    (root / "src/app.py").write_text("print(1)\nx = 2\n\x0cform feed x\nKEY\n")
+    return root
+
+
 def _both(root: Path, args: dict[str, Any], *, renderer: str | None = None, git_only: bool = False,
           model: str | None = None) -> tuple[Any, Any]:
     """The command's inline answer on a ``GateCore``, and ``rt.call("code_search")`` on a ``Runtime``."""
@@ -62,15 +70,15 @@ def _both(root: Path, args: dict[str, Any], *, renderer: str | None = None, git_
 
 
 @pytest.mark.parametrize("regex", NEEDLES)
-def test_same_answer_as_the_tool_for_every_start(tree: Path, regex: str) -> None:
+def test_same_answer_as_the_tool_for_every_start(shared_tree: Path, regex: str) -> None:
     for path in STARTS:
-        now, tool = _both(tree, {"regex": regex, "path": path, "max_results": 0}, renderer="structured")
+        now, tool = _both(shared_tree, {"regex": regex, "path": path, "max_results": 0}, renderer="structured")
         assert now == tool, (regex, path)
 
 
 @pytest.mark.parametrize("glob", GLOBS)
 @pytest.mark.parametrize("renderer", ["verbose", "sentinel", "structured"])
-def test_same_answer_under_each_glob_renderer_and_limit(tree: Path, glob: str | None, renderer: str) -> None:
+def test_same_answer_under_each_glob_renderer_and_limit(shared_tree: Path, glob: str | None, renderer: str) -> None:
     for limit in (None, 0, 1, 3):
         for git_only in (False, True):
             args: dict[str, Any] = {"regex": "x|K", "context": 1, "case_sensitive": False}
@@ -78,7 +86,7 @@ def test_same_answer_under_each_glob_renderer_and_limit(tree: Path, glob: str | 
                 args["glob"] = glob
             if limit is not None:
                 args["max_results"] = limit
-            now, tool = _both(tree, args, renderer=renderer, git_only=git_only)
+            now, tool = _both(shared_tree, args, renderer=renderer, git_only=git_only)
             assert now == tool, (glob, limit, git_only)
 
 
@@ -156,9 +164,9 @@ def _loop_only(*args: Any, **kw: Any) -> Any:
     ["x", "--context", "99"], ["x", "--renderer", "nonesuch"], ["x", "--glob", "a["], ["x", "--path", "src/app.py"],
     ["x", "--path", "link_out.py"], ["nomatch"],
 ])
-def test_command_bytes_equal_on_both_routes(tree: Path, capsys: pytest.CaptureFixture[str],
+def test_command_bytes_equal_on_both_routes(shared_tree: Path, capsys: pytest.CaptureFixture[str],
                                            monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> None:
-    full = ["search", "--root", str(tree), *argv]
+    full = ["search", "--root", str(shared_tree), *argv]
     now = _cli(capsys, full)
     with monkeypatch.context() as m:
         m.setattr(cli, "_inline", _loop_only)

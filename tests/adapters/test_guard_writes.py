@@ -4,13 +4,13 @@ refuses — and in read mode the guard answers as before."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from pathgate import Policy, Runtime
 from pathgate.adapters._common import guard_arguments, guard_paths
+from tests._gitinit import git_init
 
 pytestmark = pytest.mark.anyio
 
@@ -20,7 +20,7 @@ NEVER = ["pathgate.toml", ".pathgateignore", ".claude/settings.json", ".mcp.json
 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    git_init(tmp_path)
     (tmp_path / ".env").write_text("API_KEY=1\n")
     (tmp_path / "src").mkdir()
     (tmp_path / "src/app.py").write_text("x\n")

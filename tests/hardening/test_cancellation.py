@@ -49,18 +49,40 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_tree(tmp_path_factory.mktemp("cancel") / "p")
 
 
-SETTINGS = settings(max_examples=12, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+_HEALTH = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+_DELAYS = st.lists(st.floats(0, 0.03), min_size=1, max_size=4)
+_SLOW = st.sampled_from([0.0, 0.0002])
+_POINTS = [pytest.mark.parametrize("backend", ["asyncio", "trio"]),
+           pytest.mark.parametrize("fs_backend", ["thread", "aiofiles"]),
+           pytest.mark.parametrize("call", range(len(CALLS)), ids=[c[0] for c in CALLS])]
 
 
-@pytest.mark.parametrize("backend", ["asyncio", "trio"])
-@pytest.mark.parametrize("fs_backend", ["thread", "aiofiles"])
-@pytest.mark.parametrize("call", range(len(CALLS)), ids=[c[0] for c in CALLS])
-@SETTINGS
-@given(delays=st.lists(st.floats(0, 0.03), min_size=1, max_size=4), slow=st.sampled_from([0.0, 0.0002]))
+def _points(test: Any) -> Any:
+    for mark in reversed(_POINTS):
+        test = mark(test)
+    return test
+
+
+@_points
+@settings(max_examples=6, deadline=None, derandomize=True, suppress_health_check=_HEALTH)
+@given(delays=_DELAYS, slow=_SLOW)
 def test_cancel_at_random_points_leaves_nothing_behind(
     tree: Path, backend: str, fs_backend: str, call: int, delays: list[float], slow: float
 ) -> None:
+    _cancel_at(tree, backend, fs_backend, call, delays, slow)
+
+
+@pytest.mark.slow
+@_points
+@settings(max_examples=24, deadline=None, derandomize=True, suppress_health_check=_HEALTH)
+@given(delays=_DELAYS, slow=_SLOW)
+def test_cancel_at_random_points_leaves_nothing_behind_exhaustive(
+    tree: Path, backend: str, fs_backend: str, call: int, delays: list[float], slow: float
+) -> None:
+    _cancel_at(tree, backend, fs_backend, call, delays, slow)
+
+
+def _cancel_at(tree: Path, backend: str, fs_backend: str, call: int, delays: list[float], slow: float) -> None:
     if fs_backend == "aiofiles" and (backend == "trio" or CALLS[call][0] != "read_files"):
         pytest.skip("aiofiles serves read_files under asyncio only")
     tool, args = CALLS[call]

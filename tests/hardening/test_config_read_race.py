@@ -17,6 +17,7 @@ import pytest
 
 from pathgate import Runtime
 from pathgate.runtime.ignore import _gitconfig
+from tests._gitinit import git_init
 
 pytestmark = pytest.mark.skipif(subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
                                 reason="git is not installed")
@@ -39,7 +40,7 @@ def test_config_edited_during_its_read_is_seen_later(tmp_path: Path, monkeypatch
     old = f"[core]\n\texcludesFile = {home}/ex1\n"
     new = f"[core]\n\texcludesFile = {home}/ex2\n"
     gitconfig.write_text(old)
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    git_init(root)
     (root / "scratch.tmp").write_text("x\n")
     (root / "a.txt").write_text("y\n")
 

@@ -24,6 +24,7 @@ import pytest
 
 from pathgate import Policy, Runtime
 from pathgate._names import spell_path
+from tests._backends import alternating
 from tests.hardening import _hostile as H
 
 pytestmark = pytest.mark.anyio
@@ -321,8 +322,10 @@ async def _discovery_checks(rt: Runtime, row: str, accepted: frozenset[str]) -> 
 
 
 
-@pytest.mark.parametrize(("spelling", "accepted"), [(p, a) for _, p, a in ROWS],
-                         ids=[i for i, _, _ in ROWS])
+# every row on one event loop (alternating; the read and discovery tests in opposite phase, so
+# each row meets both loops): the other loop of each row is the slow exhaustive variant
+@pytest.mark.parametrize(("spelling", "accepted", "anyio_backend"),
+                         alternating([(p, a) for _, p, a in ROWS], [i for i, _, _ in ROWS]))
 async def test_hostile_row_read_files(
     anyio_backend: str, tree: tuple[Path, Path], spelling: str, accepted: frozenset[str]
 ) -> None:
@@ -333,11 +336,8 @@ async def test_hostile_row_read_files(
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize(
-    ("spelling", "accepted"),
-    [pytest.param(p, a, id=i, marks=[])
-     for i, p, a in ROWS],
-)
+@pytest.mark.parametrize(("spelling", "accepted", "anyio_backend"),
+                         alternating([(p, a) for _, p, a in ROWS], [i for i, _, _ in ROWS], phase=1))
 async def test_hostile_row_discovery_tools(
     anyio_backend: str, tree: tuple[Path, Path], spelling: str, accepted: frozenset[str]
 ) -> None:

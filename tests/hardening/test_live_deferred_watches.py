@@ -10,7 +10,6 @@ directory's signature (and the secret's link count, in the registry) must catch 
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ import pytest
 from pathgate import Runtime
 from pathgate.runtime._live import LiveIndex, _watches
 from pathgate.runtime._live._inotify import Inotify
+from tests._gitinit import git_init
 
 pytestmark = [pytest.mark.skipif(sys.platform != "linux", reason="inotify is Linux-only"), pytest.mark.anyio]
 
@@ -27,7 +27,7 @@ SECRET = "API_KEY=sk-live-SECRET\n"
 
 
 def _tree(root: Path) -> None:
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    git_init(root)
     (root / "src/d").mkdir(parents=True)
     (root / "src/d/x.txt").write_text("x\n")
     (root / "node_modules/p").mkdir(parents=True)

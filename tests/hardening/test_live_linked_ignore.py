@@ -18,6 +18,7 @@ import anyio
 import pytest
 
 from pathgate import Runtime
+from tests._gitinit import git_init
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="inotify is Linux-only")
 
@@ -30,7 +31,7 @@ def _git_kept(root: Path) -> list[str]:
 
 @pytest.mark.parametrize("linked_after_scan", [False, True])
 def test_edit_through_another_hard_link(tmp_path: Path, linked_after_scan: bool) -> None:
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    git_init(tmp_path)
     (tmp_path / "sub").mkdir()
     (tmp_path / "shared").mkdir()
     (tmp_path / "sub" / ".gitignore").write_text("# nothing yet\n")

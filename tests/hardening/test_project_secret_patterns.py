@@ -14,7 +14,6 @@ team 7, F3: a first fix keyed on the policy object was lost on copies).
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import msgspec
@@ -23,6 +22,7 @@ import pytest
 from pathgate import Runtime
 from pathgate._hooks._run import run_hook
 from pathgate.config import load_config
+from tests._gitinit import git_init
 
 pytestmark = pytest.mark.anyio
 
@@ -41,7 +41,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for var in ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "GIT_CONFIG_GLOBAL"):
         monkeypatch.delenv(var, raising=False)
     root = tmp_path / "repo"
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    git_init(root)
     (root / ".git/info/exclude").write_text("mynotes/\n")
     (root / ".pathgateignore").write_text("drafts/\n")
     for rel, text in {"mynotes/salary.md": "MY PRIVATE NOTES\n", "plan.private": "PRIVATE PLAN\n",

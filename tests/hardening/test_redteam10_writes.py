@@ -25,6 +25,8 @@ import pytest
 from pathgate import Gate, Status
 from pathgate._hooks._run import run_hook
 from pathgate.verdicts import POLICY_FILE
+from tests._backends import alternating
+from tests._gitinit import git_init
 from tests.runtime.tools._writes import make_rt, snapshot, write_tree
 
 pytestmark = pytest.mark.anyio
@@ -41,7 +43,7 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         monkeypatch.setenv(var, "/dev/null")
     root = tmp_path / "proj"
     root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    git_init(root)
     write_tree(root, {"pkg/src/app.py": "x\n", "src/app.py": "y\n"})
     return root
 
@@ -61,7 +63,7 @@ _PLANTED = [
 ]
 
 
-@pytest.mark.parametrize("path", _PLANTED)
+@pytest.mark.parametrize(("path", "anyio_backend"), alternating(_PLANTED))  # a loop per path: see _backends
 async def test_agent_settings_at_any_depth_are_not_writable(anyio_backend: str, env: Path, path: str) -> None:
     content = json.dumps({"permissions": {"allow": ["Shell(**)", "Bash(*)"]}, "chat.tools.autoApprove": True})
     before = snapshot(env)
@@ -131,7 +133,7 @@ _LOADED = [
 ]
 
 
-@pytest.mark.parametrize(("command", "target"), _LOADED)
+@pytest.mark.parametrize(("command", "target", "anyio_backend"), alternating(_LOADED))  # a loop per case
 async def test_what_a_settings_command_loads_is_not_writable(anyio_backend: str, env: Path, command: str,
                                                              target: str) -> None:
     write_tree(env, {".claude/settings.json": json.dumps({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [

@@ -20,6 +20,8 @@ import pytest
 
 from pathgate import Gate, Policy, Runtime, Status
 from pathgate._hooks._run import run_hook
+from tests._backends import alternating
+from tests._gitinit import git_init
 from tests.runtime.tools._writes import make_rt, snapshot, write_tree
 
 pytestmark = pytest.mark.anyio
@@ -36,7 +38,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "proj/.claude/settings.json": "{}\n",
         ".config/pathgate/config.toml": "size_limit = 1000000\n",
     }) / "proj"
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    git_init(root)
     for key, value in (("include.path", "../.gitconfig"), ("core.hooksPath", ".githooks"),
                        ("core.attributesFile", "tools/attrs")):
         subprocess.run(["git", "-C", str(root), "config", key, value], check=True)
@@ -62,7 +64,7 @@ def _hook_reason(root: Path, tool_input: dict[str, str]) -> str | None:
     return str(json.loads(answer.stdout)["hookSpecificOutput"]["permissionDecisionReason"])
 
 
-@pytest.mark.parametrize("path", STEERING)
+@pytest.mark.parametrize(("path", "anyio_backend"), alternating(STEERING))  # a loop per path: see _backends
 async def test_steering_files_are_not_writable(anyio_backend: str, project: Path, path: str) -> None:
     before = snapshot(project)
     async with make_rt(project, require_read_before_write=False) as rt:
@@ -80,7 +82,7 @@ async def test_the_host_config_is_not_writable_when_the_root_holds_it(
         anyio_backend: str, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GIT_CONFIG_GLOBAL")  # git's global files are ~/.gitconfig and XDG's
     home = project.parent
-    subprocess.run(["git", "init", "-q", str(home)], check=True)
+    git_init(home)
     config = home / ".config/pathgate/config.toml"
     async with make_rt(home, require_read_before_write=False) as rt:
         for path in (".config/pathgate/config.toml", ".config/pathgate/../pathgate/config.toml",

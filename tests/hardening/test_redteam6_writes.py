@@ -24,6 +24,8 @@ import pytest
 from pathgate import Gate, Status, ToolArgumentError
 from pathgate._hooks._run import run_hook
 from pathgate.verdicts import MAKES_GIT_DIR, POLICY_FILE
+from tests._backends import alternating
+from tests._gitinit import git_init
 from tests.runtime.tools._writes import make_rt, snapshot, write_tree
 
 pytestmark = pytest.mark.anyio
@@ -44,7 +46,7 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def _init(root: Path) -> Path:
     root.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    git_init(root)
     return root
 
 
@@ -193,7 +195,7 @@ def hooked(env: Path) -> Path:
     return root
 
 
-@pytest.mark.parametrize("path", _RUN)
+@pytest.mark.parametrize(("path", "anyio_backend"), alternating(_RUN))  # a loop per path: see _backends
 async def test_what_the_agent_settings_run_is_not_writable(anyio_backend: str, hooked: Path, path: str) -> None:
     before = snapshot(hooked)
     async with make_rt(hooked, require_read_before_write=False) as rt:
@@ -362,7 +364,7 @@ async def test_other_places_agent_clis_take_commands_from(anyio_backend: str, en
     assert _hook_reason(root, path) is not None
 
 
-@pytest.mark.parametrize(("command", "path"), [
+_CD_WRAPPED = [
     ("sh -c 'cd sub && ./run.sh'", "sub/run.sh"), ("bash -lc 'cd sub && python3 main.py'", "sub/main.py"),
     ("cd sub && node index.js", "sub/index.js"), ("env FOO=1 npm run lint", "package.json"),
     ("exec make lint", "Makefile"), ("timeout 10 make lint", "Makefile"), ("sh -c 'make lint'", "Makefile"),
@@ -375,7 +377,10 @@ async def test_other_places_agent_clis_take_commands_from(anyio_backend: str, en
     ("npm --prefix=tools run x", "tools/package.json"), ("make --file=build.mk", "build.mk"),
     ("node -r ./pre srv.js", "pre.js"), ("node --require=./pre srv.js", "pre.js"), ("bash < run", "run"),
     ("pushd tools; ./run", "tools/run"),
-])
+]
+
+
+@pytest.mark.parametrize(("command", "path", "anyio_backend"), alternating(_CD_WRAPPED))  # a loop per case
 async def test_commands_seen_through_cd_wrappers_and_runner_options(anyio_backend: str, env: Path, command: str,
                                                                     path: str) -> None:
     """Red team 8, F1: ``cd`` first, a wrapper word before a runner, a runner pointed at

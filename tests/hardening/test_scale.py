@@ -127,18 +127,21 @@ def rm_deep(top: Path) -> None:
         os.rmdir(d)
 
 
-@pytest.fixture
-def deep_root(tmp_path: Path) -> Iterator[Path]:
-    root = tmp_path / "p"
+@pytest.fixture(scope="module")
+def deep_tree(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
+    """One 1,000-level tree (and past PATH_MAX below it) shared read-only by the deep-nesting
+    tests of both event loops: building and removing it costs seconds (a directory per level),
+    the tests only read it. Returns the root and the leaf's relpath."""
+    root = tmp_path_factory.mktemp("deep") / "p"
     root.mkdir()
-    yield root
+    leaf = make_deep(root, beyond=12)
+    yield root, leaf
     rm_deep(root)
 
 
-async def test_thousand_nested_directories_discovery(anyio_backend: str, deep_root: Path) -> None:
+async def test_thousand_nested_directories_discovery(anyio_backend: str, deep_tree: tuple[Path, str]) -> None:
     """glob and code_search walk 1,000 levels (and past PATH_MAX below them) without a crash."""
-    root = deep_root
-    leaf = make_deep(root, beyond=12)
+    root, leaf = deep_tree
     rt = Runtime(root, policy=Policy())
     with anyio.fail_after(60):
         glob = await rt.glob("**/*.txt")
@@ -154,9 +157,8 @@ async def test_thousand_nested_directories_discovery(anyio_backend: str, deep_ro
                 assert "error" not in out, out
 
 
-async def test_thousand_nested_directories_read(anyio_backend: str, deep_root: Path) -> None:
-    root = deep_root
-    leaf = make_deep(root)
+async def test_thousand_nested_directories_read(anyio_backend: str, deep_tree: tuple[Path, str]) -> None:
+    root, leaf = deep_tree
     rt = Runtime(root, policy=Policy())
     with anyio.fail_after(60):
         for renderer in RENDERERS:

@@ -48,7 +48,7 @@ def make_tree(tmp: Path, target: str) -> tuple[Path, Path, Path]:
 
 @pytest.mark.parametrize("target", ["outside", "ignored"])
 def test_swap_race_never_leaks(tmp_path: Path, target: str) -> None:
-    race(tmp_path, target, seconds=4, max_calls=400)
+    race(tmp_path, target, seconds=2, max_calls=200)
 
 
 @pytest.mark.slow

@@ -20,6 +20,7 @@ import pytest
 
 from pathgate import Policy, Runtime
 from pathgate._hooks._run import run_hook
+from tests._gitinit import git_init
 from tests.oracle._git import GIT_ENV, pathgate_check_ignore
 
 SECRET = "API_KEY=sk-live-123\nDEBUG=*\n*.log\n"
@@ -38,7 +39,7 @@ def _git(root: Path, *args: str) -> None:
 
 def _base(root: Path) -> Path:
     root.mkdir(parents=True)
-    _git(root, "init", "-q", ".")
+    git_init(root, env=GIT_ENV)
     (root / "app.py").write_text("hi x\n")
     (root / "DEBUG=1").write_text("x\n")
     (root / "notes.log").write_text("x\n")

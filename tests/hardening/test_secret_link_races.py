@@ -11,7 +11,6 @@ change. Each test places the concurrent change deterministically inside the buil
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ import pathgate.runtime._links as links
 from pathgate import Runtime
 from pathgate.runtime._links import SecretInodes
 from pathgate.runtime.tools import _scan
+from tests._gitinit import git_init
 
 SECRET = "API_KEY=sk-live-SECRET\n"
 
@@ -51,7 +51,7 @@ class _Listed(list[Any]):
 
 
 def _git_init(root: Path) -> None:
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    git_init(root)
 
 
 def test_link_made_after_the_secret_was_looked_at(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

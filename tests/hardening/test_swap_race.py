@@ -144,7 +144,7 @@ PARAMS = [pytest.param(tool, target, id=f"{tool}-{target}")
 
 @pytest.mark.parametrize(("tool", "target"), PARAMS)
 def test_swap_race_no_leak(tmp_path: Path, tool: str, target: str) -> None:
-    calls, leaks = run_race(tmp_path, target, tool, 0.7)
+    calls, leaks = run_race(tmp_path, target, tool, 0.4)
     assert calls > 0
     assert leaks == 0, f"{leaks} leaks in {calls} calls"
 

@@ -17,6 +17,7 @@ import pytest
 
 from pathgate._hooks._core import split_glob
 from pathgate._hooks._run import run_hook
+from tests._gitinit import git_init
 
 SECRET = "[BLOCKED]"
 
@@ -41,7 +42,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         p = tmp_path / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text)
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    git_init(root)
     (root / "out").symlink_to(outside / "sub")
     (root / "gh").symlink_to(".git/hooks")
     (root / "as").symlink_to(".aws/sub")

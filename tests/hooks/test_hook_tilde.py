@@ -4,12 +4,12 @@ directory, so the hook judges the expanded path too (it was joined to the cwd an
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from pathgate._hooks._run import run_hook
+from tests._gitinit import git_init
 
 
 def _reason(agent: str, root: Path, tool: str, tool_input: dict[str, str]) -> str | None:
@@ -36,7 +36,7 @@ def layout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]
     (root / "~").mkdir(parents=True)
     (root / "~/notes.txt").write_text("a dir literally named ~\n")
     (root / "app.py").write_text("x = 1\n")
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    git_init(root)
     monkeypatch.setenv("HOME", str(home))
     for var in ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"):
         monkeypatch.delenv(var, raising=False)

@@ -64,9 +64,46 @@ def way(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-async def test_list_tools_have_input_and_object_output_schemas(way: str, project: Path) -> None:
-    async with connect(way, project) as client:
-        listed = await client.list_tools()
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    """Module-scoped, so one stdio server can serve the module's read-only tests."""
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+def shared_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The ``project`` tree of ``conftest.py``, shared by the tests that only read it."""
+    root = tmp_path_factory.mktemp("mcp") / "project"
+    (root / "build").mkdir(parents=True)
+    (root / "src").mkdir()
+    (root / ".gitignore").write_text("build/\n")
+    (root / "build" / "out.js").write_text("const TOKEN = 'compiled';\n")
+    (root / ".env").write_text("TOKEN=hunter2\n")
+    (root / "src" / "app.py").write_text("TOKEN = 'from app'\nprint(TOKEN)\n")
+    return root
+
+
+@pytest.fixture(scope="module")
+async def stdio_client(shared_project: Path) -> AsyncIterator[Client]:
+    """One ``pathgate mcp`` subprocess for the module's read-only tests (a spawn costs about a
+    second: a fresh interpreter importing the SDK); the tests that change the tree or the
+    server's options spawn their own."""
+    async with connect("stdio", shared_project) as client:
+        yield client
+
+
+@pytest.fixture
+async def client(way: str, stdio_client: Client, shared_project: Path) -> AsyncIterator[Client]:
+    """A client of the server in ``way``, on the shared read-only project."""
+    if way == "stdio":
+        yield stdio_client
+    else:
+        async with connect(way, shared_project) as fresh:
+            yield fresh
+
+
+async def test_list_tools_have_input_and_object_output_schemas(client: Client) -> None:
+    listed = await client.list_tools()
     tools = {t.name: t for t in listed.tools}
     assert set(tools) == TOOLS
     for tool in tools.values():
@@ -84,9 +121,8 @@ async def test_list_tools_have_input_and_object_output_schemas(way: str, project
     assert "[BLOCKED]" in (tools["read_files"].description or "")
 
 
-async def test_read_kept_ignored_and_secret(way: str, project: Path) -> None:
-    async with connect(way, project) as client:
-        result = await client.call_tool("read_files", {"paths": ["src/app.py", "build/out.js", ".env"]})
+async def test_read_kept_ignored_and_secret(client: Client) -> None:
+    result = await client.call_tool("read_files", {"paths": ["src/app.py", "build/out.js", ".env"]})
     assert result.is_error is False
     text = text_of(result)
     assert list(text) == ["src/app.py", "build/out.js", ".env"]
@@ -107,9 +143,8 @@ async def test_read_kept_ignored_and_secret(way: str, project: Path) -> None:
     assert "hunter2" not in result.model_dump_json()
 
 
-async def test_every_path_blocked_is_still_a_normal_result(way: str, project: Path) -> None:
-    async with connect(way, project) as client:
-        result = await client.call_tool("read_files", {"paths": [".env", "build/out.js", "../x"]})
+async def test_every_path_blocked_is_still_a_normal_result(client: Client) -> None:
+    result = await client.call_tool("read_files", {"paths": [".env", "build/out.js", "../x"]})
     assert result.is_error is False
     text = text_of(result)
     assert text[".env"] == "[BLOCKED]"
@@ -118,9 +153,8 @@ async def test_every_path_blocked_is_still_a_normal_result(way: str, project: Pa
         "blocked", "blocked", "file_outside_project"]
 
 
-async def test_glob_says_what_it_omitted(way: str, project: Path) -> None:
-    async with connect(way, project) as client:
-        result = await client.call_tool("glob", {"pattern": "**/*"})
+async def test_glob_says_what_it_omitted(client: Client) -> None:
+    result = await client.call_tool("glob", {"pattern": "**/*"})
     assert result.is_error is False
     text = text_of(result)
     assert text["matches"] == [".gitignore", "src/app.py"]
@@ -133,10 +167,9 @@ async def test_glob_says_what_it_omitted(way: str, project: Path) -> None:
     assert ".env" not in result.model_dump_json()
 
 
-async def test_list_directory_and_code_search(way: str, project: Path) -> None:
-    async with connect(way, project) as client:
-        listing = await client.call_tool("list_directory", {"path": "."})
-        search = await client.call_tool("code_search", {"regex": "TOKEN"})
+async def test_list_directory_and_code_search(client: Client) -> None:
+    listing = await client.call_tool("list_directory", {"path": "."})
+    search = await client.call_tool("code_search", {"regex": "TOKEN"})
     entries = text_of(listing)["entries"]
     assert "src/" in entries and ".gitignore" in entries
     assert ".env" not in entries and "build/" not in entries
@@ -156,11 +189,8 @@ async def test_list_directory_and_code_search(way: str, project: Path) -> None:
         ("code_search", {"regex": "x", "surprise": 1}, "surprise"),
     ],
 )
-async def test_bad_argument_is_an_error_result(
-    way: str, project: Path, tool: str, args: dict[str, Any], field: str
-) -> None:
-    async with connect(way, project) as client:
-        result = await client.call_tool(tool, args)
+async def test_bad_argument_is_an_error_result(client: Client, tool: str, args: dict[str, Any], field: str) -> None:
+    result = await client.call_tool(tool, args)
     assert result.is_error is True
     assert result.structured_content is None
     block = result.content[0]

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from pathgate._check_ignore import main as check_ignore_main
+from tests._gitinit import git_init as _git_init
 
 GIT_ENV = {
     **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
@@ -26,7 +27,7 @@ GIT_ENV = {
 
 
 def git_init(git_bin: str, root: Path) -> None:
-    subprocess.run([git_bin, "init", "-q", str(root)], check=True, env=GIT_ENV)
+    _git_init(root, git=git_bin, env=GIT_ENV)
 
 
 def write_tree(root: Path, files: Mapping[str, bytes], dirs: Sequence[str] = ()) -> None:

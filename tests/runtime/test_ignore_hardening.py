@@ -295,7 +295,7 @@ def wild_cases(draw: st.DrawFn) -> tuple[str, str, bool, bool]:
     return _latin1(p), _latin1(t), draw(st.booleans()), draw(st.booleans())
 
 
-@settings(max_examples=500, deadline=None, derandomize=True,
+@settings(max_examples=150, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(wild_cases())
 def test_wildmatch_port_equals_the_regex(case: tuple[str, str, bool, bool]) -> None:
@@ -310,6 +310,15 @@ def test_wildmatch_port_equals_the_regex(case: tuple[str, str, bool, bool]) -> N
     expected = body is not None and re.fullmatch(body, view, re.DOTALL) is not None
     assert wm(t) == expected, (p, t, pathname, fold, body)
     assert wm(view) == expected
+
+
+@pytest.mark.slow
+@settings(max_examples=500, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(wild_cases())
+def test_wildmatch_port_equals_the_regex_exhaustive(case: tuple[str, str, bool, bool]) -> None:
+    """``test_wildmatch_port_equals_the_regex`` with the full example count."""
+    test_wildmatch_port_equals_the_regex.hypothesis.inner_test(case)
 
 
 WILD_LINES = [

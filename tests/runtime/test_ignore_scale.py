@@ -97,31 +97,37 @@ def test_big_list_below_a_base_equals_rules_one_by_one() -> None:
         assert (lst.patterns.index(got) if got is not None else -1) == want, rel
 
 
-@pytest.mark.parametrize("fold", [False, True], ids=["case", "ignore-case"])
-def test_big_generated_ignore_file_equals_git(tmp_path: Path, git_bin: str, fold: bool) -> None:
-    """A 2,500-line root ``.gitignore`` and a 600-line nested one of wildcard lines, a
-    third of them negations, on a generated tree: ``pathgate check-ignore`` == git."""
-    from tests.oracle._git import (
-        git_check_ignore,
-        git_init,
-        pathgate_check_ignore,
-        stdin_payload,
-        write_tree,
-    )
+@pytest.fixture(scope="module")
+def big_ignore_repo(tmp_path_factory: pytest.TempPathFactory, git_bin: str) -> Path:
+    """The generated repository of the test below, built once for both case modes (the
+    mode is a check-ignore option; nothing is written)."""
+    from tests.oracle._git import git_init, write_tree
 
-    git_init(git_bin, tmp_path)
+    root = tmp_path_factory.mktemp("big-ignore")
+    git_init(git_bin, root)
     paths = _paths(11, 500)
     files = {p: b"x" for p in paths
              if p != "ab" and not any(q.startswith(p + "/") for q in paths)}
     files[".gitignore"] = "\n".join(_lines(12, 2500)).encode() + b"\n"
     files["ab/.gitignore"] = "\n".join(_lines(13, 600)).encode() + b"\n"
-    write_tree(tmp_path, files)
+    write_tree(root, files)
+    return root
+
+
+@pytest.mark.parametrize("fold", [False, True], ids=["case", "ignore-case"])
+def test_big_generated_ignore_file_equals_git(big_ignore_repo: Path, git_bin: str, fold: bool) -> None:
+    """A 2,500-line root ``.gitignore`` and a 600-line nested one of wildcard lines, a
+    third of them negations, on a generated tree: ``pathgate check-ignore`` == git."""
+    from tests.oracle._git import git_check_ignore, pathgate_check_ignore, stdin_payload
+
+    root = big_ignore_repo
+    paths = _paths(11, 500)
     queries = [*paths, *(f"{p}/" for p in paths[::5])]
     args = ["-v", "-n", "--non-matching", "--stdin"]
     payload = stdin_payload(queries)
-    expected = git_check_ignore(git_bin, tmp_path, args, payload,
+    expected = git_check_ignore(git_bin, root, args, payload,
                                 ["core.ignoreCase=true"] if fold else [])
-    got = pathgate_check_ignore(tmp_path, ["--ignore-case", *args] if fold else args, payload)
+    got = pathgate_check_ignore(root, ["--ignore-case", *args] if fold else args, payload)
     assert expected[1].count(b"\n") == len(queries)
     assert got[1].decode() == expected[1].decode()
     assert got == expected

@@ -27,6 +27,7 @@ from pathgate import Policy, Runtime
 from pathgate.runtime._links import SecretInodes
 from pathgate.runtime._live import LiveIndex, _counts, _watches
 from pathgate.runtime._live._inotify import IN_Q_OVERFLOW, Event, Inotify
+from tests._gitinit import git_init
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="inotify is Linux-only")
 
@@ -121,10 +122,26 @@ _op = st.one_of(
 )
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(ops=st.lists(st.lists(_op, min_size=1, max_size=3), min_size=1, max_size=4))
+_OPS = st.lists(st.lists(_op, min_size=1, max_size=3), min_size=1, max_size=4)
+_NO_FIXTURE_CHECK = [HealthCheck.function_scoped_fixture]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=_NO_FIXTURE_CHECK)
+@given(ops=_OPS)
 def test_random_edits_keep_answers_exact(tmp_path_factory: pytest.TempPathFactory,
                                          ops: list[list[tuple[Any, ...]]]) -> None:
+    _random_edits(tmp_path_factory, ops)
+
+
+@pytest.mark.slow
+@settings(max_examples=100, deadline=None, suppress_health_check=_NO_FIXTURE_CHECK)
+@given(ops=_OPS)
+def test_random_edits_keep_answers_exact_exhaustive(tmp_path_factory: pytest.TempPathFactory,
+                                                    ops: list[list[tuple[Any, ...]]]) -> None:
+    _random_edits(tmp_path_factory, ops)
+
+
+def _random_edits(tmp_path_factory: pytest.TempPathFactory, ops: list[list[tuple[Any, ...]]]) -> None:
     base = tmp_path_factory.mktemp("live")
     root, outside = base / "p", base / "outside"
     root.mkdir()
@@ -342,7 +359,7 @@ async def test_edit_storm_with_twenty_agents(tmp_path: Path) -> None:
     root.mkdir()
     _seed(root)
     env = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
-    subprocess.run(["git", "init", "-q", str(root)], check=True, env=env)
+    git_init(root, env=env)
     policy = Policy(defaults=(), excludes_file="/dev/null")
     rng = random.Random(15)
 

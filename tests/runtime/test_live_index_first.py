@@ -12,7 +12,6 @@ since the scan were replayed (a secret's former alias named), or if the seed ign
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -23,6 +22,7 @@ import pytest
 from pathgate import Runtime
 from pathgate.runtime._links import SecretInodes
 from pathgate.runtime._live import LiveIndex, _watches
+from tests._gitinit import git_init
 
 pytestmark = [pytest.mark.skipif(sys.platform != "linux", reason="inotify is Linux-only"), pytest.mark.anyio]
 
@@ -31,7 +31,7 @@ _THREAD = "pathgate-live-watches"
 
 
 def _tree(root: Path) -> None:
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    git_init(root)
     (root / "src/d").mkdir(parents=True)
     (root / "src/d/x.txt").write_text("x\n")
     (root / "src/a.txt").write_text("a\n")

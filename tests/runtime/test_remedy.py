@@ -24,6 +24,7 @@ from pathgate.runtime._remedy import (
 )
 from pathgate.runtime.ignore import IgnoreSession, Match
 from pathgate.verdicts import Remedy, Rule
+from tests._gitinit import git_init
 
 
 class GitSession:
@@ -32,7 +33,7 @@ class GitSession:
     def __init__(self, git: str, root: Path, rules: Mapping[str, Sequence[str]],
                  files: Sequence[str]) -> None:
         self.git, self.root, self.rules = git, root, dict(rules)
-        subprocess.run([git, "init", "-q", str(root)], check=True)
+        git_init(root, git=git)
         for f in files:
             path = root / f
             path.parent.mkdir(parents=True, exist_ok=True)

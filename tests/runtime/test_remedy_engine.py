@@ -14,6 +14,7 @@ import pytest
 from pathgate.runtime._remedy import suggest_remedy
 from pathgate.runtime.ignore import IgnoreConfig, IgnoreIndex
 from pathgate.verdicts import Remedy
+from tests._gitinit import git_init
 
 # git_sources off and no defaults unless a test asks: the tree's own files are the whole story.
 PLAIN = IgnoreConfig(defaults=(), git_sources=False)
@@ -100,7 +101,7 @@ def test_builtin_default(tmp_path: Path) -> None:
 
 
 def test_info_exclude(tmp_path: Path, git_bin: str) -> None:
-    subprocess.run([git_bin, "init", "-q", str(tmp_path)], check=True)
+    git_init(tmp_path, git=git_bin)
     config = IgnoreConfig(defaults=(), git_sources=True)
     build(tmp_path, {".git/info/exclude": "notes/\n"}, ["notes/todo.md"])
     remedy = remedy_for(tmp_path, "notes/todo.md", config)
@@ -130,7 +131,7 @@ def git_ignored(git: str, root: Path, path: str) -> bool:
 @pytest.mark.parametrize("seed", range(12))
 def test_generated_trees(tmp_path: Path, git_bin: str, seed: int) -> None:
     rng = random.Random(seed)
-    subprocess.run([git_bin, "init", "-q", str(tmp_path)], check=True)
+    git_init(tmp_path, git=git_bin)
     dirs = sorted({"/".join(p.split("/")[:i]) for p in PATHS for i in range(len(p.split("/")))})
     ignores = {}
     for d in rng.sample(dirs, 4):

@@ -145,12 +145,20 @@ def tree(root: Path, dirs: int = 40, per: int = 20) -> None:
             (sub / f"f{i}.txt").write_text(f"line {i}\n" * 20)
 
 
-async def test_search_does_not_hold_back_reads(anyio_backend: str, tmp_path: Path,
+@pytest.fixture(scope="module")
+def sched_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``tree``, built once for the scheduling tests (they only read and search it)."""
+    root = tmp_path_factory.mktemp("sched")
+    tree(root)
+    return root
+
+
+async def test_search_does_not_hold_back_reads(anyio_backend: str, sched_tree: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """Fifty one-file reads issued while a whole-tree search is mid-way all finish while
     the search still has most of its hops to go: only the search hop already running, and
     one in a moment when no read has a hop queued, overlap them (25 on the FIFO limiter)."""
-    tree(tmp_path)
+    root = sched_tree
     steps: list[int] = []
     orig = _scan.Scanner.step
 
@@ -159,7 +167,7 @@ async def test_search_does_not_hold_back_reads(anyio_backend: str, tmp_path: Pat
         orig(self, 2 * _scan.FILE_COST)  # two files a hop: 400 hops for the whole tree
 
     monkeypatch.setattr(_scan.Scanner, "step", small_step)
-    rt = Runtime(tmp_path, policy=Policy(max_concurrency=2))
+    rt = Runtime(root, policy=Policy(max_concurrency=2))
     rt.limiter.max_defer_seconds = HOUR
     files = [f"m{d:02d}/f0.txt" for d in range(40)] + [f"m{d:02d}/f1.txt" for d in range(10)]
     done = anyio.Event()
@@ -197,12 +205,12 @@ async def test_io_limiter_pools(anyio_backend: str) -> None:
         assert inner is outer  # nested scopes are one call
 
 
-async def test_short_calls_wait_at_most_one_search_hop_each(anyio_backend: str, tmp_path: Path,
+async def test_short_calls_wait_at_most_one_search_hop_each(anyio_backend: str, sched_tree: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """With a single worker token, lists and globs issued while a whole-tree search is
     mid-way take turns with it: the search runs at most one hop per hop of theirs (plus the
     one already running), so a short call never waits behind the long one's remaining work."""
-    tree(tmp_path)
+    root = sched_tree
     steps: list[int] = []
     orig = _scan.Scanner.step
 
@@ -211,7 +219,7 @@ async def test_short_calls_wait_at_most_one_search_hop_each(anyio_backend: str, 
         orig(self, 2 * _scan.FILE_COST)
 
     monkeypatch.setattr(_scan.Scanner, "step", small_step)
-    rt = Runtime(tmp_path, policy=Policy(max_concurrency=1))
+    rt = Runtime(root, policy=Policy(max_concurrency=1))
     rt.limiter.max_defer_seconds = HOUR
     done = anyio.Event()
     short: list[tuple[str, int]] = []

@@ -19,6 +19,7 @@ import pytest
 
 from pathgate import Runtime
 from pathgate.runtime.ignore import IgnoreConfig, IgnoreIndex
+from tests._gitinit import git_init
 
 
 @pytest.fixture(autouse=True)
@@ -33,7 +34,7 @@ def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 def _repo(tmp_path: Path, files: dict[str, str], root: str = "pkg/app") -> Path:
     top = tmp_path / "top"
-    subprocess.run(["git", "init", "-q", str(top)], check=True)
+    git_init(top)
     for rel, text in files.items():
         p = top / rel
         p.parent.mkdir(parents=True, exist_ok=True)
@@ -157,7 +158,7 @@ def test_a_secret_above_the_root_is_never_referenced(tmp_path: Path, how: str) -
 
 def test_a_nested_repository_root_is_its_own_top(tmp_path: Path) -> None:
     root = _repo(tmp_path, {".gitignore": "*.txt\n", "pkg/app/a.txt": "a\n"})
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    git_init(root)
     assert not IgnoreIndex(root).match("a.txt").ignored
     proc = subprocess.run(["git", "check-ignore", "-q", "a.txt"], cwd=root, check=False)
     assert proc.returncode == 1  # git agrees
@@ -223,7 +224,7 @@ def test_a_git_init_above_the_root_is_noticed(tmp_path: Path) -> None:
     (tmp_path / "top" / "pkg" / "a.txt").write_text("a\n")
     index = IgnoreIndex(tmp_path / "top" / "pkg")
     assert not index.match("a.txt").ignored
-    subprocess.run(["git", "init", "-q", str(tmp_path / "top")], check=True)
+    git_init(tmp_path / "top")
     m = index.match("a.txt")
     assert m.ignored and m.rule is not None and m.rule.source == "../.gitignore"
 
@@ -232,7 +233,7 @@ def test_a_git_init_in_the_root_makes_it_a_top(tmp_path: Path) -> None:
     root = _repo(tmp_path, {".gitignore": "*.txt\n", "pkg/app/a.txt": "a\n"})
     index = IgnoreIndex(root)
     assert index.match("a.txt").ignored
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    git_init(root)
     assert not index.match("a.txt").ignored
 
 
@@ -244,7 +245,7 @@ def test_repository_wide_sources_above_a_non_ascii_root(tmp_path: Path, name: st
     non-ASCII root's path was dropped (a file git ignores was served), and with
     ``core.ignoreCase`` a character outside latin-1 raised on every call."""
     top = tmp_path / "top"
-    subprocess.run(["git", "init", "-q", str(top)], check=True)
+    git_init(top)
     if fold:
         subprocess.run(["git", "-C", str(top), "config", "core.ignoreCase", "true"], check=True)
     root = top / name / "app"

@@ -38,11 +38,17 @@ def _tree(root: Path) -> Path:
     return root
 
 
+@pytest.fixture(scope="module")
+def git_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``_tree``, built once: the tests on ``runtime`` only read it."""
+    return _tree(tmp_path_factory.mktemp("git-internals") / "p")
+
+
 @pytest.fixture(params=[("discovery", True), ("discovery", False), ("block", None)])
-def runtime(request: pytest.FixtureRequest, tmp_path: Path) -> Runtime:
+def runtime(request: pytest.FixtureRequest, git_tree: Path) -> Runtime:
     """Both loosenings on: discovery mode and ``!.git`` in ``.pathgateignore``; ``.GIT`` is
     refused with and without case folding (git's own ``verify_path`` folds everywhere)."""
-    root = _tree(tmp_path / "p")
+    root = git_tree
     mode, fold = request.param
     return Runtime(root, Policy(ignore_mode=mode, ignore_case=fold))
 

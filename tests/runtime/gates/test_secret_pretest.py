@@ -5,6 +5,7 @@ directory makes everything below it secret."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -60,7 +61,7 @@ def test_no_pretest_when_a_pattern_has_no_literal_text() -> None:
     assert SecretMatcher(_DEFAULTS + _EXTRA).maybe is not None
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(st.sampled_from(_DEFAULTS + _EXTRA), max_size=6), st.booleans(),
        st.lists(st.tuples(_HEAD, _NAME), min_size=1, max_size=30))
 def test_pretest_never_clears_a_secret(patterns: list[str], defaults: bool, paths: list[tuple[str, str]]) -> None:
@@ -81,7 +82,18 @@ def test_pretest_never_clears_a_secret(patterns: list[str], defaults: bool, path
             assert cold.in_plain_dir(head, name) == secret, (patterns, rel)  # nothing cached
 
 
-@settings(max_examples=150, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_DEFAULTS + _EXTRA), max_size=6), st.booleans(),
+       st.lists(st.tuples(_HEAD, _NAME), min_size=1, max_size=30))
+def test_pretest_never_clears_a_secret_exhaustive(
+    patterns: list[str], defaults: bool, paths: list[tuple[str, str]]
+) -> None:
+    """``test_pretest_never_clears_a_secret`` with the full example count."""
+    test_pretest_never_clears_a_secret.hypothesis.inner_test(patterns, defaults, paths)
+
+
+@settings(max_examples=50, deadline=None)
 @given(st.lists(st.sampled_from(_DEFAULTS + _EXTRA + _NO_NEEDLE[:2]), max_size=5),
        st.lists(st.tuples(_HEAD, st.lists(_NAME, min_size=1, max_size=6)), min_size=1, max_size=12),
        st.booleans())
@@ -104,7 +116,19 @@ def test_walk_chunk_decisions_equal_is_secret(patterns: list[str], dirs: list[tu
         assert known[e.relpath] == slow.is_secret(e.relpath) == one(e.relpath), (patterns, e.relpath)
 
 
-@settings(max_examples=200, deadline=None)
+@pytest.mark.slow
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(_DEFAULTS + _EXTRA + _NO_NEEDLE[:2]), max_size=5),
+       st.lists(st.tuples(_HEAD, st.lists(_NAME, min_size=1, max_size=6)), min_size=1, max_size=12),
+       st.booleans())
+def test_walk_chunk_decisions_equal_is_secret_exhaustive(
+    patterns: list[str], dirs: list[tuple[str, list[str]]], walked_parents: bool
+) -> None:
+    """``test_walk_chunk_decisions_equal_is_secret`` with the full example count."""
+    test_walk_chunk_decisions_equal_is_secret.hypothesis.inner_test(patterns, dirs, walked_parents)
+
+
+@settings(max_examples=70, deadline=None)
 @given(st.lists(st.sampled_from(_DEFAULTS + _EXTRA), max_size=6),
        st.lists(st.tuples(_HEAD, _NAME), min_size=1, max_size=20))
 def test_a_directory_no_secret_as_a_path_is_none_as_a_directory(patterns: list[str],
@@ -119,6 +143,17 @@ def test_a_directory_no_secret_as_a_path_is_none_as_a_directory(patterns: list[s
             assert not SecretMatcher([*_DEFAULTS, *patterns]).dir_is_secret(d), (patterns, d)
 
 
+@pytest.mark.slow
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_DEFAULTS + _EXTRA), max_size=6),
+       st.lists(st.tuples(_HEAD, _NAME), min_size=1, max_size=20))
+def test_a_directory_no_secret_as_a_path_is_none_as_a_directory_exhaustive(
+    patterns: list[str], paths: list[tuple[str, str]]
+) -> None:
+    """``test_a_directory_no_secret_as_a_path_is_none_as_a_directory`` with the full example count."""
+    test_a_directory_no_secret_as_a_path_is_none_as_a_directory.hypothesis.inner_test(patterns, paths)
+
+
 _ASCII_HEAD = st.sampled_from(["", "src", "a/b", "x/.aws", ".aws", "d/.docker", "k/.kube", ".env.d", "k.pem",
                                "k.pem/deep", "q/.env/z", "sub/dir", "sub/dir/x", "z/.aws/credentials",
                                "z/.kube/config/w", "deep", "m/deep/n", "id_rsa.d", "x/#.env#", "config",
@@ -128,7 +163,7 @@ _ASCII_NAME = st.one_of(
     st.text(alphabet="abcpqrtxyzkm.~#: _-ENVKEYPMconfig0123", min_size=1, max_size=12))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=70, deadline=None)
 @given(st.lists(st.sampled_from([p for p in _DEFAULTS + _EXTRA if p.isascii()] + ["*.ß", "kelvin*"]), max_size=5),
        st.lists(st.tuples(_ASCII_HEAD, st.lists(_ASCII_NAME, min_size=1, max_size=6)), min_size=1, max_size=12),
        st.booleans())
@@ -150,6 +185,18 @@ def test_chunk_needle_scan_equals_each_entry(patterns: list[str], dirs: list[tup
     _by_dir_each(SecretMatcher([*_DEFAULTS, *patterns]), slow.is_secret, chunk, each)
     for e in chunk:
         assert batch[e.relpath] == each[e.relpath] == slow.is_secret(e.relpath), (patterns, e.relpath)
+
+
+@pytest.mark.slow
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([p for p in _DEFAULTS + _EXTRA if p.isascii()] + ["*.ß", "kelvin*"]), max_size=5),
+       st.lists(st.tuples(_ASCII_HEAD, st.lists(_ASCII_NAME, min_size=1, max_size=6)), min_size=1, max_size=12),
+       st.booleans())
+def test_chunk_needle_scan_equals_each_entry_exhaustive(
+    patterns: list[str], dirs: list[tuple[str, list[str]]], walked_parents: bool
+) -> None:
+    """``test_chunk_needle_scan_equals_each_entry`` with the full example count."""
+    test_chunk_needle_scan_equals_each_entry.hypothesis.inner_test(patterns, dirs, walked_parents)
 
 
 def test_no_needle_in_a_relpath_means_no_secret() -> None:

@@ -88,14 +88,25 @@ def test_normalize() -> None:
     assert normalize_name(".env. ") == ".env"
 
 
-@pytest.fixture
-def tree(tmp_path: Path) -> Path:
+def _tree(root: Path) -> Path:
     files: dict[str, str | bytes] = {name: f"S={i}\n" for i, name in enumerate(SECRET_NAMES)}
     files.update({name: "ok\n" for name in NOT_SECRET})
     files["innocent.txt"] = "-> .env"
     files["notes.pem"] = "-> README.md"
     files["deep/link"] = "-> ../.env.local"
-    return write_tree(tmp_path / "root", files)
+    return write_tree(root, files)
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """The secrets tree, for a test that changes it."""
+    return _tree(tmp_path / "root")
+
+
+@pytest.fixture(scope="module")
+def shared_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The secrets tree, built once for the tests that only read it (hundreds of cases)."""
+    return _tree(tmp_path_factory.mktemp("secrets") / "root")
 
 
 def assert_opaque(verdict: object) -> None:
@@ -112,8 +123,8 @@ def assert_opaque(verdict: object) -> None:
 @pytest.mark.parametrize(
     "name", [*SECRET_NAMES, "innocent.txt", "notes.pem", "deep/link", "./.env", "x/../.env"]
 )
-async def test_secret_reads_are_opaque(tree: Path, name: str, fs_backend: str) -> None:
-    r = await read_one(tree, name, fs_backend=fs_backend)
+async def test_secret_reads_are_opaque(shared_tree: Path, name: str, fs_backend: str) -> None:
+    r = await read_one(shared_tree, name, fs_backend=fs_backend)
     assert r.content is None and r.relpath is None
     assert_opaque(r.verdict)
     assert r.verdict is not None and r.verdict.gate is Gate.SECRETS
@@ -121,14 +132,14 @@ async def test_secret_reads_are_opaque(tree: Path, name: str, fs_backend: str) -
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("name", NOT_SECRET)
-async def test_templates_and_lookalikes_read(tree: Path, name: str) -> None:
-    r = await read_one(tree, name)
+async def test_templates_and_lookalikes_read(shared_tree: Path, name: str) -> None:
+    r = await read_one(shared_tree, name)
     assert r.content == "ok\n", r.verdict
 
 
 @pytest.mark.anyio
-async def test_missing_secret_is_opaque_too(tree: Path) -> None:
-    r = await read_one(tree, "nowhere/.env.staging")
+async def test_missing_secret_is_opaque_too(shared_tree: Path) -> None:
+    r = await read_one(shared_tree, "nowhere/.env.staging")
     assert_opaque(r.verdict)
 
 

@@ -73,15 +73,23 @@ async def _render(root: Path, host_filter: Callable[[str], bool | Awaitable[bool
     return outs
 
 
+@pytest.fixture(scope="module")
+def trees(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The tree without and with host-filtered entries, shared read-only by the module."""
+    base = tmp_path_factory.mktemp("budgets")
+    return _tree(base / "without", False), _tree(base / "with", True)
+
+
 @pytest.mark.parametrize("kind", sorted(FILTERS))
 @pytest.mark.parametrize(("count_budget", "walk_budget"),
                          [(10**6, 10**6), (30, 10**6), (10, 10**6), (10**6, 20), (10**6, 45), (7, 33)])
 def test_outputs_identical_with_and_without_host_filtered(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str, count_budget: int, walk_budget: int) -> None:
+        trees: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, kind: str, count_budget: int,
+        walk_budget: int) -> None:
     monkeypatch.setattr(_discover, "COUNT_BUDGET", count_budget)
     monkeypatch.setattr(_discover, "WALK_BUDGET", walk_budget)
-    without = anyio.run(_render, _tree(tmp_path / "without", False), FILTERS[kind])
-    with_ = anyio.run(_render, _tree(tmp_path / "with", True), FILTERS[kind])
+    without = anyio.run(_render, trees[0], FILTERS[kind])
+    with_ = anyio.run(_render, trees[1], FILTERS[kind])
     for a, b, (tool, args) in zip(without, with_, CALLS * len(RENDERERS), strict=True):
         assert a == b, (tool, args)
     assert PRIV not in "".join(with_)

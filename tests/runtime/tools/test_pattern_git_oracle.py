@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pathgate.runtime.tools._pattern import compile_glob
+from tests._gitinit import git_init
 
 NAMES = ["a.py", "b.txt", "ab", ".hidden", "x[1].md", "caf\u00e9.txt", "\u00e9t\u00e9", "Z9.log", "a-b", "*"]
 DIRS = ["", "src", "src/a", "src/a/b", "doc", ".d", "caf\u00e9", "src/x[1]"]
@@ -32,7 +33,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("globtree")
     git = os.environ.get("GIT", "git")
     try:
-        subprocess.run([git, "init", "-q", str(root)], check=True, capture_output=True)
+        git_init(root, git=git)
     except (OSError, subprocess.CalledProcessError):
         pytest.skip("needs the git binary as the oracle")
     for d in DIRS:

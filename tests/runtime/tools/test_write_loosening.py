@@ -19,6 +19,7 @@ import pytest
 
 from pathgate import Gate, Status, ToolArgumentError
 from pathgate.runtime.tools._write_rules import loosening_change
+from tests._gitinit import git_init
 from tests.runtime.tools._writes import make_rt, write_tree
 
 pytestmark = pytest.mark.anyio
@@ -81,7 +82,7 @@ def test_accepted_edits_never_un_ignore_per_git(tmp_path: Path) -> None:
     before. Generated edits of the accepted kind are checked to be accepted too."""
     repo = tmp_path / "repo"
     repo.mkdir()
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    git_init(repo)
     for p in _PATHS:  # check-ignore needs no files, but directories decide directory-only rules
         (repo / p).parent.mkdir(parents=True, exist_ok=True)
     for p in _PATHS:
