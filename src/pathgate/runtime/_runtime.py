@@ -62,6 +62,7 @@ if TYPE_CHECKING:
     from opentelemetry.metrics import MeterProvider
     from opentelemetry.trace import TracerProvider
 
+    from pathgate.renderers._base import Renderer
     from pathgate.runtime.gates import FactSource
 
 T = TypeVar("T")
@@ -380,6 +381,7 @@ class Runtime(GateCore):
         tracing around rendering around the endpoint -- the links ``build_chain`` makes, in
         the same order and with the same code, without a coroutine per link per call."""
         tracing, render, endpoint = self._tracing, self._render, self._endpoint
+        tools, renderer_for, rendered_raw = self._tools, self.renderer_for, self._rendered
 
         async def rendered(call: ToolCall) -> Any:
             return await render(call, endpoint)
@@ -388,7 +390,16 @@ class Runtime(GateCore):
             try:
                 if tracing.is_quiet():
                     INDEX_MODE.set(None)  # what the quiet tracing link does
-                    return await render(call, endpoint)
+                    # the rendering link and the endpoint, in this frame (``_render``, ``_endpoint``)
+                    state = call.state
+                    renderer = renderer_for(call.model, state.renderer)
+                    state.renderer = renderer.name
+                    spec = tools.get(call.tool)
+                    if spec is None:
+                        raise unknown_tool(call.tool, list(tools))
+                    raw = await spec.fn(validate_args(spec, call.args), call)
+                    state.raw = raw
+                    return rendered_raw(renderer, raw) if state.render else raw
                 return await tracing._traced(call, rendered)
             except Exception as exc:
                 return boundary.handle(call, exc)
@@ -403,6 +414,11 @@ class Runtime(GateCore):
         call.state.raw = raw  # the raw results stay available to the links above
         if not call.state.render:
             return raw
+        return self._rendered(renderer, raw)
+
+    @staticmethod
+    def _rendered(renderer: Renderer, raw: Any) -> Any:
+        """What the model receives for a tool's raw result ``raw``."""
         if isinstance(raw, list) and _all_reads(raw):
             return renderer.render_read(raw)
         if isinstance(raw, (GlobResult, ListResult, SearchResult)):

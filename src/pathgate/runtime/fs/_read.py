@@ -299,12 +299,18 @@ _NOWAIT = getattr(os, "RWF_NOWAIT", 0)
 _SHORT_READS_CAP = 1 << 30
 
 
-def _read_cached(fd: int, cap: int, size: int = 0) -> bytes:
+def _read_cached(fd: int, cap: int, size: int = 0, short_is_end: bool = False) -> bytes:
     """Up to ``cap + 1`` bytes of ``fd`` from the page cache only (``preadv`` with
     ``RWF_NOWAIT``): :class:`WouldBlock` when a byte is not cached (``EAGAIN``) or the
     kernel or filesystem cannot tell (``EOPNOTSUPP``). ``size`` (the ``fstat`` size) sizes
     the buffer: one byte more than that, grown (doubling, to ``cap + 1`` at most) if the
-    file has grown, so a small file costs no 64 KiB allocation."""
+    file has grown, so a small file costs no 64 KiB allocation.
+
+    ``short_is_end`` (a local filesystem, as :func:`read_fstated`): a read that returned
+    fewer bytes than asked and has by then all ``size`` bytes the ``fstat`` showed is the
+    end of the file, without one more call to find it. (Under ``RWF_NOWAIT`` a short read
+    alone is no end: the bytes after it may only be out of the page cache; but every byte
+    the file held when it was ``fstat``-ed has been read.)"""
     if not _NOWAIT:
         raise WouldBlock
     buf = bytearray(min(cap, max(size, 0)) + 1)
@@ -324,6 +330,8 @@ def _read_cached(fd: int, cap: int, size: int = 0) -> bytes:
         if n == 0:
             break
         got += n
+        if short_is_end and size <= got < len(buf):
+            break
     del buf[got:]
     return bytes(buf)
 
@@ -422,7 +430,7 @@ def read_fstated(fd: int, st: os.stat_result, max_bytes: int, inline: int | None
     if inline is not None:
         if st.st_size > inline:
             raise WouldBlock
-        data = _read_cached(fd, min(max_bytes, inline), st.st_size)
+        data = _read_cached(fd, min(max_bytes, inline), st.st_size, short_is_end)
         if len(data) > inline:
             raise WouldBlock  # grew past the inline bound since fstat
         return decode(data, max_bytes, st)
