@@ -118,6 +118,10 @@ class DirFds:
     #: target is kept), so a path thousands of levels deep costs two descriptors, not one per
     #: level.
     CACHE_DEPTH = 32
+    #: At most about this many descriptors are kept when the holder :meth:`trim` s between
+    #: directories (a batch of thousands of files in as many directories stays below a
+    #: 1,024-descriptor limit).
+    CACHE_FDS = 256
 
     def get(self, reldir: str) -> int:
         """The descriptor of ``reldir``, opened level by level from the deepest cached
@@ -160,6 +164,19 @@ class DirFds:
                 self.ops.close(transient)
             raise
         return fd
+
+    def trim(self) -> None:
+        """Past :attr:`CACHE_FDS` descriptors, close all but the root's (a batch in walk order
+        seldom comes back to a directory it left; one that does is opened again). Only where
+        the caller holds none of them: between directories."""
+        fds = self._fds
+        if len(fds) < self.CACHE_FDS:
+            return
+        root = fds.pop("", None)
+        self._fds = {} if root is None else {"": root}
+        close = os.close if type(self.ops) is OsFS else self.ops.close
+        for fd in fds.values():
+            close(fd)
 
     def held(self, reldir: str) -> int | None:
         """The descriptor of ``reldir`` if it is open already (the root: opened now), else

@@ -60,6 +60,9 @@ if TYPE_CHECKING:
 __all__ = ["ReadFacts"]
 
 
+#: Paths of a batch read in one worker-thread hop on a local tree (more: hops of at least
+#: this many, side by side under the reads pool).
+ONE_HOP_LOCAL = 4096
 #: Built-in gates that are sync, pure functions of the facts: the one-hop read may run them in
 #: its worker thread to decide whether to open a file ahead of the pipeline.
 _INLINE_GATES: tuple[type, ...] = (PathGate, SecretsGate, IgnoreGate)
@@ -96,7 +99,9 @@ class ReadFacts:
     ahead)."""
 
     def __init__(self, runtime: Runtime, backend: AsyncFS, ctx: GateContext, *,
-                 one_hop: bool = False, on_loop: bool = False) -> None:
+                 one_hop: bool = False, on_loop: bool = False, fused: bool = False) -> None:
+        """``fused``: the caller already ran this source's fused step (:meth:`loop_chunk`) on
+        the pending paths: fetching ``REAL`` and ``MATCH`` finds them there."""
         self.runtime = runtime
         self.backend = backend
         self.ctx = ctx
@@ -105,7 +110,18 @@ class ReadFacts:
         if one_hop and isinstance(backend, ThreadFS):
             self._inline, self._tail = self._inline_gates()
         self._on_loop = on_loop  # try the fused step on the event loop first (runtime/tools/_inline.py)
-        self._matched = False
+        self._matched = self._fused_done = fused
+
+    def loop_chunk(self) -> Callable[[Sequence[PathFacts]], list[None]] | None:
+        """The fused step on the event loop (``one_hop``; the inline bound is the runtime's
+        ``inline_reads.max_bytes``) when the gates are the built-in ones alone
+        (:class:`_KnownGates`), else ``None``: ``read_files`` runs it on one file itself, ahead
+        of the pipeline, as :meth:`_on_loop_first` would (``WouldBlock``: the facts must be
+        reset and the read hops)."""
+        inline = self._inline
+        if inline is None or _KnownGates.of(inline, self._tail) is None:
+            return None
+        return self._fused_chunk(inline, _no_cancel, self.runtime.inline_reads.max_bytes)
 
     def _inline_gates(self) -> tuple[_Gates | None, _Gates]:
         """The gates before the first one needing ``OPEN``, when all are built-in sync gates,
@@ -140,6 +156,8 @@ class ReadFacts:
 
     async def fetch(self, fact: Fact, pending: Sequence[PathFacts]) -> None:
         if fact is Fact.REAL:
+            if self._fused_done:
+                return  # fetched by the caller's own fused step (``loop_chunk``)
             if self._inline is not None:
                 await self._fused(pending, self._inline)
             else:
@@ -202,7 +220,13 @@ class ReadFacts:
             self._on_loop = False
         if not self._on_loop:
             chunk = self._fused_chunk(inline, anyio.from_thread.check_cancelled, None)
-            chunks = await run_chunked(chunk, pending, runtime.limiter.reads())
+            # one hop on a local tree: its reads seldom wait, so hops side by side would only
+            # take turns with the interpreter lock (a hand-over per system call)
+            reads = runtime.limiter.reads()
+            if _is_local(runtime):
+                chunks = await run_chunked(chunk, pending, reads, min_chunk=ONE_HOP_LOCAL)
+            else:
+                chunks = await run_chunked(chunk, pending, reads)
             await anyio.lowlevel.checkpoint_if_cancelled()  # a hop may end after its call's cancel
             if len(chunks) > 1:
                 self._one_read_per_file(pending, len(inline))
@@ -290,7 +314,7 @@ class ReadFacts:
             with DirFds(ops, root) as dirs:
                 # ignore files lstat-ed relative to the directories this chunk opened anyway
                 session = IgnoreSession(index, dir_fd=dirs.held)  # index.session(dirs.held)
-                get_dir = dirs.get
+                get_dir, trim = dirs.get, dirs.trim
                 last: str | None = None  # the parent of the last plain spelling, its fd and node
                 dir_fd = -1
                 node: DirNode | None = None
@@ -302,6 +326,7 @@ class ReadFacts:
                         parent, _, name = request.rpartition("/")
                         if parent != last:
                             last = parent
+                            trim()  # no descriptor of ``dirs`` is held here
                             try:
                                 dir_fd = get_dir(parent)
                             except (OSError, ValueError):
@@ -464,6 +489,15 @@ class ReadFacts:
         for f in pending:
             if f.opened is None and f.resolved is not None and f.resolved.real is not None:
                 f.opened = known[f.resolved.real]
+
+
+def _is_local(runtime: Runtime) -> bool:
+    """Is the runtime's tree on a local filesystem (:func:`~pathgate.runtime.fs.is_local_tree`,
+    decided once per runtime; a filesystem seam is not)?"""
+    local: bool | None = getattr(runtime, "_read_local", None)
+    if local is None:
+        local = runtime._read_local = type(runtime.backends.ops) is OsFS and is_local_tree(runtime.root)  # type: ignore[attr-defined]
+    return local
 
 
 def _local_tree(runtime: Runtime) -> bool:
