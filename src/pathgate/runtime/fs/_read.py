@@ -331,7 +331,19 @@ def _read_cached(fd: int, cap: int, size: int = 0, short_is_end: bool = False) -
     if not _NOWAIT:
         raise WouldBlock
     buf = bytearray(min(cap, max(size, 0)) + 1)
-    got = 0
+    if short_is_end:  # the common case, one read of the whole file: no view, no loop
+        try:
+            n = os.preadv(fd, [buf], 0, _NOWAIT)
+        except OSError as exc:
+            if exc.errno in (errno.EAGAIN, errno.EOPNOTSUPP, errno.EINVAL):
+                raise WouldBlock from None
+            raise
+        if size <= n < len(buf) or n == 0:
+            del buf[n:]
+            return bytes(buf)
+        got = n  # more to read (short of the fstat size, or grown): the loop below
+    else:
+        got = 0
     while True:
         if got == len(buf):
             if got > cap:

@@ -52,7 +52,17 @@ from pathgate.runtime.gates.read import ReadGate
 from pathgate.runtime.gates.secrets import LinkedSecretGate, SecretsGate
 from pathgate.runtime.gates.size import SizeGate
 from pathgate.runtime.ignore import DirNode, IgnoreSession, Match
-from pathgate.verdicts import Remedy, Verdict
+from pathgate.runtime.tools._read_checks import (
+    _checks,
+    _ChunkState,
+    _Gates,
+    _KnownGates,
+    _no_cancel,
+    _passes,
+    _passes_before_open,
+    _tail_passed,
+)
+from pathgate.verdicts import Remedy
 
 if TYPE_CHECKING:
     from pathgate.runtime._runtime import Runtime
@@ -71,14 +81,9 @@ _INLINE_GATES: tuple[type, ...] = (PathGate, SecretsGate, IgnoreGate)
 #: functions of the facts, except a multi-linked file's secret-inode check, which must await
 #: (the worker then stops and leaves it and the gates after it to the pipeline).
 _TAIL_GATES: tuple[type, ...] = (LinkedSecretGate, ExistenceGate, SizeGate, ReadGate)
-_Gates = tuple[GateCheck, ...]
 #: id(gate tuple) -> (the tuple, its inline gates, the tail gates after them): keeping the
 #: tuple makes the id safe.
 _INLINE_OF: dict[int, tuple[_Gates, _Gates | None, _Gates]] = {}
-_Check = Callable[[PathFacts, GateContext], object]
-#: id(gate tuple) -> (the tuple, its gates' bound ``check`` methods): keeping the tuple makes
-#: the id safe (the tuples are those kept in ``_INLINE_OF``).
-_CHECKS_OF: dict[int, tuple[_Gates, tuple[_Check, ...]]] = {}
 #: (id(policy), purpose) -> (the policy, its ignore decider): keeping the policy makes the id safe.
 _DECIDER_OF: dict[tuple[int, str], tuple[object, Decider]] = {}
 #: A runtime's chunk functions (``runtime._read_chunks``): (ids of the read context, backend,
@@ -403,7 +408,7 @@ class ReadFacts:
             f.secret = secret  # what ``is_secret_facts`` keeps once the real path is known
             f.opened = state.opened[real] = opened
             if known is not None and opened.text is not None and st.st_nlink == 1 and (
-                    linked is None or _tail_passed((linked,), f, ctx)):
+                    linked is None or _passes(linked, f, ctx)):
                 f.cleared = everything
             else:
                 f.cleared = cleared + _tail_passed(tail_checks, f, ctx)  # the pipeline skips these
@@ -506,96 +511,3 @@ def _local_tree(runtime: Runtime) -> bool:
     decided here."""
     local = runtime.inline_reads.enabled
     return is_local_tree(runtime.root) if local is None else local
-
-
-def _passes_before_open(f: PathFacts, real: str, match: Match, checks: tuple[_Check, ...],
-                        ctx: GateContext) -> bool:
-    """Do all ``checks`` (the gates before the first ``OPEN`` gate) pass the plain spelling
-    ``f`` resolved to ``real`` (no ``st`` yet) with ignore decision ``match``? The facts are
-    left as they were."""
-    f.resolved = Resolved(f.request, real, f.request)
-    f.match = match
-    passed = _tail_passed(checks, f, ctx)
-    f.resolved = f.match = f.secret = None
-    return passed == len(checks)  # none blocked, none must await
-
-
-class _KnownGates:
-    """The built-in gates, alone, in their order: ``_INLINE_GATES`` (path, secrets when
-    enforced, ignore) then ``_TAIL_GATES`` (linked secret when enforced, existence, size, read),
-    exactly these classes. ``git_dirs``: the path gate's; ``linked``: the linked-secret gate's
-    ``check`` (``None``: not in the tuple).
-
-    Then what each gate checks is known from how the direct route made the facts: the path
-    gate blocks a plain spelling resolved inside only for git internals (asked before the
-    open), the secrets gate only a secret (asked), the ignore gate only an ignored path
-    (asked); on the descriptor, the existence, size and read gates pass exactly when the read
-    gave text (a regular file, within the limit, no error, the descriptor the name led to), and
-    the linked-secret gate is asked for a file of one link. Any other outcome runs the gates
-    themselves (tests/runtime/test_batch_fastpaths.py runs every gate on what this cleared)."""
-
-    __slots__ = ("git_dirs", "linked")
-
-    _SHAPES = (
-        ((PathGate, SecretsGate, IgnoreGate), (LinkedSecretGate, ExistenceGate, SizeGate, ReadGate)),
-        ((PathGate, IgnoreGate), (ExistenceGate, SizeGate, ReadGate)),
-    )
-
-    def __init__(self, git_dirs: tuple[str, ...], linked: _Check | None) -> None:
-        self.git_dirs = git_dirs
-        self.linked = linked
-
-    @classmethod
-    def of(cls, inline: _Gates, tail: _Gates) -> _KnownGates | None:
-        shape = (tuple(type(g) for g in inline), tuple(type(g) for g in tail))
-        if shape not in cls._SHAPES:
-            return None
-        linked = tail[0].check if type(tail[0]) is LinkedSecretGate else None
-        return cls(inline[0].git_dirs, linked)  # type: ignore[attr-defined]
-
-
-class _ChunkState:
-    """What one chunk shares across its paths: the resolution memo (made when a spelling
-    needs ``resolve_flow``), the ignore decisions of the general route by real relpath, and
-    the descriptor reads by real path (one per real file)."""
-
-    __slots__ = ("matches", "memo", "opened")
-
-    def __init__(self) -> None:
-        self.memo: DirStatMemo | None = None
-        self.matches: dict[str, tuple[Match, Remedy | None]] = {}
-        self.opened: dict[str, Opened] = {}
-
-
-def _checks(gates: _Gates) -> tuple[_Check, ...]:
-    """The bound ``check`` methods of ``gates`` (made once per gate tuple)."""
-    got = _CHECKS_OF.get(id(gates))
-    if got is not None and got[0] is gates:
-        return got[1]
-    checks = tuple(g.check for g in gates)
-    if len(_CHECKS_OF) > 128:
-        _CHECKS_OF.clear()
-    _CHECKS_OF[id(gates)] = (gates, checks)
-    return checks
-
-
-def _tail_passed(tail: tuple[_Check, ...], facts: PathFacts, ctx: GateContext) -> int:
-    """How many of the leading ``tail`` gates (their ``check`` methods) pass ``facts`` without
-    awaiting (the first that blocks or must await stops the count; an awaitable it returned is
-    closed unawaited: the pipeline runs that gate again on the loop)."""
-    n = 0
-    for check in tail:
-        result = check(facts, ctx)
-        if result is not None:
-            close = getattr(result, "close", None)
-            if close is not None and not isinstance(result, Verdict):
-                close()
-            break
-        n += 1
-    return n
-
-
-def _no_cancel() -> None:
-    """On the loop, cancellation is checked at the next checkpoint, not between files."""
-
-

@@ -59,7 +59,7 @@ def _check_int(value: Any, field: str, minimum: int) -> int | None:
 
 
 def _check_paths(paths: Any) -> list[str]:
-    if type(paths) is list and all(type(p) is str for p in paths):
+    if type(paths) is list and ((len(paths) == 1 and type(paths[0]) is str) or all(type(p) is str for p in paths)):
         return list(paths)  # the common case, without the ABC check and a call per path
     if isinstance(paths, (str, bytes)) or not isinstance(paths, Sequence):
         raise ToolArgumentError("read_files: `paths` must be a list of strings", field="paths")
