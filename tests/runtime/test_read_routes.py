@@ -14,6 +14,7 @@ import pytest
 from pathgate import Policy, Runtime
 from pathgate.runtime.fs import _read
 from pathgate.runtime.fs._read import DirFds
+from pathgate.runtime.gates import Fact, GateContext, PathFacts
 from pathgate.runtime.tools import _read_facts
 from pathgate.runtime.tools._inline import INLINE_MAX
 from tests.runtime.gates._tree import count_hops, write_tree
@@ -197,3 +198,33 @@ def test_one_preadv_read_gives_the_file_whatever_the_size_hint(tmp_path: Path, h
     finally:
         os.close(fd)
     assert got == data[: INLINE_MAX + 1]
+
+
+class _PassGate:
+    """A host gate that lets everything through (the gates are then not the built-in ones)."""
+
+    name = "host_pass"
+    needs = frozenset({Fact.NAME})
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def check(self, facts: PathFacts, ctx: GateContext) -> None:
+        self.seen.append(facts.request)
+
+
+@pytest.mark.anyio
+async def test_host_gate_is_asked_and_answers_as_the_thread_route(tmp_path: Path) -> None:
+    """With a host gate the one-file read is not taken ahead of the pipeline: the host gate is
+    asked for every path, and the answers equal a runtime whose reads always hop."""
+    root = _tree(tmp_path / "t")
+    gates = [_PassGate(), _PassGate()]
+    loop_rt, hop_rt = Runtime(root, Policy(), gates=[gates[0]]), Runtime(root, Policy(), gates=[gates[1]])
+    hop_rt.inline_reads.enabled = False
+    answers = []
+    for rt, gate in zip((loop_rt, hop_rt), gates, strict=True):
+        await rt.read_files(PATHS)
+        gate.seen.clear()
+        answers.append(await _answers(rt, PATHS))
+        assert set(gate.seen) >= {"a.txt", "d/b.txt", "link"}
+    assert answers[0] == answers[1]

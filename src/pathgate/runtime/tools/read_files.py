@@ -133,12 +133,13 @@ async def read_files(
     fused = False
     if on_loop:
         done = _read_on_loop(runtime, ctx, facts[0])
-        if done is None:
+        if done is _HOP:
             on_loop = False  # nothing fetched: the whole read hops
-        elif done:
+        elif done is _PASSED:
             verdicts = [None]  # every gate passed it: what the pipeline would say
-        else:
+        elif done is _FETCHED:
             fused = True  # fetched on the loop; the pipeline decides
+        # else not tried here (other gates, or blocked as written): the source tries the loop
     if verdicts is None:
         source = ReadFacts(runtime, runtime.backends.pick(policy.fs_backend), ctx, one_hop=True, on_loop=on_loop,
                            fused=fused)
@@ -174,19 +175,22 @@ def _read_context(policy: Policy, root: str, model: str | None) -> GateContext:
     return ctx
 
 
+#: :func:`_read_on_loop`'s outcomes (besides ``None``: not tried).
+_PASSED, _FETCHED, _HOP = object(), object(), object()
 #: A runtime's one-file step on the loop (``runtime._read_on_loop``): (id of the read context,
 #: the inline bound) -> (the context, the pipeline's gates, the written checks, the chunk or
 #: ``None`` when the gates are not the built-in ones alone): keeping the objects makes the id safe.
 _LoopSteps = dict[tuple[int, int], tuple[GateContext, tuple[object, ...], tuple[Any, ...], Any]]
 
 
-def _read_on_loop(runtime: Runtime, ctx: GateContext, f: PathFacts) -> bool | None:
+def _read_on_loop(runtime: Runtime, ctx: GateContext, f: PathFacts) -> object:
     """One plain spelling's read on the event loop, ahead of the pipeline, as the pipeline
     would run it with the gates built in alone: the as-written checks (before any I/O), then
-    the fused step (:meth:`ReadFacts.loop_chunk`) under the inline breaker. ``True``: every
-    gate passed (the pipeline would return no verdict); ``False``: the facts are fetched and
-    the pipeline decides (``ReadFacts(fused=True)``); ``None``: nothing fetched (a check as
-    written blocks, another gate, or the file would block the loop): the usual route."""
+    the fused step (:meth:`ReadFacts.loop_chunk`) under the inline breaker. :data:`_PASSED`:
+    every gate passed (the pipeline would return no verdict); :data:`_FETCHED`: the facts are
+    fetched and the pipeline decides (``ReadFacts(fused=True)``); :data:`_HOP`: the file would
+    block the loop (nothing kept): the read hops; ``None``: not tried (other gates than the
+    built-in ones, or a check as written blocks): the usual route, on the loop."""
     pipeline = runtime.pipeline
     gates = pipeline.gates
     guard = runtime.inline_reads
@@ -205,17 +209,17 @@ def _read_on_loop(runtime: Runtime, ctx: GateContext, f: PathFacts) -> bool | No
         return None
     for written in got[2]:
         if written(f, ctx) is not None:  # the built-in secrets gate: a verdict, never an awaitable
-            return None
+            return None  # the pipeline's own pass says so again, before any I/O
     mark = guard.start()
     try:
         chunk((f,))
     except WouldBlock:
         f.resolved = f.match = f.remedy = f.opened = f.secret = None
         f.cleared = 0
-        return None
+        return _HOP
     finally:
         guard.took(mark)
-    return f.cleared >= len(gates)
+    return _PASSED if f.cleared >= len(gates) else _FETCHED
 
 
 def _may_run_on_loop(runtime: Runtime, facts: PathFacts) -> bool:
