@@ -20,6 +20,7 @@ and returns what the model receives, rendered for the call's model.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -49,6 +50,7 @@ from pathgate.runtime._gating import GateCore, RendererRules, project_git_dirs
 from pathgate.runtime._live import INDEX_MODE, LiveIndex
 from pathgate.runtime._tracing import SpanMode, TracingMiddleware
 from pathgate.runtime.fs import Backends, IoLimiter, OsFS, SyncFS
+from pathgate.runtime.fs._sched import _CALL, Ticket
 from pathgate.runtime.gates import GateCheck, GateContext
 from pathgate.runtime.tools._inline import InlineReads
 from pathgate.runtime.tools._versions import FileLocks, VersionStore
@@ -319,8 +321,15 @@ class Runtime(GateCore):
         state = CallState()
         if renderer is not None:
             state.renderer = renderer
-        with self.limiter.call():
-            return await self._chain(ToolCall(tool, args or {}, model, call_id, agent, state))
+        call = ToolCall(tool, args or {}, model, call_id, agent, state)
+        # the call's scope (``self.limiter.call()``, inline: its hops are granted by its start)
+        if _CALL.get() is not None:  # a call inside another's scope is part of it
+            return await self._chain(call)
+        token = _CALL.set(Ticket(time.monotonic()))
+        try:
+            return await self._chain(call)
+        finally:
+            _CALL.reset(token)
 
     def use(self, middleware: Middleware) -> None:
         """Add a host middleware ``async (call, call_next) -> result``. Host middlewares run
@@ -474,11 +483,17 @@ class Runtime(GateCore):
 
     async def _tool_read_files(self, args: ReadFilesArgs, call: ToolCall) -> list[FileResult]:
         # a spelling without a double quote is its own path (``unspell_path`` returns it as is)
-        paths = [p if '"' not in p else unspell_path(p) for p in args.paths]
+        paths = args.paths
+        if len(paths) != 1 or '"' in paths[0]:
+            paths = [p if '"' not in p else unspell_path(p) for p in paths]
         # inside the call's scope already (``call``): the tool itself, not ``read_files``' scope
         results = await _read_files(self, paths, offset=args.offset, limit=args.limit, model=call.model,
                                     agent=call.agent)
-        call.state.verdicts = [None if r.truncated else r.verdict for r in results]
+        if len(results) == 1:
+            r = results[0]
+            call.state.verdicts = [None if r.truncated else r.verdict]
+        else:
+            call.state.verdicts = [None if r.truncated else r.verdict for r in results]
         return _spell_reads(results)
 
     @staticmethod
