@@ -20,6 +20,7 @@ and returns what the model receives, rendered for the call's model.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -49,6 +50,7 @@ from pathgate.runtime._gating import GateCore, RendererRules, project_git_dirs
 from pathgate.runtime._live import INDEX_MODE, LiveIndex
 from pathgate.runtime._tracing import SpanMode, TracingMiddleware
 from pathgate.runtime.fs import Backends, IoLimiter, OsFS, SyncFS
+from pathgate.runtime.fs._sched import _CALL, Ticket
 from pathgate.runtime.gates import GateCheck, GateContext
 from pathgate.runtime.tools._inline import InlineReads
 from pathgate.runtime.tools._versions import FileLocks, VersionStore
@@ -62,6 +64,7 @@ if TYPE_CHECKING:
     from opentelemetry.metrics import MeterProvider
     from opentelemetry.trace import TracerProvider
 
+    from pathgate.renderers._base import Renderer
     from pathgate.runtime.gates import FactSource
 
 T = TypeVar("T")
@@ -318,8 +321,15 @@ class Runtime(GateCore):
         state = CallState()
         if renderer is not None:
             state.renderer = renderer
-        with self.limiter.call():
-            return await self._chain(ToolCall(tool, args or {}, model, call_id, agent, state))
+        call = ToolCall(tool, args or {}, model, call_id, agent, state)
+        # the call's scope (``self.limiter.call()``, inline: its hops are granted by its start)
+        if _CALL.get() is not None:  # a call inside another's scope is part of it
+            return await self._chain(call)
+        token = _CALL.set(Ticket(time.monotonic()))
+        try:
+            return await self._chain(call)
+        finally:
+            _CALL.reset(token)
 
     def use(self, middleware: Middleware) -> None:
         """Add a host middleware ``async (call, call_next) -> result``. Host middlewares run
@@ -380,6 +390,7 @@ class Runtime(GateCore):
         tracing around rendering around the endpoint -- the links ``build_chain`` makes, in
         the same order and with the same code, without a coroutine per link per call."""
         tracing, render, endpoint = self._tracing, self._render, self._endpoint
+        tools, renderer_for, rendered_raw = self._tools, self.renderer_for, self._rendered
 
         async def rendered(call: ToolCall) -> Any:
             return await render(call, endpoint)
@@ -388,7 +399,16 @@ class Runtime(GateCore):
             try:
                 if tracing.is_quiet():
                     INDEX_MODE.set(None)  # what the quiet tracing link does
-                    return await render(call, endpoint)
+                    # the rendering link and the endpoint, in this frame (``_render``, ``_endpoint``)
+                    state = call.state
+                    renderer = renderer_for(call.model, state.renderer)
+                    state.renderer = renderer.name
+                    spec = tools.get(call.tool)
+                    if spec is None:
+                        raise unknown_tool(call.tool, list(tools))
+                    raw = await spec.fn(validate_args(spec, call.args), call)
+                    state.raw = raw
+                    return rendered_raw(renderer, raw) if state.render else raw
                 return await tracing._traced(call, rendered)
             except Exception as exc:
                 return boundary.handle(call, exc)
@@ -403,6 +423,11 @@ class Runtime(GateCore):
         call.state.raw = raw  # the raw results stay available to the links above
         if not call.state.render:
             return raw
+        return self._rendered(renderer, raw)
+
+    @staticmethod
+    def _rendered(renderer: Renderer, raw: Any) -> Any:
+        """What the model receives for a tool's raw result ``raw``."""
         if isinstance(raw, list) and _all_reads(raw):
             return renderer.render_read(raw)
         if isinstance(raw, (GlobResult, ListResult, SearchResult)):
@@ -458,11 +483,17 @@ class Runtime(GateCore):
 
     async def _tool_read_files(self, args: ReadFilesArgs, call: ToolCall) -> list[FileResult]:
         # a spelling without a double quote is its own path (``unspell_path`` returns it as is)
-        paths = [p if '"' not in p else unspell_path(p) for p in args.paths]
+        paths = args.paths
+        if len(paths) != 1 or '"' in paths[0]:
+            paths = [p if '"' not in p else unspell_path(p) for p in paths]
         # inside the call's scope already (``call``): the tool itself, not ``read_files``' scope
         results = await _read_files(self, paths, offset=args.offset, limit=args.limit, model=call.model,
                                     agent=call.agent)
-        call.state.verdicts = [None if r.truncated else r.verdict for r in results]
+        if len(results) == 1:
+            r = results[0]
+            call.state.verdicts = [None if r.truncated else r.verdict]
+        else:
+            call.state.verdicts = [None if r.truncated else r.verdict for r in results]
         return _spell_reads(results)
 
     @staticmethod

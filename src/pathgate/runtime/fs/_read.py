@@ -118,6 +118,10 @@ class DirFds:
     #: target is kept), so a path thousands of levels deep costs two descriptors, not one per
     #: level.
     CACHE_DEPTH = 32
+    #: At most about this many descriptors are kept when the holder :meth:`trim` s between
+    #: directories (a batch of thousands of files in as many directories stays below a
+    #: 1,024-descriptor limit).
+    CACHE_FDS = 256
 
     def get(self, reldir: str) -> int:
         """The descriptor of ``reldir``, opened level by level from the deepest cached
@@ -160,6 +164,19 @@ class DirFds:
                 self.ops.close(transient)
             raise
         return fd
+
+    def trim(self) -> None:
+        """Past :attr:`CACHE_FDS` descriptors, close all but the root's (a batch in walk order
+        seldom comes back to a directory it left; one that does is opened again). Only where
+        the caller holds none of them: between directories."""
+        fds = self._fds
+        if len(fds) < self.CACHE_FDS:
+            return
+        root = fds.pop("", None)
+        self._fds = {} if root is None else {"": root}
+        close = os.close if type(self.ops) is OsFS else self.ops.close
+        for fd in fds.values():
+            close(fd)
 
     def held(self, reldir: str) -> int | None:
         """The descriptor of ``reldir`` if it is open already (the root: opened now), else
@@ -299,16 +316,34 @@ _NOWAIT = getattr(os, "RWF_NOWAIT", 0)
 _SHORT_READS_CAP = 1 << 30
 
 
-def _read_cached(fd: int, cap: int, size: int = 0) -> bytes:
+def _read_cached(fd: int, cap: int, size: int = 0, short_is_end: bool = False) -> bytes:
     """Up to ``cap + 1`` bytes of ``fd`` from the page cache only (``preadv`` with
     ``RWF_NOWAIT``): :class:`WouldBlock` when a byte is not cached (``EAGAIN``) or the
     kernel or filesystem cannot tell (``EOPNOTSUPP``). ``size`` (the ``fstat`` size) sizes
     the buffer: one byte more than that, grown (doubling, to ``cap + 1`` at most) if the
-    file has grown, so a small file costs no 64 KiB allocation."""
+    file has grown, so a small file costs no 64 KiB allocation.
+
+    ``short_is_end`` (a local filesystem, as :func:`read_fstated`): a read that returned
+    fewer bytes than asked and has by then all ``size`` bytes the ``fstat`` showed is the
+    end of the file, without one more call to find it. (Under ``RWF_NOWAIT`` a short read
+    alone is no end: the bytes after it may only be out of the page cache; but every byte
+    the file held when it was ``fstat``-ed has been read.)"""
     if not _NOWAIT:
         raise WouldBlock
     buf = bytearray(min(cap, max(size, 0)) + 1)
-    got = 0
+    if short_is_end:  # the common case, one read of the whole file: no view, no loop
+        try:
+            n = os.preadv(fd, [buf], 0, _NOWAIT)
+        except OSError as exc:
+            if exc.errno in (errno.EAGAIN, errno.EOPNOTSUPP, errno.EINVAL):
+                raise WouldBlock from None
+            raise
+        if size <= n < len(buf) or n == 0:
+            del buf[n:]
+            return bytes(buf)
+        got = n  # more to read (short of the fstat size, or grown): the loop below
+    else:
+        got = 0
     while True:
         if got == len(buf):
             if got > cap:
@@ -324,6 +359,8 @@ def _read_cached(fd: int, cap: int, size: int = 0) -> bytes:
         if n == 0:
             break
         got += n
+        if short_is_end and size <= got < len(buf):
+            break
     del buf[got:]
     return bytes(buf)
 
@@ -422,7 +459,7 @@ def read_fstated(fd: int, st: os.stat_result, max_bytes: int, inline: int | None
     if inline is not None:
         if st.st_size > inline:
             raise WouldBlock
-        data = _read_cached(fd, min(max_bytes, inline), st.st_size)
+        data = _read_cached(fd, min(max_bytes, inline), st.st_size, short_is_end)
         if len(data) > inline:
             raise WouldBlock  # grew past the inline bound since fstat
         return decode(data, max_bytes, st)

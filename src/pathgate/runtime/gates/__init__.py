@@ -128,6 +128,12 @@ class GatePipeline:
         self._needs = tuple(tuple(sorted(g.needs)) for g in self._gates)
         self._plans: dict[tuple[frozenset[Fact], bool], tuple[tuple[Fact, ...], ...]] = {}
 
+    @property
+    def written(self) -> tuple[Callable[[PathFacts, GateContext], GateResult], ...]:
+        """The gates' ``check_written`` methods, in order: the as-written pass :meth:`run`
+        makes before any I/O."""
+        return self._written
+
     def _plan(self, have: frozenset[Fact], fetches: bool) -> tuple[tuple[Fact, ...], ...]:
         """Per gate, the facts to fetch before it (``fetches``: a source fills in what is
         missing, so each fact is fetched once, before the first gate needing it; without a

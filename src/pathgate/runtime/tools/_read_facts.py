@@ -52,7 +52,17 @@ from pathgate.runtime.gates.read import ReadGate
 from pathgate.runtime.gates.secrets import LinkedSecretGate, SecretsGate
 from pathgate.runtime.gates.size import SizeGate
 from pathgate.runtime.ignore import DirNode, IgnoreSession, Match
-from pathgate.verdicts import Remedy, Verdict
+from pathgate.runtime.tools._read_checks import (
+    _checks,
+    _ChunkState,
+    _Gates,
+    _KnownGates,
+    _no_cancel,
+    _passes,
+    _passes_before_open,
+    _tail_passed,
+)
+from pathgate.verdicts import Remedy
 
 if TYPE_CHECKING:
     from pathgate.runtime._runtime import Runtime
@@ -60,6 +70,9 @@ if TYPE_CHECKING:
 __all__ = ["ReadFacts"]
 
 
+#: Paths of a batch read in one worker-thread hop on a local tree (more: hops of at least
+#: this many, side by side under the reads pool).
+ONE_HOP_LOCAL = 4096
 #: Built-in gates that are sync, pure functions of the facts: the one-hop read may run them in
 #: its worker thread to decide whether to open a file ahead of the pipeline.
 _INLINE_GATES: tuple[type, ...] = (PathGate, SecretsGate, IgnoreGate)
@@ -68,14 +81,9 @@ _INLINE_GATES: tuple[type, ...] = (PathGate, SecretsGate, IgnoreGate)
 #: functions of the facts, except a multi-linked file's secret-inode check, which must await
 #: (the worker then stops and leaves it and the gates after it to the pipeline).
 _TAIL_GATES: tuple[type, ...] = (LinkedSecretGate, ExistenceGate, SizeGate, ReadGate)
-_Gates = tuple[GateCheck, ...]
 #: id(gate tuple) -> (the tuple, its inline gates, the tail gates after them): keeping the
 #: tuple makes the id safe.
 _INLINE_OF: dict[int, tuple[_Gates, _Gates | None, _Gates]] = {}
-_Check = Callable[[PathFacts, GateContext], object]
-#: id(gate tuple) -> (the tuple, its gates' bound ``check`` methods): keeping the tuple makes
-#: the id safe (the tuples are those kept in ``_INLINE_OF``).
-_CHECKS_OF: dict[int, tuple[_Gates, tuple[_Check, ...]]] = {}
 #: (id(policy), purpose) -> (the policy, its ignore decider): keeping the policy makes the id safe.
 _DECIDER_OF: dict[tuple[int, str], tuple[object, Decider]] = {}
 #: A runtime's chunk functions (``runtime._read_chunks``): (ids of the read context, backend,
@@ -96,7 +104,9 @@ class ReadFacts:
     ahead)."""
 
     def __init__(self, runtime: Runtime, backend: AsyncFS, ctx: GateContext, *,
-                 one_hop: bool = False, on_loop: bool = False) -> None:
+                 one_hop: bool = False, on_loop: bool = False, fused: bool = False) -> None:
+        """``fused``: the caller already ran this source's fused step (:meth:`loop_chunk`) on
+        the pending paths: fetching ``REAL`` and ``MATCH`` finds them there."""
         self.runtime = runtime
         self.backend = backend
         self.ctx = ctx
@@ -105,7 +115,18 @@ class ReadFacts:
         if one_hop and isinstance(backend, ThreadFS):
             self._inline, self._tail = self._inline_gates()
         self._on_loop = on_loop  # try the fused step on the event loop first (runtime/tools/_inline.py)
-        self._matched = False
+        self._matched = self._fused_done = fused
+
+    def loop_chunk(self) -> Callable[[Sequence[PathFacts]], list[None]] | None:
+        """The fused step on the event loop (``one_hop``; the inline bound is the runtime's
+        ``inline_reads.max_bytes``) when the gates are the built-in ones alone
+        (:class:`_KnownGates`), else ``None``: ``read_files`` runs it on one file itself, ahead
+        of the pipeline, as :meth:`_on_loop_first` would (``WouldBlock``: the facts must be
+        reset and the read hops)."""
+        inline = self._inline
+        if inline is None or _KnownGates.of(inline, self._tail) is None:
+            return None
+        return self._fused_chunk(inline, _no_cancel, self.runtime.inline_reads.max_bytes)
 
     def _inline_gates(self) -> tuple[_Gates | None, _Gates]:
         """The gates before the first one needing ``OPEN``, when all are built-in sync gates,
@@ -140,6 +161,8 @@ class ReadFacts:
 
     async def fetch(self, fact: Fact, pending: Sequence[PathFacts]) -> None:
         if fact is Fact.REAL:
+            if self._fused_done:
+                return  # fetched by the caller's own fused step (``loop_chunk``)
             if self._inline is not None:
                 await self._fused(pending, self._inline)
             else:
@@ -202,7 +225,13 @@ class ReadFacts:
             self._on_loop = False
         if not self._on_loop:
             chunk = self._fused_chunk(inline, anyio.from_thread.check_cancelled, None)
-            chunks = await run_chunked(chunk, pending, runtime.limiter.reads())
+            # one hop on a local tree: its reads seldom wait, so hops side by side would only
+            # take turns with the interpreter lock (a hand-over per system call)
+            reads = runtime.limiter.reads()
+            if _is_local(runtime):
+                chunks = await run_chunked(chunk, pending, reads, min_chunk=ONE_HOP_LOCAL)
+            else:
+                chunks = await run_chunked(chunk, pending, reads)
             await anyio.lowlevel.checkpoint_if_cancelled()  # a hop may end after its call's cancel
             if len(chunks) > 1:
                 self._one_read_per_file(pending, len(inline))
@@ -290,7 +319,7 @@ class ReadFacts:
             with DirFds(ops, root) as dirs:
                 # ignore files lstat-ed relative to the directories this chunk opened anyway
                 session = IgnoreSession(index, dir_fd=dirs.held)  # index.session(dirs.held)
-                get_dir = dirs.get
+                get_dir, trim = dirs.get, dirs.trim
                 last: str | None = None  # the parent of the last plain spelling, its fd and node
                 dir_fd = -1
                 node: DirNode | None = None
@@ -302,6 +331,7 @@ class ReadFacts:
                         parent, _, name = request.rpartition("/")
                         if parent != last:
                             last = parent
+                            trim()  # no descriptor of ``dirs`` is held here
                             try:
                                 dir_fd = get_dir(parent)
                             except (OSError, ValueError):
@@ -378,7 +408,7 @@ class ReadFacts:
             f.secret = secret  # what ``is_secret_facts`` keeps once the real path is known
             f.opened = state.opened[real] = opened
             if known is not None and opened.text is not None and st.st_nlink == 1 and (
-                    linked is None or _tail_passed((linked,), f, ctx)):
+                    linked is None or _passes(linked, f, ctx)):
                 f.cleared = everything
             else:
                 f.cleared = cleared + _tail_passed(tail_checks, f, ctx)  # the pipeline skips these
@@ -466,102 +496,18 @@ class ReadFacts:
                 f.opened = known[f.resolved.real]
 
 
+def _is_local(runtime: Runtime) -> bool:
+    """Is the runtime's tree on a local filesystem (:func:`~pathgate.runtime.fs.is_local_tree`,
+    decided once per runtime; a filesystem seam is not)?"""
+    local: bool | None = getattr(runtime, "_read_local", None)
+    if local is None:
+        local = runtime._read_local = type(runtime.backends.ops) is OsFS and is_local_tree(runtime.root)  # type: ignore[attr-defined]
+    return local
+
+
 def _local_tree(runtime: Runtime) -> bool:
     """Is the runtime's tree local (:func:`~pathgate.runtime.fs.is_local_tree`)? Taken from
     ``InlineReads`` once it decided (``False`` there also when inline reads are off), else
     decided here."""
     local = runtime.inline_reads.enabled
     return is_local_tree(runtime.root) if local is None else local
-
-
-def _passes_before_open(f: PathFacts, real: str, match: Match, checks: tuple[_Check, ...],
-                        ctx: GateContext) -> bool:
-    """Do all ``checks`` (the gates before the first ``OPEN`` gate) pass the plain spelling
-    ``f`` resolved to ``real`` (no ``st`` yet) with ignore decision ``match``? The facts are
-    left as they were."""
-    f.resolved = Resolved(f.request, real, f.request)
-    f.match = match
-    passed = _tail_passed(checks, f, ctx)
-    f.resolved = f.match = f.secret = None
-    return passed == len(checks)  # none blocked, none must await
-
-
-class _KnownGates:
-    """The built-in gates, alone, in their order: ``_INLINE_GATES`` (path, secrets when
-    enforced, ignore) then ``_TAIL_GATES`` (linked secret when enforced, existence, size, read),
-    exactly these classes. ``git_dirs``: the path gate's; ``linked``: the linked-secret gate's
-    ``check`` (``None``: not in the tuple).
-
-    Then what each gate checks is known from how the direct route made the facts: the path
-    gate blocks a plain spelling resolved inside only for git internals (asked before the
-    open), the secrets gate only a secret (asked), the ignore gate only an ignored path
-    (asked); on the descriptor, the existence, size and read gates pass exactly when the read
-    gave text (a regular file, within the limit, no error, the descriptor the name led to), and
-    the linked-secret gate is asked for a file of one link. Any other outcome runs the gates
-    themselves (tests/runtime/test_batch_fastpaths.py runs every gate on what this cleared)."""
-
-    __slots__ = ("git_dirs", "linked")
-
-    _SHAPES = (
-        ((PathGate, SecretsGate, IgnoreGate), (LinkedSecretGate, ExistenceGate, SizeGate, ReadGate)),
-        ((PathGate, IgnoreGate), (ExistenceGate, SizeGate, ReadGate)),
-    )
-
-    def __init__(self, git_dirs: tuple[str, ...], linked: _Check | None) -> None:
-        self.git_dirs = git_dirs
-        self.linked = linked
-
-    @classmethod
-    def of(cls, inline: _Gates, tail: _Gates) -> _KnownGates | None:
-        shape = (tuple(type(g) for g in inline), tuple(type(g) for g in tail))
-        if shape not in cls._SHAPES:
-            return None
-        linked = tail[0].check if type(tail[0]) is LinkedSecretGate else None
-        return cls(inline[0].git_dirs, linked)  # type: ignore[attr-defined]
-
-
-class _ChunkState:
-    """What one chunk shares across its paths: the resolution memo (made when a spelling
-    needs ``resolve_flow``), the ignore decisions of the general route by real relpath, and
-    the descriptor reads by real path (one per real file)."""
-
-    __slots__ = ("matches", "memo", "opened")
-
-    def __init__(self) -> None:
-        self.memo: DirStatMemo | None = None
-        self.matches: dict[str, tuple[Match, Remedy | None]] = {}
-        self.opened: dict[str, Opened] = {}
-
-
-def _checks(gates: _Gates) -> tuple[_Check, ...]:
-    """The bound ``check`` methods of ``gates`` (made once per gate tuple)."""
-    got = _CHECKS_OF.get(id(gates))
-    if got is not None and got[0] is gates:
-        return got[1]
-    checks = tuple(g.check for g in gates)
-    if len(_CHECKS_OF) > 128:
-        _CHECKS_OF.clear()
-    _CHECKS_OF[id(gates)] = (gates, checks)
-    return checks
-
-
-def _tail_passed(tail: tuple[_Check, ...], facts: PathFacts, ctx: GateContext) -> int:
-    """How many of the leading ``tail`` gates (their ``check`` methods) pass ``facts`` without
-    awaiting (the first that blocks or must await stops the count; an awaitable it returned is
-    closed unawaited: the pipeline runs that gate again on the loop)."""
-    n = 0
-    for check in tail:
-        result = check(facts, ctx)
-        if result is not None:
-            close = getattr(result, "close", None)
-            if close is not None and not isinstance(result, Verdict):
-                close()
-            break
-        n += 1
-    return n
-
-
-def _no_cancel() -> None:
-    """On the loop, cancellation is checked at the next checkpoint, not between files."""
-
-

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from pathgate.errors import ToolArgumentError
-from pathgate.runtime.fs import ReadRequest, run_chunked
+from pathgate.runtime.fs import ReadRequest, WouldBlock, run_chunked
 from pathgate.runtime.gates import GateContext, PathFacts, lexical_name
 from pathgate.runtime.tools._read_facts import ReadFacts
 from pathgate.runtime.tools._window import MAX_SCAN, Window, read_window
@@ -59,7 +59,7 @@ def _check_int(value: Any, field: str, minimum: int) -> int | None:
 
 
 def _check_paths(paths: Any) -> list[str]:
-    if type(paths) is list and all(type(p) is str for p in paths):
+    if type(paths) is list and ((len(paths) == 1 and type(paths[0]) is str) or all(type(p) is str for p in paths)):
         return list(paths)  # the common case, without the ABC check and a call per path
     if isinstance(paths, (str, bytes)) or not isinstance(paths, Sequence):
         raise ToolArgumentError("read_files: `paths` must be a list of strings", field="paths")
@@ -123,14 +123,27 @@ async def read_files(
     if not requested:
         return []
     policy = runtime.policy
-    ctx = _read_context(policy, runtime.root, model)
-
-    spellings = list(dict.fromkeys(requested))
     root = runtime.root
+    ctx = _read_context(policy, root, model)
+
+    spellings = list(dict.fromkeys(requested)) if len(requested) > 1 else requested
     facts = [PathFacts(s, lexical_name(s, root)) for s in spellings]
     on_loop = len(facts) == 1 and _may_run_on_loop(runtime, facts[0])
-    source = ReadFacts(runtime, runtime.backends.pick(policy.fs_backend), ctx, one_hop=True, on_loop=on_loop)
-    verdicts = await runtime.pipeline.run(facts, ctx, source)
+    verdicts: list[Verdict | None] | None = None
+    fused = False
+    if on_loop:
+        done = _read_on_loop(runtime, ctx, facts[0])
+        if done is _HOP:
+            on_loop = False  # nothing fetched: the whole read hops
+        elif done is _PASSED:
+            verdicts = [None]  # every gate passed it: what the pipeline would say
+        elif done is _FETCHED:
+            fused = True  # fetched on the loop; the pipeline decides
+        # else not tried here (other gates, or blocked as written): the source tries the loop
+    if verdicts is None:
+        source = ReadFacts(runtime, runtime.backends.pick(policy.fs_backend), ctx, one_hop=True, on_loop=on_loop,
+                           fused=fused)
+        verdicts = await runtime.pipeline.run(facts, ctx, source)
     if runtime.allow_writes and limit != 0:  # what this agent saw, for the no-lost-update check
         runtime.versions.record_reads(agent, facts, verdicts)
     call_budget = budget if budget is not None else policy.read_budget
@@ -160,6 +173,53 @@ def _read_context(policy: Policy, root: str, model: str | None) -> GateContext:
         _CTX_OF.clear()
     _CTX_OF[key] = (policy, ctx)
     return ctx
+
+
+#: :func:`_read_on_loop`'s outcomes (besides ``None``: not tried).
+_PASSED, _FETCHED, _HOP = object(), object(), object()
+#: A runtime's one-file step on the loop (``runtime._read_on_loop``): (id of the read context,
+#: the inline bound) -> (the context, the pipeline's gates, the written checks, the chunk or
+#: ``None`` when the gates are not the built-in ones alone): keeping the objects makes the id safe.
+_LoopSteps = dict[tuple[int, int], tuple[GateContext, tuple[object, ...], tuple[Any, ...], Any]]
+
+
+def _read_on_loop(runtime: Runtime, ctx: GateContext, f: PathFacts) -> object:
+    """One plain spelling's read on the event loop, ahead of the pipeline, as the pipeline
+    would run it with the gates built in alone: the as-written checks (before any I/O), then
+    the fused step (:meth:`ReadFacts.loop_chunk`) under the inline breaker. :data:`_PASSED`:
+    every gate passed (the pipeline would return no verdict); :data:`_FETCHED`: the facts are
+    fetched and the pipeline decides (``ReadFacts(fused=True)``); :data:`_HOP`: the file would
+    block the loop (nothing kept): the read hops; ``None``: not tried (other gates than the
+    built-in ones, or a check as written blocks): the usual route, on the loop."""
+    pipeline = runtime.pipeline
+    gates = pipeline.gates
+    guard = runtime.inline_reads
+    steps: _LoopSteps | None = getattr(runtime, "_read_on_loop", None)  # kept by the runtime itself
+    if steps is None:
+        steps = runtime._read_on_loop = {}  # type: ignore[attr-defined]
+    key = (id(ctx), guard.max_bytes)
+    got = steps.get(key)
+    if got is None or got[0] is not ctx or got[1] is not gates:
+        source = ReadFacts(runtime, runtime.backends.pick(runtime.policy.fs_backend), ctx, one_hop=True)
+        if len(steps) > 64:
+            steps.clear()
+        got = steps[key] = (ctx, gates, pipeline.written, source.loop_chunk())
+    chunk = got[3]
+    if chunk is None:
+        return None
+    for written in got[2]:
+        if written(f, ctx) is not None:  # the built-in secrets gate: a verdict, never an awaitable
+            return None  # the pipeline's own pass says so again, before any I/O
+    mark = guard.start()
+    try:
+        chunk((f,))
+    except WouldBlock:
+        f.resolved = f.match = f.remedy = f.opened = f.secret = None
+        f.cleared = 0
+        return _HOP
+    finally:
+        guard.took(mark)
+    return _PASSED if f.cleared >= len(gates) else _FETCHED
 
 
 def _may_run_on_loop(runtime: Runtime, facts: PathFacts) -> bool:
