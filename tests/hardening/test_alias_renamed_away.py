@@ -61,6 +61,23 @@ def swap_on_fstat(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[Path], 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd to find the descriptor's name")
 @pytest.mark.parametrize("warm", [True, False], ids=["stale-snapshot", "fresh-runtime"])
+async def test_read_files_does_not_serve_the_secret(anyio_backend: str, tmp_path: Path, warm: bool,
+                                                     swap_on_fstat: Callable[[Path], list[bool]]) -> None:
+    (tmp_path / "b.txt").write_text("plain\n")
+    _resave(tmp_path, "API_KEY=old\n")
+    rt = Runtime(tmp_path, policy=Policy())
+    if warm:  # a snapshot that knows the old inode only
+        assert (await rt.read_files(["a.txt"]))[0].verdict is not None
+    _resave(tmp_path, "API_KEY=hunter2\n")
+    fired = swap_on_fstat(tmp_path)
+    out = await rt.call("read_files", {"paths": ["a.txt", "b.txt"]})
+    assert fired[0]
+    assert "hunter2" not in str(out)
+    assert "plain" in str(out)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd to find the descriptor's name")
+@pytest.mark.parametrize("warm", [True, False], ids=["stale-snapshot", "fresh-runtime"])
 async def test_code_search_does_not_serve_the_secret(anyio_backend: str, tmp_path: Path, warm: bool,
                                                       swap_on_fstat: Callable[[Path], list[bool]]) -> None:
     (tmp_path / "b.txt").write_text("API_KEY in docs\n")
@@ -74,3 +91,38 @@ async def test_code_search_does_not_serve_the_secret(anyio_backend: str, tmp_pat
     assert fired[0]
     assert [h.path for h in res.hits] == ["b.txt"]
     assert not any("hunter2" in h.text for h in res.hits)
+
+
+@pytest.mark.parametrize("tool", ["read_files", "code_search"])
+async def test_links_moving_while_the_registry_is_asked(anyio_backend: str, tmp_path: Path, tool: str,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The alias is opened and ``fstat``-ed while it shares ``.env``'s inode (two links);
+    before the registry's answer, ``.env`` is re-saved under a new inode and the alias
+    replaced: the validated registry no longer knows the inode, whose bytes are the secret's.
+    Never served: the read says the file changed, the search skips it."""
+    from pathgate.runtime._links import SecretInodes
+
+    (tmp_path / "b.txt").write_text("API_KEY in docs\n")
+    _resave(tmp_path, "API_KEY=hunter2\n")
+    real = SecretInodes.linked_secret
+    fired = [False]
+
+    def linked_secret(self: SecretInodes, st: os.stat_result) -> bool:
+        if not fired[0] and st.st_nlink > 1:
+            fired[0] = True
+            (tmp_path / ".env.new").write_text("API_KEY=rotated\n")
+            os.rename(tmp_path / ".env.new", tmp_path / ".env")
+            (tmp_path / "benign.tmp").write_text("benign\n")
+            os.rename(tmp_path / "benign.tmp", tmp_path / "a.txt")
+        return real(self, st)
+
+    monkeypatch.setattr(SecretInodes, "linked_secret", linked_secret)
+    rt = Runtime(tmp_path, policy=Policy())
+    if tool == "read_files":
+        out = str(await rt.call("read_files", {"paths": ["a.txt"]}))
+        assert "FILE_READ_ERROR" in out
+    else:
+        out = str([(h.path, h.text) for h in (await rt.code_search("API_KEY")).hits])
+        assert "b.txt" in out
+    assert fired[0]
+    assert "hunter2" not in out

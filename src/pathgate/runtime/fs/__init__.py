@@ -60,6 +60,7 @@ from pathgate.runtime.fs._read import (
     resolve_in,
     resolve_plain,
 )
+from pathgate.runtime.fs._relink import RELINK_MARGIN_NS, seen_links
 from pathgate.runtime.fs._resolve import (
     MAX_SYMLINKS,
     MISSING_ERRNOS,
@@ -107,6 +108,7 @@ __all__ = [
     "MISSING_ERRNOS",
     "OPEN_FLAGS",
     "PATH_MAX",
+    "RELINK_MARGIN_NS",
     "AiofilesFS",
     "AsyncFS",
     "Backends",
@@ -136,4 +138,5 @@ __all__ = [
     "resolve_plain",
     "run_chunked",
     "running_asyncio",
+    "seen_links",
 ]

@@ -33,6 +33,7 @@ from pathgate.runtime.fs._read import (
     open_at,
     open_read,
 )
+from pathgate.runtime.fs._relink import seen_links
 from pathgate.runtime.fs._resolve import Resolved, drive_async, drive_sync, resolve_flow
 from pathgate.runtime.fs._sched import (
     _CALL,
@@ -275,6 +276,7 @@ class AiofilesFS:
         self._lstat = aiofiles.os.wrap(ops.lstat)
         self._readlink = aiofiles.os.wrap(ops.readlink)
         self._fstat = aiofiles.os.wrap(ops.fstat)
+        self._seen = aiofiles.os.wrap(seen_links)
 
     async def resolve(
         self, root: str, requests: Sequence[str], *, allow_outside: bool = False
@@ -315,6 +317,8 @@ class AiofilesFS:
             return Opened(error=exc.errno or errno.EIO)
         try:
             st = await self._fstat(f.fileno())
+            if st.st_nlink == 1:  # an alias renamed away since the open: seen_links
+                st = await self._seen(st, req.path, lstat=ops.lstat)
             early = _checked(st, req)
             if early is not None:
                 return early

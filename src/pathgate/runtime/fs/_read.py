@@ -20,6 +20,7 @@ from functools import partial
 import msgspec
 
 from pathgate.runtime.fs._ops import DIR_FLAGS, FileOps, OsFS
+from pathgate.runtime.fs._relink import seen_links
 from pathgate.runtime.fs._resolve import PATH_MAX, Resolved, _rel, _within
 
 __all__ = [
@@ -298,8 +299,8 @@ def _checked(st: os.stat_result, req: ReadRequest) -> Opened | None:
     """The decision-free part of the descriptor check: ``None`` means go on and read."""
     if not stat_mod.S_ISREG(st.st_mode):
         return Opened(st=st)
-    if req.identity is not None and (st.st_dev, st.st_ino) != req.identity:
-        return Opened(st=st, changed=True)
+    if (req.identity is not None and (st.st_dev, st.st_ino) != req.identity) or not st.st_nlink:
+        return Opened(st=st, changed=True)  # swapped, or unlinked since the open
     if st.st_size > req.max_bytes:
         return Opened(st=st)
     return None
@@ -397,6 +398,8 @@ def _read_open(ops: FileOps, fd: int, req: ReadRequest, inline: int | None) -> O
         return _read_open_os(fd, req)
     try:
         st = ops.fstat(fd)
+        if st.st_nlink == 1:  # an alias renamed away since the open: seen_links
+            st = seen_links(st, req.path, lstat=ops.lstat)
         early = _checked(st, req)
         if early is not None:
             return early
@@ -433,8 +436,10 @@ def _read_open_os(fd: int, req: ReadRequest) -> Opened:
         st = os.fstat(fd)
         if not stat_mod.S_ISREG(st.st_mode):
             return Opened(st=st)
-        if req.identity is not None and (st.st_dev, st.st_ino) != req.identity:
-            return Opened(st=st, changed=True)
+        if (req.identity is not None and (st.st_dev, st.st_ino) != req.identity) or not st.st_nlink:
+            return Opened(st=st, changed=True)  # swapped, or unlinked since the open
+        if st.st_nlink == 1:  # an alias renamed away since the open: seen_links
+            st = seen_links(st, req.path)
         return read_fstated(fd, st, req.max_bytes)
     except OSError as exc:
         return Opened(error=exc.errno or errno.EIO)

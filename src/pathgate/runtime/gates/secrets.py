@@ -516,6 +516,9 @@ def _always(name: str) -> bool:
 
 
 _SECRET = Verdict(status=Status.BLOCKED, gate=Gate.SECRETS, opaque=True)
+#: The read gate's answer for a file that changed while it was read: here, links that moved
+#: while the registry was asked (the same answer whatever the inode was).
+_CHANGED = Verdict(status=Status.FILE_READ_ERROR, gate=Gate.READ, detail="CHANGED")
 
 
 class SecretsGate:
@@ -582,12 +585,28 @@ class LinkedSecretGate:
             reg = self._registries.get(root)
             if reg is None or not reg.known(st):
                 return None
-            return self._ask(reg, st)
-        return self._ask(self.registry(root), st)
+            return self._ask(reg, st, r.real)
+        return self._ask(self.registry(root), st, r.real)
 
     @staticmethod
-    async def _ask(reg: SecretInodes, st: os.stat_result) -> Verdict | None:
+    async def _ask(reg: SecretInodes, st: os.stat_result, real: str) -> Verdict | None:
         import anyio.to_thread  # OPEN facts only: a hook's path-only check never gets here
 
-        linked = await anyio.to_thread.run_sync(reg.linked_secret, st)
-        return _SECRET if linked else None
+        return await anyio.to_thread.run_sync(_asked, reg, st, real)
+
+
+def _asked(reg: SecretInodes, st: os.stat_result, real: str) -> Verdict | None:
+    """The registry's answer for ``st`` (the ``fstat`` of the descriptor read from ``real``),
+    or ``[FILE_READ_ERROR]: CHANGED`` when the file's links moved between that ``fstat`` and
+    the answer (the registry was validated later: an alias whose secret was re-saved under a
+    new inode meanwhile would read as no secret's). Blocking."""
+    if reg.linked_secret(st):
+        return _SECRET
+    try:
+        now = os.stat(real, follow_symlinks=False)
+    except OSError:
+        return _CHANGED
+    if (now.st_dev, now.st_ino, now.st_nlink, now.st_ctime_ns) != (st.st_dev, st.st_ino, st.st_nlink,
+                                                                    st.st_ctime_ns):
+        return _CHANGED
+    return None

@@ -80,11 +80,14 @@ class _KnownGates:
 class _ChunkState:
     """What one chunk shares across its paths: the resolution memo (made when a spelling
     needs ``resolve_flow``), the ignore decisions of the general route by real relpath, and
-    the descriptor reads by real path (one per real file)."""
+    the descriptor reads by real path (one per real file), and the time before its first
+    open from which a single-link file's name is looked at again
+    (:func:`~pathgate.runtime.fs.seen_links`: ``0``, always, on a tree not known to be local)."""
 
-    __slots__ = ("matches", "memo", "opened")
+    __slots__ = ("matches", "memo", "opened", "relink_since")
 
-    def __init__(self) -> None:
+    def __init__(self, relink_since: int = 0) -> None:
+        self.relink_since = relink_since
         self.memo: DirStatMemo | None = None
         self.matches: dict[str, tuple[Match, Remedy | None]] = {}
         self.opened: dict[str, Opened] = {}

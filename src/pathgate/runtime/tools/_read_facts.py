@@ -17,6 +17,7 @@ import errno
 import os
 from collections.abc import Callable, Sequence
 from stat import S_ISDIR, S_ISREG
+from time import time_ns
 from typing import TYPE_CHECKING
 
 import anyio.from_thread
@@ -26,6 +27,7 @@ from pathgate.runtime._remedy import Decider, ignore_decider
 from pathgate.runtime.fs import (
     OPEN_FLAGS,
     PATH_MAX,
+    RELINK_MARGIN_NS,
     AsyncFS,
     DirFds,
     DirStatMemo,
@@ -43,6 +45,7 @@ from pathgate.runtime.fs import (
     resolve_flow,
     resolve_in,
     run_chunked,
+    seen_links,
 )
 from pathgate.runtime.gates import Fact, GateCheck, GateContext, PathFacts
 from pathgate.runtime.gates.existence import ExistenceGate
@@ -314,8 +317,10 @@ class ReadFacts:
         general = self._general_route(inline, on_loop)
         plain = self._plain_route(inline, on_loop)
 
+        local = _local_tree(runtime)
+
         def chunk(items: Sequence[PathFacts]) -> list[None]:
-            state = _ChunkState()
+            state = _ChunkState(time_ns() - RELINK_MARGIN_NS if local else 0)
             with DirFds(ops, root) as dirs:
                 # ignore files lstat-ed relative to the directories this chunk opened anyway
                 session = IgnoreSession(index, dir_fd=dirs.held)  # index.session(dirs.held)
@@ -395,8 +400,10 @@ class ReadFacts:
             try:
                 fd = os.open(name, OPEN_FLAGS, dir_fd=dir_fd)
                 st = os.fstat(fd)
-                if S_ISDIR(st.st_mode):  # decided as a non-directory: the general route decides it
-                    return False
+                if st.st_nlink == 1 and st.st_ctime_ns >= state.relink_since:
+                    st = seen_links(st, name, dir_fd)  # an alias renamed away since the open
+                if S_ISDIR(st.st_mode) or not st.st_nlink:  # a directory, or unlinked since the open:
+                    return False  # the general route decides it
                 opened = read_fstated(fd, st, size_limit, on_loop, local) if S_ISREG(st.st_mode) else Opened(st=st)
             except OSError:  # a symlink (ELOOP), missing, unreadable: the general route's answer
                 return False

@@ -47,8 +47,17 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from pathgate.results import SearchHit
-from pathgate.runtime._links import RELINK_MARGIN_NS, SecretInodes, seen_links
-from pathgate.runtime.fs import DIR_FLAGS, OPEN_FLAGS, FileOps, OsFS, _beneath, is_local_tree
+from pathgate.runtime._links import SecretInodes
+from pathgate.runtime.fs import (
+    DIR_FLAGS,
+    OPEN_FLAGS,
+    RELINK_MARGIN_NS,
+    FileOps,
+    OsFS,
+    _beneath,
+    is_local_tree,
+    seen_links,
+)
 from pathgate.runtime.fs._beneath import KEEP_DEPTH, DirChain, DirOps, open_beneath
 from pathgate.runtime.tools._scan_lines import MAX_LINE, _after, _before, _text
 from pathgate.runtime.tools._scan_open import ctypes_errno, raw_beneath
@@ -86,6 +95,14 @@ MIN_REGION = 16 << 10
 MAX_REGION = 256 << 10
 #: Bytes inspected for a NUL to call a file binary.
 BINARY_SNIFF = 8192
+def _relinked(before: os.stat_result, now: os.stat_result) -> bool:
+    """Did a multi-linked file's links change while the registry was asked about it (its
+    link count or status time moved since the ``fstat`` the answer was for)? Then the
+    answer may describe links it no longer had — an alias whose secret was re-saved under
+    a new inode meanwhile — and the file is skipped as a linked secret is."""
+    return before.st_nlink > 1 and (now.st_nlink != before.st_nlink or now.st_ctime_ns != before.st_ctime_ns)
+
+
 #: A status time no inode has: no second look at any name.
 _NEVER = 1 << 62
 #: ``read(2)`` size after the first read of a file (which asks for its fstat size + 1).
@@ -276,10 +293,10 @@ class Scanner:
                     if st.st_ctime_ns >= since and st.st_nlink == 1:
                         st = seen_links(st, rel, root_fd)
                     size = st.st_size
-                    if not is_reg(st.st_mode):
+                    if not is_reg(st.st_mode) or not st.st_nlink:  # no link left: gone since the walk
                         outcome = None
                     elif linked is not None and (st.st_nlink > 1 or reg is None or reg._snap is not None) \
-                            and linked(st):
+                            and (linked(st) or _relinked(st, fstat(fd))):
                         self.linked += 1
                         outcome = None  # a secret under another name: never read, never counted
                     elif size > limit:
@@ -338,11 +355,12 @@ class Scanner:
             return None if exc.errno == errno.ENOENT else "unreadable"  # ENOENT: gone since the walk
         try:
             st = self._fstat(fd)
-            if not stat_mod.S_ISREG(st.st_mode):
+            if not stat_mod.S_ISREG(st.st_mode) or not st.st_nlink:  # no link left: gone since the walk
                 return None
             if self._native and st.st_nlink == 1 and st.st_ctime_ns >= self._relink_since:
                 st = seen_links(st, os.path.join(self._root, rel))
-            if self.linked_secret is not None and self.linked_secret(st):
+            if self.linked_secret is not None and (self.linked_secret(st) or (
+                    st.st_nlink > 1 and _relinked(st, self._fstat(fd)))):
                 self.linked += 1
                 return None  # a secret under another name: never read, never counted
             size = st.st_size
