@@ -28,7 +28,9 @@ contents excluded again, and so on down to the file::
 Names are escaped as git requires (``*``, ``?``, ``[`` and ``\\`` get a backslash; trailing
 spaces are backslash-quoted). A name holding a line break cannot be written in an ignore file,
 so it gets no remedy. Fail-closed decisions get none either: no rule matched, so no line can
-help.
+help. Nor does a path whose rule chain holds more than :data:`MAX_REMEDY_RULES` rules: each
+candidate is verified by compiling the chain again with its lines, and a repository's huge
+ignore file must not make every blocked read cost seconds of CPU.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ import posixpath
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from pathgate.runtime.fs import WouldBlock
 from pathgate.runtime.ignore import IgnoreSession, Match
 from pathgate.verdicts import BUILTIN_SOURCE, Remedy, Rule
 
@@ -49,11 +52,14 @@ __all__ = ["Decider", "candidate_lines", "escape_component", "ignore_decider", "
 Decider = Callable[[IgnoreSession, str, bool, bool], tuple[Match, "Remedy | None"]]
 
 
-def ignore_decider(policy: Policy, purpose: str) -> Decider:
+def ignore_decider(policy: Policy, purpose: str, *, on_loop: bool = False) -> Decider:
     """The ``MATCH`` fact of one real relpath: the ignore decision and, for a block that
     explains itself, its verified remedy (never for a secret nor a fail-closed decision).
     Blocking, pure of any event loop: ``read_files`` runs it in its worker threads, a
-    one-shot command (``pathgate hook``) in its own thread."""
+    one-shot command (``pathgate hook``) in its own thread. ``on_loop``: the read runs on
+    the event loop, where a remedy search (which recompiles the rule chain of each
+    candidate: seconds under a huge ignore file) must not run: it raises
+    :class:`~pathgate.runtime.fs.WouldBlock` instead, and the read hops to a thread."""
     agent_files = policy.all_agent_files
     blocks = policy.ignore_mode == "block" or purpose == "write"
     want_remedy = blocks and bool(agent_files)
@@ -63,6 +69,8 @@ def ignore_decider(policy: Policy, purpose: str) -> Decider:
         match = session.match(relpath, is_dir)
         remedy = None
         if want_remedy and match.ignored and not match.fail_closed and not secret:
+            if on_loop:
+                raise WouldBlock
             remedy = _safe_remedy(session, relpath, match, agent_file, is_dir)
         return match, remedy
 
@@ -78,6 +86,9 @@ def _safe_remedy(session: IgnoreSession, relpath: str, match: Match, agent_file:
 
         logging.getLogger("pathgate").warning("pathgate: suggest_remedy failed for an ignored path", exc_info=True)
         return None
+
+#: Rules (in every source a path's decision consults) past which no remedy is searched.
+MAX_REMEDY_RULES = 10_000
 
 #: The name of a sibling that must stay excluded after a remedy under an excluded directory.
 PROBE_NAME = ".pathgate-remedy-probe"
@@ -207,6 +218,9 @@ def suggest_remedy(
         return None
     # (a duck-typed session without it, such as a git-backed test double, has none)
     global_sources: frozenset[str] = getattr(session, "global_sources", frozenset())
+    infos = getattr(session, "source_infos", None)
+    if infos is not None and sum(s.rules for s in infos(relpath)) > MAX_REMEDY_RULES:
+        return None
     for base in remedy_bases(relpath, match, global_sources):
         lines = candidate_lines(relpath, base, ancestor)
         if _verified(session, relpath, base, lines, ancestor, is_dir):

@@ -88,7 +88,7 @@ _TAIL_GATES: tuple[type, ...] = (LinkedSecretGate, ExistenceGate, SizeGate, Read
 #: tuple makes the id safe.
 _INLINE_OF: dict[int, tuple[_Gates, _Gates | None, _Gates]] = {}
 #: (id(policy), purpose) -> (the policy, its ignore decider): keeping the policy makes the id safe.
-_DECIDER_OF: dict[tuple[int, str], tuple[object, Decider]] = {}
+_DECIDER_OF: dict[tuple[int, str, bool], tuple[object, Decider]] = {}
 #: A runtime's chunk functions (``runtime._read_chunks``): (ids of the read context, backend,
 #: inline and tail gate tuples, the path gate's ``git_dirs``, ``on_loop``, the cancel check) ->
 #: (those objects, the chunk function made for them): keeping the objects makes the ids safe.
@@ -184,17 +184,19 @@ class ReadFacts:
         for facts, resolved in zip(todo, results, strict=True):
             facts.resolved = resolved
 
-    def _decider(self) -> Decider:
+    def _decider(self, on_loop: bool = False) -> Decider:
         """The ignore decision (and verified remedy) of one real relpath, for a worker thread
-        (made once per policy and purpose: a policy does not change)."""
+        (made once per policy and purpose: a policy does not change); ``on_loop``: one that
+        raises ``WouldBlock`` where a remedy would be searched (unbounded work: the read
+        hops to a worker thread)."""
         policy, purpose = self.runtime.policy, self.ctx.purpose
-        got = _DECIDER_OF.get((id(policy), purpose))
+        got = _DECIDER_OF.get((id(policy), purpose, on_loop))
         if got is not None and got[0] is policy:
             return got[1]
-        decider = ignore_decider(policy, purpose)
+        decider = ignore_decider(policy, purpose, on_loop=on_loop)
         if len(_DECIDER_OF) > 64:
             _DECIDER_OF.clear()
-        _DECIDER_OF[id(policy), purpose] = (policy, decider)
+        _DECIDER_OF[id(policy), purpose, on_loop] = (policy, decider)
         return decider
 
     async def _match(self, pending: Sequence[PathFacts]) -> None:
@@ -437,7 +439,7 @@ class ReadFacts:
         root, ops = runtime.root, backend.ops
         allow_outside = runtime.policy.allow_outside_root
         is_secret = runtime.pipeline.secrets.is_secret_facts
-        decide = self._decider()
+        decide = self._decider(on_loop is not None)
         cleared = len(inline)
         inline_checks = _checks(inline)
         tail_checks = _checks(self._tail)
