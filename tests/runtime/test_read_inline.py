@@ -49,8 +49,11 @@ async def test_small_cached_file_is_read_on_the_loop_with_every_gate(
     for path, want in (("a.txt", "one\n"), ("d/b.txt", "bee\n"), ("link", "one\n")):
         (res,) = await rt.read_files([path])
         assert res.verdict is None and res.content == want, path
-    blocked = {p: (await rt.read_files([p]))[0].verdict for p in (".env", "x.log", "nope.txt", "d")}
+    blocked = {p: (await rt.read_files([p]))[0].verdict for p in (".env", "nope.txt", "d")}
     assert hops == []  # nothing above took a worker thread
+    # an ignored file's verified remedy is searched in a worker thread, never on the loop
+    blocked["x.log"] = (await rt.read_files(["x.log"]))[0].verdict
+    assert len(hops) == 1 and blocked["x.log"] is not None and blocked["x.log"].remedy is not None
     statuses = {p: (v.status, v.gate, v.opaque) for p, v in blocked.items() if v is not None}
     assert statuses == {
         ".env": (Status.BLOCKED, Gate.SECRETS, True),

@@ -319,7 +319,7 @@ class ReadFacts:
         general = self._general_route(inline, on_loop)
         plain = self._plain_route(inline, on_loop)
 
-        local = _local_tree(runtime)
+        local = is_local_tree(root)  # (once per made chunk: per runtime and gates)
 
         def chunk(items: Sequence[PathFacts]) -> list[None]:
             state = _ChunkState(time_ns() - RELINK_MARGIN_NS if local else 0)
