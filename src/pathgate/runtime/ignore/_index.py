@@ -148,9 +148,16 @@ class DirNode:
     (``stop.ancestor`` names it) or fail-closed. ``chain`` lists the non-empty lists that
     apply to entries of this directory, deepest (highest precedence) first; ``plan`` the
     same chain pruned to the rules that can match an entry of this directory.
+
+    ``proof`` is the one field set after construction, at most once by each session that
+    validates the node through a descriptor (:meth:`IgnoreSession._down_held`): ``(the
+    directory's signature, each present ignore file's (name, signature))`` as the index's
+    anchors (:class:`._probe.DirAnchors`) observed them -- its missing ignore files were
+    missing right after the directory had that signature. A fact about the directory, not a
+    cache of anything the node holds; ``None``: not known.
     """
 
-    __slots__ = ("chain", "lists", "parent", "plan", "rel", "sigs", "sources", "stop", "view")
+    __slots__ = ("chain", "lists", "parent", "plan", "proof", "rel", "sigs", "sources", "stop", "view")
 
     def __init__(self, rel: str, parent: DirNode | None, stop: Match | None,
                  lists: tuple[IgnoreList, ...], sigs: tuple[_Sig, ...],
@@ -161,6 +168,7 @@ class DirNode:
         self.lists = lists
         self.sigs = sigs
         self.sources = sources
+        self.proof: tuple[tuple[int, ...], tuple[tuple[str, _Sig], ...]] | None = None
         self.view = rel if rel.isascii() else _view(rel)
         parent_chain = parent.chain if parent is not None else ()
         own = tuple(lst for lst in reversed(lists) if len(lst)) if lists else ()

@@ -38,7 +38,7 @@ from __future__ import annotations
 import errno
 import os
 import stat as _stat
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, ItemsView, Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ class Probe:
     must still have. ``of`` is the globals object it was built for; ``env`` the environment
     fingerprint; ``retry_ns`` (wall clock) when a racy anchor may be trusted, 0 if none."""
 
-    __slots__ = ("env", "items", "of", "retry_ns")
+    __slots__ = ("_keys", "_sets", "env", "items", "of", "retry_ns")
 
     def __init__(self, of: object, env: object, items: tuple[tuple[str, _Sig], ...],
                  retry_ns: int) -> None:
@@ -89,11 +89,30 @@ class Probe:
         self.env = env
         self.items = items
         self.retry_ns = retry_ns
+        # the fingerprint as the variables set (name -> value) and those unset: compared with
+        # ``os.environ``'s byte mapping by two C-level set operations (:meth:`_env_same`)
+        self._keys: tuple[bytes, ...] = _ENV_KEYS_B
+        self._sets: tuple[ItemsView[bytes, bytes], frozenset[bytes]] | None = None
+        if type(env) is tuple and len(env) == len(_ENV_KEYS_B):
+            pairs = tuple(zip(_ENV_KEYS_B, env, strict=True))
+            self._sets = ({k: v for k, v in pairs if v is not None}.items(),
+                          frozenset(k for k, v in pairs if v is None))
+
+    def _env_same(self, keys: tuple[str, ...]) -> bool:
+        """Is the environment the fingerprint's? Equal to ``env_fingerprint(keys) == env``:
+        every variable set has its value (``GIT_CONFIG_COUNT``, set, had a false one: the
+        probe is only built when it was unset or empty) and every unset one is still unset."""
+        data = getattr(os.environ, "_data", None)
+        sets = self._sets
+        if type(data) is not dict or sets is None or self._keys is not _ENV_KEYS_B \
+                or len(keys) != len(_ENV_KEYS_B):
+            env = env_fingerprint(keys)
+            return env is not None and env == self.env
+        return sets[0] <= data.items() and data.keys().isdisjoint(sets[1])
 
     def check(self, stat: Callable[[str], os.stat_result], keys: tuple[str, ...]) -> bool:
         """Are the environment (``keys``) and every item's signature unchanged?"""
-        env = env_fingerprint(keys)
-        if env is None or env != self.env:
+        if not self._env_same(keys):
             return False
         for path, want in self.items:
             try:

@@ -13,7 +13,10 @@ from collections.abc import Callable, Mapping, Sequence
 
 import msgspec
 
+from pathgate.runtime.fs import OsFS
+from pathgate.runtime.ignore._globals import current_globals as _current_globals
 from pathgate.runtime.ignore._index import DirNode, IgnoreIndex, SourceInfo
+from pathgate.runtime.ignore._probe import DirAnchors, _lstat_sig
 from pathgate.runtime.ignore._rules import NO_MATCH, Match, decide
 from pathgate.runtime.ignore._upper import is_above
 from pathgate.verdicts import Rule
@@ -51,14 +54,25 @@ class IgnoreSession:
         self._dir_fd = dir_fd
         self._extra = extra
         self._shared = extra is None and not private
-        g = index._current_globals()
+        g = _current_globals(index)  # (IgnoreIndex._current_globals, one frame less)
         self._globals = g
         self._fold = g.fold
         self._dirs: dict[str, DirNode] = {}
         self._fs = index.fs
         self._root = index.root
         self._isdir_of = self._lstat_isdir
-        self._root_node = self._make_root()
+        # the directories a caller holds open, proven unchanged by their own ``fstat``
+        # (:meth:`_down_held`): the real filesystem, the shared cache, its anchors made
+        anchors = index._anchors
+        fast = self._anchors = (anchors, dir_fd) if (
+            dir_fd is not None and self._shared and anchors is not None and type(index.fs) is OsFS) else None
+        top = g.node
+        if top.stop is not None:  # every path fails closed
+            self._dirs[""] = DirNode("", top, top.stop, (), (), ())
+        elif fast is not None:
+            self._down_held([""], top, *fast)
+        else:
+            self._dir("")
 
     # -- public ------------------------------------------------------------------------
 
@@ -261,14 +275,6 @@ class IgnoreSession:
         pt = decide(chain, path_v, name_v, is_dir, self._isdir_of, relpath)
         return NO_MATCH if pt is None else pt.match
 
-    def _make_root(self) -> DirNode:
-        g = self._globals.node
-        if g.stop is not None:
-            node = DirNode("", g, g.stop, (), (), ())
-            self._dirs[""] = node
-            return node
-        return self._dir("")
-
     def _dir(self, rel: str, present: frozenset[str] | None = None) -> DirNode:
         """The validated node of directory ``rel`` (or the node that stops above it).
 
@@ -292,6 +298,9 @@ class IgnoreSession:
             missing.append(cur)
         if parent is None:  # not even the root yet (only while the session starts)
             parent = self._globals.node
+        fast = self._anchors
+        if fast is not None and present is None:
+            return self._down_held(missing, parent, *fast)
         for r in reversed(missing):
             if r and parent.stop is not None:
                 dirs[r] = parent  # excluded or fail-closed above: it decides everything below
@@ -299,6 +308,53 @@ class IgnoreSession:
             parent = self._child(parent, r, r[r.rfind("/") + 1:], None,
                                  present if r == rel else None)
             dirs[r] = parent
+        return parent
+
+    def _down_held(self, missing: list[str], parent: DirNode, anchors: DirAnchors,
+                   held: Callable[[str], int | None]) -> DirNode:
+        """:meth:`_dir`'s walk down ``missing`` (deepest first) from ``parent`` through
+        directories the caller holds open. A directory whose cached node is still below
+        ``parent`` and carries a proof (:attr:`DirNode.proof`) costs one ``fstat`` of its
+        descriptor: equal to the proof's directory signature, its missing ignore files are
+        still missing (an entry created, removed or renamed changes the directory's ``mtime``
+        and ``ctime``), and each present one gets its own ``lstat`` (an in-place edit does
+        not touch the directory) -- exactly what :meth:`IgnoreIndex._own_sigs` checks through
+        :class:`._probe.DirAnchors`. Any other directory is :meth:`_child`'s, and gets a
+        proof when the anchors recorded one for what it found."""
+        dirs = self._dirs
+        nodes = self._index._nodes
+        fstat = anchors.fstat
+        record = anchors.record
+        for r in reversed(missing):
+            if r and parent.stop is not None:
+                dirs[r] = parent  # excluded or fail-closed above: it decides everything below
+                continue
+            cached = nodes.get(r)
+            if cached is not None and cached.parent is parent:
+                proof = cached.proof
+                if proof is not None:
+                    fd = held(r)
+                    if fd is not None:
+                        st = fstat(fd)
+                        if proof[0] == (st.st_dev, st.st_ino, st.st_mode, st.st_nlink, st.st_size,
+                                        st.st_mtime_ns, st.st_ctime_ns) and (
+                                not proof[1] or all(_lstat_sig(name, fd) == sig for name, sig in proof[1])):
+                            try:
+                                nodes.move_to_end(r)  # (as :meth:`IgnoreIndex._lookup`)
+                            except KeyError:
+                                pass
+                            dirs[r] = parent = cached
+                            continue
+            node = self._child(parent, r, r[r.rfind("/") + 1:], None, None)
+            if node.stop is None and node.proof is None:
+                known = record.get(r)
+                if known is not None and known[0] == node.sigs:
+                    # the anchors saw exactly these files right after the directory had this
+                    # signature (and not racily young): that is the proof
+                    node.proof = (known[1], tuple((name, sig) for name, sig in
+                                                  zip(self._index._ignore_names, known[0], strict=True)
+                                                  if sig is not None))
+            dirs[r] = parent = node
         return parent
 
     def _child(self, parent: DirNode, rel: str, name: str, decided: Match | None,
