@@ -60,7 +60,7 @@ from pathgate.runtime.fs._read import (
     resolve_in,
     resolve_plain,
 )
-from pathgate.runtime.fs._relink import RELINK_MARGIN_NS, seen_links
+from pathgate.runtime.fs._relink import RELINK_MARGIN_NS, links_moved, seen_links
 from pathgate.runtime.fs._resolve import (
     MAX_SYMLINKS,
     MISSING_ERRNOS,
@@ -128,6 +128,7 @@ __all__ = [
     "drive_async",
     "drive_sync",
     "is_local_tree",
+    "links_moved",
     "open_at",
     "open_read",
     "open_read_in",

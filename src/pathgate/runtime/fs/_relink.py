@@ -18,7 +18,7 @@ import os
 import stat
 from collections.abc import Callable
 
-__all__ = ["RELINK_MARGIN_NS", "seen_links"]
+__all__ = ["RELINK_MARGIN_NS", "links_moved", "seen_links"]
 
 #: How long before an open a link-count change must have been for :func:`seen_links` to
 #: trust the descriptor's ``st_nlink`` without a look at the name (far above the coarse
@@ -62,3 +62,11 @@ def seen_links(st: os.stat_result, name: str | bytes, dir_fd: int | None = None,
 
 _STAT_EXTRA = ("st_atime", "st_mtime", "st_ctime", "st_atime_ns", "st_mtime_ns", "st_ctime_ns", "st_blksize",
                "st_blocks", "st_rdev")
+
+
+def links_moved(before: os.stat_result, now: os.stat_result) -> bool:
+    """Did a multi-linked file's links change between two looks at it (its link count or
+    status time moved): while the registry was asked about ``before``, say? Then the answer
+    may describe links the inode no longer had — an alias whose secret was re-saved under a
+    new inode meanwhile."""
+    return before.st_nlink > 1 and (now.st_nlink != before.st_nlink or now.st_ctime_ns != before.st_ctime_ns)

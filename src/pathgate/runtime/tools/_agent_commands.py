@@ -39,13 +39,13 @@ reader of :mod:`pathgate.runtime.fs` (``pathgate hook`` loads it on a write).
 
 from __future__ import annotations
 
-import errno
-import json
 import os
 import re
 import shlex
 import time
 from collections.abc import Iterator
+
+from pathgate.runtime.tools._settings_load import Strings, Unchecked, load
 
 __all__ = ["HOOK_DIRS", "SETTINGS", "UNCHECKED", "Unchecked", "command_paths", "fold_path", "in_hook_dir", "runs"]
 
@@ -128,8 +128,6 @@ _MAX_WORDS = 4096
 _MAX_DEPTH = 8
 
 
-class Unchecked(Exception):
-    """A command (or a settings file) past a bound: what it runs cannot be told."""
 
 #: Per root: (the settings files' signatures, the candidate paths they name), see :func:`_named`.
 _cache: dict[str, tuple[tuple[object, ...], tuple[tuple[str, bool], ...]]] = {}
@@ -306,7 +304,7 @@ def _parsed(path: str, sig: object) -> list[tuple[list[str], str | None]] | None
     commands: list[tuple[list[str], str | None]] | None = found
     try:
         data = _load(path)
-        items = _commands(data) if not isinstance(data, _Strings) else ((_split(t), None) for t in data)
+        items = _commands(data) if not isinstance(data, Strings) else ((_split(t), None) for t in data)
         for item in items:
             found.append(item)
             if len(found) > _MAX_COMMANDS:
@@ -319,50 +317,15 @@ def _parsed(path: str, sig: object) -> list[tuple[list[str], str | None]] | None
     return commands
 
 
-class _Strings(list[str]):
-    """Every string of a settings file that would not parse, each read as a command."""
-
-
-#: A JSON string literal, and what JSONC adds: ``//`` and ``/* */`` comments, a comma
-#: before a closing bracket.
-_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
-_JSONC = re.compile(rb'("(?:[^"\\]|\\.)*")|//[^\n]*|/\*.*?\*/|,(\s*[}\]])', re.S)
-
-
 def _is_user_file(path: str) -> bool:
     home = os.path.expanduser("~")
     return home != "~" and path in {os.path.join(home, s) for s in _USER_SETTINGS}
 
 
 def _load(path: str) -> object:
-    """The settings file at ``path`` (a link followed, as the agent CLI does) as its agent
-    reads it: JSON, else JSONC (comments, trailing commas), else every string it holds
-    (:class:`_Strings`); ``None`` when missing or not a regular file. Past the size bound:
-    :class:`Unchecked` (a user-level file: ``None``)."""
-    from pathgate.runtime.fs import read_regular
-
-    try:  # O_NONBLOCK, type checked: a FIFO planted as a settings file must not hang every write
-        raw = read_regular(path, _MAX_SETTINGS, follow=True)
-    except OSError as e:
-        # The user's own files (``~/.claude.json`` grows with Claude Code's history) are not
-        # the repository's: past the bound they are left unread, as before.
-        if e.errno == errno.EFBIG and not _is_user_file(path):
-            raise Unchecked from None
-        return None
-    for text in (raw, _JSONC.sub(lambda m: m.group(1) or m.group(2) or b"", raw)):
-        try:
-            return json.loads(text)
-        except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
-            continue
-    strings = _Strings()
-    for m in _JSON_STRING.finditer(raw):
-        try:
-            value = json.loads(m.group(0))
-        except ValueError:
-            continue
-        if isinstance(value, str) and value:
-            strings.append(value)
-    return strings
+    """The settings file at ``path`` as its agent reads it (:func:`._settings_load.load`; the
+    user's own files past the size bound left unread)."""
+    return load(path, _MAX_SETTINGS, user=_is_user_file(path))
 
 
 def _commands(node: object, depth: int = 0, inherited: str | None = None

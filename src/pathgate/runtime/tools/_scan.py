@@ -56,10 +56,11 @@ from pathgate.runtime.fs import (
     OsFS,
     _beneath,
     is_local_tree,
+    links_moved,
     seen_links,
 )
 from pathgate.runtime.fs._beneath import KEEP_DEPTH, DirChain, DirOps, open_beneath
-from pathgate.runtime.tools._scan_lines import MAX_LINE, _after, _before, _text
+from pathgate.runtime.tools._scan_lines import MAX_LINE, _after, _before, _is_utf8, _text
 from pathgate.runtime.tools._scan_open import ctypes_errno, raw_beneath
 from pathgate.runtime.tools._search_budget import enough, hit_chars
 
@@ -95,14 +96,6 @@ MIN_REGION = 16 << 10
 MAX_REGION = 256 << 10
 #: Bytes inspected for a NUL to call a file binary.
 BINARY_SNIFF = 8192
-def _relinked(before: os.stat_result, now: os.stat_result) -> bool:
-    """Did a multi-linked file's links change while the registry was asked about it (its
-    link count or status time moved since the ``fstat`` the answer was for)? Then the
-    answer may describe links it no longer had — an alias whose secret was re-saved under
-    a new inode meanwhile — and the file is skipped as a linked secret is."""
-    return before.st_nlink > 1 and (now.st_nlink != before.st_nlink or now.st_ctime_ns != before.st_ctime_ns)
-
-
 #: A status time no inode has: no second look at any name.
 _NEVER = 1 << 62
 #: ``read(2)`` size after the first read of a file (which asks for its fstat size + 1).
@@ -296,7 +289,7 @@ class Scanner:
                     if not is_reg(st.st_mode) or not st.st_nlink:  # no link left: gone since the walk
                         outcome = None
                     elif linked is not None and (st.st_nlink > 1 or reg is None or reg._snap is not None) \
-                            and (linked(st) or _relinked(st, fstat(fd))):
+                            and (linked(st) or links_moved(st, fstat(fd))):
                         self.linked += 1
                         outcome = None  # a secret under another name: never read, never counted
                     elif size > limit:
@@ -360,7 +353,7 @@ class Scanner:
             if self._native and st.st_nlink == 1 and st.st_ctime_ns >= self._relink_since:
                 st = seen_links(st, os.path.join(self._root, rel))
             if self.linked_secret is not None and (self.linked_secret(st) or (
-                    st.st_nlink > 1 and _relinked(st, self._fstat(fd)))):
+                    st.st_nlink > 1 and links_moved(st, self._fstat(fd)))):
                 self.linked += 1
                 return None  # a secret under another name: never read, never counted
             size = st.st_size
@@ -610,12 +603,3 @@ class Scanner:
         self._learn(end - start, time.perf_counter() - began)
         return lines + buf.count(b"\n", counted, end)
 
-
-def _is_utf8(data: bytes) -> bool:
-    if data.isascii():
-        return True
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True

@@ -40,3 +40,14 @@ def _after(buf: bytes, le: int, end: int, n: int) -> list[str]:
         out.append(_text(buf[pos:e]))
         pos = e + 1
     return out
+
+
+def _is_utf8(data: bytes) -> bool:
+    """Is ``data`` valid UTF-8 (ASCII at once)?"""
+    if data.isascii():
+        return True
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
