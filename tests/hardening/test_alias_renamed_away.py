@@ -126,3 +126,20 @@ async def test_links_moving_while_the_registry_is_asked(anyio_backend: str, tmp_
         assert "b.txt" in out
     assert fired[0]
     assert "hunter2" not in out
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd to find the descriptor's name")
+@pytest.mark.parametrize("guess", ["API_KEY=hunter2", "API_KEY=wrong"])
+async def test_edit_file_does_not_edit_the_secret(anyio_backend: str, tmp_path: Path, guess: str,
+                                                  swap_on_fstat: Callable[[Path], list[bool]]) -> None:
+    """Red team 13, F1: ``edit_file`` read the alias's inode (the secret's) and answered
+    "not found" / "found twice" / success by what the secret holds. Same answer whatever
+    the guess, and the secret is never republished."""
+    _resave(tmp_path, "API_KEY=hunter2\n")
+    rt = Runtime(tmp_path, policy=Policy(allow_writes=True, require_read_before_write=False))
+    fired = swap_on_fstat(tmp_path)
+    res = await rt.edit_file("a.txt", guess, "X")
+    assert fired[0]
+    assert res.verdict is not None and res.verdict.status.value == "[BLOCKED]" and res.verdict.opaque
+    assert (tmp_path / ".env").read_text() == "API_KEY=hunter2\n"
+    assert "hunter2" not in (tmp_path / "a.txt").read_text()

@@ -35,6 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from pathgate.runtime.fs import links_moved, seen_links
 from pathgate.verdicts import Status
 
 __all__ = [
@@ -202,9 +203,12 @@ def _read_existing(pfd: int, name: str, plan: WritePlan) -> Outcome | tuple[os.s
         st = os.fstat(fd)
         if not stat_mod.S_ISREG(st.st_mode):
             return Outcome(Status.NOT_A_FILE, "not a regular file")
-        if plan.identity is not None and (st.st_dev, st.st_ino) != plan.identity:
+        # the links the inode had while it was opened (an alias renamed away since shows one)
+        st = seen_links(st, name, pfd)
+        if (plan.identity is not None and (st.st_dev, st.st_ino) != plan.identity) or not st.st_nlink:
             return Outcome(Status.FILE_CHANGED_SINCE_READ, "replaced after the check")
-        if (st.st_nlink > 1 and plan.must_exist) or (plan.linked_secret is not None and plan.linked_secret(st)):
+        if (st.st_nlink > 1 and plan.must_exist) or (plan.linked_secret is not None and (
+                plan.linked_secret(st) or links_moved(st, os.fstat(fd)))):
             # another name shares this inode (it may be a secret): its content is never
             # read into a new file; replacing a non-secret one (write_file) leaves the other
             # name intact, a secret alias is never writable
