@@ -139,3 +139,34 @@ async def test_a_huge_user_level_claude_json_does_not_block_every_write(anyio_ba
     home = Path(os.environ["HOME"])
     (home / ".claude.json").write_text(json.dumps({"history": ["x" * 1000] * 9000}))  # 9 MB
     assert await _writable(env, "src/app.py")
+
+
+# --- red team 13: the settings reader (JSONC in one linear pass; tolerant strings; VS Code keys)
+
+_SETTINGS_13 = {
+    "trailing comma then a comment": '{"hooks": {"PreToolUse": [{"hooks": [{"command": "sh scripts/guard.sh"}],},'
+                                     ' // note\n]},}',
+    "a raw tab in the command": '{"tasks": [{"command": "sh\tscripts/guard.sh", "x": "\\q"}]}',
+    "a task's shell": '{"tasks": [{"label": "x", "options": {"shell": {"executable": "scripts/guard.sh"}}}]}',
+    "unclosed comments and quotes": '{"command": "sh scripts/guard.sh"}' + "/*x" * 20000 + '"\\' * 20000,
+}
+
+
+@pytest.mark.parametrize("raw", list(_SETTINGS_13.values()), ids=list(_SETTINGS_13))
+async def test_settings_the_agent_reads_tolerantly(anyio_backend: str, env: Path, raw: str) -> None:
+    write_tree(env, {".vscode/tasks.json": raw})
+    assert not await _writable(env, "scripts/guard.sh")
+    assert await _writable(env, "src/app.py")
+
+
+async def test_a_heavy_users_claude_json_blocks_no_project(anyio_backend: str, env: Path) -> None:
+    home = Path(os.environ["HOME"])
+    servers = {f"s{i}": {"command": "node", "args": [f"/opt/s{i}.js"], "env": {"A": "1"}} for i in range(2000)}
+    (home / ".claude.json").write_text(json.dumps({"mcpServers": servers}))
+    assert await _writable(env, "src/app.py")
+
+
+async def test_a_project_settings_file_past_one_mib_leaves_nothing_writable(anyio_backend: str,
+                                                                           env: Path) -> None:
+    _settings(env, "true", raw=json.dumps({"pad": "x" * (1 << 20)}))
+    assert not await _writable(env, "src/app.py")

@@ -64,7 +64,9 @@ HOOK_DIRS = (".claude/hooks", ".cursor/hooks", ".gemini/hooks", ".claude/agents"
              ".claude/commands", ".gemini/extensions", ".gemini/commands")
 #: JSON keys whose string value is a command line (besides ``command``).
 _COMMAND_KEYS = frozenset({"command", "apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "otelHeadersHelper",
-                           "toolDiscoveryCommand", "toolCallCommand", "install", "start"})
+                           "toolDiscoveryCommand", "toolCallCommand", "install", "start",
+                           # VS Code: a task's (or every task's) shell, the workspace's Python
+                           "executable", "python.defaultInterpreterPath"})
 _INTERPRETERS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish", "python", "python2", "python3", "pypy",
                            "pypy3", "node", "nodejs", "deno", "bun", "tsx", "ts-node", "ruby", "perl", "php",
                            "pwsh", "powershell", "lua", "Rscript", "uv", "run", "exec", "source", ".",
@@ -123,6 +125,8 @@ _SCRIPT = re.compile(r"\.(sh|bash|zsh|py|pyw|js|mjs|cjs|ts|mts|cts|rb|pl|php|ps1
 #: A leading variable: ``$NAME``, ``${NAME}``, ``${NAME:-x}``, ``%NAME%``.
 _VAR = re.compile(r"^(\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%)")
 _MAX_SETTINGS = 8 * 1024 * 1024
+#: A project's own settings file past this cannot be checked (real ones are kilobytes).
+_MAX_PROJECT_SETTINGS = 1024 * 1024
 _MAX_WORDS = 4096
 #: Levels of shell quoting a command is split through (``bash -c "sh -c '…'"``).
 _MAX_DEPTH = 8
@@ -296,7 +300,9 @@ _MAX_COMMANDS = 4096
 
 def _parsed(path: str, sig: object) -> list[tuple[list[str], str | None]] | None:
     """The commands of the settings file at ``path`` (:func:`_commands`), kept while its
-    signature holds; ``None`` when they cannot be told (a bound passed)."""
+    signature holds; ``None`` when they cannot be told (a bound passed). The user's own
+    files (a heavy user's ``~/.claude.json`` lists every project's MCP servers) are not the
+    repository's: past a bound, what was read so far counts, as past their size bound."""
     hit = _parsed_cache.get(path)
     if hit is not None and hit[0] == sig:
         return hit[1]
@@ -310,7 +316,7 @@ def _parsed(path: str, sig: object) -> list[tuple[list[str], str | None]] | None
             if len(found) > _MAX_COMMANDS:
                 raise Unchecked
     except Unchecked:
-        commands = None
+        commands = found if _is_user_file(path) else None
     if len(_parsed_cache) > 256:
         _parsed_cache.clear()
     _parsed_cache[path] = (sig, commands)
@@ -325,7 +331,8 @@ def _is_user_file(path: str) -> bool:
 def _load(path: str) -> object:
     """The settings file at ``path`` as its agent reads it (:func:`._settings_load.load`; the
     user's own files past the size bound left unread)."""
-    return load(path, _MAX_SETTINGS, user=_is_user_file(path))
+    user = _is_user_file(path)
+    return load(path, _MAX_SETTINGS if user else _MAX_PROJECT_SETTINGS, user=user)
 
 
 def _commands(node: object, depth: int = 0, inherited: str | None = None

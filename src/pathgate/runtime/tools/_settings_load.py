@@ -24,10 +24,35 @@ class Strings(list[str]):
     """Every string of a settings file that would not parse, each read as a command."""
 
 
-#: A JSON string literal, and what JSONC adds: ``//`` and ``/* */`` comments, a comma
-#: before a closing bracket.
-_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
-_JSONC = re.compile(rb'("(?:[^"\\]|\\.)*")|//[^\n]*|/\*.*?\*/|,(\s*[}\]])', re.S)
+#: One pass over a JSONC text: a string (to its closing quote, or to the end when it has
+#: none), a ``//`` comment, a ``/* */`` comment (to the end when unclosed), a run of
+#: anything else. Every alternative ends at once or at the end of the text, with possessive
+#: repeats: linear, whatever the text (no rescans from each unclosed quote or ``/*``).
+_TOKEN = re.compile(rb'"(?:[^"\\]|\\[\s\S])*+(?:"|\\?\Z)|//[^\n]*|/\*(?:[^*]|\*(?!/))*+(?:\*/|\Z)|[^"/]+|/')
+#: Strings a settings file that does not parse may hold (each read as a command).
+MAX_STRINGS = 4096
+#: A comma before a closing bracket (outside strings, once comments are gone).
+_TRAILING_COMMA = re.compile(rb",(\s*[}\]])")
+
+
+def _strip(raw: bytes) -> tuple[bytes, list[bytes]]:
+    """``raw`` without comments and trailing commas, and its string literals."""
+    out: list[bytes] = []
+    strings: list[bytes] = []
+    for m in _TOKEN.finditer(raw):
+        tok = m.group(0)
+        if tok[:1] == b'"':
+            strings.append(tok)
+            out.append(tok)
+        elif tok[:2] in (b"//", b"/*"):
+            out.append(b" ")
+        else:
+            out.append(tok)
+    parts: list[bytes] = []
+    for m in _TOKEN.finditer(b"".join(out)):
+        tok = m.group(0)
+        parts.append(tok if tok[:1] == b'"' else _TRAILING_COMMA.sub(rb"\1", tok))
+    return b"".join(parts), strings
 
 
 def load(path: str, cap: int, *, user: bool = False) -> object:
@@ -43,17 +68,23 @@ def load(path: str, cap: int, *, user: bool = False) -> object:
         if e.errno == errno.EFBIG and not user:
             raise Unchecked from None
         return None
-    for text in (raw, _JSONC.sub(lambda m: m.group(1) or m.group(2) or b"", raw)):
-        try:
-            return json.loads(text)
-        except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
-            continue
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
+        pass
+    text, literals = _strip(raw)
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        pass
+    if len(literals) > MAX_STRINGS and not user:
+        raise Unchecked
     strings = Strings()
-    for m in _JSON_STRING.finditer(raw):
+    for lit in literals[:MAX_STRINGS]:  # as a tolerant parser keeps them: raw tabs, unknown escapes
         try:
-            value = json.loads(m.group(0))
+            value = json.loads(lit, strict=False)
         except ValueError:
-            continue
+            value = lit.strip(b'"').decode("utf-8", "replace")
         if isinstance(value, str) and value:
             strings.append(value)
     return strings
