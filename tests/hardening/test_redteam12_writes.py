@@ -63,6 +63,10 @@ _HOOKS = {
     "own directory": '#!/bin/sh\n"$(dirname -- "$0")/../scripts/lint.sh"\n',
     "after 2,000 comment lines": "#!/bin/sh\n" + "#\n" * 2000 + "sh scripts/lint.sh\n",
     "a 70 KiB script": "#!/bin/sh\n" + "# pad\n" * 12000 + "sh scripts/lint.sh\n",
+    # red team 13 F3: a variable, a cd on an earlier line, a continued line, a here-document
+    "a variable": '#!/bin/sh\nD="scripts"\nbash "$D/lint.sh"\n',
+    "cd on an earlier line": "#!/bin/sh\ncd scripts || exit 1\n./lint.sh\n",
+    "a continued line": "#!/bin/sh\nexec bash \\\n  scripts/lint.sh\n",
 }
 
 
@@ -170,3 +174,10 @@ async def test_a_project_settings_file_past_one_mib_leaves_nothing_writable(anyi
                                                                            env: Path) -> None:
     _settings(env, "true", raw=json.dumps({"pad": "x" * (1 << 20)}))
     assert not await _writable(env, "src/app.py")
+
+
+async def test_a_here_document_fed_to_python_counts_its_imports(anyio_backend: str, env: Path) -> None:
+    write_tree(env, {"tools/guard.py": "x\n", "tools/__init__.py": ""})
+    _hook(env, "#!/bin/sh\npython3 - <<'EOF'\nimport tools.guard\nEOF\n")
+    assert not await _writable(env, "tools/guard.py")
+    assert await _writable(env, "src/app.py")

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import stat
 
 __all__ = ["hook_runs"]
@@ -156,13 +157,46 @@ def _from_script(text: str, root: str, here: str) -> list[tuple[str, bool]]:
     for m in _CONFIG_OPTION.finditer(text):
         value = m.group(1)
         out.append((value if value.startswith("/") else os.path.join(root, value), False))
-    text = _SELF_DIR.sub(lambda _m: here, _TOPLEVEL.sub(lambda _m: root, text))
+    text = _unfold(_SELF_DIR.sub(lambda _m: here, _TOPLEVEL.sub(lambda _m: root, text)))
+    cds: list[str] = []  # directories an earlier line cd-ed into (the shell stays there)
     for line in text.splitlines():
         line = line.strip()
-        if line and not line.startswith("#"):
-            try:
-                out += command_paths(line, root, manifests=False)
-            except Unchecked:
-                return [(root, True)]
+        if not line or line.startswith("#"):
+            continue
+        try:
+            for prefix in ("", *(f"cd {shlex.quote(d)} && " for d in cds)):
+                out += command_paths(prefix + line, root, manifests=False)
+        except Unchecked:
+            return [(root, True)]
+        cd = _CD.match(line)
+        if cd is not None and len(cds) < 8 and cd.group(1) not in cds:
+            cds.append(cd.group(1))
     return out
+
+
+#: A line continued on the next (``\`` before the line break).
+_CONTINUED = re.compile(r"\\\r?\n")
+#: ``NAME=value`` on its own line (``export``/``readonly``/``local`` too): a literal value.
+_ASSIGN = re.compile(r"""^[ \t]*(?:export[ \t]+|readonly[ \t]+|local[ \t]+)?([A-Za-z_]\w*)="""
+                     r"""(?:"([^"$`\\]*)"|'([^']*)'|([^\s;&|$`"'\\]*))[ \t]*;?[ \t]*$""", re.M)
+#: An interpreter fed a here-document: ``python3 - <<'EOF'`` … ``EOF``.
+_HEREDOC = re.compile(r"""^([^\n]*?\b(?:python[\d.]*|node|ruby|perl|php|deno|bun)\b[^\n<]*)<<-?[ \t]*"""
+                      r"""(['"]?)(\w+)\2[^\n]*\n(.*?)^[ \t]*\3[ \t]*$""", re.M | re.S)
+#: A line that changes the shell's directory for the lines after it.
+_CD = re.compile(r"""^(?:cd|pushd)[ \t]+(?:-[LP][ \t]+)?["']?([^\s"';&|]+)["']?""")
+
+
+def _unfold(text: str) -> str:
+    """The script as its lines are run: continued lines joined, literal variables
+    (``D=scripts`` … ``"$D/check.sh"``) expanded, an interpreter's here-document given as
+    its ``-c`` code on one line (its imports then count)."""
+    text = _CONTINUED.sub(" ", text)
+    values: dict[str, str] = {}
+    for m in _ASSIGN.finditer(text):
+        values.setdefault(m.group(1), next(g for g in m.groups()[1:] if g is not None))
+    if values:
+        names = "|".join(re.escape(n) for n in sorted(values, key=len, reverse=True))
+        text = re.sub(r"\$\{(" + names + r")\}|\$(" + names + r")\b",
+                      lambda m: values[m.group(1) or m.group(2)], text)
+    return _HEREDOC.sub(lambda m: f"{m.group(1)} -c {shlex.quote('; '.join(m.group(4).splitlines()))}", text)
 
