@@ -7,7 +7,7 @@ path outside the project (F3); the agent-settings guard cut a command at 4,096 w
 a settings file at 4,096 commands and shell quoting at two levels, and read nothing of a
 JSONC file (VS Code's and Gemini CLI's settings allow comments) — each time leaving the
 script the command runs writable (F4). Now every script git would run is read whole (up to
-1 MiB), the work tree's top and the script's own directory are read as the shell expands
+128 KiB and 2,000 command lines), the work tree's top and the script's own directory are read as the shell expands
 them, and a script, command or settings file past a bound leaves nothing writable; ordinary
 files stay writable while nothing is past a bound, and the user's own (possibly huge)
 ``~/.claude.json`` never blocks every write.
@@ -89,7 +89,7 @@ async def test_a_file_git_does_not_run_as_a_hook_names_nothing(anyio_backend: st
 
 
 async def test_a_hook_past_the_bound_leaves_nothing_writable(anyio_backend: str, env: Path) -> None:
-    _hook(env, "#!/bin/sh\n" + "# pad\n" * 200_000 + "sh scripts/lint.sh\n")  # 1.2 MB
+    _hook(env, "#!/bin/sh\n" + "# pad\n" * 200_000 + "sh scripts/lint.sh\n")  # 1.2 MB: past 128 KiB
     assert not await _writable(env, "scripts/lint.sh")
     assert not await _writable(env, "src/app.py")
 

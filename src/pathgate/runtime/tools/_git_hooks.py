@@ -8,7 +8,7 @@ elsewhere: husky v9 sets ``core.hooksPath = .husky/_``, whose scripts run
 them gets its code run at the next ``git commit`` — by the user, or by the agent's host.
 
 So for each hooks directory (``core.hooksPath`` and the repository's ``hooks/``), every
-script git would run (a file named as one of git's hooks, :data:`GIT_HOOKS`) is read whole
+script git would run (a file named as one of git's hooks, :data:`GIT_HOOKS`) is read whole (up to 128 KiB)
 and what it runs counts as never writable (``$(git rev-parse --show-toplevel)`` read as the
 root, ``$(dirname "$0")`` as the script's directory):
 
@@ -62,7 +62,10 @@ _MANAGERS: dict[str, tuple[str, ...]] = {
 #: A manager's name as a word of a hook script (``hk`` is not inside ``hooks``).
 _MANAGER_WORD = re.compile(r"(?<![\w-])(" + "|".join(re.escape(m) for m in _MANAGERS) + r")(?![\w-])")
 _CONFIG_OPTION = re.compile(r"--config(?:uration)?(?:=|\s+)['\"]?([^\s'\"]+)")
-_MAX_SCRIPT = 1024 * 1024
+_MAX_SCRIPT = 128 * 1024
+#: Command lines (not comments) one hook script may hold before it cannot be checked (real
+#: hooks hold tens; each line is read from every directory an earlier line cd-ed into).
+_MAX_LINES = 2000
 #: The hooks git runs (githooks(5)), by file name in the hooks directory.
 GIT_HOOKS = ("applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit", "pre-merge-commit",
              "prepare-commit-msg", "commit-msg", "post-commit", "pre-rebase", "post-checkout", "post-merge",
@@ -159,10 +162,10 @@ def _from_script(text: str, root: str, here: str) -> list[tuple[str, bool]]:
         out.append((value if value.startswith("/") else os.path.join(root, value), False))
     text = _unfold(_SELF_DIR.sub(lambda _m: here, _TOPLEVEL.sub(lambda _m: root, text)))
     cds: list[str] = []  # directories an earlier line cd-ed into (the shell stays there)
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
+    lines = [s for s in (raw.strip() for raw in text.splitlines()) if s and not s.startswith("#")]
+    if len(lines) > _MAX_LINES:
+        return [(root, True)]
+    for line in lines:
         try:
             for prefix in ("", *(f"cd {shlex.quote(d)} && " for d in cds)):
                 out += command_paths(prefix + line, root, manifests=False)
