@@ -27,6 +27,7 @@ from pathgate._hooks._run import run_hook
 from pathgate.verdicts import POLICY_FILE
 from tests._backends import alternating
 from tests._gitinit import git_init
+from tests.hardening._write_env import clean_home
 from tests.runtime.tools._writes import make_rt, snapshot, write_tree
 
 pytestmark = pytest.mark.anyio
@@ -34,13 +35,7 @@ pytestmark = pytest.mark.anyio
 
 @pytest.fixture
 def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    for var in ("XDG_CONFIG_HOME", "CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "GIT_DIR", "GIT_WORK_TREE"):
-        monkeypatch.delenv(var, raising=False)
-    for var in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"):
-        monkeypatch.setenv(var, "/dev/null")
+    clean_home(tmp_path, monkeypatch)
     root = tmp_path / "proj"
     root.mkdir()
     git_init(root)

@@ -1,0 +1,21 @@
+"""The environment the write-guard tests run in: an empty home, no agent-CLI project
+variables, git's system and global files switched off."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+def clean_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point ``HOME`` at an empty ``tmp_path/home`` and clear what would steer git or an
+    agent CLI from outside the test; returns the home."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for var in ("XDG_CONFIG_HOME", "CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "GIT_DIR", "GIT_WORK_TREE"):
+        monkeypatch.delenv(var, raising=False)
+    for var in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"):
+        monkeypatch.setenv(var, "/dev/null")
+    return home
