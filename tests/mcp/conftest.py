@@ -14,9 +14,12 @@ def anyio_backend() -> str:
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
+    return make_project(tmp_path / "project")
+
+
+def make_project(root: Path) -> Path:
     """``.gitignore`` (``build/``), an ignored ``build/out.js``, a secret ``.env`` and a kept
     ``src/app.py`` that both mention ``TOKEN``."""
-    root = tmp_path / "project"
     (root / "build").mkdir(parents=True)
     (root / "src").mkdir()
     (root / ".gitignore").write_text("build/\n")

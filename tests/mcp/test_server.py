@@ -27,6 +27,7 @@ import pathgate
 from mcp import Client
 from pathgate import ConfigError, Runtime
 from pathgate.mcp import build_server
+from tests.mcp.conftest import make_project
 
 pytestmark = pytest.mark.anyio
 
@@ -73,14 +74,7 @@ def anyio_backend() -> str:
 @pytest.fixture(scope="module")
 def shared_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The ``project`` tree of ``conftest.py``, shared by the tests that only read it."""
-    root = tmp_path_factory.mktemp("mcp") / "project"
-    (root / "build").mkdir(parents=True)
-    (root / "src").mkdir()
-    (root / ".gitignore").write_text("build/\n")
-    (root / "build" / "out.js").write_text("const TOKEN = 'compiled';\n")
-    (root / ".env").write_text("TOKEN=hunter2\n")
-    (root / "src" / "app.py").write_text("TOKEN = 'from app'\nprint(TOKEN)\n")
-    return root
+    return make_project(tmp_path_factory.mktemp("mcp") / "project")
 
 
 @pytest.fixture(scope="module")

@@ -41,11 +41,11 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import time
 from collections.abc import Iterator
 
 from pathgate.runtime.tools._settings_load import Strings, Unchecked, load
+from pathgate.runtime.tools._shell_words import _braces, _split
 
 __all__ = ["HOOK_DIRS", "SETTINGS", "UNCHECKED", "Unchecked", "command_paths", "fold_path", "in_hook_dir", "runs"]
 
@@ -127,9 +127,6 @@ _VAR = re.compile(r"^(\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_
 _MAX_SETTINGS = 8 * 1024 * 1024
 #: A project's own settings file past this cannot be checked (real ones are kilobytes).
 _MAX_PROJECT_SETTINGS = 1024 * 1024
-_MAX_WORDS = 4096
-#: Levels of shell quoting a command is split through (``bash -c "sh -c '…'"``).
-_MAX_DEPTH = 8
 
 
 
@@ -374,28 +371,6 @@ def _commands(node: object, depth: int = 0, inherited: str | None = None
             yield from _commands(item, depth + 1, inherited)
 
 
-def _split(command: str, depth: int = 0) -> list[str]:
-    """The words of a command line as a shell splits it (unbalanced quotes: at blanks);
-    a word holding blanks or shell operators (``bash -c "a && b"``) split again."""
-    try:
-        words = shlex.split(command, comments=False, posix=True)
-    except ValueError:
-        words = command.split()
-    if len(words) > _MAX_WORDS:
-        raise Unchecked
-    out: list[str] = []
-    for w in words:
-        out.append(w)
-        parts = [p for p in re.split(r"[;&|()<>`\s]+", w) if p]
-        if parts != [w]:
-            if depth >= _MAX_DEPTH:
-                raise Unchecked
-            out.extend(_split(" ".join(parts), depth + 1))
-    if len(out) > 8 * _MAX_WORDS:
-        raise Unchecked
-    return out
-
-
 def _candidates(words: list[str]) -> Iterator[tuple[str, bool]]:
     """The words of a command that may name a file it runs or reads, each with whether it is
     *run* (the command word, the operand of an interpreter: a directory named there runs
@@ -547,29 +522,6 @@ def _loaded(word: str, following: str | None, script: bool) -> Iterator[tuple[st
                     yield from _module_files(name.strip())
             else:
                 yield m.group(3), True
-
-
-def _braces(word: str, limit: int = 64) -> list[str]:
-    """``word`` with its shell brace alternatives expanded (``check-{lint,types}.sh``: two
-    words), at most ``limit`` of them; past that, the text before the first brace (a
-    directory with everything below it counts then)."""
-    out = [word]
-    for _ in range(8):
-        nxt: list[str] = []
-        changed = False
-        for w in out:
-            m = re.search(r"\{([^{}]*,[^{}]*)\}", w)
-            if m is None:
-                nxt.append(w)
-                continue
-            changed = True
-            nxt += [w[:m.start()] + alt + w[m.end():] for alt in m.group(1).split(",")]
-        out = nxt
-        if not changed:
-            break
-        if len(out) > limit:
-            return [word[:word.index("{")]]
-    return out
 
 
 def _expand(word: str, root: str) -> list[str]:
