@@ -139,21 +139,23 @@ def _is_file(path: str) -> bool:
 MAX_CONFIG_FILE_BYTES = 4 << 20
 
 
-def _read_bounded(path: str) -> bytes:
-    """The bytes of the regular file at ``path`` (a link followed), opened with
-    ``O_NONBLOCK`` so a FIFO swapped in after :func:`_is_file` never blocks the start, its
-    type checked on the descriptor; ``EFBIG`` past :data:`MAX_CONFIG_FILE_BYTES`
+def _read_bounded(path: str, *, follow: bool = True) -> bytes:
+    """The bytes of the regular file at ``path`` (a link followed when ``follow``), opened
+    with ``O_NONBLOCK`` so a FIFO swapped in after :func:`_is_file` never blocks the start,
+    its type checked on the descriptor; ``EFBIG`` past :data:`MAX_CONFIG_FILE_BYTES`
     (:func:`~pathgate.runtime.fs.read_regular`)."""
     from pathgate.runtime.fs import read_regular
 
-    return read_regular(path, MAX_CONFIG_FILE_BYTES, follow=True)
+    return read_regular(path, MAX_CONFIG_FILE_BYTES, follow=follow)
 
 
-def _read_toml(found: "Path") -> tuple[Any, str] | None:
+def _read_toml(found: "Path", source: str | None = None) -> tuple[Any, str] | None:
     """The settings table of ``found`` and its key prefix; ``None`` for a ``pyproject.toml``
-    without ``[tool.pathgate]``."""
+    without ``[tool.pathgate]``. ``source``: the file to read the bytes from, not followed
+    if a link (a project's file, already resolved by :func:`_project_file`); ``found``
+    itself, a link followed, when ``None`` (the host's file)."""
     try:
-        raw = _read_bounded(str(found))
+        raw = _read_bounded(str(found)) if source is None else _read_bounded(source, follow=False)
     except OSError as exc:
         raise ConfigError(f"{found}: cannot read: {exc.strerror or exc}") from None
     if found.name == "pyproject.toml" and b"pathgate" not in raw and b"\\u" not in raw and b"\\U" not in raw:
@@ -171,9 +173,10 @@ def _read_toml(found: "Path") -> tuple[Any, str] | None:
     return None if section is None else (section, "tool.pathgate")
 
 
-def _load_file(found: "Path") -> tuple[Policy, Mapping[str, Any], str] | None:
-    """The policy a file sets, its settings table and the table's key prefix."""
-    table = _read_toml(found)
+def _load_file(found: "Path", source: str | None = None) -> tuple[Policy, Mapping[str, Any], str] | None:
+    """The policy a file sets, its settings table and the table's key prefix (``source``:
+    as :func:`_read_toml`)."""
+    table = _read_toml(found, source)
     if table is None:
         return None
     doc, prefix = table
@@ -220,13 +223,14 @@ def load_project_config(root: str | os.PathLike[str]) -> tuple[Policy, frozenset
 
     Raises :class:`~pathgate.errors.ConfigError` for a bad value and for any loosening key
     (:func:`project_violation`), naming the key, the file and where the setting belongs."""
-    name = next((os.path.join(root, n) for n in PROJECT_FILES if _is_file(os.path.join(root, n))), None)
-    if name is None:
+    picked = _project_file(os.fspath(root))
+    if picked is None:
         return None
     from pathlib import Path
 
+    name, source = picked
     found = Path(name)
-    loaded = _load_file(found)
+    loaded = _load_file(found, source)
     if loaded is None:
         return None
     policy, raw, prefix = loaded
@@ -245,6 +249,72 @@ def load_project_config(root: str | os.PathLike[str]) -> tuple[Policy, frozenset
                 key=at,
             )
     return policy, keys
+
+
+def _project_file(root: str) -> tuple[str, str] | None:
+    """The project's settings file (the first of :data:`PROJECT_FILES` that is a regular file
+    or a link) as ``(its path in the root, the regular file to read)``, or ``None``.
+
+    A repository is untrusted input, and what a settings error says reaches the model (a
+    hook's refusal): a link is followed only to a regular single-link file inside the
+    project whose path names no secret; a hard-linked file (it may be a secret's other
+    name), a link out of the project, to a secret's name, to nothing or to anything else
+    is a :class:`~pathgate.errors.ConfigError` that names only the project's file, the same
+    whatever the link leads to, and nothing of it is read (such a ``pyproject.toml``, a file
+    of many tools, counts as absent instead)."""
+    for n in PROJECT_FILES:
+        path = os.path.join(root, n)
+        try:
+            st = os.lstat(path)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOENT, errno.ENOTDIR):
+                raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+            continue
+        except ValueError:
+            continue
+        try:
+            if stat.S_ISREG(st.st_mode):
+                if st.st_nlink > 1:
+                    raise _linked_config(path)
+                return path, path
+            if stat.S_ISLNK(st.st_mode):
+                return path, _linked_target(root, path)
+        except ConfigError:
+            if n == "pyproject.toml":  # a file of many tools: one pathgate cannot read is not its own
+                return None
+            raise
+    return None
+
+
+def _linked_target(root: str, path: str) -> str:
+    """The regular file the project's settings link ``path`` leads to, when it is one
+    :func:`_project_file` follows; else its :class:`~pathgate.errors.ConfigError`."""
+    from pathgate._policy import DEFAULT_SECRET_PATTERNS
+    from pathgate.runtime.gates.secrets import SecretMatcher
+
+    try:
+        top = os.path.realpath(root)
+        target = os.path.realpath(path)
+    except (OSError, ValueError):
+        raise _linked_config(path) from None
+    rel = os.path.relpath(target, top) if target.startswith(top.rstrip("/") + "/") else None
+    if rel is None or SecretMatcher(DEFAULT_SECRET_PATTERNS).is_secret(rel):
+        raise _linked_config(path)  # judged by name before anything is asked of the target
+    try:
+        st = os.lstat(target)
+    except (OSError, ValueError):
+        raise _linked_config(path) from None
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
+        raise _linked_config(path)
+    return target
+
+
+def _linked_config(path: str) -> ConfigError:
+    return ConfigError(
+        f"{path}: a project's settings are read only from a regular file of the project, or a "
+        "symbolic link to one inside it that is not a secret's name and has no other hard link; "
+        "this file is a link of another kind and was not read. Make it a plain file, or give "
+        "the settings in a host config (--config).")
 
 
 def _dropped(given: Any, required: tuple[str, ...]) -> list[str]:
