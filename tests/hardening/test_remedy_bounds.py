@@ -70,3 +70,32 @@ async def test_a_remedy_is_still_offered_below_the_bound(anyio_backend: str, tmp
     rt = Runtime(tmp_path, policy=Policy())
     (res,) = await rt.read_files(["sub/c.log"])
     assert res.verdict is not None and res.verdict.remedy is not None
+
+
+@pytest.mark.parametrize("tool", ["read_files", "list_directory", "glob"])
+async def test_no_remedy_is_searched_for_a_path_past_the_depth_bound(anyio_backend: str, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch,
+                                                                     tool: str) -> None:
+    """Red team 14, F1: below an excluded directory each candidate was verified by a new
+    session down the whole path and one more per level: a 100-level path below
+    ``node_modules/`` cost 6 s of CPU (cubic in depth), in a worker a timeout cannot stop."""
+    (tmp_path / "node_modules").mkdir()
+    calls = [0]
+    real = IgnoreSession.match_with_extra
+
+    def counting(self: IgnoreSession, *args: object, **kwargs: object) -> object:
+        calls[0] += 1
+        return real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(IgnoreSession, "match_with_extra", counting)
+    rt = Runtime(tmp_path, policy=Policy())
+    deep = "node_modules/" + "a/" * _remedy.MAX_REMEDY_DEPTH + "x.js"
+    args = {"read_files": {"paths": [deep]}, "list_directory": {"path": deep.rsplit("/", 1)[0]},
+            "glob": {"pattern": "*", "path": deep.rsplit("/", 1)[0]}}[tool]
+    await rt.call(tool, args)
+    assert calls[0] == 0
+    # a shallow one still gets its verified lines, with a bounded number of checks
+    (res,) = await rt.read_files(["node_modules/" + "a/" * 5 + "x.js"])
+    assert res.verdict is not None and res.verdict.remedy is not None
+    assert res.verdict.remedy.lines[-1] == "!/node_modules/a/a/a/a/a/x.js"
+    assert 0 < calls[0] <= 2 * (_remedy.MAX_REMEDY_DEPTH + 1)
