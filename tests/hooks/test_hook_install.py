@@ -98,3 +98,25 @@ def test_bad_settings_are_left_alone(tmp_path: Path, capsys: pytest.CaptureFixtu
     settings.write_text('{"hooks": []}')
     code, _, err = install(capsys, "gemini", "--root", str(tmp_path))
     assert code == 2 and "`hooks` is not an object" in err
+
+
+@pytest.mark.parametrize(("agent", "settings_file", "off", "key"), [
+    ("claude-code", ".claude/settings.json", {"disableAllHooks": True}, "disableAllHooks"),
+    ("gemini", ".gemini/settings.json", {"hooksConfig": {"enabled": False}}, "hooksConfig.enabled"),
+    ("gemini", ".gemini/settings.json", {"tools": {"enableHooks": False}}, "tools.enableHooks"),
+])
+def test_install_into_settings_that_switch_hooks_off_is_an_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], agent: str, settings_file: str,
+        off: dict[str, Any], key: str) -> None:
+    """Red team 14, F10: a repository can ship settings that switch every hook off; install
+    merged pathgate's hook into them and reported success, a guard that never runs."""
+    settings = tmp_path / settings_file
+    settings.parent.mkdir()
+    settings.write_text(json.dumps(off))
+    code, _, err = install(capsys, agent, "--root", str(tmp_path))
+    assert code == 1 and f"`{key}`" in err and "will not run" in err
+    assert load(settings)[key.split(".")[0]] == off[key.split(".")[0]]  # the user's key is theirs to remove
+    code, out, _ = install(capsys, agent, "--root", str(tmp_path), "--print")
+    assert code == 1 and json.loads(out)["hooks"]
+    settings.write_text(json.dumps({"disableAllHooks": False, "hooksConfig": {"enabled": True}}))
+    assert install(capsys, agent, "--root", str(tmp_path))[0] == 0

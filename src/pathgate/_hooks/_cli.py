@@ -106,7 +106,9 @@ def _install_parser() -> argparse.ArgumentParser:
 
 
 def _install(argv: Sequence[str]) -> int:
-    from pathgate._hooks._install import InstallError, install, settings_path
+    import json
+
+    from pathgate._hooks._install import InstallError, install, settings_path, switched_off
 
     args = _install_parser().parse_args(argv)
     path = settings_path(args.agent, user=args.user, project=args.root)
@@ -123,6 +125,12 @@ def _install(argv: Sequence[str]) -> int:
     else:
         print(f"pathgate hook install: {path} already has pathgate's hook; nothing changed",
               file=sys.stderr)
+    off = switched_off(args.agent, json.loads(text))
+    if off is not None:
+        print(f"pathgate hook install: error: {path} sets `{off}`, which switches off every hook of "
+              f"{args.agent} (pathgate's too): the hook is in the file but will not run. Remove that key "
+              "(a repository may ship it to switch its guard off).", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -24,7 +24,7 @@ import tempfile
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["INSTALLERS", "install", "merged_settings", "settings_path"]
+__all__ = ["INSTALLERS", "install", "merged_settings", "settings_path", "switched_off"]
 
 CLAUDE_MATCHER = "Read|Write|Edit|MultiEdit|NotebookEdit|Glob|Grep|LS"
 GEMINI_MATCHER = (
@@ -146,6 +146,28 @@ def merged_settings(agent: str, path: str, command: str) -> tuple[dict[str, Any]
     after = json.loads(json.dumps(before))
     INSTALLERS[agent](after, command, path)
     return after, after != before
+
+
+#: Settings keys that switch every hook of an agent CLI off, as ``(key path, the value that
+#: does)``: Claude Code's ``disableAllHooks``; Gemini CLI's ``hooksConfig.enabled`` (and the
+#: older ``hooks.enabled`` and ``tools.enableHooks``).
+_OFF_SWITCHES: dict[str, tuple[tuple[tuple[str, ...], bool], ...]] = {
+    "claude-code": ((("disableAllHooks",), True),),
+    "gemini": ((("hooksConfig", "enabled"), False), (("hooks", "enabled"), False), (("tools", "enableHooks"), False)),
+}
+
+
+def switched_off(agent: str, settings: dict[str, Any]) -> str | None:
+    """The dotted key of ``settings`` that switches ``agent``'s hooks off (pathgate's with
+    the rest), or ``None``. A repository can ship such a key in its settings: installing
+    into them must not report an active guard."""
+    for keys, off in _OFF_SWITCHES.get(agent, ()):
+        node: Any = settings
+        for key in keys:
+            node = node.get(key) if isinstance(node, dict) else None
+        if node is off:
+            return ".".join(keys)
+    return None
 
 
 def install(agent: str, path: str, command: str, *, write: bool = True) -> tuple[str, bool]:
