@@ -224,6 +224,27 @@ def test_gemini_read_many_files_names_each_blocked_path(project: Path) -> None:
     assert "`**/.env.*`: [BLOCKED]" in lines
 
 
+@pytest.mark.parametrize("with_secret", [True, False])
+def test_gemini_read_many_files_denies_globs_and_directories_whatever_they_match(
+        project: Path, with_secret: bool) -> None:
+    """Red team 14, F12: ``read_many_files`` returns contents; ``.*``, ``*``, ``**/*`` and ``.``
+    were allowed (the globs were judged as names, a directory as a file) and Gemini read
+    ``.env.local`` and ``server.pem``. A glob or directory is denied the same way whether a
+    secret matches or not; files named one by one are judged each."""
+    if with_secret:
+        (project / ".env.local").write_text("K=1\n")
+        (project / "src/server.pem").write_text("KEY\n")
+    else:
+        (project / ".env").unlink()
+    for entry in (".*", "*", "**/*", ".", "src", "src/*.py", "./"):
+        reason = gemini_reason(run_hook("gemini", gemini(project, "read_many_files", paths=[entry])).stdout)
+        assert reason.startswith("[BLOCKED]: this tool returns the contents of every file"), entry
+    ok = run_hook("gemini", gemini(project, "read_many_files", paths=["src/app.py"]))
+    assert (json.loads(ok.stdout), ok.exit_code) == ({}, 0)
+    named = run_hook("gemini", gemini(project, "read_many_files", paths=["src/app.py", ".env.local"]))
+    assert gemini_reason(named.stdout) == SECRET
+
+
 def test_gemini_fails_closed(project: Path) -> None:
     answer = run_hook("gemini", b"{")
     assert answer.exit_code == 2 and answer.stdout == "" and "blocked" in answer.stderr

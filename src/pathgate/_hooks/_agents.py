@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from pathgate._hooks._core import Target, has_glob
+from pathgate._hooks._core import Target
 
 __all__ = ["AGENTS", "Agent", "Answer", "HookRequest"]
 
@@ -130,11 +130,9 @@ def _glob(args: Mapping[str, Any]) -> list[Target]:
 
 
 def _many(args: Mapping[str, Any]) -> list[Target]:
-    """Gemini's ``read_many_files``: ``paths`` (files, directories or globs), ``include``."""
-    out: list[Target] = []
-    for entry in [*_strings(args, "paths"), *_strings(args, "include")]:
-        out.append(Target("glob", entry) if has_glob(entry) else Target("file", entry))
-    return out
+    """Gemini's ``read_many_files``: ``paths`` (files, directories or globs), ``include``;
+    it returns contents, so a directory or glob is denied (:data:`~._core.MANY_TEXT`)."""
+    return [Target("many", entry) for entry in [*_strings(args, "paths"), *_strings(args, "include")]]
 
 
 def _dirs(args: Mapping[str, Any]) -> list[Target]:

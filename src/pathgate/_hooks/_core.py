@@ -41,8 +41,17 @@ if TYPE_CHECKING:
     from pathgate.runtime._gating import GateCore
     from pathgate.verdicts import Verdict
 
-__all__ = ["GIT_DIR_TEXT", "Target", "decide", "split_glob"]
+__all__ = ["GIT_DIR_TEXT", "MANY_TEXT", "Target", "decide", "split_glob"]
 
+#: The deny text of a content tool (Gemini CLI's ``read_many_files``) given a glob or a
+#: directory: it returns the contents of every file that matches, and a hook can only allow
+#: or deny the whole call, so it is denied whatever the tree holds (a denial that depended on
+#: whether a secret matched would tell the model the secret exists).
+MANY_TEXT = (
+    "[BLOCKED]: this tool returns the contents of every file a glob or directory matches, which "
+    "pathgate cannot check one by one here. Find the files with the glob tool, then read them "
+    "by name."
+)
 #: What the model is told when a call touches ``.git/`` (not opaque: git's own files).
 GIT_DIR_TEXT = (
     "[BLOCKED]: `.git/` holds git's internal files; pathgate never lets an agent read or write "
@@ -67,13 +76,15 @@ _GIT_BENIGN = (*_BENIGN, ".gitignore", ".github", ".gitattributes", ".gitmodules
 #: Brace alternatives a hook expands when judging a glob.
 _MAX_ALTERNATIVES = 256
 
-TargetKind = Literal["file", "write", "dir", "glob"]
+TargetKind = Literal["file", "write", "dir", "glob", "many"]
 
 
 class Target(NamedTuple):
     """One thing a tool call touches: a ``file`` it reads, a file it writes (``write``, with
-    its new ``content`` or ``edits``), a ``dir`` it walks, or a ``glob`` pattern matched
-    below ``base`` (a directory, ``""`` for the root)."""
+    its new ``content`` or ``edits``), a ``dir`` it walks, a ``glob`` pattern matched
+    below ``base`` (a directory, ``""`` for the root), or ``many``: a file whose contents the
+    tool returns, or a directory or glob whose every file's contents it returns
+    (:data:`MANY_TEXT`)."""
 
     kind: TargetKind
     value: str
@@ -310,6 +321,16 @@ def _spellings_of(path: str, root: str, cwd: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys((written, lexical if lexical_rel is None else lexical_rel)))
 
 
+def _is_dir(rel: str, root: str, cwd: str) -> bool:
+    """Is the spelling ``rel`` (:func:`_spellings`) a directory (links followed, as the tool
+    opens it), or one that cannot be told (fail closed)?"""
+    full = rel if os.path.isabs(rel) else os.path.join(root, rel)
+    try:
+        return stat.S_ISDIR(os.stat(full).st_mode)
+    except (OSError, ValueError) as exc:
+        return not isinstance(exc, FileNotFoundError | NotADirectoryError)
+
+
 def _relative(path: str, root: str, cwd: str) -> str:
     """``path`` relative to the root as written (see :func:`_spellings`)."""
     return _spellings(path, root, cwd)[0]
@@ -342,159 +363,6 @@ async def _secret_alias(runtime: GateCore, rel: str) -> bool:
         return stat.S_ISREG(st.st_mode) and st.st_nlink > 1 and linked(st)
 
     return await runtime.run_blocking(probe)
-
-
-def _new_text(target: Target, old: str | None) -> str | None:
-    """The file's text after the write (``None``: nothing is written, a delete)."""
-    if target.content is not None:
-        return target.content
-    if not target.edits:
-        return None
-    text = old or ""
-    for old_string, new_string, replace_all in target.edits:
-        if old_string and old_string in text:
-            text = text.replace(old_string, new_string) if replace_all else text.replace(old_string, new_string, 1)
-        else:  # not applicable as given (an edit snippet): judge its lines as added
-            text = f"{text}\n{new_string}"
-    return text
-
-
-def _current_text(path: str) -> str | None:
-    """The text of the file at ``path`` now, bounded, not following a final symlink
-    (``None``: missing or unreadable)."""
-    from pathgate.runtime.tools._write_rules import read_small
-
-    raw = read_small(path)
-    return None if raw is None else raw.decode("utf-8", "replace")
-
-
-def _gitignore_loosens(target: Target, real: str) -> str | None:
-    """Why the write ``target`` to the ``.gitignore`` at ``real`` could un-ignore a path
-    (:func:`~pathgate.runtime.tools._write_rules.loosening_change`), or ``None``. A file
-    that exists but cannot be read whole as UTF-8 cannot be compared: refused (fail closed);
-    a delete loses every rule."""
-    from pathgate.runtime.tools._write_rules import MAX_READ, loosening_change, read_small
-
-    raw = read_small(real, MAX_READ + 1)
-    old: str | None = None
-    if raw is None:
-        if os.path.lexists(real):
-            return "cannot be checked (the file cannot be read)"
-    else:
-        try:
-            old = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            return "cannot be checked (the file is not UTF-8 text)"
-        if len(raw) > MAX_READ:
-            return "cannot be checked (the file is too large)"
-    readings = _edit_readings(target, old)
-    if isinstance(readings, str):
-        return readings
-    for new in readings:
-        why = loosening_change(old, new)
-        if why is not None:
-            return why
-    return None
-
-
-#: The most readings of a ``.gitignore`` edit judged before it is refused as unclear.
-_MAX_READINGS = 8
-
-
-_OVER_ESCAPED = re.compile(r"\\+(n|t|r|'|\"|`|\\|\n)")
-_UNESCAPE = {"n": "\n", "t": "\t", "r": "\r", "'": "'", '"': '"', "`": "`", "\\": "\\", "\n": "\n"}
-
-
-def _unescaped(text: str) -> str:
-    """``text`` as Gemini CLI's edit corrector may write it when it looks over-escaped
-    (``unescapeStringForGeminiBug``: any run of backslashes before ``n``, ``t``, ``r``, a
-    quote, a backtick, a backslash or a newline becomes that character): a ``.gitignore``
-    sent as ``*.tmp\\n!secret.txt`` may be written with a negation line."""
-    return _OVER_ESCAPED.sub(lambda m: _UNESCAPE[m.group(1)], text)
-
-
-def _edit_readings(target: Target, old: str | None) -> list[str] | str:
-    """Every text a write to a ``.gitignore`` could leave, or why it cannot be judged. Each
-    edit must name the exact text it replaces, present in the file (a snippet such as
-    Cursor's ``code_edit`` or a text not found could be applied loosely); one naming text
-    found more than once is judged both as the first replacement and as all of them
-    (Gemini's ``expected_replacements`` replaces them all). A delete leaves nothing."""
-    if target.content is not None:
-        return list(dict.fromkeys((target.content, _unescaped(target.content))))
-    if not target.edits:
-        return [""]
-    texts = [old or ""]
-    for old_string, new_string, replace_all in target.edits:
-        if not old_string:
-            return "cannot be checked (an edit that does not name the exact text it replaces)"
-        if any(p in new_string for p in ("$`", "$'", "$&", "$$")):
-            # an editor passing the text to JavaScript's String.replace expands these
-            return "cannot be checked (the new text holds `$` patterns some editors expand)"
-        nxt: list[str] = []
-        for text in texts:
-            count = text.count(old_string)
-            if count == 0:
-                return "cannot be checked (the text to replace is not in the file)"
-            for new in dict.fromkeys((new_string, _unescaped(new_string))):
-                nxt.append(text.replace(old_string, new))
-                if count > 1 and not replace_all:
-                    nxt.append(text.replace(old_string, new, 1))
-        texts = list(dict.fromkeys(nxt))
-        if len(texts) > _MAX_READINGS:
-            return "cannot be checked (too many ways to read the edits)"
-    return texts
-
-
-def _write_denial(runtime: GateCore, target: Target, rel: str, renderer: str | None,
-                  model: str | None) -> str | None:
-    """What the write gates add for a write through another agent's tool: never outside
-    the root (whatever ``allow_outside_root`` says), secrets (always, opaque), git
-    directories not named ``.git`` (opaque), pathgate's policy files, the agents' own
-    hook settings and what they run (a plain block; a root ``pyproject.toml`` that holds or
-    would hold pathgate settings too), a write that would make a git directory, a
-    ``.gitignore`` edit that could un-ignore a path."""
-    from pathgate.runtime.gates.secrets import normalize_name
-    from pathgate.runtime.tools._agent_commands import in_hook_dir
-    from pathgate.runtime.tools._write_rules import (
-        CONFIG_FILE,
-        GITIGNORE_RULE,
-        PYPROJECT,
-        declares_pathgate,
-        in_linked_gitdir,
-        is_agent_settings,
-        makes_gitdir,
-        mentions_pathgate,
-        steers_guard,
-    )
-    from pathgate.verdicts import MAKES_GIT_DIR, POLICY_FILE, Gate, Status, Verdict
-
-    real = os.path.realpath(rel if os.path.isabs(rel) else os.path.join(runtime.root, rel))
-    real_rel = os.path.relpath(real, runtime.root).replace(os.sep, "/")
-    if os.path.isabs(rel) or real_rel == ".." or real_rel.startswith("../"):
-        return _text(runtime, renderer, model, Verdict(status=Status.FILE_OUTSIDE_PROJECT, gate=Gate.PATH))
-    spellings = (rel, real_rel)
-    if any(runtime.pipeline.secrets.is_secret(s) for s in spellings if not s.startswith("..")):
-        return "[BLOCKED]"
-    if in_linked_gitdir(runtime.root, real_rel):
-        return "[BLOCKED]"
-    normalized = ["/".join(normalize_name(c) for c in s.split("/")) for s in spellings]
-    names = {normalize_name(n) for n in (CONFIG_FILE, *runtime.policy.all_agent_files)}
-    policy = any(n.rsplit("/", 1)[-1] in names or is_agent_settings(n) or in_hook_dir(n) for n in normalized)
-    if not policy:
-        policy = steers_guard(real, runtime.index)
-    if not policy and PYPROJECT in normalized:
-        new = _new_text(target, _current_text(real))
-        policy = declares_pathgate(runtime.root) or (new is not None and mentions_pathgate(new))
-    if policy:
-        verdict = Verdict(status=Status.BLOCKED, gate=Gate.WRITE, detail=POLICY_FILE)
-        return _text(runtime, renderer, model, verdict)
-    if makes_gitdir(runtime.root, real_rel):
-        return _text(runtime, renderer, model, Verdict(status=Status.BLOCKED, gate=Gate.WRITE, detail=MAKES_GIT_DIR))
-    if any(n.rsplit("/", 1)[-1] == ".gitignore" for n in normalized):
-        why = _gitignore_loosens(target, real)
-        if why is not None:
-            return f"[BLOCKED]: This .gitignore edit {why}; {GITIGNORE_RULE}. Ask the user to make this change."
-    return None
 
 
 def _holds_secret_path(runtime: GateCore, rels: Sequence[str]) -> bool:
@@ -548,8 +416,12 @@ async def decide(
     root = root or runtime.root
     texts: list[tuple[str, str | None]] = []  # (shown spelling, deny text), request order
     pending: list[tuple[int, str, Target]] = []  # (slot, runtime spelling, target)
+    many: list[int] = []  # slots of content-tool entries: denied at the end if a glob or directory
     for t in targets:
         shown = t.value
+        if t.kind == "many":
+            many.append(len(texts))
+            t = t._replace(kind="glob" if has_glob(t.value) else "file")
         if t.kind == "glob":
             denial = _glob_denial(runtime, t, root, cwd)
             if denial is not None:
@@ -578,9 +450,15 @@ async def decide(
             elif await _secret_alias(runtime, rel):  # a file to read, or a "directory" to search
                 text = "[BLOCKED]"
             elif t.kind == "write":
-                text = await runtime.run_blocking(functools.partial(_write_denial, runtime, t, rel, renderer, model))
+                from pathgate._hooks._write_judge import write_denial
+
+                text = await runtime.run_blocking(functools.partial(write_denial, runtime, t, rel, renderer, model))
             if text is not None:
                 texts[slot] = (texts[slot][0], text)
+    for slot in many:  # what a secret's name or the gates decide comes first (the same either way)
+        shown, text = texts[slot]
+        if text is None and (has_glob(shown) or any(_is_dir(rel, root, cwd) for rel in _spellings(shown, root, cwd))):
+            texts[slot] = (shown, MANY_TEXT)
     denials = [(shown, text) for shown, text in texts if text is not None]
     if not denials:
         return None
