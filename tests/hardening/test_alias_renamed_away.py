@@ -143,3 +143,30 @@ async def test_edit_file_does_not_edit_the_secret(anyio_backend: str, tmp_path: 
     assert res.verdict is not None and res.verdict.status.value == "[BLOCKED]" and res.verdict.opaque
     assert (tmp_path / ".env").read_text() == "API_KEY=hunter2\n"
     assert "hunter2" not in (tmp_path / "a.txt").read_text()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd to find the descriptor's name")
+@pytest.mark.parametrize("tool", ["read_files", "code_search"])
+async def test_a_filesystem_seam_looks_at_the_name_too(anyio_backend: str, tmp_path: Path, tool: str,
+                                                       swap_on_fstat: Callable[[Path], list[bool]]) -> None:
+    """Red team 14, N2: code_search on a filesystem seam (any ``OsFS`` subclass: a host's
+    remote or fault-injecting filesystem) never looked at the name again after its
+    ``fstat``; read_files' general route did."""
+    from pathgate.runtime.fs import OsFS
+
+    class Seam(OsFS):
+        pass
+
+    (tmp_path / "b.txt").write_text("API_KEY in docs\n")
+    _resave(tmp_path, "API_KEY=old\n")
+    rt = Runtime(tmp_path, policy=Policy(), fs=Seam())
+    assert (await rt.read_files(["a.txt"]))[0].verdict is not None  # a snapshot of the old inode
+    _resave(tmp_path, "API_KEY=hunter2\n")
+    fired = swap_on_fstat(tmp_path)
+    if tool == "read_files":
+        out = str(await rt.call("read_files", {"paths": ["a.txt", "b.txt"]}))
+    else:
+        out = str([(h.path, h.text) for h in (await rt.code_search("API_KEY")).hits])
+        assert "b.txt" in out
+    assert fired[0]
+    assert "hunter2" not in out

@@ -170,8 +170,8 @@ class Scanner:
         #: :func:`~pathgate.runtime._links.seen_links`' bound: a single-link file whose
         #: status changed after it (or on a tree not known to be local: any) has its name
         #: looked at again, so an alias renamed away between open and ``fstat`` is seen
-        self._relink_since: int = (_NEVER if linked_secret is None or not native
-                                   else time.time_ns() - RELINK_MARGIN_NS if is_local_tree(root) else 0)
+        self._relink_since: int = (_NEVER if linked_secret is None
+                                   else time.time_ns() - RELINK_MARGIN_NS if native and is_local_tree(root) else 0)
         self._native = native
         self.hits: list[SearchHit] = []
         self.binary = self.too_large = self.unreadable = 0
@@ -350,8 +350,8 @@ class Scanner:
             st = self._fstat(fd)
             if not stat_mod.S_ISREG(st.st_mode) or not st.st_nlink:  # no link left: gone since the walk
                 return None
-            if self._native and st.st_nlink == 1 and st.st_ctime_ns >= self._relink_since:
-                st = seen_links(st, os.path.join(self._root, rel))
+            if st.st_nlink == 1 and st.st_ctime_ns >= self._relink_since:  # a seam: always, by its lstat
+                st = seen_links(st, os.path.join(self._root, rel), lstat=None if self._native else self.ops.lstat)
             if self.linked_secret is not None and (self.linked_secret(st) or (
                     st.st_nlink > 1 and links_moved(st, self._fstat(fd)))):
                 self.linked += 1
