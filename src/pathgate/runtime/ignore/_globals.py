@@ -137,7 +137,7 @@ def load_globals(ix: IgnoreIndex, key: tuple[object, ...]) -> Globals:
             if up is not None:
                 read.append((shown, data, sig))
                 continue
-            lst = IgnoreList.from_bytes(shown, "", data, fold, sig)
+            lst = IgnoreList.compiled(shown, "", data, fold, sig)
             lists.append(lst)
             sources.append(SourceInfo(source=shown, state="read", rules=len(lst)))
     upper: tuple[tuple[str, _Sig], ...] = ()

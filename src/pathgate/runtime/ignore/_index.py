@@ -496,7 +496,9 @@ class IgnoreIndex:
                                               error=_err_name(errno.ELOOP)))
                 elif _stat.S_ISREG(mode):
                     prev = reuse.get(source)
-                    if prev is not None and prev.sig == sig and prev.fold == fold:
+                    # (the old node's own signature of the file: a list from the compile
+                    # cache carries the signature of its first compile, maybe elsewhere)
+                    if prev is not None and old is not None and old.sigs[k] == sig and prev.fold == fold:
                         lst = prev
                     else:
                         try:
@@ -518,7 +520,7 @@ class IgnoreIndex:
                                     stop = Match(ignored=True, fail_closed=True, unreadable=source)
                                 data = None
                         if data is not None:
-                            lst = IgnoreList.from_bytes(source, base_view, data, fold, sig)
+                            lst = IgnoreList.compiled(source, base_view, data, fold, sig)
             elif isinstance(sig, str):
                 # lstat failed with something other than ENOENT: cannot tell; fail closed.
                 self._warn(f"unable to access '{source}': "  # strerror, as git

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 import re
+import threading
+import weakref
 from collections.abc import Callable, Sequence
 
 import msgspec
@@ -317,8 +319,8 @@ class IgnoreList:
     the root and the repository-wide lists).
     """
 
-    __slots__ = ("anchored", "base", "dtab", "fold", "ftab", "has_dir_rules", "memos",
-                 "nlines", "offset", "patterns", "segmented", "sig", "source", "specs",
+    __slots__ = ("__weakref__", "anchored", "base", "dtab", "fold", "ftab", "has_dir_rules",
+                 "memos", "nlines", "offset", "patterns", "segmented", "sig", "source", "specs",
                  "unanchored")
 
     def __init__(self, source: str, base: str, lines: Sequence[tuple[int, str, str]],
@@ -372,6 +374,27 @@ class IgnoreList:
         return cls(source, base, lines, fold, sig, nlines)
 
     @classmethod
+    def compiled(cls, source: str, base: str, data: bytes, fold: bool,
+                 sig: object = None) -> IgnoreList:
+        """:meth:`from_bytes`, compiled once per distinct ``(source, base, fold, data)`` while
+        some holder keeps the list alive (:data:`_COMPILED`): every session, runtime and
+        remedy check that reads the same bytes of the same file at the same directory shares
+        one list. The key is the content itself (compared byte for byte), so an edit is
+        always a new compile; ``sig`` is the signature of the first compile (informative)."""
+        key = (source, base, fold, data)
+        with _COMPILED_LOCK:
+            got = _COMPILED.get(key)
+        if got is not None:
+            return got
+        lst = cls.from_bytes(source, base, data, fold, sig)
+        with _COMPILED_LOCK:
+            got = _COMPILED.get(key)  # (a thread that compiled the same bytes meanwhile)
+            if got is not None:
+                return got
+            _COMPILED[key] = lst
+        return lst
+
+    @classmethod
     def from_strings(cls, source: str, base: str, lines: Sequence[str], fold: bool,
                      first_line: int = 1) -> IgnoreList:
         data = "\n".join(lines).encode("utf-8", "surrogateescape")
@@ -401,6 +424,17 @@ class IgnoreList:
 
     def __len__(self) -> int:
         return len(self.patterns)
+
+
+#: The compiled lists by ``(source, base, fold, bytes)``, held weakly: an entry lives exactly as
+#: long as some directory node (or session) holds its list, so the cache adds no list of its
+#: own to memory, only each live list's bytes (a fraction of its compiled size). A list is a
+#: pure function of its key (rules name ``source``; ``base`` anchors them; ``fold`` folds
+#: them), and its lazily built parts (regexes, tables, remembered decisions) are functions of
+#: the list alone: sharing it between sessions and runtimes changes no decision.
+_COMPILED: weakref.WeakValueDictionary[tuple[str, str, bool, bytes], IgnoreList] = \
+    weakref.WeakValueDictionary()
+_COMPILED_LOCK = threading.Lock()
 
 
 def decide(chain: tuple[IgnoreList, ...], path: str, name: str, is_dir: bool | None,
