@@ -12,8 +12,7 @@ import anyio
 import pytest
 
 from pathgate import Policy, Runtime
-from pathgate.runtime.ignore import IgnoreConfig, IgnoreIndex, IgnoreList
-from pathgate.runtime.ignore import _rules
+from pathgate.runtime.ignore import IgnoreConfig, IgnoreIndex, IgnoreList, _rules
 
 GIT_ONLY = IgnoreConfig.git_only(excludes_file="/dev/null")
 
