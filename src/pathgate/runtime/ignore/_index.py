@@ -232,6 +232,7 @@ class IgnoreIndex:
         self._ignore_names = (".gitignore", *self.config.agent_files)
         self._ignore_set = frozenset(self._ignore_names)
         self._no_sigs: tuple[_Sig, ...] = (None,) * len(self._ignore_names)
+        self._longest_name = max(len(os.fsencode(n)) for n in self._ignore_names)
         self.on_warning: Callable[[str], None] | None = None
         self._git_watch: tuple[str, ...] = ()  # files the last git config resolution read
         self.git_layout: _gitconfig.GitLayout | None = None  # GIT_DIR (check-ignore sets it)
