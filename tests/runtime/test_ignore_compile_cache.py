@@ -125,3 +125,32 @@ async def test_one_runtime_compiles_a_big_file_once(anyio_backend: str, tmp_path
         (res,) = await Runtime(tmp_path, policy=Policy()).read_files(["x.secretlog"])
         assert not res.ok
     assert compiles.count(".gitignore") == 1
+
+
+def test_a_new_index_of_a_root_resolves_git_config_once(tmp_path: Path, git_bin: str,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The files the last resolution read are a new index's first key: one resolution (not
+    two); an edit of ``.git/config`` made before the new index is still seen."""
+    from pathgate.runtime.ignore import _globals
+    from tests._gitinit import git_init
+
+    git_init(tmp_path, git=git_bin)
+    (tmp_path / ".git" / "info").mkdir(exist_ok=True)
+    (tmp_path / ".git" / "info" / "exclude").write_bytes(b"*.log\n")
+    calls: list[str] = []
+    real = _globals.resolve_git
+
+    def counting(ix: IgnoreIndex) -> object:
+        calls.append(ix.root)
+        return real(ix)
+
+    monkeypatch.setattr(_globals, "resolve_git", counting)
+    assert IgnoreIndex(tmp_path).match("x.log", False).ignored
+    calls.clear()
+    assert IgnoreIndex(tmp_path).match("x.log", False).ignored
+    assert len(calls) == 1
+    with (tmp_path / ".git" / "config").open("a") as fh:
+        fh.write("[core]\n\texcludesFile = rules\n")
+    (tmp_path / "rules").write_bytes(b"*.txt\n")
+    s = IgnoreIndex(tmp_path, IgnoreConfig(defaults=())).session()
+    assert s.match("x.txt", False).ignored and s.match("x.log", False).ignored

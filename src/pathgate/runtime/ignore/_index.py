@@ -234,7 +234,8 @@ class IgnoreIndex:
         self._no_sigs: tuple[_Sig, ...] = (None,) * len(self._ignore_names)
         self._longest_name = max(len(os.fsencode(n)) for n in self._ignore_names)
         self.on_warning: Callable[[str], None] | None = None
-        self._git_watch: tuple[str, ...] = ()  # files the last git config resolution read
+        # files the last git config resolution read (another index's of this root, at first)
+        self._git_watch: tuple[str, ...] = _globals.watch_hint(self.root)
         self.git_layout: _gitconfig.GitLayout | None = None  # GIT_DIR (check-ignore sets it)
         #: Without a ``.git`` of its own, is the root looked for below the top of a work tree,
         #: and git's sources above it applied (:mod:`._upper`)? ``check-ignore --root`` names
