@@ -308,7 +308,7 @@ class IgnoreSession:
         """:meth:`_down` with each level past :data:`._descent.DEEP` reached from its parent's
         descriptor (:class:`._descent.Descent`): linear in the depth, not quadratic."""
         held, fast = self._dir_fd, self._anchors
-        descent = _descent.Descent(self._root, held, self._index._longest_name)
+        descent = _descent.Descent(self._root, held, self._index._longest_name, missing[::-1])
         anchors = self._index._anchors
         self._dir_fd = descent
         if self._shared and anchors is not None:
