@@ -184,3 +184,34 @@ def test_cursor_lstat_errors_as_by_path(tmp_path: Path) -> None:
         c.lstat(parent + "/nothing", os.lstat)
     assert got.value.errno == errno.ENOENT and c.fd == -1
     c.drop()
+
+
+@pytest.mark.parametrize("rel", [
+    chain(30) + "/" + chain(300, "nothing") + "/x.txt",    # missing below a real level
+    chain(25) + "/f/" + chain(40) + "/x.txt",              # below a file
+    "/".join(["abcdefghi"] * 3000) + "/x.txt",             # missing, past PATH_MAX
+    chain(DEPTH) + "/" + "/".join(["n" * 200] * 30) + "/x",  # real, then missing past PATH_MAX
+])
+def test_descent_answers_for_missing_and_long_spellings(deep: Path, rel: str,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    fast = IgnoreIndex(deep, GIT_ONLY).session().match(rel, False)
+    monkeypatch.setattr(_descent, "DEEP", 10**9)
+    assert IgnoreIndex(deep, GIT_ONLY).session().match(rel, False) == fast
+
+
+def test_descent_out_of_order_and_held(deep: Path) -> None:
+    """Asked off its chain, or given a held descriptor, the descent still answers each
+    directory with a descriptor of that very directory."""
+    root = os.path.realpath(deep)
+    held_fd = os.open(os.path.join(root, chain(20)), os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        levels = [chain(k) for k in range(18, 40)]
+        d = _descent.Descent(root, lambda rel: held_fd if rel == chain(20) else None, 10, levels)
+        for rel in [*levels[:5], chain(45), levels[5], chain(35), chain(36), levels[20]]:
+            fd = d(rel)
+            if fd is not None:
+                assert os.fstat(fd).st_ino == os.stat(os.path.join(root, rel)).st_ino, rel
+        assert d(chain(16)) is not None and d(chain(3)) is None  # (shallow: by path)
+        d.close()
+    finally:
+        os.close(held_fd)
