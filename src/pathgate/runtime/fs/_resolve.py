@@ -215,8 +215,10 @@ def resolve_flow(root: str, request: str, *, allow_outside: bool = False) -> Flo
 
 
 #: Paths at least this long are ``lstat``-ed relative to their parent's descriptor when the
-#: driver holds it (:class:`_Cursor`); shorter ones by path, which costs about the same.
-DEEP_CHARS = 256
+#: driver holds it (:class:`_Cursor`); shorter ones by path (through the caller's memo of
+#: directories, which a batch of files in one directory hits): the kernel's walk of a
+#: shorter path costs less than the cursor's open, ``fstat`` and close per level.
+DEEP_CHARS = 1024
 _O_PATH: int | None = getattr(os, "O_PATH", None)
 _CURSOR_FLAGS = (_O_PATH or 0) | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -281,13 +283,14 @@ class _Cursor:
 
 def drive_sync(flow: Flow, ops: FileOps) -> Resolved:
     """Run a resolution flow with blocking calls. On the real filesystem (``ops`` is
-    :class:`~pathgate.runtime.fs.OsFS`, or wraps one as ``ops.ops``), deep components are
+    :class:`~pathgate.runtime.fs.OsFS`, or a chunk's ``DirStatMemo`` of it), deep components are
     ``lstat``-ed relative to their parent's descriptor (:class:`_Cursor`): linear in depth."""
     cursor: _Cursor | None = None
     if _O_PATH is not None:
+        from pathgate.runtime.fs._backends import DirStatMemo
         from pathgate.runtime.fs._ops import OsFS
 
-        if type(ops) is OsFS or type(getattr(ops, "ops", None)) is OsFS:
+        if type(ops) is OsFS or (type(ops) is DirStatMemo and type(ops.ops) is OsFS):
             cursor = _Cursor()
     try:
         op = next(flow)
