@@ -15,7 +15,7 @@ import re
 import threading
 import time
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import msgspec
 
@@ -229,10 +229,17 @@ def _trim_trailing_spaces(s: bytes) -> bytes:
 
 def parse_lines(data: bytes) -> list[tuple[int, bytes]]:
     """``add_patterns_from_buffer``: (1-based line number, trimmed pattern bytes)."""
+    return list(_iter_lines(data))
+
+
+def _iter_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
+    """:func:`parse_lines`, one line at a time (a huge file's lines are never all held,
+    so freeing them is spread over the compile, not one long stretch at its end)."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
-    out: list[tuple[int, bytes]] = []
-    for lineno, raw in enumerate(data.split(b"\n"), 1):
+    lineno = 0
+    for raw in data.split(b"\n"):
+        lineno += 1
         if not raw or raw[0] == 0x23:  # empty or '#'
             continue
         if raw.endswith(b"\r"):
@@ -240,8 +247,7 @@ def parse_lines(data: bytes) -> list[tuple[int, bytes]]:
         nul = raw.find(b"\0")
         if nul >= 0:
             raw = raw[:nul]
-        out.append((lineno, _trim_trailing_spaces(raw)))
-    return out
+        yield lineno, _trim_trailing_spaces(raw)
 
 
 class _Table:
@@ -249,7 +255,7 @@ class _Table:
 
     __slots__ = ("bglob", "lit", "pathwise", "pdirs", "pglob", "plit", "sfx", "sfx_rules")
 
-    def __init__(self, pats: Sequence[tuple[int, Pattern]]) -> None:
+    def __init__(self, pats: Iterable[tuple[int, Pattern]]) -> None:
         self.lit: dict[str, int] = {}
         self.plit: dict[str, int] = {}
         sfx: list[tuple[int, str]] = []
@@ -332,7 +338,7 @@ class IgnoreList:
                  "has_dir_rules", "memos", "nlines", "offset", "patterns", "segmented", "sig",
                  "source", "specs", "unanchored")
 
-    def __init__(self, source: str, base: str, lines: Sequence[tuple[int, str, str]],
+    def __init__(self, source: str, base: str, lines: Iterable[tuple[int, str, str]],
                  fold: bool, sig: object = None, nlines: int = 0) -> None:
         self.source = source
         self.nlines = nlines
@@ -342,16 +348,15 @@ class IgnoreList:
         self.sig = sig
         # compiled in slices, the interpreter lock offered between them (:data:`SLICE`)
         self.patterns: list[Pattern] = []
-        add = self.patterns.extend
-        for k in range(0, len(lines), SLICE):
-            if k:
+        add = self.patterns.append
+        for k, (lineno, view, shown) in enumerate(lines, 1):
+            add(compile_pattern(view, Rule(source, lineno, shown, shown.startswith("!")), fold))
+            if not k % SLICE:
                 _pause(0)
-            add([compile_pattern(view, Rule(source, lineno, shown, shown.startswith("!")), fold)
-                 for lineno, view, shown in lines[k:k + SLICE]])
         self.has_dir_rules = any(p.dir_only for p in self.patterns)
         # the table for entries known to be files is built on first use when it differs
         # (check-ignore, which never knows, rarely needs it)
-        self.dtab = _Table(list(enumerate(self.patterns)))
+        self.dtab = _Table(enumerate(self.patterns))
         self.ftab: _Table | None = None if self.has_dir_rules else self.dtab
         # for the per-directory tables (:class:`ChainPlan`): the rules that hold wherever
         # the entry is (basename rules, path rules starting with a wildcard) and the path
@@ -398,8 +403,8 @@ class IgnoreList:
     @classmethod
     def from_bytes(cls, source: str, base: str, data: bytes, fold: bool,
                    sig: object = None) -> IgnoreList:
-        lines = [(n, b.decode("latin-1"), b.decode("utf-8", "surrogateescape"))
-                 for n, b in parse_lines(data)]
+        lines = ((n, b.decode("latin-1"), b.decode("utf-8", "surrogateescape"))
+                 for n, b in _iter_lines(data))
         nlines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
         return cls(source, base, lines, fold, sig, nlines)
 
