@@ -13,7 +13,8 @@ the order alternating), each measurement in a fresh interpreter:
 * ``lag``: a 300,000-line ``.gitignore`` (distinct lines: path literals, globs) compiled in a
   worker thread (``asyncio.to_thread``) while a task sleeps 2 ms in a loop on the event
   loop; the overshoot of each sleep (max, p99) and, first, the same ticker for 0.5 s with
-  nothing else running (the machine's own lag).
+  nothing else running (the machine's own lag); the garbage collections during the compile
+  (full ones, and the longest: a collection holds the interpreter lock throughout).
 * ``deep``: a 1,000-level tree: ``read_files`` of the leaf, ``list_directory`` of its
   directory, ``glob **/*.txt`` (medians of 5 warm calls); a 100,000-character spelling (no
   such file) given to ``list_directory`` and to ``glob`` as path and as pattern.
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import shutil
@@ -153,19 +155,32 @@ async def child_lag(base: Path) -> dict[str, float]:
             await asyncio.sleep(0.002)
             over.append(time.perf_counter() - t - 0.002)
 
+    collections: list[tuple[int, float]] = []  # (generation, seconds) of each collection
+    began = [0.0]
+
+    def on_gc(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            began[0] = time.perf_counter()
+        else:
+            collections.append((info["generation"], time.perf_counter() - began[0]))
+
     task = asyncio.create_task(ticker())
     await asyncio.sleep(0.5)
     idle = sorted(over)
     over.clear()
+    gc.callbacks.append(on_gc)
     t = time.perf_counter()
     await asyncio.to_thread(IgnoreList.from_bytes, ".gitignore", "", data, False)
     compile_s = time.perf_counter() - t
+    gc.callbacks.remove(on_gc)
     stop = True
     await task
     busy = sorted(over)
     return {"compile_s": round(compile_s, 2), "idle_max_ms": _ms(idle[-1]),
             "idle_p99_ms": _ms(idle[int(len(idle) * 0.99)]), "max_ms": _ms(busy[-1]),
-            "p99_ms": _ms(busy[int(len(busy) * 0.99)]), "ticks": len(busy)}
+            "p99_ms": _ms(busy[int(len(busy) * 0.99)]), "ticks": len(busy),
+            "full_collections": sum(1 for g, _ in collections if g == 2),
+            "longest_collection_ms": _ms(max((d for _, d in collections), default=0.0))}
 
 
 async def child_deep(base: Path) -> dict[str, float]:
