@@ -13,6 +13,7 @@ from __future__ import annotations
 import errno
 import os
 import stat as stat_mod
+import sys
 from collections.abc import Awaitable, Callable, Generator, Sequence
 from typing import TYPE_CHECKING
 
@@ -287,10 +288,13 @@ def drive_sync(flow: Flow, ops: FileOps) -> Resolved:
     ``lstat``-ed relative to their parent's descriptor (:class:`_Cursor`): linear in depth."""
     cursor: _Cursor | None = None
     if _O_PATH is not None:
-        from pathgate.runtime.fs._backends import DirStatMemo
         from pathgate.runtime.fs._ops import OsFS
 
-        if type(ops) is OsFS or (type(ops) is DirStatMemo and type(ops.ops) is OsFS):
+        # (the memo's class looked up, not imported: its module loads the event loop's
+        # libraries, which the hooks' path never loads; not loaded, ``ops`` is none of its)
+        memo = getattr(sys.modules.get("pathgate.runtime.fs._backends"), "DirStatMemo", None)
+        if type(ops) is OsFS or (memo is not None and type(ops) is memo
+                                 and type(ops.ops) is OsFS):  # type: ignore[attr-defined]
             cursor = _Cursor()
     try:
         op = next(flow)
