@@ -137,7 +137,7 @@ def load_globals(ix: IgnoreIndex, key: tuple[object, ...]) -> Globals:
             if up is not None:
                 read.append((shown, data, sig))
                 continue
-            lst = IgnoreList.from_bytes(shown, "", data, fold, sig)
+            lst = IgnoreList.compiled(shown, "", data, fold, sig)
             lists.append(lst)
             sources.append(SourceInfo(source=shown, state="read", rules=len(lst)))
     upper: tuple[tuple[str, _Sig], ...] = ()
@@ -238,7 +238,25 @@ def resolve_git(ix: IgnoreIndex) -> tuple[_gitconfig.GitSettings | None, _gitcon
         except _gitconfig.GitFatal as e:
             fatal = e
     ix._git_watch = tuple(dict.fromkeys(watched))
+    if len(_WATCH_HINTS) >= _WATCH_HINTS_CAP:
+        _WATCH_HINTS.clear()
+    _WATCH_HINTS[ix.root] = ix._git_watch
     return settings, fatal
+
+
+#: The files the last resolution for each root read (at most :data:`_WATCH_HINTS_CAP` roots):
+#: a new index of the same root takes them as its "files read last time"
+#: (:func:`watch_hint`), so its first :func:`_resolve_stable` finds the key taken before the
+#: resolution equal to the one after it and resolves once, not twice. Only a hint: the key
+#: proves what it always proves (each file the resolution read had the same signature before
+#: and after); a wrong hint is one more resolution, as without it.
+_WATCH_HINTS: dict[str, tuple[str, ...]] = {}
+_WATCH_HINTS_CAP = 256
+
+
+def watch_hint(root: str) -> tuple[str, ...]:
+    """The files the last resolution of git's layout and config for ``root`` read."""
+    return _WATCH_HINTS.get(root, ())
 
 
 def _top_of(ix: IgnoreIndex, watched: list[str]) -> tuple[str, _gitconfig.GitLayout | None]:

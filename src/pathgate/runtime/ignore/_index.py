@@ -232,8 +232,10 @@ class IgnoreIndex:
         self._ignore_names = (".gitignore", *self.config.agent_files)
         self._ignore_set = frozenset(self._ignore_names)
         self._no_sigs: tuple[_Sig, ...] = (None,) * len(self._ignore_names)
+        self._longest_name = max(len(os.fsencode(n)) for n in self._ignore_names)
         self.on_warning: Callable[[str], None] | None = None
-        self._git_watch: tuple[str, ...] = ()  # files the last git config resolution read
+        # files the last git config resolution read (another index's of this root, at first)
+        self._git_watch: tuple[str, ...] = _globals.watch_hint(self.root)
         self.git_layout: _gitconfig.GitLayout | None = None  # GIT_DIR (check-ignore sets it)
         #: Without a ``.git`` of its own, is the root looked for below the top of a work tree,
         #: and git's sources above it applied (:mod:`._upper`)? ``check-ignore --root`` names
@@ -496,7 +498,9 @@ class IgnoreIndex:
                                               error=_err_name(errno.ELOOP)))
                 elif _stat.S_ISREG(mode):
                     prev = reuse.get(source)
-                    if prev is not None and prev.sig == sig and prev.fold == fold:
+                    # (the old node's own signature of the file: a list from the compile
+                    # cache carries the signature of its first compile, maybe elsewhere)
+                    if prev is not None and old is not None and old.sigs[k] == sig and prev.fold == fold:
                         lst = prev
                     else:
                         try:
@@ -518,7 +522,7 @@ class IgnoreIndex:
                                     stop = Match(ignored=True, fail_closed=True, unreadable=source)
                                 data = None
                         if data is not None:
-                            lst = IgnoreList.from_bytes(source, base_view, data, fold, sig)
+                            lst = IgnoreList.compiled(source, base_view, data, fold, sig)
             elif isinstance(sig, str):
                 # lstat failed with something other than ENOENT: cannot tell; fail closed.
                 self._warn(f"unable to access '{source}': "  # strerror, as git

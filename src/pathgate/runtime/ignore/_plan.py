@@ -13,7 +13,9 @@ from pathgate.runtime.ignore._rules import (
     IgnoreList,
     Match,
     Pattern,
+    _pattern,
     _Table,
+    comp_matches,
 )
 from pathgate.runtime.ignore._wildmatch import _fold
 
@@ -61,7 +63,7 @@ def _step(lst: IgnoreList, state: _State, view: str, name: str) -> _State:
         comp = _fold(name) if lst.fold else name
         nxt = depth + 1
         alive = tuple(i for i in alive
-                      if len(segd[i][0]) > nxt and segd[i][0][depth].matches(comp, comp))
+                      if len(segd[i]) > nxt and comp_matches(segd[i][depth], comp))
     return settled, pending, alive, depth + 1
 
 
@@ -83,16 +85,15 @@ def _entry_table(lst: IgnoreList, files: bool, state: _State, prefix: str) -> _T
         if "/" in rest:
             continue  # matches only deeper down
         if pt.kind == _PLIT:
-            keep.append((i, Pattern(pt.rule, _LIT, rest, pt.negated, pt.dir_only)))
+            keep.append((i, _pattern(pt.rule, _LIT, rest, pt.negated, pt.dir_only)))
             key.append((i, rest))
         else:
             keep.append((i, pt))
             key.append(i)
     segd = lst.segmented
     for i in alive:
-        comps, last = segd[i]
-        if len(comps) == depth + 1:
-            keep.append((i, last))
+        if len(segd[i]) == depth + 1:
+            keep.append((i, lst.last_of(i)))
             key.append(-1 - i)
     k = tuple(key)
     specs = lst.specs

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Sequence
+import threading
+import time
+import weakref
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import msgspec
 
@@ -30,7 +33,7 @@ from pathgate.verdicts import Rule
 
 __all__ = ["NO_MATCH", "IgnoreList", "Match", "Pattern", "compile_pattern", "decide", "parse_lines"]
 
-class Match(msgspec.Struct, frozen=True, kw_only=True):
+class Match(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """A decision and its provenance.
 
     * ``ignored``: excluded by ignore rules (or fail-closed).
@@ -47,6 +50,8 @@ class Match(msgspec.Struct, frozen=True, kw_only=True):
     ancestor: str | None = None
     fail_closed: bool = False
     unreadable: str | None = None
+    # (``gc=False``: never tracked by the garbage collector -- its fields, a rule and
+    # strings, cannot lead back to it -- so a big ignore file's decisions cost no collection)
 
 
 NO_MATCH = Match(ignored=False)
@@ -58,40 +63,39 @@ NO_MATCH = Match(ignored=False)
 _LIT, _SUFFIX, _BGLOB, _PLIT, _PGLOB = range(5)
 
 
-class Pattern:
+class Pattern(msgspec.Struct, gc=False, eq=False):
     """One compiled ignore line. ``text`` is the matching view (latin-1 of the bytes).
 
     A glob line (``_BGLOB`` on the basename, ``_PGLOB`` on the base-relative path) keeps
     its wildmatch part (``glob``) and is translated on first use: to a regex (``body``,
     ``regex``), or to git's ``wildmatch`` port (``wild``) when a regex could backtrack, or
-    to nothing when it can match nothing (malformed bracket, lone trailing backslash)."""
+    to nothing when it can match nothing (malformed bracket, lone trailing backslash).
 
-    __slots__ = ("_body", "_prepped", "_rx", "_wild", "anchor", "dir_only", "fold", "glob",
-                 "head", "kind", "lead", "match", "negated", "rule", "text")
+    Made by :func:`_pattern` (which sets ``match``). A struct the garbage collector never
+    tracks (``gc=False``: a rule, a match, strings, a regex and a :class:`Wildmatch` cannot
+    lead back to it): a 300,000-line file adds no object a full collection walks, so its
+    compile never holds the interpreter lock for a long collection. Compared by identity."""
 
-    def __init__(self, rule: Rule, kind: int, text: str, negated: bool, dir_only: bool,
-                 glob: str = "", fold: bool = False, lead: str = "",
-                 anchor: str | None = None, head: str = "") -> None:
-        self.rule = rule
-        self.kind = kind
-        self.text = text
-        self.negated = negated
-        self.dir_only = dir_only
-        self.glob = glob  # the wildmatch part (after the anchor of a path glob)
-        self.fold = fold
-        # _PGLOB: the first path component every match starts with ("" when the pattern
-        # starts with a wildcard): the tables test a rule only on paths under it
-        self.lead = lead
-        # a rule tested on the base-relative path: the literal text every path it matches
-        # starts with ("" when it starts with a wildcard); None for a basename rule
-        self.anchor = anchor
-        # a glob: the literal text (folded) every basename / path it matches starts with
-        self.head = head
-        self.match = Match(ignored=not negated, rule=rule)
-        self._prepped = kind not in (_BGLOB, _PGLOB)
-        self._body: str | None = None
-        self._wild: Wildmatch | None = None
-        self._rx: re.Pattern[str] | None = None
+    rule: Rule
+    kind: int
+    text: str
+    negated: bool
+    dir_only: bool
+    glob: str = ""  # the wildmatch part (after the anchor of a path glob)
+    fold: bool = False
+    # _PGLOB: the first path component every match starts with ("" when the pattern
+    # starts with a wildcard): the tables test a rule only on paths under it
+    lead: str = ""
+    # a rule tested on the base-relative path: the literal text every path it matches
+    # starts with ("" when it starts with a wildcard); None for a basename rule
+    anchor: str | None = None
+    # a glob: the literal text (folded) every basename / path it matches starts with
+    head: str = ""
+    match: Match = NO_MATCH
+    _prepped: bool = True
+    _body: str | None = None
+    _wild: Wildmatch | None = None
+    _rx: re.Pattern[str] | None = None
 
     def _prep(self) -> None:
         # ``_prepped`` is set last: a thread that sees it sees the translation
@@ -153,6 +157,13 @@ class Pattern:
         return False
 
 
+def _pattern(rule: Rule, kind: int, text: str, negated: bool, dir_only: bool, glob: str = "",
+             fold: bool = False, lead: str = "", anchor: str | None = None, head: str = "") -> Pattern:
+    """A :class:`Pattern` with its ``match`` (and, for a glob, its translation pending)."""
+    return Pattern(rule, kind, text, negated, dir_only, glob, fold, lead, anchor, head,
+                   Match(ignored=not negated, rule=rule), kind != _BGLOB and kind != _PGLOB)
+
+
 def compile_pattern(line: str, rule: Rule, fold: bool = False) -> Pattern:
     """Compile one trimmed ignore line (latin-1 view of its bytes), as ``add_pattern``.
     Glob lines are classified here and translated on first use (:class:`Pattern`)."""
@@ -170,12 +181,12 @@ def compile_pattern(line: str, rule: Rule, fold: bool = False) -> Pattern:
     pat = p[:length]
     if nodir:
         if nowild == length:
-            return Pattern(rule, _LIT, _fold(pat) if fold else pat, negated, dir_only)
+            return _pattern(rule, _LIT, _fold(pat) if fold else pat, negated, dir_only)
         if p.startswith("*") and _simple_length(p[1:]) == len(p) - 1:
-            return Pattern(rule, _SUFFIX, _fold(pat[1:]) if fold else pat[1:], negated,
+            return _pattern(rule, _SUFFIX, _fold(pat[1:]) if fold else pat[1:], negated,
                            dir_only)
         head = pat[:nowild]
-        return Pattern(rule, _BGLOB, pat, negated, dir_only, pat, fold,
+        return _pattern(rule, _BGLOB, pat, negated, dir_only, pat, fold,
                        head=_fold(head) if fold else head)
     prefix = nowild
     if pat.startswith("/"):
@@ -187,11 +198,11 @@ def compile_pattern(line: str, rule: Rule, fold: bool = False) -> Pattern:
             and _simple_length(tail) == len(tail)):
         # "**/name" matches "name" at any depth below the base: it is the basename
         # literal "name" (wildmatch: "**/" matches zero or more leading directories)
-        return Pattern(rule, _LIT, _fold(tail) if fold else tail, negated, dir_only)
+        return _pattern(rule, _LIT, _fold(tail) if fold else tail, negated, dir_only)
     if prefix == len(pat):
-        return Pattern(rule, _PLIT, lit, negated, dir_only, anchor=lit)
+        return _pattern(rule, _PLIT, lit, negated, dir_only, anchor=lit)
     lead = lit.partition("/")[0] if "/" in lit else ""
-    return Pattern(rule, _PGLOB, pat, negated, dir_only, pat[prefix:], fold, lead, lit, lit)
+    return _pattern(rule, _PGLOB, pat, negated, dir_only, pat[prefix:], fold, lead, lit, lit)
 
 
 def _trim_trailing_spaces(s: bytes) -> bytes:
@@ -218,10 +229,17 @@ def _trim_trailing_spaces(s: bytes) -> bytes:
 
 def parse_lines(data: bytes) -> list[tuple[int, bytes]]:
     """``add_patterns_from_buffer``: (1-based line number, trimmed pattern bytes)."""
+    return list(_iter_lines(data))
+
+
+def _iter_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
+    """:func:`parse_lines`, one line at a time (a huge file's lines are never all held,
+    so freeing them is spread over the compile, not one long stretch at its end)."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
-    out: list[tuple[int, bytes]] = []
-    for lineno, raw in enumerate(data.split(b"\n"), 1):
+    lineno = 0
+    for raw in data.split(b"\n"):
+        lineno += 1
         if not raw or raw[0] == 0x23:  # empty or '#'
             continue
         if raw.endswith(b"\r"):
@@ -229,8 +247,7 @@ def parse_lines(data: bytes) -> list[tuple[int, bytes]]:
         nul = raw.find(b"\0")
         if nul >= 0:
             raw = raw[:nul]
-        out.append((lineno, _trim_trailing_spaces(raw)))
-    return out
+        yield lineno, _trim_trailing_spaces(raw)
 
 
 class _Table:
@@ -238,7 +255,7 @@ class _Table:
 
     __slots__ = ("bglob", "lit", "pathwise", "pdirs", "pglob", "plit", "sfx", "sfx_rules")
 
-    def __init__(self, pats: Sequence[tuple[int, Pattern]]) -> None:
+    def __init__(self, pats: Iterable[tuple[int, Pattern]]) -> None:
         self.lit: dict[str, int] = {}
         self.plit: dict[str, int] = {}
         sfx: list[tuple[int, str]] = []
@@ -317,11 +334,11 @@ class IgnoreList:
     the root and the repository-wide lists).
     """
 
-    __slots__ = ("anchored", "base", "dtab", "fold", "ftab", "has_dir_rules", "memos",
-                 "nlines", "offset", "patterns", "segmented", "sig", "source", "specs",
-                 "unanchored")
+    __slots__ = ("__weakref__", "_lasts", "anchored", "base", "dtab", "fold", "ftab",
+                 "has_dir_rules", "memos", "nlines", "offset", "patterns", "segmented", "sig",
+                 "source", "specs", "unanchored")
 
-    def __init__(self, source: str, base: str, lines: Sequence[tuple[int, str, str]],
+    def __init__(self, source: str, base: str, lines: Iterable[tuple[int, str, str]],
                  fold: bool, sig: object = None, nlines: int = 0) -> None:
         self.source = source
         self.nlines = nlines
@@ -329,23 +346,31 @@ class IgnoreList:
         self.offset = len(base)  # where a path below the base starts
         self.fold = fold
         self.sig = sig
-        self.patterns = [
-            compile_pattern(view, Rule(source, lineno, shown, shown.startswith("!")), fold)
-            for lineno, view, shown in lines
-        ]
+        # compiled in slices, the interpreter lock offered between them (:data:`SLICE`)
+        self.patterns: list[Pattern] = []
+        add = self.patterns.append
+        for k, (lineno, view, shown) in enumerate(lines, 1):
+            add(compile_pattern(view, Rule(source, lineno, shown, shown.startswith("!")), fold))
+            if not k % SLICE:
+                _pause(0)
         self.has_dir_rules = any(p.dir_only for p in self.patterns)
         # the table for entries known to be files is built on first use when it differs
         # (check-ignore, which never knows, rarely needs it)
-        self.dtab = _Table(list(enumerate(self.patterns)))
+        self.dtab = _Table(enumerate(self.patterns))
         self.ftab: _Table | None = None if self.has_dir_rules else self.dtab
         # for the per-directory tables (:class:`ChainPlan`): the rules that hold wherever
         # the entry is (basename rules, path rules starting with a wildcard) and the path
         # rules with a literal lead, which only directories on that lead can see
-        self.segmented: dict[int, tuple[tuple[Pattern, ...], Pattern]] = {}
+        self.segmented: dict[int, tuple[str | Pattern, ...]] = {}
+        parts_of: dict[str, str | Pattern] = {}
         for i, p in enumerate(self.patterns):
-            segs = _segments(p, fold)
-            if segs is not None:
-                self.segmented[i] = segs
+            if p.anchor is not None:
+                segs = _segments(p, fold, parts_of)
+                if segs is not None:
+                    self.segmented[i] = segs
+            if i and not i % SLICE:
+                _pause(0)
+        self._lasts: dict[int, Pattern] = {}
         self.unanchored = tuple(i for i, p in enumerate(self.patterns)
                                 if not p.anchor
                                 and i not in self.segmented)
@@ -354,6 +379,18 @@ class IgnoreList:
         self.specs: dict[tuple[object, ...], _Table | None] = {}
         # remembered decisions of basename-only chains starting with this list (_plan.py)
         self.memos: dict[tuple[object, object], tuple[dict[str, Match], dict[str, Match]]] = {}
+
+    def last_of(self, i: int) -> Pattern:
+        """Segmented rule ``i``'s last component as a basename rule with the rule's negation
+        and dir-only flag (what decides once its directory components all matched); made
+        on first use (two threads may both make it: equal values)."""
+        got = self._lasts.get(i)
+        if got is None:
+            pt = self.patterns[i]
+            last = pt.text.rpartition("/")[2]
+            got = self._lasts[i] = compile_pattern(
+                ("!" if pt.negated else "") + last + ("/" if pt.dir_only else ""), pt.rule, self.fold)
+        return got
 
     def file_table(self) -> _Table:
         """The rules that can match a non-directory (no dir-only rules)."""
@@ -366,10 +403,31 @@ class IgnoreList:
     @classmethod
     def from_bytes(cls, source: str, base: str, data: bytes, fold: bool,
                    sig: object = None) -> IgnoreList:
-        lines = [(n, b.decode("latin-1"), b.decode("utf-8", "surrogateescape"))
-                 for n, b in parse_lines(data)]
+        lines = ((n, b.decode("latin-1"), b.decode("utf-8", "surrogateescape"))
+                 for n, b in _iter_lines(data))
         nlines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
         return cls(source, base, lines, fold, sig, nlines)
+
+    @classmethod
+    def compiled(cls, source: str, base: str, data: bytes, fold: bool,
+                 sig: object = None) -> IgnoreList:
+        """:meth:`from_bytes`, compiled once per distinct ``(source, base, fold, data)`` while
+        some holder keeps the list alive (:data:`_COMPILED`): every session, runtime and
+        remedy check that reads the same bytes of the same file at the same directory shares
+        one list. The key is the content itself (compared byte for byte), so an edit is
+        always a new compile; ``sig`` is the signature of the first compile (informative)."""
+        key = (source, base, fold, data)
+        with _COMPILED_LOCK:
+            got = _COMPILED.get(key)
+        if got is not None:
+            return got
+        lst = cls.from_bytes(source, base, data, fold, sig)
+        with _COMPILED_LOCK:
+            got = _COMPILED.get(key)  # (a thread that compiled the same bytes meanwhile)
+            if got is not None:
+                return got
+            _COMPILED[key] = lst
+        return lst
 
     @classmethod
     def from_strings(cls, source: str, base: str, lines: Sequence[str], fold: bool,
@@ -403,6 +461,22 @@ class IgnoreList:
         return len(self.patterns)
 
 
+#: Lines compiled between two offers of the interpreter lock (``time.sleep(0)``): a huge
+#: file's first compile, in a worker thread, lets the event loop run every few milliseconds.
+SLICE = 2048
+_pause: Callable[[float], None] = time.sleep  # (a seam: tests count the offers)
+
+#: The compiled lists by ``(source, base, fold, bytes)``, held weakly: an entry lives exactly as
+#: long as some directory node (or session) holds its list, so the cache adds no list of its
+#: own to memory, only each live list's bytes (a fraction of its compiled size). A list is a
+#: pure function of its key (rules name ``source``; ``base`` anchors them; ``fold`` folds
+#: them), and its lazily built parts (regexes, tables, remembered decisions) are functions of
+#: the list alone: sharing it between sessions and runtimes changes no decision.
+_COMPILED: weakref.WeakValueDictionary[tuple[str, str, bool, bytes], IgnoreList] = \
+    weakref.WeakValueDictionary()
+_COMPILED_LOCK = threading.Lock()
+
+
 def decide(chain: tuple[IgnoreList, ...], path: str, name: str, is_dir: bool | None,
             isdir_of: Callable[[str], bool], relpath: str) -> Pattern | None:
     """``last_matching_pattern_from_lists`` over a chain (views already folded).
@@ -424,21 +498,32 @@ def decide(chain: tuple[IgnoreList, ...], path: str, name: str, is_dir: bool | N
     return None
 
 
-def _segments(pt: Pattern, fold: bool) -> tuple[tuple[Pattern, ...], Pattern] | None:
-    """A path rule without ``**``, brackets or escapes as its components, each a basename
-    rule (with ``WM_PATHNAME``, ``*`` and ``?`` never match ``/``: such a rule matches a
-    path exactly when the component counts agree and each component matches), and its last
-    component as a basename rule with the rule's negation and dir-only flag; else ``None``."""
+def _segments(pt: Pattern, fold: bool, parts_of: dict[str, str | Pattern]) -> tuple[str | Pattern, ...] | None:
+    """A path rule without ``**``, brackets or escapes as its components (with
+    ``WM_PATHNAME``, ``*`` and ``?`` never match ``/``: such a rule matches a path exactly
+    when the component counts agree and each component matches), each a literal (the folded
+    string) or a basename rule, shared through ``parts_of`` by the rules of one list; else
+    ``None``. The last component as a rule of its own: :meth:`IgnoreList.last_of`."""
     if pt.anchor is None:
         return None
     text = pt.text
     if "**" in text or "[" in text or "\\" in text:
         return None
-    parts = text.split("/")
-    if any(c.startswith("!") for c in parts):
+    if text.startswith("!") or "/!" in text:
         return None
     rule = pt.rule
-    comps = tuple(compile_pattern(c, rule, fold) for c in parts)
-    last = compile_pattern(("!" if pt.negated else "") + parts[-1] + ("/" if pt.dir_only else ""),
-                           rule, fold)
-    return comps, last
+    comps: list[str | Pattern] = []
+    for c in text.split("/"):
+        got = parts_of.get(c)
+        if got is None:
+            if _simple_length(c) == len(c):  # a literal: compile_pattern's _LIT text
+                got = parts_of[c] = _fold(c) if fold else c
+            else:
+                got = parts_of[c] = compile_pattern(c, rule, fold)
+        comps.append(got)
+    return tuple(comps)
+
+
+def comp_matches(comp: str | Pattern, name: str) -> bool:
+    """Does one component of a segmented rule (:func:`_segments`) match ``name`` (folded)?"""
+    return comp == name if type(comp) is str else comp.matches(name, name)  # type: ignore[union-attr]

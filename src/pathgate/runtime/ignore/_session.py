@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 import msgspec
 
 from pathgate.runtime.fs import OsFS
+from pathgate.runtime.ignore import _descent
 from pathgate.runtime.ignore._globals import current_globals as _current_globals
 from pathgate.runtime.ignore._index import DirNode, IgnoreIndex, SourceInfo
 from pathgate.runtime.ignore._probe import DirAnchors, _lstat_sig
@@ -298,6 +299,30 @@ class IgnoreSession:
             missing.append(cur)
         if parent is None:  # not even the root yet (only while the session starts)
             parent = self._globals.node
+        if rel.count("/") >= _descent.DEEP - 1 and type(self._fs) is OsFS:
+            return self._deep(rel, missing, parent, present)
+        return self._down(rel, missing, parent, present)
+
+    def _deep(self, rel: str, missing: list[str], parent: DirNode,
+              present: frozenset[str] | None) -> DirNode:
+        """:meth:`_down` with each level past :data:`._descent.DEEP` reached from its parent's
+        descriptor (:class:`._descent.Descent`): linear in the depth, not quadratic."""
+        held, fast = self._dir_fd, self._anchors
+        descent = _descent.Descent(self._root, held, self._index._longest_name, missing[::-1])
+        anchors = self._index._anchors
+        self._dir_fd = descent
+        if self._shared and anchors is not None:
+            self._anchors = (anchors, descent)
+        try:
+            return self._down(rel, missing, parent, present)
+        finally:
+            self._dir_fd, self._anchors = held, fast
+            descent.close()
+
+    def _down(self, rel: str, missing: list[str], parent: DirNode,
+              present: frozenset[str] | None) -> DirNode:
+        """Validate or build ``missing`` (deepest first) below ``parent``."""
+        dirs = self._dirs
         fast = self._anchors
         if fast is not None and present is None:
             return self._down_held(missing, parent, *fast)

@@ -408,7 +408,7 @@ def read_upper(ix: IgnoreIndex, up: Upper, fold: bool,
     from pathgate.runtime.ignore._index import SourceInfo, _err_name
 
     out = UpperRead()
-    original: list[IgnoreList] = [IgnoreList.from_bytes(label, "", data, fold, sig)
+    original: list[IgnoreList] = [IgnoreList.compiled(label, "", data, fold, sig)
                                   for label, data, sig in repo_wide]
     original.reverse()  # highest precedence first (info/exclude before the excludes file)
     n = len(up.parts)
@@ -455,7 +455,7 @@ def read_upper(ix: IgnoreIndex, up: Upper, fold: bool,
                 return out
             continue
         base = "".join(v + "/" for v in up.views[:k])
-        own = IgnoreList.from_bytes(label, base, data, fold, sig)
+        own = IgnoreList.compiled(label, base, data, fold, sig)
         lst = translated(label, data, up.views[k:], fold, sig)
         if lst is None:
             out.sources.append(SourceInfo(source=label, state="unreadable", error="untranslatable"))

@@ -252,12 +252,12 @@ def compile_glob(pattern: str, *, field: str = "pattern") -> GlobPattern:
         return matchers[p]
 
     parts = tuple(None if s == "**" else matcher(s) for s in segments)
-    blocks: list[tuple[Matcher, ...]] = [()]
+    blocks: list[list[Matcher]] = [[]]  # (lists: a tuple grown by += is quadratic)
     for part in parts:
         if part is None:
-            blocks.append(())
+            blocks.append([])
         else:
-            blocks[-1] += (part,)
+            blocks[-1].append(part)
     prefix: list[str] = []
     for seg in segments[:-1]:
         if seg == "**" or _MAGIC.search(seg):
@@ -270,6 +270,6 @@ def compile_glob(pattern: str, *, field: str = "pattern") -> GlobPattern:
         literal_prefix=_shown("/".join(prefix)),
         has_globstar="**" in segments,
         _parts=parts,
-        _blocks=tuple(blocks),
+        _blocks=tuple(map(tuple, blocks)),
         _whole=matcher(wild) if star_runs(wild) < WILD_STAR_RUNS else None,
     )
