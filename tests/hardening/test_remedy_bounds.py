@@ -99,3 +99,27 @@ async def test_no_remedy_is_searched_for_a_path_past_the_depth_bound(anyio_backe
     assert res.verdict is not None and res.verdict.remedy is not None
     assert res.verdict.remedy.lines[-1] == "!/node_modules/a/a/a/a/a/x.js"
     assert 0 < calls[0] <= 2 * (_remedy.MAX_REMEDY_DEPTH + 1)
+
+
+async def test_a_remedy_search_makes_a_bounded_number_of_checks(anyio_backend: str, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Red team 15, R2: inside the depth bound, one line of the repository's
+    (``!/d8/.../.pathgate-remedy-probe``) made every base fail only at its last probe: 8 bases
+    x 23 sessions per blocked read (48 s of CPU under a 9,900-rule chain)."""
+    comp = [f"d{i}" for i in range(30)]
+    (tmp_path / ".gitignore").write_text("/" + "/".join(comp[:9]) + "/\n")
+    above = tmp_path.joinpath(*comp[:8])
+    above.mkdir(parents=True)
+    (above / ".gitignore").write_text("!/" + "/".join(comp[8:]) + "/.pathgate-remedy-probe\n")
+    calls = [0]
+    real = IgnoreSession.match_with_extra
+
+    def counting(self: IgnoreSession, *args: object, **kwargs: object) -> object:
+        calls[0] += 1
+        return real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(IgnoreSession, "match_with_extra", counting)
+    rt = Runtime(tmp_path, policy=Policy())
+    (res,) = await rt.read_files(["/".join(comp) + "/f.txt"])
+    assert res.verdict is not None and res.verdict.status.value == "[BLOCKED]"
+    assert 0 < calls[0] <= _remedy.MAX_REMEDY_CHECKS

@@ -32,7 +32,8 @@ help. Nor does a path whose rule chain holds more than :data:`MAX_REMEDY_RULES` 
 one deeper than :data:`MAX_REMEDY_DEPTH` components: each candidate is verified by compiling
 the chain again with its lines, down the whole path, and a repository's huge ignore file or
 an agent's deep path must not make a blocked call cost seconds of CPU (at most
-:data:`MAX_REMEDY_BASES` directories are tried).
+:data:`MAX_REMEDY_BASES` directories are tried, with :data:`MAX_REMEDY_CHECKS`
+verifications in all).
 """
 
 from __future__ import annotations
@@ -98,6 +99,9 @@ MAX_REMEDY_RULES = 10_000
 MAX_REMEDY_DEPTH = 32
 #: Directories whose agent ignore file is tried for the lines (the deciding rule's first).
 MAX_REMEDY_BASES = 8
+#: Verifications (a new session down the path, each) one remedy search may make: a
+#: repository's lines can make every candidate fail only at its last probe.
+MAX_REMEDY_CHECKS = 40
 
 #: The name of a sibling that must stay excluded after a remedy under an excluded directory.
 PROBE_NAME = ".pathgate-remedy-probe"
@@ -186,16 +190,19 @@ def _remedy_file(base: str, rule: Rule | None, agent_file: str,
 
 
 def _verified(session: IgnoreSession, relpath: str, base: str, lines: list[str],
-              ancestor: str | None, is_dir: bool | None) -> bool:
+              ancestor: str | None, is_dir: bool | None, budget: list[int]) -> bool:
+    """Do ``lines`` in ``base``'s agent ignore file re-include exactly ``relpath``? Each
+    check spends one of ``budget[0]``; none left: no (the search ends)."""
     extra = {base: lines}
+    parts = relpath.split("/")
+    first = len(ancestor.split("/")) if ancestor is not None else len(parts)
+    budget[0] -= 1 + len(parts) - first
+    if budget[0] < 0:
+        return False
     after = session.match_with_extra(relpath, extra, is_dir)
     if after.ignored or after.fail_closed:
         return False
-    if ancestor is None:
-        return True
     # Every directory re-included on the way down must still exclude the rest of its contents.
-    parts = relpath.split("/")
-    first = len(ancestor.split("/"))
     for i in range(first, len(parts)):
         probe = "/".join([*parts[:i], PROBE_NAME])
         if not session.match_with_extra(probe, extra, False).ignored:
@@ -230,9 +237,10 @@ def suggest_remedy(
     infos = getattr(session, "source_infos", None)
     if infos is not None and sum(s.rules for s in infos(relpath)) > MAX_REMEDY_RULES:
         return None
+    budget = [MAX_REMEDY_CHECKS]
     for base in remedy_bases(relpath, match, global_sources)[:MAX_REMEDY_BASES]:
         lines = candidate_lines(relpath, base, ancestor)
-        if _verified(session, relpath, base, lines, ancestor, is_dir):
+        if _verified(session, relpath, base, lines, ancestor, is_dir, budget):
             return Remedy(file=_remedy_file(base, match.rule, agent_file, global_sources), lines=tuple(lines),
                           ancestor=ancestor)
     return None
