@@ -243,6 +243,14 @@ def test_gemini_read_many_files_denies_globs_and_directories_whatever_they_match
     assert (json.loads(ok.stdout), ok.exit_code) == ({}, 0)
     named = run_hook("gemini", gemini(project, "read_many_files", paths=["src/app.py", ".env.local"]))
     assert gemini_reason(named.stdout) == SECRET
+    # red team 15, R3: the tool turns `\` into `/` and globs a name that is not there exactly
+    # (case-insensitively: `SRC/APP.PY` reads `src/app.py`, `APP.CFG` a link named `app.cfg`)
+    assert gemini_reason(run_hook("gemini", gemini(project, "read_many_files", include=["src\\.env"])).stdout) == SECRET
+    for entry in ("SRC/APP.PY", "missing.txt", "src\\APP.py"):
+        reason = gemini_reason(run_hook("gemini", gemini(project, "read_many_files", paths=[entry])).stdout)
+        assert reason.startswith("[BLOCKED]: this tool returns the contents of every file"), entry
+    ok = run_hook("gemini", gemini(project, "read_many_files", include=["src\\app.py"]))
+    assert (json.loads(ok.stdout), ok.exit_code) == ({}, 0)
 
 
 def test_gemini_fails_closed(project: Path) -> None:

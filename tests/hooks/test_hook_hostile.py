@@ -474,3 +474,15 @@ def test_urls_and_quoted_patch_headers(project: Path, tool: str, args: dict[str,
     args = json.loads(json.dumps(args).replace("PROJ", str(project)))
     reason, _ = _hook("claude-code", project, tool, args, hook_event_name="PreToolUse")
     assert (reason is not None) == denied, (tool, args, reason)
+
+
+def test_brace_ranges_are_found_by_a_linear_scan() -> None:
+    """Red team 15, R9: the ``{a..z}`` test was one regex, quadratic in a ``{`` followed by
+    dots (40,000 took 12 s of the hook's CPU); the same answers from a possessive scan of
+    the brace groups."""
+    from pathgate._hooks._core import _unjudged
+
+    assert _unjudged("src/{a..z}.py") and _unjudged("x{1..3}y{b,c}") and _unjudged("{{a..b}")
+    assert _unjudged("[[:alpha:]]*") and _unjudged("@(a|b).py")
+    assert not _unjudged("src/{a,b}.py") and not _unjudged("{" + "." * 40_000)
+    assert not _unjudged("{a..b,c}") and not _unjudged("a..b}") and not _unjudged("{a}..{b}")

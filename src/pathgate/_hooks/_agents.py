@@ -131,8 +131,10 @@ def _glob(args: Mapping[str, Any]) -> list[Target]:
 
 def _many(args: Mapping[str, Any]) -> list[Target]:
     """Gemini's ``read_many_files``: ``paths`` (files, directories or globs), ``include``;
-    it returns contents, so a directory or glob is denied (:data:`~._core.MANY_TEXT`)."""
-    return [Target("many", entry) for entry in [*_strings(args, "paths"), *_strings(args, "include")]]
+    it returns contents, so a directory or glob is denied (:data:`~._core.MANY_TEXT`). Each
+    entry is judged as the tool reads it: every ``\\`` turned into ``/`` first."""
+    entries = [*_strings(args, "paths"), *_strings(args, "include")]
+    return [Target("many", entry.replace("\\", "/")) for entry in entries]
 
 
 def _dirs(args: Mapping[str, Any]) -> list[Target]:

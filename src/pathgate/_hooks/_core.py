@@ -61,7 +61,18 @@ GIT_DIR_TEXT = (
 _GLOB_CHARS = frozenset("*?[{")
 #: Glob syntax some agents' tools understand (node-glob/minimatch, bash, GNU grep) that the
 #: hook cannot judge: POSIX classes, extglobs, ``{a..z}`` ranges. A glob using one fails closed.
-_UNJUDGED = re.compile(r"\[\[:|[@+!*?]\(|\{[^{},]*\.\.[^{},]*\}")
+_UNJUDGED_SYNTAX = re.compile(r"\[\[:|[@+!*?]\(")
+#: A brace group without a comma (possessive: linear in the pattern's length, where a
+#: ``\{[^{},]*\.\.[^{},]*\}`` search was quadratic: ``{`` and 40,000 dots took 12 s).
+_BRACE_GROUP = re.compile(r"\{([^{},]*+)\}")
+
+
+def _unjudged(pattern: str) -> bool:
+    """Does ``pattern`` use glob syntax the hook cannot judge (a POSIX class, an extglob, a
+    ``{a..z}`` range)?"""
+    if _UNJUDGED_SYNTAX.search(pattern) is not None:
+        return True
+    return "{" in pattern and ".." in pattern and any(".." in g for g in _BRACE_GROUP.findall(pattern))
 # Names a glob aimed at hidden files would reach: `.env*`, `.e*`, `.*` all match one.
 _SECRET_PROBES = (".env", ".env.local", ".env.production")
 # Ordinary names: a wildcard segment matching one of them is not aimed at secrets (`*`, `*.py`).
@@ -97,7 +108,7 @@ class Target(NamedTuple):
 
 def has_glob(text: str) -> bool:
     """Does ``text`` contain glob syntax (an extglob such as ``@(a|b)`` included)?"""
-    return any(c in _GLOB_CHARS for c in text) or ("(" in text and _UNJUDGED.search(text) is not None)
+    return any(c in _GLOB_CHARS for c in text) or ("(" in text and _unjudged(text))
 
 
 def split_glob(pattern: str) -> tuple[str, str]:
@@ -229,7 +240,7 @@ def _aims_at_git(pattern: str) -> bool:
     ordinary name (``.gi?``, ``{.git,x}``; not ``*``). An exclusion (``!...``) is not."""
     if pattern.startswith("!"):
         return False
-    if _UNJUDGED.search(pattern):
+    if _unjudged(pattern):
         return True
     alternatives = _readings(pattern)
     if alternatives is None:
@@ -249,7 +260,7 @@ def _aims_at_secret(runtime: GateCore, pattern: str) -> bool:
     judged: a literal secret name, or a wildcard segment that matches a secret name but no
     ordinary one (``?env``, ``[.]env``, ``id_rs?``, ``*.pem``; not ``*`` or ``*.py``); a
     whole pattern aimed at a secret path (``**/.aws/credentials``) likewise."""
-    if _UNJUDGED.search(pattern):
+    if _unjudged(pattern):
         return True
     secrets = runtime.pipeline.secrets
     names, paths = _probes(runtime)
@@ -321,14 +332,17 @@ def _spellings_of(path: str, root: str, cwd: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys((written, lexical if lexical_rel is None else lexical_rel)))
 
 
-def _is_dir(rel: str, root: str, cwd: str) -> bool:
-    """Is the spelling ``rel`` (:func:`_spellings`) a directory (links followed, as the tool
-    opens it), or one that cannot be told (fail closed)?"""
+def _not_one_file(rel: str, root: str) -> bool:
+    """Would a content tool read more than the one file the spelling ``rel``
+    (:func:`_spellings`) names? A directory (links followed, as the tool opens it) is read
+    whole, and a name that is not there exactly as written is globbed (Gemini CLI's
+    ``read_many_files`` matches it case-insensitively: ``APP.CFG`` reads ``app.cfg``);
+    anything that cannot be told counts too (fail closed)."""
     full = rel if os.path.isabs(rel) else os.path.join(root, rel)
     try:
         return stat.S_ISDIR(os.stat(full).st_mode)
-    except (OSError, ValueError) as exc:
-        return not isinstance(exc, FileNotFoundError | NotADirectoryError)
+    except (OSError, ValueError):
+        return True
 
 
 def _relative(path: str, root: str, cwd: str) -> str:
@@ -457,7 +471,7 @@ async def decide(
                 texts[slot] = (texts[slot][0], text)
     for slot in many:  # what a secret's name or the gates decide comes first (the same either way)
         shown, text = texts[slot]
-        if text is None and (has_glob(shown) or any(_is_dir(rel, root, cwd) for rel in _spellings(shown, root, cwd))):
+        if text is None and (has_glob(shown) or any(_not_one_file(rel, root) for rel in _spellings(shown, root, cwd))):
             texts[slot] = (shown, MANY_TEXT)
     denials = [(shown, text) for shown, text in texts if text is not None]
     if not denials:
