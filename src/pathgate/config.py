@@ -139,25 +139,25 @@ def _is_file(path: str) -> bool:
 MAX_CONFIG_FILE_BYTES = 4 << 20
 
 
-def _read_bounded(path: str, *, follow: bool = True) -> bytes:
-    """The bytes of the regular file at ``path`` (a link followed when ``follow``), opened
-    with ``O_NONBLOCK`` so a FIFO swapped in after :func:`_is_file` never blocks the start,
-    its type checked on the descriptor; ``EFBIG`` past :data:`MAX_CONFIG_FILE_BYTES`
+def _read_bounded(path: str) -> bytes:
+    """The bytes of the host's regular file at ``path`` (a link followed), opened with
+    ``O_NONBLOCK`` so a FIFO swapped in after :func:`_is_file` never blocks the start, its
+    type checked on the descriptor; ``EFBIG`` past :data:`MAX_CONFIG_FILE_BYTES`
     (:func:`~pathgate.runtime.fs.read_regular`)."""
     from pathgate.runtime.fs import read_regular
 
-    return read_regular(path, MAX_CONFIG_FILE_BYTES, follow=follow)
+    return read_regular(path, MAX_CONFIG_FILE_BYTES, follow=True)
 
 
-def _read_toml(found: "Path", source: str | None = None) -> tuple[Any, str] | None:
+def _read_toml(found: "Path", raw: bytes | None = None) -> tuple[Any, str] | None:
     """The settings table of ``found`` and its key prefix; ``None`` for a ``pyproject.toml``
-    without ``[tool.pathgate]``. ``source``: the file to read the bytes from, not followed
-    if a link (a project's file, already resolved by :func:`_project_file`); ``found``
-    itself, a link followed, when ``None`` (the host's file)."""
-    try:
-        raw = _read_bounded(str(found)) if source is None else _read_bounded(source, follow=False)
-    except OSError as exc:
-        raise ConfigError(f"{found}: cannot read: {exc.strerror or exc}") from None
+    without ``[tool.pathgate]``. ``raw``: its bytes, already read (a project's file, by
+    :func:`_project_file`); ``None``: read here, a link followed (the host's file)."""
+    if raw is None:
+        try:
+            raw = _read_bounded(str(found))
+        except OSError as exc:
+            raise ConfigError(f"{found}: cannot read: {exc.strerror or exc}") from None
     if found.name == "pyproject.toml" and b"pathgate" not in raw and b"\\u" not in raw and b"\\U" not in raw:
         return None  # no [tool.pathgate] table, however quoted (escapes aside): nothing to parse
     import tomllib  # loads only when there is a table to read (start-up of `pathgate hook`)
@@ -173,10 +173,10 @@ def _read_toml(found: "Path", source: str | None = None) -> tuple[Any, str] | No
     return None if section is None else (section, "tool.pathgate")
 
 
-def _load_file(found: "Path", source: str | None = None) -> tuple[Policy, Mapping[str, Any], str] | None:
-    """The policy a file sets, its settings table and the table's key prefix (``source``:
-    as :func:`_read_toml`)."""
-    table = _read_toml(found, source)
+def _load_file(found: "Path", raw: bytes | None = None) -> tuple[Policy, Mapping[str, Any], str] | None:
+    """The policy a file sets, its settings table and the table's key prefix (``raw``: as
+    :func:`_read_toml`)."""
+    table = _read_toml(found, raw)
     if table is None:
         return None
     doc, prefix = table
@@ -228,9 +228,9 @@ def load_project_config(root: str | os.PathLike[str]) -> tuple[Policy, frozenset
         return None
     from pathlib import Path
 
-    name, source = picked
+    name, data = picked
     found = Path(name)
-    loaded = _load_file(found, source)
+    loaded = _load_file(found, data)
     if loaded is None:
         return None
     policy, raw, prefix = loaded
@@ -251,17 +251,18 @@ def load_project_config(root: str | os.PathLike[str]) -> tuple[Policy, frozenset
     return policy, keys
 
 
-def _project_file(root: str) -> tuple[str, str] | None:
+def _project_file(root: str) -> tuple[str, bytes] | None:
     """The project's settings file (the first of :data:`PROJECT_FILES` that is a regular file
-    or a link) as ``(its path in the root, the regular file to read)``, or ``None``.
+    or a link) as ``(its path, its bytes)``, or ``None``.
 
     A repository is untrusted input, and what a settings error says reaches the model (a
-    hook's refusal): a link is followed only to a regular single-link file inside the
-    project whose path names no secret; a hard-linked file (it may be a secret's other
-    name), a link out of the project, to a secret's name, to nothing or to anything else
-    is a :class:`~pathgate.errors.ConfigError` that names only the project's file, the same
-    whatever the link leads to, and nothing of it is read (such a ``pyproject.toml``, a file
-    of many tools, counts as absent instead)."""
+    hook's refusal): the bytes are read only from a regular file with one link, never
+    through a symbolic link, checked on the descriptor they are read from (the same inode
+    the ``lstat`` saw: a link or another name renamed over it meanwhile is refused). A link,
+    or a hard-linked file (it may be a secret's other name: ``.env``, the host's own
+    secrets), is a :class:`~pathgate.errors.ConfigError` that names only the file, the same
+    whatever it leads to, and nothing of it is read; such a ``pyproject.toml``, a file of
+    many tools, counts as absent instead."""
     for n in PROJECT_FILES:
         path = os.path.join(root, n)
         try:
@@ -272,49 +273,51 @@ def _project_file(root: str) -> tuple[str, str] | None:
             continue
         except ValueError:
             continue
-        try:
-            if stat.S_ISREG(st.st_mode):
-                if st.st_nlink > 1:
-                    raise _linked_config(path)
-                return path, path
-            if stat.S_ISLNK(st.st_mode):
-                return path, _linked_target(root, path)
-        except ConfigError:
-            if n == "pyproject.toml":  # a file of many tools: one pathgate cannot read is not its own
-                return None
-            raise
+        if not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)):
+            continue
+        raw = _read_single(path, st) if stat.S_ISREG(st.st_mode) and st.st_nlink == 1 else None
+        if raw is not None:
+            return path, raw
+        if n == "pyproject.toml":
+            return None
+        raise ConfigError(
+            f"{path}: a project's settings are read only from a regular file with no other link; "
+            "this one is a link (symbolic or hard) and was not read. Make it a plain file, or give "
+            "the settings in a host config (--config).")
     return None
 
 
-def _linked_target(root: str, path: str) -> str:
-    """The regular file the project's settings link ``path`` leads to, when it is one
-    :func:`_project_file` follows; else its :class:`~pathgate.errors.ConfigError`."""
-    from pathgate._policy import DEFAULT_SECRET_PATTERNS
-    from pathgate.runtime.gates.secrets import SecretMatcher
-
+def _read_single(path: str, seen: os.stat_result) -> bytes | None:
+    """The bytes of ``path``, opened without following a link and without waiting on a
+    FIFO, when the descriptor is still the single-link regular file ``seen`` (an ``lstat``);
+    ``None`` when it is not. Raises :class:`~pathgate.errors.ConfigError` when it cannot be
+    read or holds more than :data:`MAX_CONFIG_FILE_BYTES`."""
     try:
-        top = os.path.realpath(root)
-        target = os.path.realpath(path)
-    except (OSError, ValueError):
-        raise _linked_config(path) from None
-    rel = os.path.relpath(target, top) if target.startswith(top.rstrip("/") + "/") else None
-    if rel is None or SecretMatcher(DEFAULT_SECRET_PATTERNS).is_secret(rel):
-        raise _linked_config(path)  # judged by name before anything is asked of the target
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # a link renamed over it since the lstat
+            return None
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
     try:
-        st = os.lstat(target)
-    except (OSError, ValueError):
-        raise _linked_config(path) from None
-    if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
-        raise _linked_config(path)
-    return target
-
-
-def _linked_config(path: str) -> ConfigError:
-    return ConfigError(
-        f"{path}: a project's settings are read only from a regular file of the project, or a "
-        "symbolic link to one inside it that is not a secret's name and has no other hard link; "
-        "this file is a link of another kind and was not read. Make it a plain file, or give "
-        "the settings in a host config (--config).")
+        st = os.fstat(fd)
+        if (not stat.S_ISREG(st.st_mode) or st.st_nlink != 1
+                or (st.st_dev, st.st_ino) != (seen.st_dev, seen.st_ino)):
+            return None
+        chunks: list[bytes] = []
+        left = MAX_CONFIG_FILE_BYTES + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        if left <= 0:
+            raise ConfigError(f"{path}: cannot read: larger than {MAX_CONFIG_FILE_BYTES} bytes")
+        return b"".join(chunks)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
 
 
 def _dropped(given: Any, required: tuple[str, ...]) -> list[str]:

@@ -72,14 +72,41 @@ def test_a_hard_link_to_a_secret_is_refused_unread(tmp_path: Path) -> None:
     assert code == 2 and SECRET_KEY not in text
 
 
-def test_a_link_to_a_settings_file_inside_the_project_is_read(tmp_path: Path) -> None:
+def test_no_link_is_followed_even_to_a_plain_settings_file(tmp_path: Path) -> None:
+    """Red team 15, R1: a link judged by the built-in secret names only still led to a file
+    the *host* made a secret (``extra_secret_patterns``), or into ``.git/``; a project's
+    settings are never read through a link."""
     root = _project(tmp_path, "p", secret=False)
     (root / "conf").mkdir()
     (root / "conf/pathgate.toml").write_text("size_limit = 1000\n")
     os.symlink("conf/pathgate.toml", root / "pathgate.toml")
+    assert "link" in _error(root)
+    (root / "pathgate.toml").unlink()
+    (root / "pathgate.toml").write_text("size_limit = 1000\n")
     got = load_project_config(root)
-    assert got is not None and got[0].size_limit == 1000
-    assert any(cap.limit == 1000 for cap in Runtime(root).policy.size_caps)
+    assert got is not None and any(cap.limit == 1000 for cap in Runtime(root).policy.size_caps)
+
+
+def test_a_hard_link_renamed_over_the_settings_after_the_check_is_not_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Red team 15, R4: the settings file was checked by ``lstat`` and read by name: a hard
+    link of ``.env`` renamed over it in between was parsed and its key quoted."""
+    from pathgate import config
+
+    root = _project(tmp_path, "p", secret=True)
+    (root / "pathgate.toml").write_text("size_limit = 1000\n")
+    real = os.lstat
+
+    def lstat(path: object, *a: object, **k: object) -> os.stat_result:
+        st = real(path, *a, **k)  # type: ignore[arg-type]
+        if str(path) == str(root / "pathgate.toml"):
+            os.link(root / ".env", root / "swap")
+            os.rename(root / "swap", root / "pathgate.toml")
+        return st
+
+    monkeypatch.setattr(config.os, "lstat", lstat)
+    error = _error(root)
+    assert SECRET_KEY not in error and "link" in error
 
 
 def test_a_dangling_link_is_refused_not_skipped(tmp_path: Path) -> None:
