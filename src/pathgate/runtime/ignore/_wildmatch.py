@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Generator, Sequence
 
+from pathgate.runtime.ignore._wildnfa import compile_nfa
+
 __all__ = [
     "WILD_STAR_RUNS",
     "WM_ABORT_ALL",
@@ -343,7 +345,7 @@ class Wildmatch:
     ``match_pathname``. A malformed pattern (``valid`` false) matches nothing.
     """
 
-    __slots__ = ("brackets", "fold", "lit", "p", "pathname", "valid")
+    __slots__ = ("brackets", "fold", "lit", "nfa", "p", "pathname", "valid")
 
     def __init__(self, p: str, pathname: bool, fold: bool = False, lit: str = "") -> None:
         self.p = p
@@ -368,6 +370,8 @@ class Wildmatch:
                 i = end
             else:
                 i += 1
+        #: the same decisions in linear time (:mod:`._wildnfa`), where it models the pattern
+        self.nfa = compile_nfa(p, pathname, fold, self.brackets) if self.valid else None
 
     def __call__(self, text: str) -> bool:
         """Does the pattern match ``text`` (the whole of it)?"""
@@ -378,6 +382,9 @@ class Wildmatch:
             if not text.startswith(lit):
                 return False
             text = text[len(lit):]
+        nfa = self.nfa
+        if nfa is not None:
+            return nfa.match(_fold(text) if self.fold else text)
         return self.dowild(text) == WM_MATCH
 
     def dowild(self, text: str) -> int:
