@@ -350,7 +350,8 @@ class Scanner:
             st = self._fstat(fd)
             if not stat_mod.S_ISREG(st.st_mode) or not st.st_nlink:  # no link left: gone since the walk
                 return None
-            if st.st_nlink == 1 and st.st_ctime_ns >= self._relink_since:  # a seam: always, by its lstat
+            if st.st_nlink == 1 and self._relink_since != _NEVER and (
+                    not self._native or st.st_ctime_ns >= self._relink_since):  # a seam: always, by its lstat
                 st = seen_links(st, os.path.join(self._root, rel), lstat=None if self._native else self.ops.lstat)
             if self.linked_secret is not None and (self.linked_secret(st) or (
                     st.st_nlink > 1 and links_moved(st, self._fstat(fd)))):
