@@ -145,12 +145,12 @@ def _from_script(text: str, root: str, here: str) -> list[tuple[str, bool]]:
     from pathgate.runtime.tools._agent_commands import Unchecked, command_paths
     from pathgate.runtime.tools._hook_script import MAX_LINES, command_count, script_lines
 
-    out: list[tuple[str, bool]] = []
+    out: dict[str, bool] = {}
     for manager in dict.fromkeys(m.group(1) for m in _MANAGER_WORD.finditer(text.lower())):
-        out += [(os.path.join(root, f.rstrip("/")), f.endswith("/")) for f in _MANAGERS[manager]]
+        out.update((os.path.join(root, f.rstrip("/")), f.endswith("/")) for f in _MANAGERS[manager])
     for m in _CONFIG_OPTION.finditer(text):
         value = m.group(1)
-        out.append((value if value.startswith("/") else os.path.join(root, value), False))
+        out.setdefault(value if value.startswith("/") else os.path.join(root, value), False)
     if command_count(text) > MAX_LINES:  # counted on the text as written, before anything expands
         return [(root, True)]
     try:
@@ -159,16 +159,28 @@ def _from_script(text: str, root: str, here: str) -> list[tuple[str, bool]]:
         # shell stays there; read from each whether the cd comes before or after it)
         cds = list(dict.fromkeys(m.group(1) for m in map(_CD.match, lines) if m is not None))[:_MAX_CD]
         prefix = "".join(f"cd {shlex.quote(d)} && " for d in cds)
+        plain = all(_PLAIN_DIR.fullmatch(d) for d in cds)
         for line in lines:
-            out += command_paths(line, root, manifests=False)
-            if prefix:
-                out += command_paths(prefix + line, root, manifests=False)
+            found = command_paths(line, root, manifests=False)
+            if prefix and (".." in line or not plain):
+                found += command_paths(prefix + line, root, manifests=False)
+            elif prefix:  # what `cd <d> && <line>` reads, without parsing the line again
+                found += [(os.path.join(root, d, os.path.relpath(p, root)), t) for p, t in found for d in cds]
+            for path, tree in found:
+                out[path] = out.get(path, False) or tree
+            if len(out) > _MAX_NAMED:  # each is resolved on every write: stop reading here
+                raise Unchecked
     except Unchecked:
         return [(root, True)]
-    return out
+    return list(out.items())
 
 
 #: Directories a script cd-es into that its lines are read from.
 _MAX_CD = 8
+#: A directory a line cd-es into that is a plain path below the root (no ``..``, variable,
+#: glob or brace): a line that names ``x`` from the root names ``<d>/x`` from it, and
+#: nothing else (without ``..`` a line names nothing inside the root from it that it does
+#: not name from the root).
+_PLAIN_DIR = re.compile(r"(?!.*\.\.)[\w@+,.-][\w@+,./-]*")
 #: A line that changes the shell's directory for the lines after it.
 _CD = re.compile(r"""^(?:cd|pushd)[ \t]+(?:-[LP][ \t]+)?["']?([^\s"';&|]+)["']?""")

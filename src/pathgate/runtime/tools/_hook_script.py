@@ -166,17 +166,22 @@ def _shell_lines(text: str, root: str, here: str, budget: _Budget) -> list[str]:
         s = line.strip()
         if not s or s.startswith("#"):
             continue
-        if "$" in s or "`" in s:
-            s = _TOPLEVEL.sub(lambda _m: root, s)
-            s = _SELF_DIR.sub(lambda _m: here, s)
+        if "$" in s or "`" in s:  # each replacement charged as it is made
+            s = _TOPLEVEL.sub(lambda _m: _spent(budget, root), s)
+            s = _SELF_DIR.sub(lambda _m: _spent(budget, here), s)
         for variant in _variants(s, values, budget):
             out.append(budget.take(variant))
     return out
 
 
+def _spent(budget: _Budget, text: str) -> str:
+    budget.charge(len(text))
+    return text
+
+
 def _variants(line: str, values: dict[str, list[str]], budget: _Budget) -> list[str]:
     """``line`` with each use of an assigned variable replaced by each of its values (every
-    combination; their total length is charged as it is built)."""
+    combination; their total length is charged before it is built)."""
     if "$" not in line or not values:
         return [line]
     variants = [""]
@@ -187,10 +192,12 @@ def _variants(line: str, values: dict[str, list[str]], budget: _Budget) -> list[
         if choices is None:
             continue
         text = line[pos:m.start()]
-        variants = [v + text + c for v in variants for c in choices]
-        if len(variants) > _MAX_VARIANTS:
+        if len(variants) * len(choices) > _MAX_VARIANTS:
             raise Unchecked
-        budget.charge(sum(len(v) for v in variants))
+        # charged before it is built: what the next spellings add up to
+        budget.charge(len(choices) * (sum(len(v) for v in variants) + len(variants) * len(text))
+                      + len(variants) * sum(len(c) for c in choices))
+        variants = [v + text + c for v in variants for c in choices]
         pos = m.end()
     if pos == 0:
         return [line]
