@@ -28,7 +28,6 @@ only.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
 from collections.abc import Iterable
@@ -140,6 +139,8 @@ def _glob_names(pattern: str, real_f: str, tree: bool) -> bool:
     """Does the absolute shell glob ``pattern`` name the folded real path ``real_f`` (or,
     with ``tree``, one of its ancestors), read as written and with its literal directory
     prefix resolved? ``*`` never crosses ``/``."""
+    import fnmatch
+
     from pathgate.runtime.tools._agent_commands import fold_path
 
     parts = pattern.split("/")
