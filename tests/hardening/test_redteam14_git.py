@@ -229,6 +229,8 @@ _CONFIG = {
     "gpg.ssh.program": ("tools/sign.sh", "tools/sign.sh"),
     "pager.log": ("tools/logpager.sh", "tools/logpager.sh"),
     "interactive.diffFilter": ("tools/filter.sh", "tools/filter.sh"),
+    "lfs.customtransfer.x.path": ("tools/transfer.py", "tools/transfer.py"),
+    "remote.origin.url": ("ext::sh tools/remote.sh %G", "tools/remote.sh"),
 }
 
 
@@ -287,6 +289,14 @@ def test_command_keys() -> None:
     for key in ("core.hookspath", "core.excludesfile", "user.name", "diff.renames", "remote.origin.url",
                 "include.path", "core.filemode"):
         assert not is_command_key(key), key
+
+
+def test_a_remote_url_names_a_script_only_through_ext(tmp_path: Path) -> None:
+    root = str(tmp_path)
+    script = os.path.join(root, "tools", "x.sh")
+    assert config_runs(script, root, (("remote.origin.url", "ext::sh tools/x.sh"),))
+    assert not config_runs(script, root, (("remote.origin.url", "https://example.com/tools/x.sh"),))
+    assert not config_runs(script, root, (("remote.origin.url", "tools/x.sh"),))
 
 
 def test_past_the_bound_on_commands_nothing_is_writable(tmp_path: Path) -> None:

@@ -16,9 +16,10 @@ includes and ``git -c`` values from the environment), is read as a shell command
 agent settings' commands are (:func:`~._agent_commands.command_paths`: scripts, interpreter
 operands, imports; not a task runner's manifest, as for git's hooks) run from the root (git
 runs them at the top of the work tree); a leading ``!`` (an alias's, a submodule update's) is
-the shell's. Every alias counts (``alias.x = -c core.pager=tools/p.sh log`` sets a command
-too). Past :data:`_MAX_COMMANDS` values, or a value past the parser's bounds, nothing is
-writable (:class:`~._settings_load.Unchecked`).
+the shell's, and so is what follows a remote URL's ``ext::``. Every alias counts
+(``alias.x = -c core.pager=tools/p.sh log`` sets a command too). Past :data:`_MAX_COMMANDS`
+values, or a value past the parser's bounds, nothing is writable
+(:class:`~._settings_load.Unchecked`).
 
 :func:`names` matches a write's real path against such named paths — as written, through
 symlinks (``scripts`` a link to ``lib``: ``lib/x.sh`` is ``scripts/x.sh``), and as shell
@@ -49,7 +50,9 @@ _SUBKEYS = frozenset({
     ("man", "path"), ("browser", "cmd"), ("browser", "path"), ("trailer", "command"), ("trailer", "cmd"),
     ("remote", "receivepack"), ("remote", "uploadpack"), ("submodule", "update"), ("guitool", "cmd"),
     ("sendemail", "sendmailcmd"), ("sendemail", "smtpserver"), ("sendemail", "tocmd"), ("sendemail", "cccmd"),
-    ("sendemail", "headercmd")})
+    ("sendemail", "headercmd"),
+    # git-lfs: a custom transfer agent's program, an extension's filters
+    ("lfs", "path"), ("lfs", "clean"), ("lfs", "smudge")})
 #: Sections every key of which git may run (``alias.x = !sh x.sh``, ``pager.log = tools/p.sh``).
 _SECTIONS = frozenset({"alias", "pager"})
 #: Command values (and paths they name) one repository's configuration may hold before
@@ -73,6 +76,24 @@ def is_command_key(key: str) -> bool:
     return (section, rest.rsplit(".", 1)[1]) in _SUBKEYS
 
 
+def _runs_value(key: str, value: str) -> bool:
+    """Does git run ``value`` of ``key``: a command-valued key, or a remote URL of git's
+    ``ext::`` transport (``ext::sh tools/x.sh``: a command, when ``protocol.ext.allow`` lets
+    it run)?"""
+    if is_command_key(key):
+        return True
+    return key.startswith(("remote.", "url.")) and value.lstrip().startswith("ext::")
+
+
+def _command(key: str, value: str) -> str:
+    """The shell command line ``value`` of ``key`` runs: without the shell's leading ``!``
+    or the transport's ``ext::``."""
+    value = value.strip()
+    if value.startswith("ext::"):
+        return value[len("ext::"):]
+    return value.removeprefix("!")
+
+
 def config_runs(real: str, root: str, config: tuple[tuple[str, str | None], ...]) -> bool:
     """Is the absolute real path ``real`` (inside the real ``root``) a script a
     command-valued key of ``config`` (every ``(key, value)`` git reads, in order) runs?
@@ -91,13 +112,13 @@ def config_runs(real: str, root: str, config: tuple[tuple[str, str | None], ...]
 def _named(root: str, config: tuple[tuple[str, str | None], ...]) -> tuple[tuple[str, bool], ...]:
     from pathgate.runtime.tools._agent_commands import Unchecked, command_paths
 
-    values = list(dict.fromkeys(v.strip() for k, v in config if v and is_command_key(k)))
+    values = list(dict.fromkeys(_command(k, v) for k, v in config if v and _runs_value(k, v)))
     if len(values) > _MAX_COMMANDS:
         return ((root, True),)
     out: dict[str, bool] = {}
     try:
         for value in values:
-            for path, tree in command_paths(value.removeprefix("!"), root, manifests=False):
+            for path, tree in command_paths(value, root, manifests=False):
                 out[path] = out.get(path, False) or tree
     except Unchecked:
         return ((root, True),)
