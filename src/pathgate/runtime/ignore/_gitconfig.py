@@ -89,6 +89,7 @@ class GitSettings:
     ``core.quotePath``. ``watched`` lists every file whose change can change these."""
 
     __slots__ = (
+        "config",
         "errors",
         "excludes_display",
         "excludes_file",
@@ -119,6 +120,9 @@ class GitSettings:
         #: repository's ``hooks/``; ``None`` without a repository
         self.hooks: str | None = None
         self.errors: list[str] = []  # git's non-fatal ``error:`` lines
+        #: every ``(key, value)`` git reads, in order: what the configuration runs
+        #: (:mod:`pathgate.runtime.tools._git_commands`) is never writable
+        self.config: tuple[tuple[str, str | None], ...] = ()
         #: the top of the work tree when the root lies below it (:mod:`._upper`), else ``None``
         self.top: str | None = None
 
@@ -383,6 +387,7 @@ def resolve(root: str, *, excludes_file: str | None = None, ignore_case: bool | 
     from pathgate.runtime.ignore._gitconfig_load import load_config
 
     entries, s.errors = load_config(layout, env, s.watched, absent)
+    s.config = tuple((e.key, e.value) for e in entries)
     last: dict[str, str | None] = {}
     for e in entries:
         _validate(e)

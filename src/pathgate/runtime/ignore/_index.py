@@ -331,6 +331,12 @@ class IgnoreIndex:
         its scripts run is never writable (:mod:`pathgate.runtime.tools._git_hooks`)."""
         return self._current_globals().hooks
 
+    def git_config(self) -> tuple[tuple[str, str | None], ...]:
+        """Every ``(key, value)`` git reads here, in order (keys as git canonicalises them),
+        validated as :meth:`git_steering` is; the same tuple while nothing changed. What its
+        command-valued keys run is never writable (:mod:`pathgate.runtime.tools._git_commands`)."""
+        return self._current_globals().config
+
     def _current_globals(self) -> Globals:
         """The repository-wide sources, validated for this session (:mod:`._globals`)."""
         return _globals.current_globals(self)

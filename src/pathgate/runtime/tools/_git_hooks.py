@@ -8,9 +8,9 @@ elsewhere: husky v9 sets ``core.hooksPath = .husky/_``, whose scripts run
 them gets its code run at the next ``git commit`` — by the user, or by the agent's host.
 
 So for each hooks directory (``core.hooksPath`` and the repository's ``hooks/``), every
-script git would run (a file named as one of git's hooks, :data:`GIT_HOOKS`) is read whole (up to 128 KiB)
-and what it runs counts as never writable (``$(git rev-parse --show-toplevel)`` read as the
-root, ``$(dirname "$0")`` as the script's directory):
+script git would run (a file named as one of git's hooks, :data:`GIT_HOOKS`) is read whole (up to 128 KiB),
+as shell or as the code its ``#!`` line names (:mod:`._hook_script`), and what it runs counts
+as never writable (matched as written, through symlinks and as globs: :func:`~._git_commands.names`):
 
 * the parent of a hooks directory named ``_`` (husky v9: ``.husky/_`` → ``.husky/``);
 * a known manager's configuration when a script names the manager (``husky``,
@@ -23,9 +23,10 @@ root, ``$(dirname "$0")`` as the script's directory):
 
 Parsed again when a hooks directory or one of its scripts changes (``stat`` signatures).
 What a manager's configured commands run in turn is not followed. A script past
-:data:`_MAX_SCRIPT` or a command line past the parser's bounds cannot be checked: nothing
-in the project is writable then (a repository's file must not loosen the guard). Blocking; standard
-library and the bounded reader of :mod:`pathgate.runtime.fs` only.
+:data:`_MAX_SCRIPT` or :data:`~._hook_script.MAX_LINES` command lines (counted as written),
+one that expands past its reader's bounds, or a command line past the parser's cannot be
+checked: nothing in the project is writable then (a repository's file must not loosen the
+guard). Blocking; standard library and the bounded reader of :mod:`pathgate.runtime.fs` only.
 """
 
 from __future__ import annotations
@@ -63,9 +64,9 @@ _MANAGERS: dict[str, tuple[str, ...]] = {
 _MANAGER_WORD = re.compile(r"(?<![\w-])(" + "|".join(re.escape(m) for m in _MANAGERS) + r")(?![\w-])")
 _CONFIG_OPTION = re.compile(r"--config(?:uration)?(?:=|\s+)['\"]?([^\s'\"]+)")
 _MAX_SCRIPT = 128 * 1024
-#: Command lines (not comments) one hook script may hold before it cannot be checked (real
-#: hooks hold tens; each line is read from every directory an earlier line cd-ed into).
-_MAX_LINES = 2000
+#: Paths the scripts of one hooks directory may name (each is resolved on every write);
+#: past it nothing is writable.
+_MAX_NAMED = 4096
 #: The hooks git runs (githooks(5)), by file name in the hooks directory.
 GIT_HOOKS = ("applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit", "pre-merge-commit",
              "prepare-commit-msg", "commit-msg", "post-commit", "pre-rebase", "post-checkout", "post-merge",
@@ -73,12 +74,6 @@ GIT_HOOKS = ("applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit"
              "reference-transaction", "push-to-checkout", "pre-auto-gc", "post-rewrite", "sendemail-validate",
              "fsmonitor-watchman", "p4-changelist", "p4-prepare-changelist", "p4-post-changelist",
              "p4-pre-submit", "post-index-change")
-#: The work tree's top as a hook spells it (git runs hooks at the top of the work tree), and
-#: the script's own directory (``$(dirname "$0")``, ``$(dirname -- "$0")``, ``${0%/*}``).
-_TOPLEVEL = re.compile(r"\$\(\s*git\s+rev-parse\s+--show-toplevel\b[^)]*\)"
-                       r"|`\s*git\s+rev-parse\s+--show-toplevel\b[^`]*`")
-_SELF_DIR = re.compile(r"""\$\(\s*dirname\s+(?:--\s+)?["']?\$0["']?\s*\)|\$\{0%/\*\}""")
-
 #: Per hooks directory: (its scripts' signatures, the paths they make unwritable).
 _cache: dict[tuple[str, str], tuple[object, tuple[tuple[str, bool], ...]]] = {}
 
@@ -86,15 +81,9 @@ _cache: dict[tuple[str, str], tuple[object, tuple[tuple[str, bool], ...]]] = {}
 def hook_runs(real: str, root: str, hooks_dirs: tuple[str, ...]) -> bool:
     """Is the absolute real path ``real`` (inside the real ``root``) something the hook
     scripts in ``hooks_dirs`` (absolute directories) run in turn? Blocking."""
-    from pathgate.runtime.tools._agent_commands import fold_path
+    from pathgate.runtime.tools._git_commands import names
 
-    real_f = fold_path(real)
-    for hooks in hooks_dirs:
-        for path, tree in _named(hooks, root):
-            p = fold_path(path)
-            if real_f == p or (tree and real_f.startswith(p.rstrip("/") + "/")):
-                return True
-    return False
+    return any(names(real, _named(hooks, root)) for hooks in hooks_dirs)
 
 
 def _scripts(hooks: str) -> list[tuple[str, os.stat_result]]:
@@ -128,7 +117,7 @@ def _named(hooks: str, root: str) -> tuple[tuple[str, bool], ...]:
         found = [(root, True)] if text is None else _from_script(text, root, os.path.dirname(path))
         for name, tree in found:
             out[name] = out.get(name, False) or tree
-    named = tuple(out.items())
+    named = tuple(out.items()) if len(out) <= _MAX_NAMED else ((root, True),)
     if len(_cache) > 64:
         _cache.clear()
     _cache[(hooks, root)] = (key, named)
@@ -150,56 +139,48 @@ def _read(path: str) -> str | None:
 
 def _from_script(text: str, root: str, here: str) -> list[tuple[str, bool]]:
     """What one hook script (in the directory ``here``) makes unwritable (absolute paths,
-    each with whether everything below it counts); everything (``root``) when a command
-    line is past the parser's bounds."""
+    each with whether everything below it counts); everything (``root``) when the script
+    is past a bound of its reader (:mod:`._hook_script`) or a command line past the
+    parser's."""
     from pathgate.runtime.tools._agent_commands import Unchecked, command_paths
+    from pathgate.runtime.tools._hook_script import MAX_LINES, command_count, script_lines
 
-    out: list[tuple[str, bool]] = []
+    out: dict[str, bool] = {}
     for manager in dict.fromkeys(m.group(1) for m in _MANAGER_WORD.finditer(text.lower())):
-        out += [(os.path.join(root, f.rstrip("/")), f.endswith("/")) for f in _MANAGERS[manager]]
+        out.update((os.path.join(root, f.rstrip("/")), f.endswith("/")) for f in _MANAGERS[manager])
     for m in _CONFIG_OPTION.finditer(text):
         value = m.group(1)
-        out.append((value if value.startswith("/") else os.path.join(root, value), False))
-    text = _unfold(_SELF_DIR.sub(lambda _m: here, _TOPLEVEL.sub(lambda _m: root, text)))
-    cds: list[str] = []  # directories an earlier line cd-ed into (the shell stays there)
-    lines = [s for s in (raw.strip() for raw in text.splitlines()) if s and not s.startswith("#")]
-    if len(lines) > _MAX_LINES:
+        out.setdefault(value if value.startswith("/") else os.path.join(root, value), False)
+    if command_count(text) > MAX_LINES:  # counted on the text as written, before anything expands
         return [(root, True)]
-    for line in lines:
-        try:
-            for prefix in ("", *(f"cd {shlex.quote(d)} && " for d in cds)):
-                out += command_paths(prefix + line, root, manifests=False)
-        except Unchecked:
-            return [(root, True)]
-        cd = _CD.match(line)
-        if cd is not None and len(cds) < 8 and cd.group(1) not in cds:
-            cds.append(cd.group(1))
-    return out
+    try:
+        lines = script_lines(text, root, here)
+        # a line is read from the root and from every directory a line cd-es into (the
+        # shell stays there; read from each whether the cd comes before or after it)
+        cds = list(dict.fromkeys(m.group(1) for m in map(_CD.match, lines) if m is not None))[:_MAX_CD]
+        prefix = "".join(f"cd {shlex.quote(d)} && " for d in cds)
+        plain = all(_PLAIN_DIR.fullmatch(d) for d in cds)
+        for line in lines:
+            found = command_paths(line, root, manifests=False)
+            if prefix and (".." in line or not plain):
+                found += command_paths(prefix + line, root, manifests=False)
+            elif prefix:  # what `cd <d> && <line>` reads, without parsing the line again
+                found += [(os.path.join(root, d, os.path.relpath(p, root)), t) for p, t in found for d in cds]
+            for path, tree in found:
+                out[path] = out.get(path, False) or tree
+            if len(out) > _MAX_NAMED:  # each is resolved on every write: stop reading here
+                raise Unchecked
+    except Unchecked:
+        return [(root, True)]
+    return list(out.items())
 
 
-#: A line continued on the next (``\`` before the line break).
-_CONTINUED = re.compile(r"\\\r?\n")
-#: ``NAME=value`` on its own line (``export``/``readonly``/``local`` too): a literal value.
-_ASSIGN = re.compile(r"""^[ \t]*(?:export[ \t]+|readonly[ \t]+|local[ \t]+)?([A-Za-z_]\w*)="""
-                     r"""(?:"([^"$`\\]*)"|'([^']*)'|([^\s;&|$`"'\\]*))[ \t]*;?[ \t]*$""", re.M)
-#: An interpreter fed a here-document: ``python3 - <<'EOF'`` … ``EOF``.
-_HEREDOC = re.compile(r"""^([^\n]*?\b(?:python[\d.]*|node|ruby|perl|php|deno|bun)\b[^\n<]*)<<-?[ \t]*"""
-                      r"""(['"]?)(\w+)\2[^\n]*\n(.*?)^[ \t]*\3[ \t]*$""", re.M | re.S)
+#: Directories a script cd-es into that its lines are read from.
+_MAX_CD = 8
+#: A directory a line cd-es into that is a plain path below the root (no ``..``, variable,
+#: glob or brace): a line that names ``x`` from the root names ``<d>/x`` from it, and
+#: nothing else (without ``..`` a line names nothing inside the root from it that it does
+#: not name from the root).
+_PLAIN_DIR = re.compile(r"(?!.*\.\.)[\w@+,.-][\w@+,./-]*")
 #: A line that changes the shell's directory for the lines after it.
 _CD = re.compile(r"""^(?:cd|pushd)[ \t]+(?:-[LP][ \t]+)?["']?([^\s"';&|]+)["']?""")
-
-
-def _unfold(text: str) -> str:
-    """The script as its lines are run: continued lines joined, literal variables
-    (``D=scripts`` … ``"$D/check.sh"``) expanded, an interpreter's here-document given as
-    its ``-c`` code on one line (its imports then count)."""
-    text = _CONTINUED.sub(" ", text)
-    values: dict[str, str] = {}
-    for m in _ASSIGN.finditer(text):
-        values.setdefault(m.group(1), next(g for g in m.groups()[1:] if g is not None))
-    if values:
-        names = "|".join(re.escape(n) for n in sorted(values, key=len, reverse=True))
-        text = re.sub(r"\$\{(" + names + r")\}|\$(" + names + r")\b",
-                      lambda m: values[m.group(1) or m.group(2)], text)
-    return _HEREDOC.sub(lambda m: f"{m.group(1)} -c {shlex.quote('; '.join(m.group(4).splitlines()))}", text)
-

@@ -63,14 +63,18 @@ def steers_guard(real: str, index: IgnoreIndex) -> bool:
     """Is the absolute real path ``real`` one of the host's config files, something that
     steers git for ``index``'s root (:func:`steers`; git's user-level files too, whether
     configured or not), Claude Code's user-level ``~/.claude.json``, a file the agent
-    CLIs' settings run (:func:`~._agent_commands.runs`), or one git's hook scripts run in
+    CLIs' settings run (:func:`~._agent_commands.runs`), one git's hook scripts run in
     turn (:func:`~._git_hooks.hook_runs`: husky's ``.husky/``, ``.pre-commit-config.yaml``
-    …)? Blocking."""
+    …) or one git's configuration runs (:func:`~._git_commands.config_runs`:
+    ``core.fsmonitor``, filters, ``!``-aliases, ``core.pager`` …)? Blocking."""
     from pathgate.config import _host_config_files
     from pathgate.runtime.tools._agent_commands import runs
+    from pathgate.runtime.tools._git_commands import config_runs
     from pathgate.runtime.tools._git_hooks import hook_runs
 
     if steers(real, (*_host_config_files(), *_user_files(), *index.git_steering())) or runs(real, index.root):
+        return True
+    if config_runs(real, index.root, index.git_config()):
         return True
     hooks = index.git_hooks()
     return hooks is not None and hook_runs(real, index.root, (hooks,))

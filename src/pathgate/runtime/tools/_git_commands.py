@@ -1,0 +1,180 @@
+"""The scripts git's own configuration runs, never writable by an agent.
+
+git runs commands its configuration names: ``core.fsmonitor`` on every ``git status``, a
+filter's ``clean``/``smudge``/``process`` on checkout and add, a ``textconv`` or an external
+diff on ``git diff``, ``core.pager`` and ``pager.<cmd>`` on paged output, a ``!``-alias when
+the user types it, ``core.sshCommand`` on fetch, ``gpg.program`` when it signs, a credential
+helper, an editor … Git's config files themselves are never writable
+(:meth:`~pathgate.runtime.ignore.IgnoreIndex.git_steering`); the point here is the scripts
+they name: an agent that rewrites ``tools/fsmon.sh`` gets its code run at the user's next
+``git status``, as if it had written the configuration.
+
+So every value of a command-valued key (:func:`is_command_key`), in every config file git
+reads for the repository (:meth:`~pathgate.runtime.ignore.IgnoreIndex.git_config`: the
+system and global files, the repository's ``config`` and ``config.worktree``, their
+includes and ``git -c`` values from the environment), is read as a shell command line as the
+agent settings' commands are (:func:`~._agent_commands.command_paths`: scripts, interpreter
+operands, imports; not a task runner's manifest, as for git's hooks) run from the root (git
+runs them at the top of the work tree); a leading ``!`` (an alias's, a submodule update's) is
+the shell's, and so is what follows a remote URL's ``ext::``. Every alias counts
+(``alias.x = -c core.pager=tools/p.sh log`` sets a command too). Past :data:`_MAX_COMMANDS`
+values, or a value past the parser's bounds, nothing is writable
+(:class:`~._settings_load.Unchecked`).
+
+:func:`names` matches a write's real path against such named paths — as written, through
+symlinks (``scripts`` a link to ``lib``: ``lib/x.sh`` is ``scripts/x.sh``), and as shell
+globs (``for f in scripts/*.sh``) — shared with :mod:`._git_hooks`. Blocking; standard library
+only.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+
+__all__ = ["config_runs", "is_command_key", "names"]
+
+#: ``section.variable`` keys whose value git runs as a command (or a program's path).
+_KEYS = frozenset({
+    "core.fsmonitor", "core.pager", "core.editor", "core.sshcommand", "core.askpass", "core.gitproxy",
+    "core.alternaterefscommand", "sequence.editor", "diff.external", "diff.tool", "merge.tool",
+    "credential.helper", "gpg.program", "interactive.difffilter", "imap.tunnel", "web.browser",
+    "uploadpack.packobjectshook", "sendemail.sendmailcmd", "sendemail.smtpserver", "sendemail.tocmd",
+    "sendemail.cccmd", "sendemail.headercmd"})
+#: ``(section, variable)`` of ``section.<name>.variable`` keys whose value git runs.
+_SUBKEYS = frozenset({
+    ("diff", "textconv"), ("diff", "command"), ("filter", "clean"), ("filter", "smudge"), ("filter", "process"),
+    ("merge", "driver"), ("credential", "helper"), ("gpg", "program"), ("gpg", "defaultkeycommand"),
+    ("difftool", "cmd"), ("difftool", "path"), ("mergetool", "cmd"), ("mergetool", "path"), ("man", "cmd"),
+    ("man", "path"), ("browser", "cmd"), ("browser", "path"), ("trailer", "command"), ("trailer", "cmd"),
+    ("remote", "receivepack"), ("remote", "uploadpack"), ("submodule", "update"), ("guitool", "cmd"),
+    ("sendemail", "sendmailcmd"), ("sendemail", "smtpserver"), ("sendemail", "tocmd"), ("sendemail", "cccmd"),
+    ("sendemail", "headercmd"),
+    # git-lfs: a custom transfer agent's program, an extension's filters
+    ("lfs", "path"), ("lfs", "clean"), ("lfs", "smudge")})
+#: Sections every key of which git may run (``alias.x = !sh x.sh``, ``pager.log = tools/p.sh``).
+_SECTIONS = frozenset({"alias", "pager"})
+#: Command values (and paths they name) one repository's configuration may hold before
+#: nothing is writable (each path is resolved on every write).
+_MAX_COMMANDS = 4096
+#: Glob characters: a word holding one names every file it matches.
+_GLOB = re.compile(r"[*?\[]")
+
+#: Per root: (the configuration the paths were read from, the paths it names).
+_cache: dict[str, tuple[object, tuple[tuple[str, bool], ...]]] = {}
+
+
+def is_command_key(key: str) -> bool:
+    """Does git run the value of the configuration key ``key`` (``section.key`` lower-cased,
+    a subsection between as written) as a command, or a program's path?"""
+    section, _, rest = key.partition(".")
+    if section in _SECTIONS:
+        return True
+    if "." not in rest:
+        return key in _KEYS
+    return (section, rest.rsplit(".", 1)[1]) in _SUBKEYS
+
+
+def _runs_value(key: str, value: str) -> bool:
+    """Does git run ``value`` of ``key``: a command-valued key, or a remote URL of git's
+    ``ext::`` transport (``ext::sh tools/x.sh``: a command, when ``protocol.ext.allow`` lets
+    it run)?"""
+    if is_command_key(key):
+        return True
+    return key.startswith(("remote.", "url.")) and value.lstrip().startswith("ext::")
+
+
+def _command(key: str, value: str) -> str:
+    """The shell command line ``value`` of ``key`` runs: without the shell's leading ``!``
+    or the transport's ``ext::``."""
+    value = value.strip()
+    if value.startswith("ext::"):
+        return value[len("ext::"):]
+    return value.removeprefix("!")
+
+
+def config_runs(real: str, root: str, config: tuple[tuple[str, str | None], ...]) -> bool:
+    """Is the absolute real path ``real`` (inside the real ``root``) a script a
+    command-valued key of ``config`` (every ``(key, value)`` git reads, in order) runs?
+    Blocking."""
+    hit = _cache.get(root)
+    if hit is not None and hit[0] is config:
+        named = hit[1]
+    else:
+        named = _named(root, config)
+        if len(_cache) > 64:
+            _cache.clear()
+        _cache[root] = (config, named)
+    return names(real, named)
+
+
+def _named(root: str, config: tuple[tuple[str, str | None], ...]) -> tuple[tuple[str, bool], ...]:
+    from pathgate.runtime.tools._agent_commands import Unchecked, command_paths
+
+    values = list(dict.fromkeys(_command(k, v) for k, v in config if v and _runs_value(k, v)))
+    if len(values) > _MAX_COMMANDS:
+        return ((root, True),)
+    out: dict[str, bool] = {}
+    try:
+        for value in values:
+            for path, tree in command_paths(value, root, manifests=False):
+                out[path] = out.get(path, False) or tree
+    except Unchecked:
+        return ((root, True),)
+    return tuple(out.items()) if len(out) <= _MAX_COMMANDS else ((root, True),)
+
+
+def names(real: str, named: Iterable[tuple[str, bool]]) -> bool:
+    """Does one of ``named`` (absolute paths, each with whether everything below it counts)
+    name the absolute real path ``real``: as written or resolved through symlinks, compared
+    as a case-insensitive filesystem would open them, a shell glob matched component by
+    component? A path that cannot be resolved (a link swapped mid-way) names it. Blocking
+    (``realpath``)."""
+    from pathgate.runtime.tools._agent_commands import fold_path
+
+    real_f = fold_path(real)
+    for path, tree in named:
+        if _GLOB.search(path):
+            if _glob_names(path, real_f, tree):
+                return True
+            continue
+        resolved = _realpath(path)
+        if resolved is None:
+            return True
+        for spelling in dict.fromkeys((path, resolved)):
+            sp = fold_path(spelling).rstrip("/")
+            if real_f == sp or (tree and real_f.startswith(sp + "/")):
+                return True
+    return False
+
+
+def _realpath(path: str) -> str | None:
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return None
+
+
+def _glob_names(pattern: str, real_f: str, tree: bool) -> bool:
+    """Does the absolute shell glob ``pattern`` name the folded real path ``real_f`` (or,
+    with ``tree``, one of its ancestors), read as written and with its literal directory
+    prefix resolved? ``*`` never crosses ``/``."""
+    import fnmatch
+
+    from pathgate.runtime.tools._agent_commands import fold_path
+
+    parts = pattern.split("/")
+    first = next(i for i, p in enumerate(parts) if _GLOB.search(p))
+    prefix = "/".join(parts[:first]) or "/"
+    resolved = _realpath(prefix)
+    if resolved is None:
+        return True
+    target = real_f.split("/")
+    for base in dict.fromkeys((prefix, resolved)):
+        want = fold_path("/".join([base.rstrip("/"), *parts[first:]])).split("/")
+        if len(target) < len(want) or (len(target) > len(want) and not tree):
+            continue
+        if all(fnmatch.fnmatchcase(t, w) for t, w in zip(target, want, strict=False)):
+            return True
+    return False
