@@ -74,26 +74,58 @@ async def test_oldest_call_first(anyio_backend: str) -> None:
 
 
 async def test_reads_before_other_hops(anyio_backend: str) -> None:
+    """A walk step waits while a read waits (reads first), but not merely while one runs:
+    once the waiting read has its token the walk step starts beside it."""
     sched = scheduler(main=2, reads=1)
     main, reads = FairLimiter(sched, MAIN), FairLimiter(sched, READS)
-    gate = threading.Event()
+    gate1, gate2 = threading.Event(), threading.Event()
     order: list[str] = []
 
-    def read(name: str) -> None:
+    def read(name: str, gate: threading.Event) -> None:
         gate.wait()
         order.append(name)
 
-    async with anyio.create_task_group() as tg, opened(gate):
-        tg.start_soon(hop, reads, read, "read 1")
+    async with anyio.create_task_group() as tg, opened(gate1), opened(gate2):
+        tg.start_soon(hop, reads, read, "read 1", gate1)
         await until(lambda: len(sched.running) == 1, "read 1 runs")
-        tg.start_soon(hop, reads, read, "read 2")
+        tg.start_soon(hop, reads, read, "read 2", gate2)
         await until(lambda: len(sched.waiting) == 1, "read 2 waits")
-        # two main tokens are free, yet the walk step waits for the reads
+        # two main tokens are free, yet the walk step waits for the waiting read
         tg.start_soon(hop, main, order.append, "walk step")
         await until(lambda: len(sched.waiting) == 2, "the walk step waits")
         assert sched.free[MAIN] == 2 and order == []
+        gate1.set()
+        # read 2 got its token: the walk step runs beside it (a running read holds nothing back)
+        await until(lambda: order == ["read 1", "walk step"], "the walk step runs while read 2 runs")
+        assert not gate2.is_set() and sched.free[READS] == 0
+        gate2.set()
+    assert order == ["read 1", "walk step", "read 2"]
+
+
+async def test_promotion_keeps_call_order(anyio_backend: str) -> None:
+    """A newer call's hop that has waited out the deferral does not overtake the next hop of
+    an older call asked a moment ago: promotion lifts every older call with it."""
+    sched = scheduler(main=1, reads=1, defer=0.05)
+    lim = FairLimiter(sched, MAIN)
+    gate = threading.Event()
+    order: list[str] = []
+
+    async def call(name: str, start: float) -> None:
+        with call_scope() as ticket:
+            ticket.start = start
+            await anyio.to_thread.run_sync(order.append, name, limiter=lim)
+
+    async with anyio.create_task_group() as tg, opened(gate):
+        tg.start_soon(hop, lim, gate.wait)  # holds the token
+        await until(lambda: len(sched.running) == 1, "the holder runs")
+        tg.start_soon(call, "newer, waited long", 2.0)
+        await until(lambda: len(sched.waiting) == 1, "newer waits")
+        await anyio.sleep(0.1)  # it has waited out the deferral
+        tg.start_soon(call, "older, next hop", 1.0)
+        await until(lambda: len(sched.waiting) == 2, "older waits")
         gate.set()
-    assert order == ["read 1", "read 2", "walk step"]
+    assert order == ["older, next hop", "newer, waited long"]
+    assert sched.deferrals == {"rank 1, pool full": 1}
 
 
 async def test_long_call_yields_then_progresses(anyio_backend: str) -> None:

@@ -31,6 +31,7 @@ under asyncio and trio uses only ``acquire``/``release`` on behalf of a borrower
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -104,10 +105,9 @@ class _Waiter:
     seq: int
     event: anyio.Event
     rank: int
+    asked: float
+    promoted: bool = False
     granted: bool = False
-
-    def key(self) -> tuple[int, float, int]:
-        return (self.rank, self.ticket.start, self.seq)
 
 
 @dataclass(eq=False)
@@ -153,11 +153,6 @@ class HopScheduler:
         self._vlast = now
         return self._vclock
 
-    def _top_rank(self, skip: _Waiter | None = None) -> int:
-        """The most urgent rank with a hop running or waiting (3: none)."""
-        top = min((r.rank for r in self.running.values()), default=3)
-        return min((w.rank for w in self.waiting if w is not skip), default=top) if self.waiting else top
-
     def _start(self, borrower: object, pool: str, ticket: Ticket, rank: int) -> None:
         if borrower in self.running:
             raise RuntimeError("this borrower already holds a token of the hop scheduler")
@@ -165,49 +160,86 @@ class HopScheduler:
         self.free[pool] -= 1
         ticket.hops += 1
 
+    def _promote(self, w: _Waiter) -> None:
+        why = f"rank {w.rank}, pool {'free' if self.free[w.pool] else 'full'}"
+        self.deferrals[why] = self.deferrals.get(why, 0) + 1
+        w.ticket.deferred += 1
+        w.promoted = True
+
+    def _order(self) -> list[tuple[int, _Waiter]]:
+        """The waiters by (effective rank, call start, arrival) with their effective rank.
+
+        A promoted hop is rank 0; so is every hop of a short call at least as old as the
+        newest promoted hop's call (promotion never lets a newer call overtake an older one:
+        a big call's next hop, asked a moment ago, still goes before the hops of newer calls
+        that have waited out the deferral)."""
+        now = time.monotonic()
+        newest = -math.inf
+        for w in self.waiting:
+            if not w.promoted and w.rank > 0 and now - w.asked >= self.max_defer_seconds:
+                self._promote(w)
+            if w.promoted and w.ticket.start > newest:
+                newest = w.ticket.start
+        ranked = [(0 if w.promoted or (w.rank == 1 and w.ticket.start <= newest) else w.rank, w)
+                  for w in self.waiting]
+        ranked.sort(key=lambda rw: (rw[0], rw[1].ticket.start, rw[1].seq))
+        return ranked
+
     def _dispatch(self) -> None:
-        """Grant free tokens to waiters: most urgent rank first, then oldest call first; a
-        hop never starts while a more urgent one runs or waits."""
+        """Grant free tokens to waiters, most urgent first (see the module doc): a short
+        call's hop does not start while a read waits; a long call's hop does not start while
+        a hop of a read or a short call runs or waits."""
         if not self.waiting:
             return
-        top = min((r.rank for r in self.running.values()), default=3)
-        for w in sorted(self.waiting, key=_Waiter.key):
-            if w.rank > top:
-                break  # the rest are less urgent than a hop running or still waiting
+        ranked = self._order()
+        reads_waiting = False
+        short_busy = any(r.rank < 2 for r in self.running.values())
+        for rank, w in ranked:
+            if rank == 2 and (short_busy or reads_waiting):
+                break  # the rest are long calls' hops, held back by shorter work
+            if rank == 1 and reads_waiting:
+                short_busy = True
+                continue
             if self.free[w.pool] > 0:
                 self.waiting.remove(w)
                 w.granted = True
                 self._start(w.borrower, w.pool, w.ticket, w.rank)  # running from now on
                 w.event.set()
-            top = min(top, w.rank)
+                short_busy = short_busy or w.rank < 2
+            elif w.pool == READS:
+                reads_waiting = True
+            else:
+                short_busy = short_busy or rank < 2
 
     # -- the limiter protocol ----------------------------------------------------------------
 
     def try_acquire(self, pool: str, borrower: object) -> bool:
+        if self.waiting or self.free[pool] <= 0:
+            return False
         ticket = _CALL.get() or Ticket(time.monotonic())
         rank = self._rank(pool, ticket)
-        if not any(w.pool == pool for w in self.waiting) and self.free[pool] > 0 and rank <= self._top_rank():
-            self._start(borrower, pool, ticket, rank)
-            return True
-        return False
+        if rank == 2 and any(r.rank < 2 for r in self.running.values()):
+            return False
+        self._start(borrower, pool, ticket, rank)
+        return True
 
     async def acquire(self, pool: str, borrower: object) -> None:
         if self.try_acquire(pool, borrower):
             return
         ticket = _CALL.get() or Ticket(time.monotonic())
         asked = time.monotonic()
-        w = _Waiter(pool, ticket, borrower, next(self._seq), anyio.Event(), self._rank(pool, ticket))
+        w = _Waiter(pool, ticket, borrower, next(self._seq), anyio.Event(), self._rank(pool, ticket), asked)
         self.waiting.append(w)
         self._dispatch()
+        if w.granted:
+            return
         try:
-            if w.rank > 0 and not w.granted:
+            if w.rank == 2:  # held back by shorter work: at most for the deferral
                 with anyio.move_on_after(self.max_defer_seconds):
                     await w.event.wait()
-                if not w.granted:  # waited long enough: as urgent as anything
-                    why = f"rank {w.rank}, pool {'free' if self.free[w.pool] else 'full'}"
-                    self.deferrals[why] = self.deferrals.get(why, 0) + 1
-                    ticket.deferred += 1
-                    w.rank = 0
+                if not w.granted:
+                    if not w.promoted:
+                        self._promote(w)
                     self._dispatch()
             await w.event.wait()
             ticket.waited += time.monotonic() - asked
