@@ -16,7 +16,7 @@ import pytest
 
 from pathgate import Policy, Runtime
 from pathgate.runtime.fs import IoLimiter
-from pathgate.runtime.fs._sched import MAIN, READS, FairLimiter, HopScheduler, call_scope
+from pathgate.runtime.fs._sched import _CALL, MAIN, READS, FairLimiter, HopScheduler, Ticket, call_scope
 from pathgate.runtime.tools import _scan
 
 pytestmark = pytest.mark.anyio
@@ -296,3 +296,45 @@ async def test_ticket_counts_hops_and_waits(anyio_backend: str) -> None:
             gate.set()
             await until(lambda: not sched.running and not sched.waiting, "both ran")
     assert ticket.hops == 1 and ticket.waited > 0 and ticket.deferred == 0
+
+
+async def _granted_order(window: int) -> list[str]:
+    """Two calls, A (older) and B, each with two hops, one token: the order hops are granted
+    in, each hop released before the next is asked (the scheduler driven directly)."""
+    sched = HopScheduler({MAIN: 1, READS: 1}, HOUR, HOUR, window=window)
+    granted: list[str] = []
+    asks: dict[str, anyio.Event] = {name: anyio.Event() for name in ("a1", "a2", "b1", "b2")}
+
+    async def call(ticket: Ticket, hops: tuple[str, str]) -> None:
+        _CALL.set(ticket)  # this task's own context: its hops belong to ``ticket``
+        for name in hops:
+            await asks[name].wait()
+            await sched.acquire(MAIN, name)
+            granted.append(name)
+
+    assert sched.try_acquire(MAIN, "holder")
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(call, Ticket(1.0), ("a1", "a2"))
+        tg.start_soon(call, Ticket(2.0), ("b1", "b2"))
+        asks["a1"].set()
+        asks["b1"].set()
+        await until(lambda: len(sched.waiting) == 2, "a1 and b1 wait")
+        held = "holder"
+        for _ in range(4):
+            n = len(granted)
+            sched.release(held)
+            await until(lambda n=n: len(granted) == n + 1, "a hop is granted")
+            held = granted[-1]
+            nxt = held[0] + "2"
+            if held.endswith("1"):
+                asks[nxt].set()  # the call asks its next hop while the other's still waits
+                await until(lambda: len(sched.waiting) == 1 + (len(granted) < 3), "the next hop waits")
+        sched.release(held)
+    return granted
+
+
+async def test_window_calls_take_turns(anyio_backend: str) -> None:
+    """Window 1: strictly oldest call first (the older call's next hop overtakes the newer
+    call's first); window 2: the two oldest calls take turns hop by hop."""
+    assert await _granted_order(1) == ["a1", "a2", "b1", "b2"]
+    assert await _granted_order(2) == ["a1", "b1", "a2", "b2"]

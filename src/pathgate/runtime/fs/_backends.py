@@ -41,6 +41,7 @@ from pathgate.runtime.fs._sched import (
     MAIN,
     MAX_DEFER_SECONDS,
     READS,
+    WINDOW,
     FairLimiter,
     HopScheduler,
     Ticket,
@@ -93,6 +94,7 @@ class IoLimiter:
         #: Passed to each new :class:`HopScheduler` (tests set them before the first call).
         self.long_call_seconds = LONG_CALL_SECONDS
         self.max_defer_seconds = MAX_DEFER_SECONDS
+        self.window = WINDOW
         self._limiters: dict[tuple[bool, str], anyio.CapacityLimiter] = {}
         self._schedulers: dict[bool, HopScheduler] = {}
 
@@ -103,7 +105,8 @@ class IoLimiter:
             sched = self._schedulers.get(asyncio)
             if sched is None:
                 sched = self._schedulers[asyncio] = HopScheduler(
-                    {MAIN: self.tokens, READS: self.read_tokens}, self.long_call_seconds, self.max_defer_seconds)
+                    {MAIN: self.tokens, READS: self.read_tokens}, self.long_call_seconds, self.max_defer_seconds,
+                    window=self.window)
             limiter = self._limiters[(asyncio, pool)] = FairLimiter(sched, pool)
         return limiter
 

@@ -31,7 +31,6 @@ under asyncio and trio uses only ``acquire``/``release`` on behalf of a borrower
 from __future__ import annotations
 
 import itertools
-import math
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -58,6 +57,8 @@ __all__ = [
 LONG_CALL_SECONDS = 1.0
 #: Longest a hop waits for more urgent hops (reads, short calls) before it runs anyway.
 MAX_DEFER_SECONDS = 0.2
+#: How many of the oldest calls take turns hop by hop (1: strictly oldest call first).
+WINDOW = 4
 #: The pool of ``read_files``' one-hop reads: its hops come first (rank 0).
 READS = "reads"
 #: The pool of everything else (walks, searches, matches, writes).
@@ -76,6 +77,13 @@ class Ticket:
     hops: int = 0
     waited: float = 0.0
     deferred: int = 0
+    #: When the call was last granted a hop (a counter; -1: never): the calls of the window
+    #: take turns by it.
+    turn: int = -1
+
+
+def _start(t: Ticket) -> float:
+    return t.start
 
 
 _CALL: ContextVar[Ticket | None] = ContextVar("pathgate_call", default=None)
@@ -125,6 +133,8 @@ class HopScheduler:
     sizes: dict[str, int]
     long_call_seconds: float = LONG_CALL_SECONDS
     max_defer_seconds: float = MAX_DEFER_SECONDS
+    #: How many of the oldest calls with a short hop waiting take turns (hop by hop).
+    window: int = WINDOW
     free: dict[str, int] = field(init=False)
     waiting: list[_Waiter] = field(default_factory=list)
     running: dict[object, _Running] = field(default_factory=dict)
@@ -132,6 +142,7 @@ class HopScheduler:
     #: a token of their pool was free then (diagnostics: "pool full" is plain queueing).
     deferrals: dict[str, int] = field(default_factory=dict)
     _seq: Iterator[int] = field(default_factory=itertools.count)
+    _turns: Iterator[int] = field(default_factory=itertools.count)
     _vclock: float = 0.0
     _vlast: float = field(default_factory=time.monotonic)
 
@@ -159,6 +170,7 @@ class HopScheduler:
         self.running[borrower] = _Running(pool, ticket, rank, self._tick())
         self.free[pool] -= 1
         ticket.hops += 1
+        ticket.turn = next(self._turns)
 
     def _promote(self, w: _Waiter) -> None:
         why = f"rank {w.rank}, pool {'free' if self.free[w.pool] else 'full'}"
@@ -166,38 +178,55 @@ class HopScheduler:
         w.ticket.deferred += 1
         w.promoted = True
 
-    def _order(self) -> list[tuple[int, _Waiter]]:
-        """The waiters by (effective rank, call start, arrival) with their effective rank.
-
-        A promoted hop is rank 0; so is every hop of a short call at least as old as the
-        newest promoted hop's call (promotion never lets a newer call overtake an older one:
-        a big call's next hop, asked a moment ago, still goes before the hops of newer calls
-        that have waited out the deferral)."""
+    def _age(self) -> None:
+        """Promote the hops that have waited out the deferral (before a token is freed, so
+        the cause recorded says whether their pool was full)."""
+        if not self.waiting:
+            return
         now = time.monotonic()
-        newest = -math.inf
         for w in self.waiting:
             if not w.promoted and w.rank > 0 and now - w.asked >= self.max_defer_seconds:
                 self._promote(w)
-            if w.promoted and w.ticket.start > newest:
-                newest = w.ticket.start
-        ranked = [(0 if w.promoted or (w.rank == 1 and w.ticket.start <= newest) else w.rank, w)
-                  for w in self.waiting]
-        ranked.sort(key=lambda rw: (rw[0], rw[1].ticket.start, rw[1].seq))
-        return ranked
+
+    def _order(self) -> list[tuple[int, _Waiter]]:
+        """The waiters, most urgent first, with their rank: reads (0) by call start, then a
+        long call's hop that has waited out the deferral (0), then short calls' hops (1) —
+        those of the :attr:`window` oldest calls first, taking turns (the call granted a hop
+        longest ago first), the rest by call start — then long calls' hops (2)."""
+        short: dict[int, Ticket] = {}
+        for w in self.waiting:
+            if w.rank == 1:
+                short[id(w.ticket)] = w.ticket
+        window = set(map(id, sorted(short.values(), key=_start)[: self.window]))
+
+        def key(w: _Waiter) -> tuple[int, int, float, float, int]:
+            t = w.ticket
+            if w.rank == 0 or (w.rank == 2 and w.promoted):
+                return (0, w.rank, t.start, 0, w.seq)
+            if w.rank == 1:
+                return (1, 0, t.turn, t.start, w.seq) if id(t) in window else (1, 1, t.start, 0, w.seq)
+            return (2, 0, t.start, 0, w.seq)
+
+        ranked = sorted(self.waiting, key=key)
+        return [(0 if w.rank == 0 or (w.promoted and w.rank == 2) else w.rank, w) for w in ranked]
 
     def _dispatch(self) -> None:
         """Grant free tokens to waiters, most urgent first (see the module doc): a short
-        call's hop does not start while a read waits; a long call's hop does not start while
-        a hop of a read or a short call runs or waits."""
+        call's hop does not start while a read waits (unless it has waited out the deferral)
+        and a pool's hops start in order; a long call's hop does not start while a hop of a
+        read or a short call runs or waits."""
         if not self.waiting:
             return
-        ranked = self._order()
         reads_waiting = False
         short_busy = any(r.rank < 2 for r in self.running.values())
-        for rank, w in ranked:
+        blocked: set[str] = set()
+        for rank, w in self._order():
             if rank == 2 and (short_busy or reads_waiting):
                 break  # the rest are long calls' hops, held back by shorter work
-            if rank == 1 and reads_waiting:
+            if w.pool in blocked:
+                continue
+            if rank == 1 and reads_waiting and not w.promoted:
+                blocked.add(w.pool)
                 short_busy = True
                 continue
             if self.free[w.pool] > 0:
@@ -205,11 +234,10 @@ class HopScheduler:
                 w.granted = True
                 self._start(w.borrower, w.pool, w.ticket, w.rank)  # running from now on
                 w.event.set()
-                short_busy = short_busy or w.rank < 2
-            elif w.pool == READS:
-                reads_waiting = True
             else:
-                short_busy = short_busy or rank < 2
+                blocked.add(w.pool)
+                reads_waiting = reads_waiting or w.pool == READS
+            short_busy = short_busy or w.rank < 2
 
     # -- the limiter protocol ----------------------------------------------------------------
 
@@ -229,6 +257,7 @@ class HopScheduler:
         ticket = _CALL.get() or Ticket(time.monotonic())
         asked = time.monotonic()
         w = _Waiter(pool, ticket, borrower, next(self._seq), anyio.Event(), self._rank(pool, ticket), asked)
+        self._age()
         self.waiting.append(w)
         self._dispatch()
         if w.granted:
@@ -256,6 +285,7 @@ class HopScheduler:
         if run is None:
             raise RuntimeError("this borrower holds no token of the hop scheduler")
         run.ticket.service += self._tick() - run.vstart
+        self._age()
         del self.running[borrower]
         self.free[run.pool] += 1
         self._dispatch()
