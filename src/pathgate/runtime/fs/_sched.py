@@ -11,18 +11,28 @@ put a hop between every two hops of fifty small reads.
 :class:`HopScheduler` grants hops by *rank*, then by *call*:
 
 - rank 0, **reads first**: a hop of the ``read_files`` pool (:data:`READS`: resolve, match
-  and the descriptor-anchored read of a batch, bounded work) starts before any other, and no
-  other hop starts while one runs or waits, so a whole-tree search never slows small reads;
+  and the descriptor-anchored read of a batch, bounded work); a short call's hop does not
+  start while a read *waits* (it may run beside one), so a whole-tree search never makes
+  small reads queue;
 - rank 1, short calls; rank 2, **long calls**: a call that has used more than
   :data:`LONG_CALL_SECONDS` of hop time (its share of it, when hops run side by side) waits
-  while shorter calls have hops running or waiting;
-- within a rank, **oldest call first**: a waiting hop of a call that started earlier goes
-  first (a call's start is its :class:`Ticket`, set by :func:`call_scope`; a hop outside any
-  scope is a call of its own), so a call that has begun is not overtaken by newer ones;
-- no hop waits more than :data:`MAX_DEFER_SECONDS` for more urgent ones: then it runs as the
-  most urgent, so every call progresses;
+  while hops of reads or short calls run or wait;
+- within rank 1, **calls take turns**: the hops of the :data:`WINDOW` oldest calls with a hop
+  waiting go first, the call granted a hop longest ago first (window 1: strictly oldest call
+  first); a call's start is its :class:`Ticket`, set by :func:`call_scope` (a hop outside any
+  scope is a call of its own);
+- no hop waits more than :data:`MAX_DEFER_SECONDS` for more urgent ones: a short call's hop
+  then no longer waits for reads, a long call's hop runs first; promotion never lets a newer
+  call's hop overtake an older call's (measured: a big call whose every next hop waited out
+  the deferral behind newer calls' promoted hops was the tail, benchmarks/RESULTS.md);
 - each pool bounds its running hops (``max_concurrency`` for :data:`MAIN`, a small one for
   :data:`READS`).
+
+Why one main hop at a time by default (``Policy.max_concurrency``): hops share one
+interpreter lock, so two Python-bound hops at once finish no sooner than one after the other,
+and on a machine with a second free CPU the hand-offs of the lock cost more than the work
+(measured: a concurrent call cost 2.2× the CPU of the same call alone at 8 tokens, 1.1× at
+one). Turn-taking, not threads, is what keeps a big search from delaying small calls.
 
 The limiters are :class:`anyio.CapacityLimiter` s to their callers (``anyio.to_thread``
 under asyncio and trio uses only ``acquire``/``release`` on behalf of a borrower).
@@ -54,11 +64,12 @@ __all__ = [
 
 #: Hop time (seconds, the call's share when hops run side by side) after which a call is
 #: long and yields to short calls.
-LONG_CALL_SECONDS = 1.0
+LONG_CALL_SECONDS = 0.25
 #: Longest a hop waits for more urgent hops (reads, short calls) before it runs anyway.
 MAX_DEFER_SECONDS = 0.2
-#: How many of the oldest calls take turns hop by hop (1: strictly oldest call first).
-WINDOW = 4
+#: How many of the oldest calls take turns hop by hop (1: strictly oldest call first; the
+#: default, larger than any number of calls in flight measured, lets every call take turns).
+WINDOW = 1024
 #: The pool of ``read_files``' one-hop reads: its hops come first (rank 0).
 READS = "reads"
 #: The pool of everything else (walks, searches, matches, writes).
@@ -197,14 +208,16 @@ class HopScheduler:
         for w in self.waiting:
             if w.rank == 1:
                 short[id(w.ticket)] = w.ticket
-        window = set(map(id, sorted(short.values(), key=_start)[: self.window]))
+        window = None if len(short) <= self.window else set(map(id, sorted(short.values(), key=_start)[: self.window]))
 
         def key(w: _Waiter) -> tuple[int, int, float, float, int]:
             t = w.ticket
             if w.rank == 0 or (w.rank == 2 and w.promoted):
                 return (0, w.rank, t.start, 0, w.seq)
+            if w.rank == 1 and (window is None or id(t) in window):
+                return (1, 0, t.turn, t.start, w.seq)
             if w.rank == 1:
-                return (1, 0, t.turn, t.start, w.seq) if id(t) in window else (1, 1, t.start, 0, w.seq)
+                return (1, 1, t.start, 0, w.seq)
             return (2, 0, t.start, 0, w.seq)
 
         ranked = sorted(self.waiting, key=key)
