@@ -84,9 +84,9 @@ class IoLimiter:
     """The worker-thread pools of one runtime, one :class:`HopScheduler` per event-loop
     library: :meth:`get` (``tokens``: walks, searches, anything long, one token per hop) and
     :meth:`reads`, a separate small pool (``read_tokens``, default ``max(2, tokens // 4)``)
-    for ``read_files``' one-hop reads. Hops are granted oldest call first, and a long call's
-    hops wait while short calls have work (:mod:`._sched`), so fifty small reads never queue
-    behind a big search's hops (benchmarks/bench_calls.py, "agents")."""
+    for ``read_files``' one-hop reads. Reads go first, short calls take turns hop by hop, and a
+    long call's hops wait while short calls have work (:mod:`._sched`), so fifty small reads
+    never queue behind a big search's hops (benchmarks/bench_calls.py, "agents")."""
 
     def __init__(self, tokens: int, read_tokens: int | None = None) -> None:
         self.tokens = tokens

@@ -22,9 +22,9 @@ put a hop between every two hops of fifty small reads.
   first); a call's start is its :class:`Ticket`, set by :func:`call_scope` (a hop outside any
   scope is a call of its own);
 - no hop waits more than :data:`MAX_DEFER_SECONDS` for more urgent ones: a short call's hop
-  then no longer waits for reads, a long call's hop runs first; promotion never lets a newer
-  call's hop overtake an older call's (measured: a big call whose every next hop waited out
-  the deferral behind newer calls' promoted hops was the tail, benchmarks/RESULTS.md);
+  then no longer waits for reads, a long call's hop runs first; promotion never reorders
+  short calls' hops among themselves (measured: when it did, a big call's every next hop
+  waited out the deferral behind newer calls' promoted hops — the tail, benchmarks/RESULTS.md);
 - each pool bounds its running hops (``max_concurrency`` for :data:`MAIN`, a small one for
   :data:`READS`).
 
