@@ -98,7 +98,7 @@ def test_runtime_refuses_a_loosening_project_key(project: Path, where: str, line
         "enforce_secrets = true",
         'ignore_mode = "block"',
         "git_sources = true",
-        "max_concurrency = 8",
+        f"max_concurrency = {Policy().max_concurrency}",  # the default, whatever it is
         f"secret_patterns = {json.dumps([*DEFAULT_SECRET_PATTERNS, '*.tfstate'])}",
         'agent_files = [".pathgateignore", ".aiignore"]',
     ],

@@ -165,14 +165,14 @@ class Policy(msgspec.Struct, frozen=True, kw_only=True):
     ``core.excludesFile``), ``ignore_case`` (``None``: the repository's ``core.ignoreCase``).
 
     I/O: ``max_concurrency`` bounds the worker-thread hops one runtime runs at once for walks,
-    searches and matching (default 8; ``read_files``' reads have a pool of ``max(2, n // 4)``
+    searches and matching (default 1; ``read_files``' reads have a pool of ``max(2, n // 4)``
     of their own). Hops are granted by a scheduler, not first come first served: reads first,
-    then the oldest call's hops, calls past 1 s of work after shorter ones
-    (``runtime/fs/_sched.py``), so extra tokens cannot make a big search slow small reads.
-    With a warm page cache the work is mostly GIL-bound (RE2 scanning and system calls
-    release it): on 2 cores no setting from 1 to 8 was consistently faster
-    (benchmarks/RESULTS.md, issue 19);
-    raise it for slow or remote filesystems, where hops wait on I/O;
+    then short calls taking turns hop by hop, calls past 0.25 s of work after shorter ones
+    (``runtime/fs/_sched.py``). With a warm page cache the hops are bound by the interpreter
+    lock: two at once finish no sooner than one after the other, and on a machine with a free
+    second CPU each costs about twice the CPU (lock hand-offs), so one main hop at a time gave
+    the best throughput on 1 and 2 cores (benchmarks/RESULTS.md, issue 19, helper cc19);
+    raise it for slow, cold or remote filesystems, where hops wait on I/O;
     ``fs_backend`` picks the ``read_files`` backend (``"auto"`` is the measured faster one,
     the batched-thread backend; ``"aiofiles"`` falls back to threads under trio).
 
@@ -208,7 +208,7 @@ class Policy(msgspec.Struct, frozen=True, kw_only=True):
     git_sources: bool = True
     excludes_file: str | None = None
     ignore_case: bool | None = None
-    max_concurrency: int = 8
+    max_concurrency: int = 1
     fs_backend: FsBackend = "auto"
     renderers: tuple[RendererRule, ...] = ()
     default_renderer: str = "verbose"
@@ -354,7 +354,7 @@ class _PolicyFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_on
     git_sources: bool = True
     excludes_file: str | None = None
     ignore_case: bool | None = None
-    max_concurrency: _Positive = 8
+    max_concurrency: _Positive = 1
     fs_backend: FsBackend = "auto"
     renderers: _RenderersSection = _RenderersSection()
     strict_hard_links: bool = False  # tightening: a project may set it

@@ -16,7 +16,7 @@ import pytest
 
 from pathgate import Policy, Runtime
 from pathgate.runtime.fs import IoLimiter
-from pathgate.runtime.fs._sched import MAIN, READS, FairLimiter, HopScheduler, call_scope
+from pathgate.runtime.fs._sched import _CALL, MAIN, READS, FairLimiter, HopScheduler, Ticket, call_scope
 from pathgate.runtime.tools import _scan
 
 pytestmark = pytest.mark.anyio
@@ -74,26 +74,58 @@ async def test_oldest_call_first(anyio_backend: str) -> None:
 
 
 async def test_reads_before_other_hops(anyio_backend: str) -> None:
+    """A walk step waits while a read waits (reads first), but not merely while one runs:
+    once the waiting read has its token the walk step starts beside it."""
     sched = scheduler(main=2, reads=1)
     main, reads = FairLimiter(sched, MAIN), FairLimiter(sched, READS)
-    gate = threading.Event()
+    gate1, gate2 = threading.Event(), threading.Event()
     order: list[str] = []
 
-    def read(name: str) -> None:
+    def read(name: str, gate: threading.Event) -> None:
         gate.wait()
         order.append(name)
 
-    async with anyio.create_task_group() as tg, opened(gate):
-        tg.start_soon(hop, reads, read, "read 1")
+    async with anyio.create_task_group() as tg, opened(gate1), opened(gate2):
+        tg.start_soon(hop, reads, read, "read 1", gate1)
         await until(lambda: len(sched.running) == 1, "read 1 runs")
-        tg.start_soon(hop, reads, read, "read 2")
+        tg.start_soon(hop, reads, read, "read 2", gate2)
         await until(lambda: len(sched.waiting) == 1, "read 2 waits")
-        # two main tokens are free, yet the walk step waits for the reads
+        # two main tokens are free, yet the walk step waits for the waiting read
         tg.start_soon(hop, main, order.append, "walk step")
         await until(lambda: len(sched.waiting) == 2, "the walk step waits")
         assert sched.free[MAIN] == 2 and order == []
+        gate1.set()
+        # read 2 got its token: the walk step runs beside it (a running read holds nothing back)
+        await until(lambda: order == ["read 1", "walk step"], "the walk step runs while read 2 runs")
+        assert not gate2.is_set() and sched.free[READS] == 0
+        gate2.set()
+    assert order == ["read 1", "walk step", "read 2"]
+
+
+async def test_promotion_keeps_call_order(anyio_backend: str) -> None:
+    """A newer call's hop that has waited out the deferral does not overtake the next hop of
+    an older call asked a moment ago: promotion lifts every older call with it."""
+    sched = scheduler(main=1, reads=1, defer=0.05)
+    lim = FairLimiter(sched, MAIN)
+    gate = threading.Event()
+    order: list[str] = []
+
+    async def call(name: str, start: float) -> None:
+        with call_scope() as ticket:
+            ticket.start = start
+            await anyio.to_thread.run_sync(order.append, name, limiter=lim)
+
+    async with anyio.create_task_group() as tg, opened(gate):
+        tg.start_soon(hop, lim, gate.wait)  # holds the token
+        await until(lambda: len(sched.running) == 1, "the holder runs")
+        tg.start_soon(call, "newer, waited long", 2.0)
+        await until(lambda: len(sched.waiting) == 1, "newer waits")
+        await anyio.sleep(0.1)  # it has waited out the deferral
+        tg.start_soon(call, "older, next hop", 1.0)
+        await until(lambda: len(sched.waiting) == 2, "older waits")
         gate.set()
-    assert order == ["read 1", "read 2", "walk step"]
+    assert order == ["older, next hop", "newer, waited long"]
+    assert sched.deferrals == {"rank 1, pool full": 1}
 
 
 async def test_long_call_yields_then_progresses(anyio_backend: str) -> None:
@@ -264,3 +296,45 @@ async def test_ticket_counts_hops_and_waits(anyio_backend: str) -> None:
             gate.set()
             await until(lambda: not sched.running and not sched.waiting, "both ran")
     assert ticket.hops == 1 and ticket.waited > 0 and ticket.deferred == 0
+
+
+async def _granted_order(window: int) -> list[str]:
+    """Two calls, A (older) and B, each with two hops, one token: the order hops are granted
+    in, each hop released before the next is asked (the scheduler driven directly)."""
+    sched = HopScheduler({MAIN: 1, READS: 1}, HOUR, HOUR, window=window)
+    granted: list[str] = []
+    asks: dict[str, anyio.Event] = {name: anyio.Event() for name in ("a1", "a2", "b1", "b2")}
+
+    async def call(ticket: Ticket, hops: tuple[str, str]) -> None:
+        _CALL.set(ticket)  # this task's own context: its hops belong to ``ticket``
+        for name in hops:
+            await asks[name].wait()
+            await sched.acquire(MAIN, name)
+            granted.append(name)
+
+    assert sched.try_acquire(MAIN, "holder")
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(call, Ticket(1.0), ("a1", "a2"))
+        tg.start_soon(call, Ticket(2.0), ("b1", "b2"))
+        asks["a1"].set()
+        asks["b1"].set()
+        await until(lambda: len(sched.waiting) == 2, "a1 and b1 wait")
+        held = "holder"
+        for _ in range(4):
+            n = len(granted)
+            sched.release(held)
+            await until(lambda n=n: len(granted) == n + 1, "a hop is granted")
+            held = granted[-1]
+            nxt = held[0] + "2"
+            if held.endswith("1"):
+                asks[nxt].set()  # the call asks its next hop while the other's still waits
+                await until(lambda: len(sched.waiting) == 1 + (len(granted) < 3), "the next hop waits")
+        sched.release(held)
+    return granted
+
+
+async def test_window_calls_take_turns(anyio_backend: str) -> None:
+    """Window 1: strictly oldest call first (the older call's next hop overtakes the newer
+    call's first); window 2: the two oldest calls take turns hop by hop."""
+    assert await _granted_order(1) == ["a1", "a2", "b1", "b2"]
+    assert await _granted_order(2) == ["a1", "b1", "a2", "b2"]

@@ -41,6 +41,7 @@ from pathgate.runtime.fs._sched import (
     MAIN,
     MAX_DEFER_SECONDS,
     READS,
+    WINDOW,
     FairLimiter,
     HopScheduler,
     Ticket,
@@ -83,9 +84,9 @@ class IoLimiter:
     """The worker-thread pools of one runtime, one :class:`HopScheduler` per event-loop
     library: :meth:`get` (``tokens``: walks, searches, anything long, one token per hop) and
     :meth:`reads`, a separate small pool (``read_tokens``, default ``max(2, tokens // 4)``)
-    for ``read_files``' one-hop reads. Hops are granted oldest call first, and a long call's
-    hops wait while short calls have work (:mod:`._sched`), so fifty small reads never queue
-    behind a big search's hops (benchmarks/bench_calls.py, "agents")."""
+    for ``read_files``' one-hop reads. Reads go first, short calls take turns hop by hop, and a
+    long call's hops wait while short calls have work (:mod:`._sched`), so fifty small reads
+    never queue behind a big search's hops (benchmarks/bench_calls.py, "agents")."""
 
     def __init__(self, tokens: int, read_tokens: int | None = None) -> None:
         self.tokens = tokens
@@ -93,6 +94,7 @@ class IoLimiter:
         #: Passed to each new :class:`HopScheduler` (tests set them before the first call).
         self.long_call_seconds = LONG_CALL_SECONDS
         self.max_defer_seconds = MAX_DEFER_SECONDS
+        self.window = WINDOW
         self._limiters: dict[tuple[bool, str], anyio.CapacityLimiter] = {}
         self._schedulers: dict[bool, HopScheduler] = {}
 
@@ -103,7 +105,8 @@ class IoLimiter:
             sched = self._schedulers.get(asyncio)
             if sched is None:
                 sched = self._schedulers[asyncio] = HopScheduler(
-                    {MAIN: self.tokens, READS: self.read_tokens}, self.long_call_seconds, self.max_defer_seconds)
+                    {MAIN: self.tokens, READS: self.read_tokens}, self.long_call_seconds, self.max_defer_seconds,
+                    window=self.window)
             limiter = self._limiters[(asyncio, pool)] = FairLimiter(sched, pool)
         return limiter
 

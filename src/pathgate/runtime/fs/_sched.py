@@ -11,18 +11,28 @@ put a hop between every two hops of fifty small reads.
 :class:`HopScheduler` grants hops by *rank*, then by *call*:
 
 - rank 0, **reads first**: a hop of the ``read_files`` pool (:data:`READS`: resolve, match
-  and the descriptor-anchored read of a batch, bounded work) starts before any other, and no
-  other hop starts while one runs or waits, so a whole-tree search never slows small reads;
+  and the descriptor-anchored read of a batch, bounded work); a short call's hop does not
+  start while a read *waits* (it may run beside one), so a whole-tree search never makes
+  small reads queue;
 - rank 1, short calls; rank 2, **long calls**: a call that has used more than
   :data:`LONG_CALL_SECONDS` of hop time (its share of it, when hops run side by side) waits
-  while shorter calls have hops running or waiting;
-- within a rank, **oldest call first**: a waiting hop of a call that started earlier goes
-  first (a call's start is its :class:`Ticket`, set by :func:`call_scope`; a hop outside any
-  scope is a call of its own), so a call that has begun is not overtaken by newer ones;
-- no hop waits more than :data:`MAX_DEFER_SECONDS` for more urgent ones: then it runs as the
-  most urgent, so every call progresses;
+  while hops of reads or short calls run or wait;
+- within rank 1, **calls take turns**: the hops of the :data:`WINDOW` oldest calls with a hop
+  waiting go first, the call granted a hop longest ago first (window 1: strictly oldest call
+  first); a call's start is its :class:`Ticket`, set by :func:`call_scope` (a hop outside any
+  scope is a call of its own);
+- no hop waits more than :data:`MAX_DEFER_SECONDS` for more urgent ones: a short call's hop
+  then no longer waits for reads, a long call's hop runs first; promotion never reorders
+  short calls' hops among themselves (measured: when it did, a big call's every next hop
+  waited out the deferral behind newer calls' promoted hops — the tail, benchmarks/RESULTS.md);
 - each pool bounds its running hops (``max_concurrency`` for :data:`MAIN`, a small one for
   :data:`READS`).
+
+Why one main hop at a time by default (``Policy.max_concurrency``): hops share one
+interpreter lock, so two Python-bound hops at once finish no sooner than one after the other,
+and on a machine with a second free CPU the hand-offs of the lock cost more than the work
+(measured: a concurrent call cost 2.2× the CPU of the same call alone at 8 tokens, 1.1× at
+one). Turn-taking, not threads, is what keeps a big search from delaying small calls.
 
 The limiters are :class:`anyio.CapacityLimiter` s to their callers (``anyio.to_thread``
 under asyncio and trio uses only ``acquire``/``release`` on behalf of a borrower).
@@ -54,9 +64,12 @@ __all__ = [
 
 #: Hop time (seconds, the call's share when hops run side by side) after which a call is
 #: long and yields to short calls.
-LONG_CALL_SECONDS = 1.0
+LONG_CALL_SECONDS = 0.25
 #: Longest a hop waits for more urgent hops (reads, short calls) before it runs anyway.
 MAX_DEFER_SECONDS = 0.2
+#: How many of the oldest calls take turns hop by hop (1: strictly oldest call first; the
+#: default, larger than any number of calls in flight measured, lets every call take turns).
+WINDOW = 1024
 #: The pool of ``read_files``' one-hop reads: its hops come first (rank 0).
 READS = "reads"
 #: The pool of everything else (walks, searches, matches, writes).
@@ -75,6 +88,13 @@ class Ticket:
     hops: int = 0
     waited: float = 0.0
     deferred: int = 0
+    #: When the call was last granted a hop (a counter; -1: never): the calls of the window
+    #: take turns by it.
+    turn: int = -1
+
+
+def _start(t: Ticket) -> float:
+    return t.start
 
 
 _CALL: ContextVar[Ticket | None] = ContextVar("pathgate_call", default=None)
@@ -104,10 +124,9 @@ class _Waiter:
     seq: int
     event: anyio.Event
     rank: int
+    asked: float
+    promoted: bool = False
     granted: bool = False
-
-    def key(self) -> tuple[int, float, int]:
-        return (self.rank, self.ticket.start, self.seq)
 
 
 @dataclass(eq=False)
@@ -125,6 +144,8 @@ class HopScheduler:
     sizes: dict[str, int]
     long_call_seconds: float = LONG_CALL_SECONDS
     max_defer_seconds: float = MAX_DEFER_SECONDS
+    #: How many of the oldest calls with a short hop waiting take turns (hop by hop).
+    window: int = WINDOW
     free: dict[str, int] = field(init=False)
     waiting: list[_Waiter] = field(default_factory=list)
     running: dict[object, _Running] = field(default_factory=dict)
@@ -132,6 +153,7 @@ class HopScheduler:
     #: a token of their pool was free then (diagnostics: "pool full" is plain queueing).
     deferrals: dict[str, int] = field(default_factory=dict)
     _seq: Iterator[int] = field(default_factory=itertools.count)
+    _turns: Iterator[int] = field(default_factory=itertools.count)
     _vclock: float = 0.0
     _vlast: float = field(default_factory=time.monotonic)
 
@@ -153,61 +175,113 @@ class HopScheduler:
         self._vlast = now
         return self._vclock
 
-    def _top_rank(self, skip: _Waiter | None = None) -> int:
-        """The most urgent rank with a hop running or waiting (3: none)."""
-        top = min((r.rank for r in self.running.values()), default=3)
-        return min((w.rank for w in self.waiting if w is not skip), default=top) if self.waiting else top
-
     def _start(self, borrower: object, pool: str, ticket: Ticket, rank: int) -> None:
         if borrower in self.running:
             raise RuntimeError("this borrower already holds a token of the hop scheduler")
         self.running[borrower] = _Running(pool, ticket, rank, self._tick())
         self.free[pool] -= 1
         ticket.hops += 1
+        ticket.turn = next(self._turns)
 
-    def _dispatch(self) -> None:
-        """Grant free tokens to waiters: most urgent rank first, then oldest call first; a
-        hop never starts while a more urgent one runs or waits."""
+    def _promote(self, w: _Waiter) -> None:
+        why = f"rank {w.rank}, pool {'free' if self.free[w.pool] else 'full'}"
+        self.deferrals[why] = self.deferrals.get(why, 0) + 1
+        w.ticket.deferred += 1
+        w.promoted = True
+
+    def _age(self) -> None:
+        """Promote the hops that have waited out the deferral (before a token is freed, so
+        the cause recorded says whether their pool was full)."""
         if not self.waiting:
             return
-        top = min((r.rank for r in self.running.values()), default=3)
-        for w in sorted(self.waiting, key=_Waiter.key):
-            if w.rank > top:
-                break  # the rest are less urgent than a hop running or still waiting
+        now = time.monotonic()
+        for w in self.waiting:
+            if not w.promoted and w.rank > 0 and now - w.asked >= self.max_defer_seconds:
+                self._promote(w)
+
+    def _order(self) -> list[tuple[int, _Waiter]]:
+        """The waiters, most urgent first, with their rank: reads (0) by call start, then a
+        long call's hop that has waited out the deferral (0), then short calls' hops (1) —
+        those of the :attr:`window` oldest calls first, taking turns (the call granted a hop
+        longest ago first), the rest by call start — then long calls' hops (2)."""
+        short: dict[int, Ticket] = {}
+        for w in self.waiting:
+            if w.rank == 1:
+                short[id(w.ticket)] = w.ticket
+        window = None if len(short) <= self.window else set(map(id, sorted(short.values(), key=_start)[: self.window]))
+
+        def key(w: _Waiter) -> tuple[int, int, float, float, int]:
+            t = w.ticket
+            if w.rank == 0 or (w.rank == 2 and w.promoted):
+                return (0, w.rank, t.start, 0, w.seq)
+            if w.rank == 1 and (window is None or id(t) in window):
+                return (1, 0, t.turn, t.start, w.seq)
+            if w.rank == 1:
+                return (1, 1, t.start, 0, w.seq)
+            return (2, 0, t.start, 0, w.seq)
+
+        ranked = sorted(self.waiting, key=key)
+        return [(0 if w.rank == 0 or (w.promoted and w.rank == 2) else w.rank, w) for w in ranked]
+
+    def _dispatch(self) -> None:
+        """Grant free tokens to waiters, most urgent first (see the module doc): a short
+        call's hop does not start while a read waits (unless it has waited out the deferral)
+        and a pool's hops start in order; a long call's hop does not start while a hop of a
+        read or a short call runs or waits."""
+        if not self.waiting:
+            return
+        reads_waiting = False
+        short_busy = any(r.rank < 2 for r in self.running.values())
+        blocked: set[str] = set()
+        for rank, w in self._order():
+            if rank == 2 and (short_busy or reads_waiting):
+                break  # the rest are long calls' hops, held back by shorter work
+            if w.pool in blocked:
+                continue
+            if rank == 1 and reads_waiting and not w.promoted:
+                blocked.add(w.pool)
+                short_busy = True
+                continue
             if self.free[w.pool] > 0:
                 self.waiting.remove(w)
                 w.granted = True
                 self._start(w.borrower, w.pool, w.ticket, w.rank)  # running from now on
                 w.event.set()
-            top = min(top, w.rank)
+            else:
+                blocked.add(w.pool)
+                reads_waiting = reads_waiting or w.pool == READS
+            short_busy = short_busy or w.rank < 2
 
     # -- the limiter protocol ----------------------------------------------------------------
 
     def try_acquire(self, pool: str, borrower: object) -> bool:
+        if self.waiting or self.free[pool] <= 0:
+            return False
         ticket = _CALL.get() or Ticket(time.monotonic())
         rank = self._rank(pool, ticket)
-        if not any(w.pool == pool for w in self.waiting) and self.free[pool] > 0 and rank <= self._top_rank():
-            self._start(borrower, pool, ticket, rank)
-            return True
-        return False
+        if rank == 2 and any(r.rank < 2 for r in self.running.values()):
+            return False
+        self._start(borrower, pool, ticket, rank)
+        return True
 
     async def acquire(self, pool: str, borrower: object) -> None:
         if self.try_acquire(pool, borrower):
             return
         ticket = _CALL.get() or Ticket(time.monotonic())
         asked = time.monotonic()
-        w = _Waiter(pool, ticket, borrower, next(self._seq), anyio.Event(), self._rank(pool, ticket))
+        w = _Waiter(pool, ticket, borrower, next(self._seq), anyio.Event(), self._rank(pool, ticket), asked)
+        self._age()
         self.waiting.append(w)
         self._dispatch()
+        if w.granted:
+            return
         try:
-            if w.rank > 0 and not w.granted:
+            if w.rank == 2:  # held back by shorter work: at most for the deferral
                 with anyio.move_on_after(self.max_defer_seconds):
                     await w.event.wait()
-                if not w.granted:  # waited long enough: as urgent as anything
-                    why = f"rank {w.rank}, pool {'free' if self.free[w.pool] else 'full'}"
-                    self.deferrals[why] = self.deferrals.get(why, 0) + 1
-                    ticket.deferred += 1
-                    w.rank = 0
+                if not w.granted:
+                    if not w.promoted:
+                        self._promote(w)
                     self._dispatch()
             await w.event.wait()
             ticket.waited += time.monotonic() - asked
@@ -224,6 +298,7 @@ class HopScheduler:
         if run is None:
             raise RuntimeError("this borrower holds no token of the hop scheduler")
         run.ticket.service += self._tick() - run.vstart
+        self._age()
         del self.running[borrower]
         self.free[run.pool] += 1
         self._dispatch()
