@@ -120,3 +120,28 @@ def test_install_into_settings_that_switch_hooks_off_is_an_error(
     assert code == 1 and json.loads(out)["hooks"]
     settings.write_text(json.dumps({"disableAllHooks": False, "hooksConfig": {"enabled": True}}))
     assert install(capsys, agent, "--root", str(tmp_path))[0] == 0
+
+
+@pytest.mark.parametrize(("agent", "where", "settings", "key"), [
+    ("claude-code", ".claude/settings.local.json", {"disableAllHooks": True}, "disableAllHooks"),
+    ("claude-code", "HOME/.claude/settings.json", {"disableAllHooks": True}, "disableAllHooks"),
+    ("gemini", ".gemini/settings.json", {"hooksConfig": {"disabled": ["pathgate hook gemini"]}},
+     "hooksConfig.disabled"),
+    ("gemini", "HOME/.gemini/settings.json", {"hooks": {"disabled": ["pathgate-guard"]}}, "hooks.disabled"),
+])
+def test_install_names_a_switch_in_another_settings_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], agent: str,
+        where: str, settings: dict[str, Any], key: str) -> None:
+    """Red team 15, R7: only the written file was checked; Claude Code's local settings and
+    the user's file switch a project's hooks off too, and Gemini CLI skips hooks by name."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    target = home / where[5:] if where.startswith("HOME/") else project / where
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(settings))
+    code, _, err = install(capsys, agent, "--root", str(project))
+    assert code == 1 and f"`{key}`" in err and str(target) in err
+    target.write_text("{}")
+    assert install(capsys, agent, "--root", str(project))[0] == 0

@@ -108,7 +108,14 @@ def _install_parser() -> argparse.ArgumentParser:
 def _install(argv: Sequence[str]) -> int:
     import json
 
-    from pathgate._hooks._install import InstallError, install, settings_path, switched_off
+    from pathgate._hooks._install import (
+        InstallError,
+        install,
+        load_settings,
+        other_settings,
+        settings_path,
+        switched_off,
+    )
 
     args = _install_parser().parse_args(argv)
     path = settings_path(args.agent, user=args.user, project=args.root)
@@ -125,13 +132,18 @@ def _install(argv: Sequence[str]) -> int:
     else:
         print(f"pathgate hook install: {path} already has pathgate's hook; nothing changed",
               file=sys.stderr)
-    off = switched_off(args.agent, json.loads(text))
-    if off is not None:
-        print(f"pathgate hook install: error: {path} sets `{off}`, which switches off every hook of "
-              f"{args.agent} (pathgate's too): the hook is in the file but will not run. Remove that key "
-              "(a repository may ship it to switch its guard off).", file=sys.stderr)
-        return 1
-    return 0
+    found = [(path, switched_off(args.agent, json.loads(text), command))]
+    for other in other_settings(args.agent, user=args.user, project=args.root):
+        try:
+            found.append((other, switched_off(args.agent, load_settings(other), command)))
+        except InstallError as exc:
+            print(f"pathgate hook install: warning: {exc}", file=sys.stderr)
+    off = [(where, key) for where, key in found if key is not None]
+    for where, key in off:
+        print(f"pathgate hook install: error: {where} sets `{key}`, which switches off pathgate's hook "
+              f"for {args.agent}: the hook is in {path} but will not run. Remove that key (a repository "
+              "may ship it to switch its guard off).", file=sys.stderr)
+    return 1 if off else 0
 
 
 def main(argv: Sequence[str]) -> int:

@@ -24,7 +24,8 @@ import tempfile
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["INSTALLERS", "install", "merged_settings", "settings_path", "switched_off"]
+__all__ = ["INSTALLERS", "install", "load_settings", "merged_settings", "other_settings", "settings_path",
+           "switched_off"]
 
 CLAUDE_MATCHER = "Read|Write|Edit|MultiEdit|NotebookEdit|Glob|Grep|LS"
 GEMINI_MATCHER = (
@@ -122,6 +123,15 @@ INSTALLERS: dict[str, Callable[[dict[str, Any], str, str], None]] = {
 
 def merged_settings(agent: str, path: str, command: str) -> tuple[dict[str, Any], bool]:
     """The settings of ``path`` with pathgate's hook merged, and whether anything changed."""
+    before = load_settings(path)
+    after = json.loads(json.dumps(before))
+    INSTALLERS[agent](after, command, path)
+    return after, after != before
+
+
+def load_settings(path: str) -> dict[str, Any]:
+    """The JSON object of the settings file at ``path`` (``{}`` when there is none), read
+    bounded and never waited on; :class:`InstallError` when it cannot be read or parsed."""
     before: dict[str, Any] = {}
     if os.path.exists(path):
         try:
@@ -143,9 +153,7 @@ def merged_settings(agent: str, path: str, command: str) -> tuple[dict[str, Any]
         if not isinstance(loaded, dict):
             raise InstallError(f"{path}: expected a JSON object at the top level")
         before = loaded
-    after = json.loads(json.dumps(before))
-    INSTALLERS[agent](after, command, path)
-    return after, after != before
+    return before
 
 
 #: Settings keys that switch every hook of an agent CLI off, as ``(key path, the value that
@@ -157,17 +165,46 @@ _OFF_SWITCHES: dict[str, tuple[tuple[tuple[str, ...], bool], ...]] = {
 }
 
 
-def switched_off(agent: str, settings: dict[str, Any]) -> str | None:
+#: Lists of hook names or commands an agent CLI skips (Gemini CLI's ``hooksConfig.disabled``).
+_SKIP_LISTS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "gemini": (("hooksConfig", "disabled"), ("hooks", "disabled")),
+}
+
+
+def _at(settings: dict[str, Any], keys: tuple[str, ...]) -> Any:
+    node: Any = settings
+    for key in keys:
+        node = node.get(key) if isinstance(node, dict) else None
+    return node
+
+
+def switched_off(agent: str, settings: dict[str, Any], command: str = "") -> str | None:
     """The dotted key of ``settings`` that switches ``agent``'s hooks off (pathgate's with
-    the rest), or ``None``. A repository can ship such a key in its settings: installing
-    into them must not report an active guard."""
+    the rest), or that lists pathgate's hook (its ``command``, or any entry naming
+    pathgate) among those to skip; ``None`` when there is none. A repository can ship such
+    a key in its settings: installing into them must not report an active guard."""
     for keys, off in _OFF_SWITCHES.get(agent, ()):
-        node: Any = settings
-        for key in keys:
-            node = node.get(key) if isinstance(node, dict) else None
-        if node is off:
+        if _at(settings, keys) is off:
+            return ".".join(keys)
+    for keys in _SKIP_LISTS.get(agent, ()):
+        skipped = _at(settings, keys)
+        if isinstance(skipped, list) and any(
+                isinstance(x, str) and (x == command or "pathgate" in x.casefold()) for x in skipped):
             return ".".join(keys)
     return None
+
+
+def other_settings(agent: str, *, user: bool, project: str = ".") -> list[str]:
+    """Settings files besides the one ``install`` writes whose keys also decide whether
+    ``agent`` runs a project's hooks: Claude Code's ``.claude/settings.local.json`` and the
+    user's file, Gemini CLI's user file (for a project install; a user install cannot know
+    the projects)."""
+    if user:
+        return []
+    home = os.path.expanduser("~")
+    local = [os.path.join(project, ".claude", "settings.local.json")] if agent == "claude-code" else []
+    user_file = [settings_path(agent, user=True)] if home != "~" and agent in _OFF_SWITCHES else []
+    return local + user_file
 
 
 def install(agent: str, path: str, command: str, *, write: bool = True) -> tuple[str, bool]:
