@@ -21,7 +21,7 @@ import pytest
 from pathgate import Policy, Runtime
 from pathgate._hooks._run import run_hook
 from tests.hardening._write_env import clean_home
-from tests.runtime.tools._writes import make_rt, write_tree
+from tests.runtime.tools._writes import make_rt
 
 pytestmark = pytest.mark.anyio
 
