@@ -21,7 +21,7 @@ import pytest
 from pathgate import Policy, Runtime
 from pathgate._hooks._run import run_hook
 from tests.hardening._write_env import clean_home
-from tests.runtime.tools._writes import make_rt
+from tests.runtime.tools._writes import make_rt, write_tree
 
 pytestmark = pytest.mark.anyio
 
@@ -42,9 +42,15 @@ async def _writable(root: Path, path: str) -> bool:
         return (await rt.write_file(path, _EVIL)).ok
 
 
-def _claude_hook(cmd: str) -> dict[str, str]:
+def _claude_hook(*cmds: str) -> dict[str, str]:
     return {".claude/settings.json": json.dumps(
-        {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": cmd}]}]}})}
+        {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": c} for c in cmds]}]}})}
+
+
+def _many(n: int, prefix: str = "") -> list[str]:
+    """Commands naming ``n`` distinct scripts (in lines under the word bound)."""
+    words = [f"{prefix}d{i % 50}/{i}.sh" for i in range(n)]
+    return [" ".join(words[i:i + 2000]) for i in range(0, n, 2000)]
 
 
 # F8 ---------------------------------------------------------------------------------------
@@ -100,3 +106,78 @@ async def test_a_multi_linked_pyproject_is_a_policy_file_unread(env: Path) -> No
     async with make_rt(env, require_read_before_write=False) as rt:
         r = await rt.write_file("pyproject.toml", "[project]\n")
     assert r.verdict is not None and not r.verdict.opaque and r.verdict.detail == "policy file"
+
+
+# F7 ---------------------------------------------------------------------------------------
+
+
+def _reference(named: list[tuple[str, bool]], real: str, root: str) -> bool:
+    """The loop the index replaced: every named path resolved and compared."""
+    from pathgate.runtime.tools._named_index import fold_path, glob_names
+
+    inside = root.rstrip("/") + "/"
+    real_f = fold_path(real)
+    for path, tree in named:
+        if any(c in path for c in "*?["):
+            if glob_names(path, real, tree):
+                return True
+            continue
+        for spelling in dict.fromkeys((path, os.path.realpath(path))):
+            if spelling.startswith(inside):
+                sp = fold_path(spelling)
+                if sp == real_f or (tree and real_f.startswith(sp + "/")):
+                    return True
+    return False
+
+
+def test_the_index_answers_as_resolving_every_named_path(tmp_path: Path) -> None:
+    """Named paths as written, through links to files and directories (nested, dangling,
+    looping, leaving the root and coming back), missing, globs, other case: the index gives
+    the answer resolving each of them gives, for every path of the tree and some missing ones."""
+    from pathgate.runtime.tools._named_index import NamedIndex
+
+    root = tmp_path / "r"
+    write_tree(root, {"scripts/a.sh": "x", "scripts/deep/b.sh": "x", "lib/m.py": "x", "src/app.py": "x",
+                      "other/c.sh": "x", "docs/README.md": "x"})
+    (root / "tools").symlink_to("scripts")
+    (root / "scripts/deep/up").symlink_to("../../lib")
+    (root / "run.sh").symlink_to("other/c.sh")
+    (root / "dangling").symlink_to("nowhere/x")
+    (root / "loop").symlink_to("loop")
+    (tmp_path / "out").symlink_to(root / "lib")
+    r = str(root)
+    named = [(f"{r}/tools/a.sh", False), (f"{r}/tools/deep/up", True), (f"{r}/run.sh", False),
+             (f"{r}/dangling", False), (f"{r}/loop/x", False), (f"{r}/missing/dir/x.sh", True),
+             (f"{tmp_path}/out/m.py", False), (f"{r}/Docs/readme.md", False), (f"{r}/tools/de*/b.sh", False),
+             (f"{r}/src", False), (f"{r}/.claude/settings.json", False)]
+    targets = [os.path.join(d, n) for d, ds, fs in os.walk(root) for n in ds + fs]
+    targets += [f"{r}/missing/dir/x.sh/y", f"{r}/nowhere/x", f"{r}/lib/new.py", f"{r}/src/new.py"]
+    index = NamedIndex(named, r)
+    answers = {t: index.names(os.path.realpath(t)) for t in targets}
+    assert answers == {t: _reference(named, os.path.realpath(t), r) for t in targets}
+    assert answers[f"{r}/other/c.sh"] and answers[f"{r}/lib/m.py"] and answers[f"{r}/docs/README.md"]
+    assert answers[f"{r}/scripts/deep/b.sh"] and not answers[f"{r}/src/app.py"] and not answers[f"{r}/scripts"]
+
+
+async def test_a_settings_file_naming_too_many_paths_leaves_nothing_writable(
+        anyio_backend: str, env: Path) -> None:
+    from pathgate.runtime.tools import _agent_commands
+
+    write_tree(env, {**_claude_hook("bash tools/a.sh " + " ".join(f"d{i}/x.sh" for i in range(100))),
+                     "src/app.py": "x\n"})
+    assert await _writable(env, "src/app.py")
+    assert not await _writable(env, "d7/x.sh")
+    write_tree(env, _claude_hook(*_many(_agent_commands._MAX_NAMED + 1)))
+    assert not await _writable(env, "src/app.py")
+
+
+async def test_the_users_own_settings_past_the_bound_block_nothing_more(
+        anyio_backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pathgate.runtime.tools import _agent_commands
+
+    home = clean_home(tmp_path, monkeypatch)
+    root = tmp_path / "proj"
+    write_tree(root, {"src/app.py": "x\n"})
+    write_tree(home, _claude_hook(*_many(_agent_commands._MAX_NAMED + 1, "$CLAUDE_PROJECT_DIR/")))
+    assert await _writable(root, "src/app.py")
+    assert not await _writable(root, "d0/0.sh")

@@ -44,6 +44,9 @@ import re
 import time
 from collections.abc import Iterator
 
+from pathgate.runtime.tools._named_index import GLOB as _GLOB
+from pathgate.runtime.tools._named_index import NamedIndex, fold_path
+from pathgate.runtime.tools._named_index import realpath as _realpath
 from pathgate.runtime.tools._settings_load import Strings, Unchecked, load
 from pathgate.runtime.tools._shell_words import _braces, _split
 
@@ -89,8 +92,6 @@ _COMBINED = re.compile(r"^-[A-Za-z]*(m)()$")
 _IMPORT_CALLS = re.compile(r"\b(?:__import__|import_module)\s*\(\s*['\"]([A-Za-z_][\w.]*)['\"]")
 #: ``cd`` directories one command is read from (each candidate is tried from each of them).
 _MAX_CD = 8
-#: Glob characters: a word holding one names every file it matches.
-_GLOB = re.compile(r"[*?\[]")
 #: Task runners and the manifests they take their commands from (``npm run lint`` runs a
 #: ``package.json`` script): the manifest is never writable when a settings command starts one.
 _RUNNERS: dict[str, tuple[str, ...]] = {
@@ -131,7 +132,7 @@ _MAX_PROJECT_SETTINGS = 1024 * 1024
 
 
 #: Per root: (the settings files' signatures, the candidate paths they name), see :func:`_named`.
-_cache: dict[str, tuple[tuple[object, ...], tuple[tuple[str, bool], ...]]] = {}
+_cache: dict[str, tuple[tuple[object, ...], NamedIndex]] = {}
 #: A settings file changed this recently (seconds) is not cached: a rewrite within one
 #: timestamp tick could keep its signature (git's "racily clean" index entries).
 _RACY = 2.0
@@ -160,75 +161,11 @@ def runs(real: str, root: str) -> bool:
             linked = _realpath(os.path.join(base, d))
             if linked is None or real.startswith(linked.rstrip("/") + "/"):
                 return True
-    inside = root.rstrip("/") + "/"
-    real_f = fold_path(real)  # as a case-insensitive (or NTFS) filesystem would open it
-    for base in bases:
-        for path, tree in _named(base, root):
-            if path == UNCHECKED:
-                return True
-            if _GLOB.search(path):
-                if _glob_names(path, real, tree):
-                    return True
-                continue
-            resolved = _realpath(path)
-            if resolved is None:  # a link swapped while it was read: refuse rather than guess
-                return True
-            for spelling in dict.fromkeys((path, resolved)):
-                if not spelling.startswith(inside):
-                    continue
-                sp = fold_path(spelling)
-                if sp == real_f or (tree and real_f.startswith(sp + "/")):
-                    return True
-    return False
+    return any(_named(base, root).names(real) for base in bases)
 
 
-#: The name :func:`_named` gives a settings file it cannot check: every path counts.
+#: The name a settings file that cannot be checked is given: every path counts.
 UNCHECKED = "\0unchecked"
-
-
-def _glob_names(pattern: str, real: str, tree: bool) -> bool:
-    """Does the shell glob ``pattern`` (an absolute path) name the real path ``real`` — or,
-    with ``tree``, one of its ancestors? Matched as the shell expands it, component by
-    component (``*`` never crosses ``/``; ``**`` is ``*``), case-folded as a case-insensitive
-    filesystem would open the names, from the pattern as written and with its literal
-    directory prefix resolved (``tools/check-*.sh`` with ``tools`` a link to ``scripts``)."""
-    import fnmatch
-
-    parts = pattern.split("/")
-    first = next((i for i, p in enumerate(parts) if _GLOB.search(p)), len(parts))
-    prefix = "/".join(parts[:first]) or "/"
-    spellings = [pattern]
-    resolved = _realpath(prefix)
-    if resolved is None:
-        return True
-    if resolved != prefix:
-        spellings.append("/".join([resolved.rstrip("/"), *parts[first:]]))
-    target = fold_path(real).split("/")
-    for spelling in spellings:
-        want = fold_path(spelling).split("/")
-        if len(target) < len(want) or (len(target) > len(want) and not tree):
-            continue
-        if all(fnmatch.fnmatchcase(t, w) for t, w in zip(target, want, strict=False)):
-            return True
-    return False
-
-
-def _realpath(path: str) -> str | None:
-    """``os.path.realpath``, or ``None`` when it fails: a link swapped for a directory
-    between its ``lstat`` and its ``readlink`` raises ``EINVAL`` there (the callers then
-    refuse the write)."""
-    try:
-        return os.path.realpath(path)
-    except (OSError, ValueError):
-        return None
-
-
-def fold_path(path: str) -> str:
-    """``path`` with every component casefolded (NTFS's dotless ``ı`` as ``i``), an NTFS
-    ``:stream`` and trailing spaces and dots cut: the spellings a case-insensitive
-    filesystem opens as the same file compare equal (more, on POSIX: harmless here)."""
-    return "/".join(c.split(":", 1)[0].rstrip(" .").casefold().replace("ı", "i") if c not in (".", "..") else c
-                    for c in path.split("/"))
 
 
 def in_hook_dir(normalized: str) -> bool:
@@ -255,12 +192,14 @@ def _signature(path: str) -> tuple[int, int, int, int, int] | None:
     return (st.st_dev, st.st_ino, st.st_size, max(st.st_mtime_ns, st.st_ctime_ns), st.st_mtime_ns)
 
 
-def _named(base: str, root: str) -> tuple[tuple[str, bool], ...]:
+def _named(base: str, root: str) -> NamedIndex:
     """The absolute paths (normalised, links not resolved) that the settings files of an
     agent CLI started in ``base`` (a directory of the project ``root``, or the root) name,
-    and the settings files themselves, each with whether everything below it counts too;
-    parsed again whenever a settings file's ``stat`` signature changes (not cached while one
-    is racily new)."""
+    and the settings files themselves, each with whether everything below it counts too,
+    indexed for the target's lookup (:class:`._named_index.NamedIndex`); parsed again
+    whenever a settings file's ``stat`` signature changes (not cached while one is racily
+    new). A project's settings file naming more than :data:`_MAX_NAMED` paths cannot be
+    checked (every path counts); the user's own ones keep the first of them."""
     files = _settings_files(base)
     sigs = [_signature(f) for f in files]
     key = (os.path.expanduser("~"), root, *sigs)
@@ -268,23 +207,35 @@ def _named(base: str, root: str) -> tuple[tuple[str, bool], ...]:
     if hit is not None and hit[0] == key:
         return hit[1]
     out: dict[str, bool] = dict.fromkeys(files, False)
+    unchecked = False
     for path, sig in zip(files, sigs, strict=True):
         if sig is None:
             continue
         commands = _parsed(path, sig)
         if commands is None:
-            out[UNCHECKED] = True
+            unchecked = True
             continue
+        count = 0
         for words, cwd in commands:
             for full, tree in _paths(words, cwd, base, root):
+                count += full not in out
                 out[full] = out.get(full, False) or tree
-    named = tuple(out.items())
+            if count > _MAX_NAMED:
+                unchecked = unchecked or not _is_user_file(path)
+                break
+    named = NamedIndex(out.items(), root, unchecked=unchecked)
     now = time.time()
     if all(s is None or now - s[3] / 1e9 > _RACY for s in sigs):
         if len(_cache) > 256:
             _cache.clear()
         _cache[base] = (key, named)
     return named
+
+
+#: Distinct paths (spellings, with each ``cd`` and ``cwd`` reading) one project settings
+#: file may name; past it the file cannot be checked (red team 14 F7: ~88,000 named paths made every
+#: write cost seconds). Real files name a few dozen.
+_MAX_NAMED = 8192
 
 
 #: Per settings file: (its ``stat`` signature, its commands); the user-level files are the
