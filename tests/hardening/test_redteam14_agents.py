@@ -145,17 +145,22 @@ def test_the_index_answers_as_resolving_every_named_path(tmp_path: Path) -> None
     (root / "dangling").symlink_to("nowhere/x")
     (root / "loop").symlink_to("loop")
     (tmp_path / "out").symlink_to(root / "lib")
+    write_tree(root, {f"many/f{i}": "x" for i in range(0, 20, 2)})  # a directory listed, not lstat-ed name by name
+    (root / "many/f3").symlink_to("../docs")
+    (root / "many/f5").symlink_to("../scripts/a.sh")
     r = str(root)
     named = [(f"{r}/tools/a.sh", False), (f"{r}/tools/deep/up", True), (f"{r}/run.sh", False),
              (f"{r}/dangling", False), (f"{r}/loop/x", False), (f"{r}/missing/dir/x.sh", True),
              (f"{tmp_path}/out/m.py", False), (f"{r}/Docs/readme.md", False), (f"{r}/tools/de*/b.sh", False),
-             (f"{r}/src", False), (f"{r}/.claude/settings.json", False)]
+             (f"{r}/src", False), (f"{r}/.claude/settings.json", False),
+             *((f"{r}/many/f{i}", i == 3) for i in range(20)), (f"{r}/many/F5", False), (f"{r}/many/f5/x", False)]
     targets = [os.path.join(d, n) for d, ds, fs in os.walk(root) for n in ds + fs]
     targets += [f"{r}/missing/dir/x.sh/y", f"{r}/nowhere/x", f"{r}/lib/new.py", f"{r}/src/new.py"]
     index = NamedIndex(named, r)
     answers = {t: index.names(os.path.realpath(t)) for t in targets}
     assert answers == {t: _reference(named, os.path.realpath(t), r) for t in targets}
     assert answers[f"{r}/other/c.sh"] and answers[f"{r}/lib/m.py"] and answers[f"{r}/docs/README.md"]
+    assert answers[f"{r}/docs/README.md"] and answers[f"{r}/many/f4"] and answers[f"{r}/scripts/a.sh"]
     assert answers[f"{r}/scripts/deep/b.sh"] and not answers[f"{r}/src/app.py"] and not answers[f"{r}/scripts"]
 
 

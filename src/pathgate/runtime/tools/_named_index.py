@@ -26,6 +26,7 @@ import fnmatch
 import os
 import re
 import stat
+import unicodedata
 from collections.abc import Iterable
 
 __all__ = ["GLOB", "NamedIndex", "fold_path", "realpath"]
@@ -61,12 +62,13 @@ class _Node:
     """One component of the named paths inside the root: its children, and whether (and
     with everything below it) a named path ends here."""
 
-    __slots__ = ("children", "end", "tree")
+    __slots__ = ("children", "end", "keys", "tree")
 
     def __init__(self) -> None:
         self.children: dict[str, _Node] = {}
         self.end = False
         self.tree = False
+        self.keys: dict[str, list[str]] | None = None  # the children by :func:`_name_key`, made once
 
 
 class NamedIndex:
@@ -125,7 +127,7 @@ class NamedIndex:
     def _through_links(self, node: _Node, at: str, real_f: str) -> bool:
         """Walk the named components below ``node`` (the directory ``at``, no link on the
         way): each named path at or below a symbolic link is resolved and compared."""
-        for name, child in node.children.items():
+        for name, child in _present(node, at):
             path = at + "/" + name
             try:
                 mode = os.lstat(path).st_mode
@@ -141,6 +143,36 @@ class NamedIndex:
             elif stat.S_ISDIR(mode) and child.children and self._through_links(child, path, real_f):
                 return True
         return False
+
+
+#: Named children of one directory past which it is listed once rather than each ``lstat``-ed.
+_LIST_PAST = 16
+
+
+def _name_key(name: str) -> str:
+    """A directory entry's name as any filesystem could match it (case, NTFS spellings,
+    Unicode normalisation folded): coarser than every filesystem's own equality."""
+    return unicodedata.normalize("NFC", fold_path(unicodedata.normalize("NFC", name)))
+
+
+def _present(node: _Node, at: str) -> Iterable[tuple[str, _Node]]:
+    """The named children of ``node`` (the directory ``at``) that may exist: all of them
+    when few; else those whose name matches an entry of the directory's listing by
+    :func:`_name_key` (each is still ``lstat``-ed by the caller: the listing only skips the
+    names nothing in the directory could be opened as)."""
+    if len(node.children) <= _LIST_PAST:
+        return node.children.items()
+    try:
+        with os.scandir(at) as it:
+            listed = {_name_key(e.name) for e in it}
+    except (OSError, ValueError):
+        return node.children.items()
+    if node.keys is None:
+        keys: dict[str, list[str]] = {}
+        for n in node.children:
+            keys.setdefault(_name_key(n), []).append(n)
+        node.keys = keys
+    return [(n, node.children[n]) for k in listed for n in node.keys.get(k, ())]
 
 
 def _below(node: _Node, path: str) -> Iterable[tuple[str, bool]]:
