@@ -186,3 +186,101 @@ async def test_the_users_own_settings_past_the_bound_block_nothing_more(
     write_tree(home, _claude_hook(*_many(_agent_commands._MAX_NAMED + 1, "$CLAUDE_PROJECT_DIR/")))
     assert await _writable(root, "src/app.py")
     assert not await _writable(root, "d0/0.sh")
+
+
+# F3 ---------------------------------------------------------------------------------------
+
+_RUNNER_MANIFESTS = [
+    ("mvn -q spotless:apply", "pom.xml"),
+    ("./mvnw -q verify", "pom.xml"),
+    ("./mvnw -q verify", ".mvn/wrapper/maven-wrapper.properties"),
+    ("./gradlew spotlessApply", "build.gradle"),
+    ("gradle check", "build.gradle.kts"),
+    ("./gradlew check", "settings.gradle.kts"),
+    ("./gradlew check", "gradle/wrapper/gradle-wrapper.properties"),
+    ("./gradlew check", "buildSrc/src/main/kotlin/conventions.gradle.kts"),
+    ("pre-commit run --files x", ".pre-commit-config.yaml"),
+    ("prek run", ".pre-commit-config.yaml"),
+    ("bundle exec rubocop", "Gemfile"),
+    ("composer lint", "composer.json"),
+    ("dotnet format", "app.csproj"),
+    ("dotnet build", "Directory.Build.props"),
+    ("sbt scalafmt", "build.sbt"),
+    ("sbt scalafmt", "project/plugins.sbt"),
+    ("mix format", "mix.exs"),
+    ("mix format", ".formatter.exs"),
+    ("cmake --build build", "CMakeLists.txt"),
+    ("cd backend && ./mvnw verify", "backend/pom.xml"),
+    ("mvn --file services/api/pom.xml test", "services/api/pom.xml"),
+]
+
+
+@pytest.mark.parametrize(("command", "target"), _RUNNER_MANIFESTS)
+async def test_a_runners_manifest_is_not_writable(anyio_backend: str, env: Path, command: str, target: str) -> None:
+    write_tree(env, {**_claude_hook(command), target: "x\n", "src/Main.java": "x\n", "README.md": "x\n"})
+    assert not await _writable(env, target)
+    assert await _writable(env, "src/Main.java") and await _writable(env, "README.md")
+
+
+async def test_manifests_no_runner_starts_stay_writable(anyio_backend: str, env: Path) -> None:
+    """``pom.xml``, ``package.json``, ``*.csproj`` a hook does not start a runner for, a Maven
+    module's own ``pom.xml``, sources: writable."""
+    write_tree(env, _claude_hook("mvn -q spotless:apply"))
+    for path in ("package.json", "app.csproj", "module-a/pom.xml", "src/main/java/App.java", "docs/README.md",
+                 "sub/app.csproj"):
+        assert await _writable(env, path), path
+    write_tree(env, _claude_hook("dotnet format"))
+    assert await _writable(env, "pom.xml") and await _writable(env, "sub/app.csproj")
+    assert not await _writable(env, "App.CSPROJ")
+
+
+# F4 ---------------------------------------------------------------------------------------
+
+_FORMS = [
+    ("python3.12 tools", "tools/__main__.py"),
+    ("/usr/bin/python3.11 -u tools/run", "tools/run/__main__.py"),
+    ("node22 tools/lint.js", "tools/lint.js"),
+    ("python3 .", "__main__.py"),
+    ("go run .", "main.go"),
+    ("go run .", "cmd.go"),
+    ("sh <hook", "hook"),
+    ("bash 0<hook", "hook"),
+    ("cat hook | sh", "hook"),
+    ("cat hook|bash -s", "hook"),
+    ("sh -c 'cat tools/a tools/b | env python3 -'", "tools/b"),
+    ("awk -f hook.awk input.txt", "hook.awk"),
+    ("sed -fhook.sed -i x", "hook.sed"),
+    ("jq --from-file=filter.jq data.json", "filter.jq"),
+]
+
+
+@pytest.mark.parametrize(("command", "target"), _FORMS)
+async def test_what_a_command_form_runs_is_not_writable(anyio_backend: str, env: Path, command: str,
+                                                        target: str) -> None:
+    write_tree(env, {**_claude_hook(command), target: "x\n", "src/app.py": "x\n"})
+    assert not await _writable(env, target)
+    assert await _writable(env, "src/app.py")
+
+
+async def test_node_on_the_root_protects_its_main(anyio_backend: str, env: Path) -> None:
+    write_tree(env, {".mcp.json": json.dumps({"mcpServers": {"x": {"command": "node", "args": ["."]}}}),
+                     "package.json": json.dumps({"main": "lib/server"}), "lib/other.js": "x\n"})
+    for path in ("package.json", "index.js", "lib/server.js"):
+        assert not await _writable(env, path), path
+    assert await _writable(env, "lib/other.js")
+
+
+async def test_a_pipe_out_of_an_interpreter_or_into_a_non_interpreter_is_no_script(anyio_backend: str,
+                                                                                   env: Path) -> None:
+    write_tree(env, _claude_hook("cat notes.txt | grep TODO | sort; PYTHONPATH=. python3 -m tools.lint"))
+    for path in ("notes.txt", "package.json", "README.md"):
+        assert await _writable(env, path), path
+    assert not await _writable(env, "tools/lint.py")
+
+
+async def test_a_settings_file_that_does_not_parse_reads_one_word_strings_as_operands(
+        anyio_backend: str, env: Path) -> None:
+    write_tree(env, {".vscode/mcp.json": '{"servers": {"x": {"command": "python3" "args": ["tools"]}}}',
+                     "src/app.py": "x\n"})
+    assert not await _writable(env, "tools/__main__.py")
+    assert await _writable(env, "src/app.py")

@@ -47,6 +47,7 @@ from collections.abc import Iterator
 from pathgate.runtime.tools._named_index import GLOB as _GLOB
 from pathgate.runtime.tools._named_index import NamedIndex, fold_path
 from pathgate.runtime.tools._named_index import realpath as _realpath
+from pathgate.runtime.tools._runners import fed, is_interpreter, manifests_of, root_entries, runner
 from pathgate.runtime.tools._settings_load import Strings, Unchecked, load
 from pathgate.runtime.tools._shell_words import _braces, _split
 
@@ -70,10 +71,6 @@ _COMMAND_KEYS = frozenset({"command", "apiKeyHelper", "awsAuthRefresh", "awsCred
                            "toolDiscoveryCommand", "toolCallCommand", "install", "start",
                            # VS Code: a task's (or every task's) shell, the workspace's Python
                            "executable", "python.defaultInterpreterPath"})
-_INTERPRETERS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish", "python", "python2", "python3", "pypy",
-                           "pypy3", "node", "nodejs", "deno", "bun", "tsx", "ts-node", "ruby", "perl", "php",
-                           "pwsh", "powershell", "lua", "Rscript", "uv", "run", "exec", "source", ".",
-                           "run-parts", "npx", "bunx"})
 #: Variables naming directories a command loads code from: every ``:``-separated entry of
 #: ``PYTHONPATH=tools`` counts with everything below it.
 _PATH_VARS = frozenset({"PYTHONPATH", "NODE_PATH", "RUBYLIB", "PERL5LIB", "PERLLIB", "PATH", "CLASSPATH",
@@ -92,29 +89,13 @@ _COMBINED = re.compile(r"^-[A-Za-z]*(m)()$")
 _IMPORT_CALLS = re.compile(r"\b(?:__import__|import_module)\s*\(\s*['\"]([A-Za-z_][\w.]*)['\"]")
 #: ``cd`` directories one command is read from (each candidate is tried from each of them).
 _MAX_CD = 8
-#: Task runners and the manifests they take their commands from (``npm run lint`` runs a
-#: ``package.json`` script): the manifest is never writable when a settings command starts one.
-_RUNNERS: dict[str, tuple[str, ...]] = {
-    **dict.fromkeys(("npm", "pnpm", "yarn", "npx", "bun", "bunx", "corepack"),
-                    ("package.json", ".npmrc", ".yarnrc", ".yarnrc.yml", "bunfig.toml")),
-    **dict.fromkeys(("make", "gmake"), ("Makefile", "makefile", "GNUmakefile")),
-    "just": ("justfile", ".justfile", "Justfile"),
-    **dict.fromkeys(("uv", "uvx", "poetry", "hatch", "pdm", "rye", "tox", "nox"),
-                    ("pyproject.toml", "tox.ini", "noxfile.py")),
-    "pipenv": ("Pipfile",),
-    "cargo": ("Cargo.toml",),
-    "task": ("Taskfile.yml", "Taskfile.yaml"),
-    "rake": ("Rakefile",),
-    "deno": ("deno.json", "deno.jsonc"),
-}
-_ALL_MANIFESTS = frozenset(m for ms in _RUNNERS.values() for m in ms)
 #: Words that run the next one (``env X=1 node x``, ``exec make``, ``timeout 10 npm test``).
 _WRAPPERS = frozenset({"env", "exec", "timeout", "nice", "nohup", "command", "sudo", "doas", "xargs", "stdbuf",
                        "time", "setsid", "ionice", "chrt", "taskset", "builtin"})
 #: A runner's options naming the directory it runs in (its manifest is read there) …
 _DIR_OPTIONS = frozenset({"-C", "--directory", "--prefix", "--cwd", "--dir", "--project", "--working-directory"})
 #: … or the manifest itself.
-_FILE_OPTIONS = frozenset({"-f", "--file", "--makefile", "--justfile", "--manifest-path", "--taskfile"})
+_FILE_OPTIONS = frozenset({"-f", "--file", "--makefile", "--justfile", "--manifest-path", "--taskfile", "--config"})
 #: Interpreter options that take a value (the script comes after it): ``python3 -W x s.py``.
 _VALUE_OPTIONS = frozenset({"-W", "-X", "-r", "--require", "--import", "--loader", "--experimental-loader", "-I",
                             "-M", "-o", "-O", "--rcfile", "--init-file"})
@@ -258,7 +239,7 @@ def _parsed(path: str, sig: object) -> list[tuple[list[str], str | None]] | None
     commands: list[tuple[list[str], str | None]] | None = found
     try:
         data = _load(path)
-        items = _commands(data) if not isinstance(data, Strings) else ((_split(t), None) for t in data)
+        items = _commands(data) if not isinstance(data, Strings) else (_string_command(t) for t in data)
         for item in items:
             found.append(item)
             if len(found) > _MAX_COMMANDS:
@@ -269,6 +250,14 @@ def _parsed(path: str, sig: object) -> list[tuple[list[str], str | None]] | None
         _parsed_cache.clear()
     _parsed_cache[path] = (sig, commands)
     return commands
+
+
+def _string_command(text: str) -> tuple[list[str], str | None]:
+    """A string of a settings file that does not parse, read as a command: a one-word string
+    as an interpreter's operand too (``"args": ["tools"]`` may follow a ``"python3"`` the
+    broken document no longer ties to it)."""
+    words = _split(text)
+    return (["sh", *words] if len(words) == 1 else words), None
 
 
 def _is_user_file(path: str) -> bool:
@@ -322,7 +311,7 @@ def _commands(node: object, depth: int = 0, inherited: str | None = None
             yield from _commands(item, depth + 1, inherited)
 
 
-def _candidates(words: list[str]) -> Iterator[tuple[str, bool]]:
+def _candidates(words: list[str], with_manifests: bool = True) -> Iterator[tuple[str, bool]]:
     """The words of a command that may name a file it runs or reads, each with whether it is
     *run* (the command word, the operand of an interpreter: a directory named there runs
     what is inside it — ``python3 tools`` runs ``tools/__main__.py``, ``node tools/lint`` its
@@ -337,7 +326,7 @@ def _candidates(words: list[str]) -> Iterator[tuple[str, bool]]:
     script = False  # the previous word was an interpreter or one of its options
     module = False
     value_of: str | None = None  # the previous word was an option taking a value
-    manifests: tuple[str, ...] = ()  # the last runner's manifests (for -C/--prefix)
+    manifests: tuple[tuple[str, bool], ...] = ()  # the last runner's manifests (for -C/--prefix)
     cd_dirs: list[str] = []
     first = True
     looped = False  # inside `for f in <words>;`: each word may be run by the loop's body
@@ -353,10 +342,16 @@ def _candidates(words: list[str]) -> Iterator[tuple[str, bool]]:
             if not v.startswith(("/", "~", "$", "%")):
                 yield from ((d.rstrip("/") + "/" + v, tree) for d in cd_dirs)
 
+    def manifest(value: str, tree: bool) -> Iterator[tuple[str, bool]]:
+        """A runner's manifest: a glob (``*.csproj``) kept as one, never expanded."""
+        yield value, tree
+        if not value.startswith(("/", "~", "$", "%")):
+            yield from ((d.rstrip("/") + "/" + value, tree) for d in cd_dirs)
+
     def option_value(option: str, value: str) -> Iterator[tuple[str, bool]]:
-        if option in _DIR_OPTIONS:
-            for m in manifests:
-                yield from out(value.rstrip("/") + "/" + m, False)
+        if option in _DIR_OPTIONS and with_manifests:
+            for m, tree in manifests:
+                yield from manifest(value.rstrip("/") + "/" + m, tree)
         yield from out(value, True)
 
     for i, word in enumerate(words):
@@ -379,10 +374,10 @@ def _candidates(words: list[str]) -> Iterator[tuple[str, bool]]:
             module = False
             script = False
             continue
-        if base in _RUNNERS:
-            manifests = _RUNNERS[base]
-            for m in manifests:
-                yield from out(m, False)
+        if runner(base):
+            manifests = manifests_of(base)
+            for m, tree in manifests if with_manifests else ():
+                yield from manifest(m, tree)
         opt, eq, val = word.partition("=")
         if manifests:  # `make -Ctools`, `npm --prefix=tools`, `make --file=build.mk`
             if eq and val and (opt in _DIR_OPTIONS or opt in _FILE_OPTIONS):
@@ -417,17 +412,16 @@ def _candidates(words: list[str]) -> Iterator[tuple[str, bool]]:
             elif script and not value.startswith("-"):
                 yield from out(value, True)
         module = word == "-m" or (script and _COMBINED.match(word) is not None)  # `-m`, `-um`
-        script = base in _INTERPRETERS or (script and (word.startswith("-") or value_of is not None))
+        script = is_interpreter(base) or (script and (word.startswith("-") or value_of is not None))
+    for value in fed(words, _WRAPPERS):  # `sh <hook`, `cat hook | sh`, `awk -f x.awk`
+        yield from out(value, True)
 
 
 def command_paths(line: str, root: str, *, manifests: bool = True) -> list[tuple[str, bool]]:
     """The absolute paths inside ``root`` that the shell command ``line`` (run in ``root``)
     may run or load, each with whether everything below it counts, read as a settings
     command is; without ``manifests``, no task runner's manifest (``package.json`` …)."""
-    found = list(_paths(_split(line), None, root, root))
-    if not manifests:
-        found = [(p, t) for p, t in found if os.path.basename(p) not in _ALL_MANIFESTS]
-    return found
+    return list(_paths(_split(line), None, root, root, with_manifests=manifests))
 
 
 def _module_files(value: str) -> Iterator[tuple[str, bool]]:
@@ -451,7 +445,8 @@ def _loaded(word: str, following: str | None, script: bool) -> Iterator[tuple[st
         name, _, value = word.partition("=")
         if name in _PATH_VARS:
             for entry in value.split(os.pathsep if os.pathsep != ";" else ":"):
-                if entry:
+                if entry and os.path.normpath(entry) != "." and not _VAR.fullmatch(entry.rstrip("/")):
+                    # the root on a path (`PYTHONPATH=.`) loads the project's own code: not followed
                     yield entry.rstrip("/") or "/", True
         return
     if not script:
@@ -493,13 +488,14 @@ def _expand(word: str, root: str) -> list[str]:
     return [w.replace("\\", "/") for w in words]
 
 
-def _paths(words: list[str], cwd: str | None, start: str, root: str) -> Iterator[tuple[str, bool]]:
+def _paths(words: list[str], cwd: str | None, start: str, root: str, *, with_manifests: bool = True
+           ) -> Iterator[tuple[str, bool]]:
     """The real paths inside ``root`` (not the root itself) that ``words`` may name, read
     from ``start`` (the directory the agent CLI runs in: a project-directory variable reads
     as it) and from ``cwd``, each with whether everything below it counts too."""
     bases = [start, *(os.path.join(start, c) for c in (_expand(cwd, start) if cwd else ()))]
     inside = root.rstrip("/") + "/"
-    for cand, tree in _candidates(words):
+    for cand, tree in _candidates(words, with_manifests):
         for text in _expand(cand, start):
             for base in bases:
                 full = os.path.normpath(os.path.join(base, text))
@@ -509,3 +505,5 @@ def _paths(words: list[str], cwd: str | None, start: str, root: str) -> Iterator
                 resolved = _realpath(full)  # outside as written: inside through a link?
                 if resolved is None or resolved.startswith(inside):
                     yield full, tree
+                elif tree and resolved == root.rstrip("/"):  # `python3 .`, `node .`, `go run .`
+                    yield from ((e, False) for e in root_entries(root))
