@@ -284,3 +284,52 @@ async def test_a_settings_file_that_does_not_parse_reads_one_word_strings_as_ope
                      "src/app.py": "x\n"})
     assert not await _writable(env, "tools/__main__.py")
     assert await _writable(env, "src/app.py")
+
+
+# F11 --------------------------------------------------------------------------------------
+
+_EDITOR_FILES = [".devcontainer/devcontainer.json", ".devcontainer.json", ".devcontainer/python/devcontainer.json",
+                 ".vscode/launch.json", "pkg/.devcontainer/devcontainer.json", "pkg/.vscode/launch.json",
+                 ".DevContainer/DevContainer.json"]
+
+
+def _hook_denies(root: Path, path: str) -> bool:
+    payload = {"cwd": str(root), "tool_name": "Write", "tool_input": {"file_path": path, "content": "{}"}}
+    answer = run_hook("claude-code", json.dumps(payload).encode(), root=str(root))
+    assert answer.exit_code == 0, answer.stderr
+    return '"deny"' in answer.stdout
+
+
+@pytest.mark.parametrize("path", _EDITOR_FILES)
+async def test_files_an_editor_runs_commands_from_are_not_writable(anyio_backend: str, env: Path,
+                                                                  path: str) -> None:
+    assert not await _writable(env, path)
+    assert _hook_denies(env, path)
+
+
+async def test_what_a_dev_container_runs_is_not_writable(anyio_backend: str, env: Path) -> None:
+    config = {"initializeCommand": "sh .devcontainer/init.sh", "postCreateCommand": ["bash", "tools/setup"],
+              "postStartCommand": {"a": "python3 tools/start.py", "b": ["node", "tools/b.js"]}}
+    write_tree(env, {".devcontainer/gpu/devcontainer.json": json.dumps(config), "src/app.py": "x\n"})
+    for path in (".devcontainer/init.sh", "tools/setup/run.sh", "tools/start.py", "tools/b.js"):
+        assert not await _writable(env, path), path
+    for path in ("src/app.py", ".devcontainer/Dockerfile.md", "devcontainer.json", "docs/launch.json"):
+        assert await _writable(env, path), path
+
+
+async def test_a_linked_dev_container_configuration_is_not_writable(anyio_backend: str, env: Path) -> None:
+    write_tree(env, {"conf/dc.json": "{}"})
+    (env / ".devcontainer").mkdir()
+    (env / ".devcontainer/devcontainer.json").symlink_to("../conf/dc.json")
+    assert not await _writable(env, "conf/dc.json")
+
+
+async def test_too_many_dev_container_configurations_leave_nothing_writable(anyio_backend: str, env: Path) -> None:
+    from pathgate.runtime.tools import _agent_commands
+
+    write_tree(env, {"src/app.py": "x\n"})
+    for i in range(_agent_commands._MAX_DEVCONTAINERS):
+        (env / ".devcontainer" / f"c{i}").mkdir(parents=True)
+    assert await _writable(env, "src/app.py")
+    (env / ".devcontainer/one-more").mkdir()
+    assert not await _writable(env, "src/app.py")

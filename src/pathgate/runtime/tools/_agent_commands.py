@@ -56,7 +56,14 @@ __all__ = ["HOOK_DIRS", "SETTINGS", "UNCHECKED", "Unchecked", "command_paths", "
 #: Settings files (root-relative) whose commands the agent CLIs run.
 SETTINGS = (".claude/settings.json", ".claude/settings.local.json", ".cursor/hooks.json", ".cursor/mcp.json",
             ".cursor/cli.json", ".cursor/environment.json", ".gemini/settings.json", ".mcp.json",
-            ".vscode/mcp.json", ".vscode/settings.json", ".vscode/tasks.json", ".lsp.json")
+            ".vscode/mcp.json", ".vscode/settings.json", ".vscode/tasks.json", ".lsp.json",
+            # red team 14 F11: what an editor runs from the project (a dev container's
+            # `initializeCommand` runs on the host; a launch configuration's `preLaunchTask`)
+            ".vscode/launch.json", ".devcontainer/devcontainer.json", ".devcontainer.json")
+#: Where more dev container configurations live: ``.devcontainer/<name>/devcontainer.json``.
+_DEVCONTAINER_DIR = ".devcontainer"
+#: Named dev container configurations read per directory; past it nothing is writable.
+_MAX_DEVCONTAINERS = 64
 #: The same files in the user's home, plus Claude Code's user and local MCP lists.
 _USER_SETTINGS = (".claude/settings.json", ".claude/settings.local.json", ".cursor/hooks.json", ".cursor/mcp.json",
                   ".gemini/settings.json", ".claude.json")
@@ -70,7 +77,11 @@ HOOK_DIRS = (".claude/hooks", ".cursor/hooks", ".gemini/hooks", ".claude/agents"
 _COMMAND_KEYS = frozenset({"command", "apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "otelHeadersHelper",
                            "toolDiscoveryCommand", "toolCallCommand", "install", "start",
                            # VS Code: a task's (or every task's) shell, the workspace's Python
-                           "executable", "python.defaultInterpreterPath"})
+                           "executable", "python.defaultInterpreterPath",
+                           # dev containers: a string (a shell line), an array (one word each)
+                           # or an object of named commands (each either)
+                           "initializeCommand", "onCreateCommand", "updateContentCommand",
+                           "postCreateCommand", "postStartCommand", "postAttachCommand"})
 #: Variables naming directories a command loads code from: every ``:``-separated entry of
 #: ``PYTHONPATH=tools`` counts with everything below it.
 _PATH_VARS = frozenset({"PYTHONPATH", "NODE_PATH", "RUBYLIB", "PERL5LIB", "PERLLIB", "PATH", "CLASSPATH",
@@ -158,8 +169,19 @@ def in_hook_dir(normalized: str) -> bool:
 
 
 def _settings_files(base: str) -> list[str]:
+    """The settings files an agent CLI (or editor) started in ``base`` reads, the user's
+    own too; :data:`UNCHECKED` among them when ``base`` holds more dev container
+    configurations than :data:`_MAX_DEVCONTAINERS`."""
     home = os.path.expanduser("~")
     files = [os.path.join(base, s) for s in SETTINGS]
+    try:
+        with os.scandir(os.path.join(base, _DEVCONTAINER_DIR)) as it:
+            named = sorted(e.name for e in it if e.is_dir())
+    except (OSError, ValueError):
+        named = []
+    if len(named) > _MAX_DEVCONTAINERS:
+        files.append(UNCHECKED)
+    files += [os.path.join(base, _DEVCONTAINER_DIR, n, "devcontainer.json") for n in named[:_MAX_DEVCONTAINERS]]
     if home and home != "~":
         files += [os.path.join(home, s) for s in _USER_SETTINGS]
     return list(dict.fromkeys(files))
@@ -168,7 +190,7 @@ def _settings_files(base: str) -> list[str]:
 def _signature(path: str) -> tuple[int, int, int, int, int] | None:
     try:
         st = os.stat(path)
-    except OSError:
+    except (OSError, ValueError):  # (ValueError: :data:`UNCHECKED`'s NUL)
         return None
     return (st.st_dev, st.st_ino, st.st_size, max(st.st_mtime_ns, st.st_ctime_ns), st.st_mtime_ns)
 
@@ -183,12 +205,12 @@ def _named(base: str, root: str) -> NamedIndex:
     checked (every path counts); the user's own ones keep the first of them."""
     files = _settings_files(base)
     sigs = [_signature(f) for f in files]
-    key = (os.path.expanduser("~"), root, *sigs)
+    key = (os.path.expanduser("~"), root, *files, *sigs)
     hit = _cache.get(base)
     if hit is not None and hit[0] == key:
         return hit[1]
-    out: dict[str, bool] = dict.fromkeys(files, False)
-    unchecked = False
+    out: dict[str, bool] = dict.fromkeys((f for f in files if f != UNCHECKED), False)
+    unchecked = UNCHECKED in files
     for path, sig in zip(files, sigs, strict=True):
         if sig is None:
             continue
@@ -284,8 +306,8 @@ def _commands(node: object, depth: int = 0, inherited: str | None = None
         cwd = next((c for c in (node.get("cwd"), options.get("cwd") if isinstance(options, dict) else None)
                     if isinstance(c, str)), inherited)
         for key, value in node.items():
-            if key in _COMMAND_KEYS and isinstance(value, str):
-                yield _split(value), cwd
+            if key in _COMMAND_KEYS and isinstance(value, (str, list)):
+                yield from _command_values(value, cwd)
             elif key == "env" and isinstance(value, dict):  # NODE_OPTIONS="--require ./x.js"
                 for name, text in value.items():
                     if isinstance(text, str):
@@ -305,10 +327,32 @@ def _commands(node: object, depth: int = 0, inherited: str | None = None
                 head = _split(command) if isinstance(command, str) else []
                 yield [*head, *words], cwd
             else:
+                if key in _COMMAND_KEYS:  # a dev container's object of named commands
+                    yield from _command_values(value, cwd)
                 yield from _commands(value, depth + 1, cwd)
     elif isinstance(node, list):
         for item in node:
             yield from _commands(item, depth + 1, inherited)
+
+
+def _command_values(value: object, cwd: str | None) -> Iterator[tuple[list[str], str | None]]:
+    """The commands a command key's value holds: a string split as a shell would, an array
+    of strings one word each (a word holding blanks or operators split again), an object's
+    values each so."""
+    if isinstance(value, str):
+        yield _split(value), cwd
+    elif isinstance(value, list):
+        words: list[str] = []
+        for w in value:
+            if isinstance(w, str):
+                words.append(w)
+                if re.search(r"[;&|()<>`\s]", w):
+                    words.extend(_split(w, 1))
+        yield words, cwd
+    elif isinstance(value, dict):
+        for item in value.values():
+            if isinstance(item, (str, list)):
+                yield from _command_values(item, cwd)
 
 
 def _candidates(words: list[str], with_manifests: bool = True) -> Iterator[tuple[str, bool]]:

@@ -44,7 +44,12 @@ __all__ = ["AGENT_SETTINGS", "CONFIG_FILE", "GITIGNORE_RULE", "MAX_READ", "decla
 AGENT_SETTINGS = frozenset({".claude/settings.json", ".claude/settings.local.json", ".cursor/hooks.json",
                             ".cursor/mcp.json", ".cursor/cli.json", ".cursor/environment.json",
                             ".gemini/settings.json", ".mcp.json", ".vscode/mcp.json", ".vscode/settings.json",
-                            ".lsp.json"})
+                            ".lsp.json",
+                            # what an editor runs commands from (red team 14 F11): a dev container's
+                            # `initializeCommand` runs on the host, a launch configuration its tasks;
+                            # `.devcontainer/<name>/devcontainer.json` too (:func:`is_agent_settings`)
+                            ".vscode/launch.json", ".vscode/tasks.json", ".devcontainer/devcontainer.json",
+                            ".devcontainer.json"})
 _SETTINGS_NAMES = frozenset(s.rsplit("/", 1)[-1] for s in AGENT_SETTINGS)
 
 
@@ -57,6 +62,9 @@ def is_agent_settings(normalized: str) -> bool:
     path = normalized.strip("/")
     if path.rsplit("/", 1)[-1] not in _SETTINGS_NAMES:
         return False
+    parts = path.split("/")
+    if len(parts) >= 3 and parts[-3] == ".devcontainer" and parts[-1] == "devcontainer.json":
+        return True
     return any(path == s or path.endswith("/" + s) for s in AGENT_SETTINGS)
 
 
