@@ -16,21 +16,25 @@ are never writable, like the settings that name them (:func:`runs`):
   a word counts when it holds a ``/``, has a script's extension, follows an interpreter
   (``bash x``, ``python3 x``, ``node x``) or names a module (``python3 -m pkg.mod``); a
   directory in a position that runs it (the command word, an interpreter's operand) counts
-  with everything below it; a task runner's manifest counts when the command starts one
+  with everything below it, the root's entry files instead of the root (``python3 .``,
+  ``node .``); a file fed to an interpreter (``sh <x``, ``cat x | sh``, ``awk -f x``) counts
+  as its operand; a task runner's manifest counts when the command starts one
   (``npm``/``pnpm``/``yarn``: ``package.json``, ``make``: ``Makefile``, ``uv``/``poetry``:
-  ``pyproject.toml`` …). What such a runner's scripts run in turn (a linter's config, the
-  project's own code) is not followed: a hook that runs project code is as safe as that
-  code is unwritable;
+  ``pyproject.toml``, ``./mvnw``: ``pom.xml`` … :mod:`._runners`). What such a runner's
+  scripts run in turn (a linter's config, the project's own code) is not followed: a hook
+  that runs project code is as safe as that code is unwritable;
 * conservatively, everything below ``.claude/hooks/``, ``.cursor/hooks/`` and
   ``.gemini/hooks/``.
 
 A settings file is read as its agent reads it: JSON with comments and trailing commas
 (VS Code's and Gemini CLI's files are JSONC). One that still does not parse, or is nested
 past Python's parser, is read as every string it holds being a command (over-inclusive: an
-agent's own tolerant parser may still run what it holds); one past the size bound, a command
-line past the word bound or shell quoting nested past the depth bound leaves nothing
-writable (:data:`UNCHECKED`): a repository's file that cannot be checked must not loosen
-the guard.
+agent's own tolerant parser may still run what it holds; a one-word string as an
+interpreter's operand); one past the size bound, a command line past the word bound, shell
+quoting nested past the depth bound or more named paths than :data:`_MAX_NAMED` leaves
+nothing writable (:data:`UNCHECKED`): a repository's file that cannot be checked must not
+loosen the guard. The named paths are indexed with the parse (:mod:`._named_index`): a
+write looks its target up rather than resolving every named path.
 
 Only writes ask (reads never do); the parsed answer is kept per root while the settings
 files keep their ``stat`` signature. Imports only the standard library and the bounded
