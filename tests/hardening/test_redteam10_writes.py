@@ -93,7 +93,7 @@ async def test_scripts_a_nested_settings_file_runs_are_not_writable(anyio_backen
 
 async def test_ordinary_files_named_like_settings_stay_writable(anyio_backend: str, env: Path) -> None:
     ordinary = ["pkg/settings.json", "pkg/cli.json", "docs/.vscode-settings.json", "pkg/claude/settings.json",
-                "pkg/.claude/notes.md", "pkg/hooks/x.sh", "pkg/.vscode/launch.json", "config/environment.json"]
+                "pkg/.claude/notes.md", "pkg/hooks/x.sh", "pkg/launch.json", "config/environment.json"]
     async with make_rt(env, require_read_before_write=False) as rt:
         for path in ordinary:
             assert (await rt.write_file(path, "{}\n")).ok, path

@@ -16,21 +16,25 @@ are never writable, like the settings that name them (:func:`runs`):
   a word counts when it holds a ``/``, has a script's extension, follows an interpreter
   (``bash x``, ``python3 x``, ``node x``) or names a module (``python3 -m pkg.mod``); a
   directory in a position that runs it (the command word, an interpreter's operand) counts
-  with everything below it; a task runner's manifest counts when the command starts one
+  with everything below it, the root's entry files instead of the root (``python3 .``,
+  ``node .``); a file fed to an interpreter (``sh <x``, ``cat x | sh``, ``awk -f x``) counts
+  as its operand; a task runner's manifest counts when the command starts one
   (``npm``/``pnpm``/``yarn``: ``package.json``, ``make``: ``Makefile``, ``uv``/``poetry``:
-  ``pyproject.toml`` …). What such a runner's scripts run in turn (a linter's config, the
-  project's own code) is not followed: a hook that runs project code is as safe as that
-  code is unwritable;
+  ``pyproject.toml``, ``./mvnw``: ``pom.xml`` … :mod:`._runners`). What such a runner's
+  scripts run in turn (a linter's config, the project's own code) is not followed: a hook
+  that runs project code is as safe as that code is unwritable;
 * conservatively, everything below ``.claude/hooks/``, ``.cursor/hooks/`` and
   ``.gemini/hooks/``.
 
 A settings file is read as its agent reads it: JSON with comments and trailing commas
 (VS Code's and Gemini CLI's files are JSONC). One that still does not parse, or is nested
 past Python's parser, is read as every string it holds being a command (over-inclusive: an
-agent's own tolerant parser may still run what it holds); one past the size bound, a command
-line past the word bound or shell quoting nested past the depth bound leaves nothing
-writable (:data:`UNCHECKED`): a repository's file that cannot be checked must not loosen
-the guard.
+agent's own tolerant parser may still run what it holds; a one-word string as an
+interpreter's operand); one past the size bound, a command line past the word bound, shell
+quoting nested past the depth bound or more named paths than :data:`_MAX_NAMED` leaves
+nothing writable (:data:`UNCHECKED`): a repository's file that cannot be checked must not
+loosen the guard. The named paths are indexed with the parse (:mod:`._named_index`): a
+write looks its target up rather than resolving every named path.
 
 Only writes ask (reads never do); the parsed answer is kept per root while the settings
 files keep their ``stat`` signature. Imports only the standard library and the bounded
@@ -44,6 +48,10 @@ import re
 import time
 from collections.abc import Iterator
 
+from pathgate.runtime.tools._named_index import GLOB as _GLOB
+from pathgate.runtime.tools._named_index import NamedIndex, fold_path
+from pathgate.runtime.tools._named_index import realpath as _realpath
+from pathgate.runtime.tools._runners import fed, is_interpreter, manifests_of, root_entries, runner
 from pathgate.runtime.tools._settings_load import Strings, Unchecked, load
 from pathgate.runtime.tools._shell_words import _braces, _split
 
@@ -52,7 +60,14 @@ __all__ = ["HOOK_DIRS", "SETTINGS", "UNCHECKED", "Unchecked", "command_paths", "
 #: Settings files (root-relative) whose commands the agent CLIs run.
 SETTINGS = (".claude/settings.json", ".claude/settings.local.json", ".cursor/hooks.json", ".cursor/mcp.json",
             ".cursor/cli.json", ".cursor/environment.json", ".gemini/settings.json", ".mcp.json",
-            ".vscode/mcp.json", ".vscode/settings.json", ".vscode/tasks.json", ".lsp.json")
+            ".vscode/mcp.json", ".vscode/settings.json", ".vscode/tasks.json", ".lsp.json",
+            # red team 14 F11: what an editor runs from the project (a dev container's
+            # `initializeCommand` runs on the host; a launch configuration's `preLaunchTask`)
+            ".vscode/launch.json", ".devcontainer/devcontainer.json", ".devcontainer.json")
+#: Where more dev container configurations live: ``.devcontainer/<name>/devcontainer.json``.
+_DEVCONTAINER_DIR = ".devcontainer"
+#: Named dev container configurations read per directory; past it nothing is writable.
+_MAX_DEVCONTAINERS = 64
 #: The same files in the user's home, plus Claude Code's user and local MCP lists.
 _USER_SETTINGS = (".claude/settings.json", ".claude/settings.local.json", ".cursor/hooks.json", ".cursor/mcp.json",
                   ".gemini/settings.json", ".claude.json")
@@ -66,11 +81,11 @@ HOOK_DIRS = (".claude/hooks", ".cursor/hooks", ".gemini/hooks", ".claude/agents"
 _COMMAND_KEYS = frozenset({"command", "apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "otelHeadersHelper",
                            "toolDiscoveryCommand", "toolCallCommand", "install", "start",
                            # VS Code: a task's (or every task's) shell, the workspace's Python
-                           "executable", "python.defaultInterpreterPath"})
-_INTERPRETERS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish", "python", "python2", "python3", "pypy",
-                           "pypy3", "node", "nodejs", "deno", "bun", "tsx", "ts-node", "ruby", "perl", "php",
-                           "pwsh", "powershell", "lua", "Rscript", "uv", "run", "exec", "source", ".",
-                           "run-parts", "npx", "bunx"})
+                           "executable", "python.defaultInterpreterPath",
+                           # dev containers: a string (a shell line), an array (one word each)
+                           # or an object of named commands (each either)
+                           "initializeCommand", "onCreateCommand", "updateContentCommand",
+                           "postCreateCommand", "postStartCommand", "postAttachCommand"})
 #: Variables naming directories a command loads code from: every ``:``-separated entry of
 #: ``PYTHONPATH=tools`` counts with everything below it.
 _PATH_VARS = frozenset({"PYTHONPATH", "NODE_PATH", "RUBYLIB", "PERL5LIB", "PERLLIB", "PATH", "CLASSPATH",
@@ -89,31 +104,13 @@ _COMBINED = re.compile(r"^-[A-Za-z]*(m)()$")
 _IMPORT_CALLS = re.compile(r"\b(?:__import__|import_module)\s*\(\s*['\"]([A-Za-z_][\w.]*)['\"]")
 #: ``cd`` directories one command is read from (each candidate is tried from each of them).
 _MAX_CD = 8
-#: Glob characters: a word holding one names every file it matches.
-_GLOB = re.compile(r"[*?\[]")
-#: Task runners and the manifests they take their commands from (``npm run lint`` runs a
-#: ``package.json`` script): the manifest is never writable when a settings command starts one.
-_RUNNERS: dict[str, tuple[str, ...]] = {
-    **dict.fromkeys(("npm", "pnpm", "yarn", "npx", "bun", "bunx", "corepack"),
-                    ("package.json", ".npmrc", ".yarnrc", ".yarnrc.yml", "bunfig.toml")),
-    **dict.fromkeys(("make", "gmake"), ("Makefile", "makefile", "GNUmakefile")),
-    "just": ("justfile", ".justfile", "Justfile"),
-    **dict.fromkeys(("uv", "uvx", "poetry", "hatch", "pdm", "rye", "tox", "nox"),
-                    ("pyproject.toml", "tox.ini", "noxfile.py")),
-    "pipenv": ("Pipfile",),
-    "cargo": ("Cargo.toml",),
-    "task": ("Taskfile.yml", "Taskfile.yaml"),
-    "rake": ("Rakefile",),
-    "deno": ("deno.json", "deno.jsonc"),
-}
-_ALL_MANIFESTS = frozenset(m for ms in _RUNNERS.values() for m in ms)
 #: Words that run the next one (``env X=1 node x``, ``exec make``, ``timeout 10 npm test``).
 _WRAPPERS = frozenset({"env", "exec", "timeout", "nice", "nohup", "command", "sudo", "doas", "xargs", "stdbuf",
                        "time", "setsid", "ionice", "chrt", "taskset", "builtin"})
 #: A runner's options naming the directory it runs in (its manifest is read there) …
 _DIR_OPTIONS = frozenset({"-C", "--directory", "--prefix", "--cwd", "--dir", "--project", "--working-directory"})
 #: … or the manifest itself.
-_FILE_OPTIONS = frozenset({"-f", "--file", "--makefile", "--justfile", "--manifest-path", "--taskfile"})
+_FILE_OPTIONS = frozenset({"-f", "--file", "--makefile", "--justfile", "--manifest-path", "--taskfile", "--config"})
 #: Interpreter options that take a value (the script comes after it): ``python3 -W x s.py``.
 _VALUE_OPTIONS = frozenset({"-W", "-X", "-r", "--require", "--import", "--loader", "--experimental-loader", "-I",
                             "-M", "-o", "-O", "--rcfile", "--init-file"})
@@ -131,7 +128,7 @@ _MAX_PROJECT_SETTINGS = 1024 * 1024
 
 
 #: Per root: (the settings files' signatures, the candidate paths they name), see :func:`_named`.
-_cache: dict[str, tuple[tuple[object, ...], tuple[tuple[str, bool], ...]]] = {}
+_cache: dict[str, tuple[tuple[object, ...], NamedIndex]] = {}
 #: A settings file changed this recently (seconds) is not cached: a rewrite within one
 #: timestamp tick could keep its signature (git's "racily clean" index entries).
 _RACY = 2.0
@@ -160,75 +157,11 @@ def runs(real: str, root: str) -> bool:
             linked = _realpath(os.path.join(base, d))
             if linked is None or real.startswith(linked.rstrip("/") + "/"):
                 return True
-    inside = root.rstrip("/") + "/"
-    real_f = fold_path(real)  # as a case-insensitive (or NTFS) filesystem would open it
-    for base in bases:
-        for path, tree in _named(base, root):
-            if path == UNCHECKED:
-                return True
-            if _GLOB.search(path):
-                if _glob_names(path, real, tree):
-                    return True
-                continue
-            resolved = _realpath(path)
-            if resolved is None:  # a link swapped while it was read: refuse rather than guess
-                return True
-            for spelling in dict.fromkeys((path, resolved)):
-                if not spelling.startswith(inside):
-                    continue
-                sp = fold_path(spelling)
-                if sp == real_f or (tree and real_f.startswith(sp + "/")):
-                    return True
-    return False
+    return any(_named(base, root).names(real) for base in bases)
 
 
-#: The name :func:`_named` gives a settings file it cannot check: every path counts.
+#: The name a settings file that cannot be checked is given: every path counts.
 UNCHECKED = "\0unchecked"
-
-
-def _glob_names(pattern: str, real: str, tree: bool) -> bool:
-    """Does the shell glob ``pattern`` (an absolute path) name the real path ``real`` — or,
-    with ``tree``, one of its ancestors? Matched as the shell expands it, component by
-    component (``*`` never crosses ``/``; ``**`` is ``*``), case-folded as a case-insensitive
-    filesystem would open the names, from the pattern as written and with its literal
-    directory prefix resolved (``tools/check-*.sh`` with ``tools`` a link to ``scripts``)."""
-    import fnmatch
-
-    parts = pattern.split("/")
-    first = next((i for i, p in enumerate(parts) if _GLOB.search(p)), len(parts))
-    prefix = "/".join(parts[:first]) or "/"
-    spellings = [pattern]
-    resolved = _realpath(prefix)
-    if resolved is None:
-        return True
-    if resolved != prefix:
-        spellings.append("/".join([resolved.rstrip("/"), *parts[first:]]))
-    target = fold_path(real).split("/")
-    for spelling in spellings:
-        want = fold_path(spelling).split("/")
-        if len(target) < len(want) or (len(target) > len(want) and not tree):
-            continue
-        if all(fnmatch.fnmatchcase(t, w) for t, w in zip(target, want, strict=False)):
-            return True
-    return False
-
-
-def _realpath(path: str) -> str | None:
-    """``os.path.realpath``, or ``None`` when it fails: a link swapped for a directory
-    between its ``lstat`` and its ``readlink`` raises ``EINVAL`` there (the callers then
-    refuse the write)."""
-    try:
-        return os.path.realpath(path)
-    except (OSError, ValueError):
-        return None
-
-
-def fold_path(path: str) -> str:
-    """``path`` with every component casefolded (NTFS's dotless ``ı`` as ``i``), an NTFS
-    ``:stream`` and trailing spaces and dots cut: the spellings a case-insensitive
-    filesystem opens as the same file compare equal (more, on POSIX: harmless here)."""
-    return "/".join(c.split(":", 1)[0].rstrip(" .").casefold().replace("ı", "i") if c not in (".", "..") else c
-                    for c in path.split("/"))
 
 
 def in_hook_dir(normalized: str) -> bool:
@@ -240,8 +173,19 @@ def in_hook_dir(normalized: str) -> bool:
 
 
 def _settings_files(base: str) -> list[str]:
+    """The settings files an agent CLI (or editor) started in ``base`` reads, the user's
+    own too; :data:`UNCHECKED` among them when ``base`` holds more dev container
+    configurations than :data:`_MAX_DEVCONTAINERS`."""
     home = os.path.expanduser("~")
     files = [os.path.join(base, s) for s in SETTINGS]
+    try:
+        with os.scandir(os.path.join(base, _DEVCONTAINER_DIR)) as it:
+            named = sorted(e.name for e in it if e.is_dir())
+    except (OSError, ValueError):
+        named = []
+    if len(named) > _MAX_DEVCONTAINERS:
+        files.append(UNCHECKED)
+    files += [os.path.join(base, _DEVCONTAINER_DIR, n, "devcontainer.json") for n in named[:_MAX_DEVCONTAINERS]]
     if home and home != "~":
         files += [os.path.join(home, s) for s in _USER_SETTINGS]
     return list(dict.fromkeys(files))
@@ -250,41 +194,55 @@ def _settings_files(base: str) -> list[str]:
 def _signature(path: str) -> tuple[int, int, int, int, int] | None:
     try:
         st = os.stat(path)
-    except OSError:
+    except (OSError, ValueError):  # (ValueError: :data:`UNCHECKED`'s NUL)
         return None
     return (st.st_dev, st.st_ino, st.st_size, max(st.st_mtime_ns, st.st_ctime_ns), st.st_mtime_ns)
 
 
-def _named(base: str, root: str) -> tuple[tuple[str, bool], ...]:
+def _named(base: str, root: str) -> NamedIndex:
     """The absolute paths (normalised, links not resolved) that the settings files of an
     agent CLI started in ``base`` (a directory of the project ``root``, or the root) name,
-    and the settings files themselves, each with whether everything below it counts too;
-    parsed again whenever a settings file's ``stat`` signature changes (not cached while one
-    is racily new)."""
+    and the settings files themselves, each with whether everything below it counts too,
+    indexed for the target's lookup (:class:`._named_index.NamedIndex`); parsed again
+    whenever a settings file's ``stat`` signature changes (not cached while one is racily
+    new). A project's settings file naming more than :data:`_MAX_NAMED` paths cannot be
+    checked (every path counts); the user's own ones keep the first of them."""
     files = _settings_files(base)
     sigs = [_signature(f) for f in files]
-    key = (os.path.expanduser("~"), root, *sigs)
+    key = (os.path.expanduser("~"), root, *files, *sigs)
     hit = _cache.get(base)
     if hit is not None and hit[0] == key:
         return hit[1]
-    out: dict[str, bool] = dict.fromkeys(files, False)
+    out: dict[str, bool] = dict.fromkeys((f for f in files if f != UNCHECKED), False)
+    unchecked = UNCHECKED in files
     for path, sig in zip(files, sigs, strict=True):
         if sig is None:
             continue
         commands = _parsed(path, sig)
         if commands is None:
-            out[UNCHECKED] = True
+            unchecked = True
             continue
+        count = 0
         for words, cwd in commands:
             for full, tree in _paths(words, cwd, base, root):
+                count += full not in out
                 out[full] = out.get(full, False) or tree
-    named = tuple(out.items())
+            if count > _MAX_NAMED:
+                unchecked = unchecked or not _is_user_file(path)
+                break
+    named = NamedIndex(out.items(), root, unchecked=unchecked)
     now = time.time()
     if all(s is None or now - s[3] / 1e9 > _RACY for s in sigs):
         if len(_cache) > 256:
             _cache.clear()
         _cache[base] = (key, named)
     return named
+
+
+#: Distinct paths (spellings, with each ``cd`` and ``cwd`` reading) one project settings
+#: file may name; past it the file cannot be checked (red team 14 F7: ~88,000 named paths made every
+#: write cost seconds). Real files name a few dozen.
+_MAX_NAMED = 8192
 
 
 #: Per settings file: (its ``stat`` signature, its commands); the user-level files are the
@@ -307,7 +265,7 @@ def _parsed(path: str, sig: object) -> list[tuple[list[str], str | None]] | None
     commands: list[tuple[list[str], str | None]] | None = found
     try:
         data = _load(path)
-        items = _commands(data) if not isinstance(data, Strings) else ((_split(t), None) for t in data)
+        items = _commands(data) if not isinstance(data, Strings) else (_string_command(t) for t in data)
         for item in items:
             found.append(item)
             if len(found) > _MAX_COMMANDS:
@@ -318,6 +276,14 @@ def _parsed(path: str, sig: object) -> list[tuple[list[str], str | None]] | None
         _parsed_cache.clear()
     _parsed_cache[path] = (sig, commands)
     return commands
+
+
+def _string_command(text: str) -> tuple[list[str], str | None]:
+    """A string of a settings file that does not parse, read as a command: a one-word string
+    as an interpreter's operand too (``"args": ["tools"]`` may follow a ``"python3"`` the
+    broken document no longer ties to it)."""
+    words = _split(text)
+    return (["sh", *words] if len(words) == 1 else words), None
 
 
 def _is_user_file(path: str) -> bool:
@@ -344,8 +310,8 @@ def _commands(node: object, depth: int = 0, inherited: str | None = None
         cwd = next((c for c in (node.get("cwd"), options.get("cwd") if isinstance(options, dict) else None)
                     if isinstance(c, str)), inherited)
         for key, value in node.items():
-            if key in _COMMAND_KEYS and isinstance(value, str):
-                yield _split(value), cwd
+            if key in _COMMAND_KEYS and isinstance(value, (str, list)):
+                yield from _command_values(value, cwd)
             elif key == "env" and isinstance(value, dict):  # NODE_OPTIONS="--require ./x.js"
                 for name, text in value.items():
                     if isinstance(text, str):
@@ -365,13 +331,35 @@ def _commands(node: object, depth: int = 0, inherited: str | None = None
                 head = _split(command) if isinstance(command, str) else []
                 yield [*head, *words], cwd
             else:
+                if key in _COMMAND_KEYS:  # a dev container's object of named commands
+                    yield from _command_values(value, cwd)
                 yield from _commands(value, depth + 1, cwd)
     elif isinstance(node, list):
         for item in node:
             yield from _commands(item, depth + 1, inherited)
 
 
-def _candidates(words: list[str]) -> Iterator[tuple[str, bool]]:
+def _command_values(value: object, cwd: str | None) -> Iterator[tuple[list[str], str | None]]:
+    """The commands a command key's value holds: a string split as a shell would, an array
+    of strings one word each (a word holding blanks or operators split again), an object's
+    values each so."""
+    if isinstance(value, str):
+        yield _split(value), cwd
+    elif isinstance(value, list):
+        words: list[str] = []
+        for w in value:
+            if isinstance(w, str):
+                words.append(w)
+                if re.search(r"[;&|()<>`\s]", w):
+                    words.extend(_split(w, 1))
+        yield words, cwd
+    elif isinstance(value, dict):
+        for item in value.values():
+            if isinstance(item, (str, list)):
+                yield from _command_values(item, cwd)
+
+
+def _candidates(words: list[str], with_manifests: bool = True) -> Iterator[tuple[str, bool]]:
     """The words of a command that may name a file it runs or reads, each with whether it is
     *run* (the command word, the operand of an interpreter: a directory named there runs
     what is inside it — ``python3 tools`` runs ``tools/__main__.py``, ``node tools/lint`` its
@@ -386,7 +374,7 @@ def _candidates(words: list[str]) -> Iterator[tuple[str, bool]]:
     script = False  # the previous word was an interpreter or one of its options
     module = False
     value_of: str | None = None  # the previous word was an option taking a value
-    manifests: tuple[str, ...] = ()  # the last runner's manifests (for -C/--prefix)
+    manifests: tuple[tuple[str, bool], ...] = ()  # the last runner's manifests (for -C/--prefix)
     cd_dirs: list[str] = []
     first = True
     looped = False  # inside `for f in <words>;`: each word may be run by the loop's body
@@ -402,10 +390,16 @@ def _candidates(words: list[str]) -> Iterator[tuple[str, bool]]:
             if not v.startswith(("/", "~", "$", "%")):
                 yield from ((d.rstrip("/") + "/" + v, tree) for d in cd_dirs)
 
+    def manifest(value: str, tree: bool) -> Iterator[tuple[str, bool]]:
+        """A runner's manifest: a glob (``*.csproj``) kept as one, never expanded."""
+        yield value, tree
+        if not value.startswith(("/", "~", "$", "%")):
+            yield from ((d.rstrip("/") + "/" + value, tree) for d in cd_dirs)
+
     def option_value(option: str, value: str) -> Iterator[tuple[str, bool]]:
-        if option in _DIR_OPTIONS:
-            for m in manifests:
-                yield from out(value.rstrip("/") + "/" + m, False)
+        if option in _DIR_OPTIONS and with_manifests:
+            for m, tree in manifests:
+                yield from manifest(value.rstrip("/") + "/" + m, tree)
         yield from out(value, True)
 
     for i, word in enumerate(words):
@@ -428,10 +422,10 @@ def _candidates(words: list[str]) -> Iterator[tuple[str, bool]]:
             module = False
             script = False
             continue
-        if base in _RUNNERS:
-            manifests = _RUNNERS[base]
-            for m in manifests:
-                yield from out(m, False)
+        if runner(base):
+            manifests = manifests_of(base)
+            for m, tree in manifests if with_manifests else ():
+                yield from manifest(m, tree)
         opt, eq, val = word.partition("=")
         if manifests:  # `make -Ctools`, `npm --prefix=tools`, `make --file=build.mk`
             if eq and val and (opt in _DIR_OPTIONS or opt in _FILE_OPTIONS):
@@ -466,17 +460,16 @@ def _candidates(words: list[str]) -> Iterator[tuple[str, bool]]:
             elif script and not value.startswith("-"):
                 yield from out(value, True)
         module = word == "-m" or (script and _COMBINED.match(word) is not None)  # `-m`, `-um`
-        script = base in _INTERPRETERS or (script and (word.startswith("-") or value_of is not None))
+        script = is_interpreter(base) or (script and (word.startswith("-") or value_of is not None))
+    for value in fed(words, _WRAPPERS):  # `sh <hook`, `cat hook | sh`, `awk -f x.awk`
+        yield from out(value, True)
 
 
 def command_paths(line: str, root: str, *, manifests: bool = True) -> list[tuple[str, bool]]:
     """The absolute paths inside ``root`` that the shell command ``line`` (run in ``root``)
     may run or load, each with whether everything below it counts, read as a settings
     command is; without ``manifests``, no task runner's manifest (``package.json`` …)."""
-    found = list(_paths(_split(line), None, root, root))
-    if not manifests:
-        found = [(p, t) for p, t in found if os.path.basename(p) not in _ALL_MANIFESTS]
-    return found
+    return list(_paths(_split(line), None, root, root, with_manifests=manifests))
 
 
 def _module_files(value: str) -> Iterator[tuple[str, bool]]:
@@ -500,7 +493,8 @@ def _loaded(word: str, following: str | None, script: bool) -> Iterator[tuple[st
         name, _, value = word.partition("=")
         if name in _PATH_VARS:
             for entry in value.split(os.pathsep if os.pathsep != ";" else ":"):
-                if entry:
+                if entry and os.path.normpath(entry) != "." and not _VAR.fullmatch(entry.rstrip("/")):
+                    # the root on a path (`PYTHONPATH=.`) loads the project's own code: not followed
                     yield entry.rstrip("/") or "/", True
         return
     if not script:
@@ -542,13 +536,14 @@ def _expand(word: str, root: str) -> list[str]:
     return [w.replace("\\", "/") for w in words]
 
 
-def _paths(words: list[str], cwd: str | None, start: str, root: str) -> Iterator[tuple[str, bool]]:
+def _paths(words: list[str], cwd: str | None, start: str, root: str, *, with_manifests: bool = True
+           ) -> Iterator[tuple[str, bool]]:
     """The real paths inside ``root`` (not the root itself) that ``words`` may name, read
     from ``start`` (the directory the agent CLI runs in: a project-directory variable reads
     as it) and from ``cwd``, each with whether everything below it counts too."""
     bases = [start, *(os.path.join(start, c) for c in (_expand(cwd, start) if cwd else ()))]
     inside = root.rstrip("/") + "/"
-    for cand, tree in _candidates(words):
+    for cand, tree in _candidates(words, with_manifests):
         for text in _expand(cand, start):
             for base in bases:
                 full = os.path.normpath(os.path.join(base, text))
@@ -558,3 +553,5 @@ def _paths(words: list[str], cwd: str | None, start: str, root: str) -> Iterator
                 resolved = _realpath(full)  # outside as written: inside through a link?
                 if resolved is None or resolved.startswith(inside):
                     yield full, tree
+                elif tree and resolved == root.rstrip("/"):  # `python3 .`, `node .`, `go run .`
+                    yield from ((e, False) for e in root_entries(root))

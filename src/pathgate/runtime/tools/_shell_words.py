@@ -34,13 +34,20 @@ def _split(command: str, depth: int = 0) -> list[str]:
     for w in words:
         out.append(w)
         parts = [p for p in _OPERATORS.split(w) if p]
-        if parts != [w]:
+        if parts and parts != [w]:  # (a word of operators alone, `|`, splits no further)
             if depth >= _MAX_DEPTH:
                 raise Unchecked
-            out.extend(_split(" ".join(parts), depth + 1))
+            out.extend(_split(_OPERATORS.sub(_kept, w).strip(), depth + 1))
     if len(out) > 8 * _MAX_WORDS:
         raise Unchecked
     return out
+
+
+def _kept(run: re.Match[str]) -> str:
+    """A run of blanks and operators inside a word, split again: a pipe kept as its own word
+    (``bash -c "cat hook | sh"`` feeds ``hook`` to ``sh``), anything else a blank."""
+    text = run.group(0)
+    return " | " if "|" in text and "||" not in text else " "
 
 
 def _braces(word: str, limit: int = 64) -> list[str]:

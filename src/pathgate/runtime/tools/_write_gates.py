@@ -218,7 +218,7 @@ class WriteFacts:
         steers git or what an agent CLI runs; a write that would make a git directory."""
         root, relpath = self.runtime.root, resolved.relpath
         assert relpath is not None
-        policy = is_root_pyproject(relpath) and declares_pathgate(root)
+        policy = is_root_pyproject(relpath) and declares_pathgate(root, self.runtime._linked_secret())
         if not policy and resolved.real is not None:
             policy = steers_guard(resolved.real, self.runtime.index)
         internal = in_linked_gitdir(root, relpath)

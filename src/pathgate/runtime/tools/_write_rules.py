@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -43,7 +44,12 @@ __all__ = ["AGENT_SETTINGS", "CONFIG_FILE", "GITIGNORE_RULE", "MAX_READ", "decla
 AGENT_SETTINGS = frozenset({".claude/settings.json", ".claude/settings.local.json", ".cursor/hooks.json",
                             ".cursor/mcp.json", ".cursor/cli.json", ".cursor/environment.json",
                             ".gemini/settings.json", ".mcp.json", ".vscode/mcp.json", ".vscode/settings.json",
-                            ".lsp.json"})
+                            ".lsp.json",
+                            # what an editor runs commands from (red team 14 F11): a dev container's
+                            # `initializeCommand` runs on the host, a launch configuration its tasks;
+                            # `.devcontainer/<name>/devcontainer.json` too (:func:`is_agent_settings`)
+                            ".vscode/launch.json", ".vscode/tasks.json", ".devcontainer/devcontainer.json",
+                            ".devcontainer.json"})
 _SETTINGS_NAMES = frozenset(s.rsplit("/", 1)[-1] for s in AGENT_SETTINGS)
 
 
@@ -56,6 +62,9 @@ def is_agent_settings(normalized: str) -> bool:
     path = normalized.strip("/")
     if path.rsplit("/", 1)[-1] not in _SETTINGS_NAMES:
         return False
+    parts = path.split("/")
+    if len(parts) >= 3 and parts[-3] == ".devcontainer" and parts[-1] == "devcontainer.json":
+        return True
     return any(path == s or path.endswith("/" + s) for s in AGENT_SETTINGS)
 
 
@@ -146,19 +155,24 @@ def read_small(path: str, limit: int = _PYPROJECT_MAX) -> bytes | None:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
-        chunks: list[bytes] = []
-        size = 0
-        while size < limit:
-            chunk = os.read(fd, limit - size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        return b"".join(chunks)
+        return _read_fd(fd, limit)
     except OSError:
         return None
     finally:
         os.close(fd)
+
+
+def _read_fd(fd: int, limit: int) -> bytes:
+    """Up to ``limit`` bytes of the open file ``fd``."""
+    chunks: list[bytes] = []
+    size = 0
+    while size < limit:
+        chunk = os.read(fd, limit - size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 def mentions_pathgate(text: str | bytes) -> bool:
@@ -168,14 +182,32 @@ def mentions_pathgate(text: str | bytes) -> bool:
     return b"pathgate" in raw or b"\\u" in raw or b"\\U" in raw
 
 
-def declares_pathgate(root: str) -> bool:
+def declares_pathgate(root: str, linked: Callable[[os.stat_result], bool] | None = None) -> bool:
     """Does ``<root>/pyproject.toml`` mention pathgate (so it may hold ``[tool.pathgate]``,
     which the configuration loader reads)? Read without following a symlink; a file that
-    exists but cannot be read counts as declaring (fail closed). Blocking."""
+    exists but cannot be read counts as declaring (fail closed). Blocking.
+
+    A multi-linked file is never read (red team 14 F8: a ``pyproject.toml`` hard-linked to
+    ``.env`` made the answer depend on what the secret holds): with ``linked`` (the
+    secret-inode registry's test) saying it shares a secret's inode it does not declare (the
+    secret gates answer for it, opaquely); any other multi-linked one declares, whatever it
+    holds."""
     path = os.path.join(root, PYPROJECT)
-    raw = read_small(path)
-    if raw is None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
         return os.path.lexists(path) and not os.path.islink(path) and not os.path.isdir(path)
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+            return linked is None or not linked(st)
+        raw = _read_fd(fd, _PYPROJECT_MAX) if stat.S_ISREG(st.st_mode) else None
+    except OSError:
+        raw = None
+    finally:
+        os.close(fd)
+    if raw is None:
+        return not os.path.islink(path) and not os.path.isdir(path)
     return mentions_pathgate(raw)
 
 
