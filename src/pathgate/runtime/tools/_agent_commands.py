@@ -536,6 +536,18 @@ def _expand(word: str, root: str) -> list[str]:
     return [w.replace("\\", "/") for w in words]
 
 
+#: A word that names the directory a command runs in: ``.``, or a variable holding the
+#: project's directory (an unknown variable, ``"$@"`` or ``"${ARGS[@]}"`` in a hook script,
+#: names nothing: read as the root, it would make ``package.json`` unwritable).
+_ROOT_WORD = re.compile(r"\.?/?|\.(?:/\.)*/?|(?:\$\{?(?:CLAUDE_PROJECT_DIR|GEMINI_PROJECT_DIR|CURSOR_PROJECT_DIR|PWD"
+                        r"|workspaceFolder|workspaceRoot)\}?|\$\(pwd\))(?:/\.?)?")
+
+
+def _names_root(word: str) -> bool:
+    """Does ``word`` name the directory the command runs in (:data:`_ROOT_WORD`)?"""
+    return _ROOT_WORD.fullmatch(word) is not None
+
+
 def _paths(words: list[str], cwd: str | None, start: str, root: str, *, with_manifests: bool = True
            ) -> Iterator[tuple[str, bool]]:
     """The real paths inside ``root`` (not the root itself) that ``words`` may name, read
@@ -553,5 +565,5 @@ def _paths(words: list[str], cwd: str | None, start: str, root: str, *, with_man
                 resolved = _realpath(full)  # outside as written: inside through a link?
                 if resolved is None or resolved.startswith(inside):
                     yield full, tree
-                elif tree and resolved == root.rstrip("/"):  # `python3 .`, `node .`, `go run .`
+                elif tree and resolved == root.rstrip("/") and _names_root(cand):  # `python3 .`, `node .`
                     yield from ((e, False) for e in root_entries(root))
