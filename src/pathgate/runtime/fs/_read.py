@@ -131,7 +131,13 @@ class DirFds:
         fd = fds.get(reldir)
         if fd is not None:
             return fd
-        # the deepest ancestor open already (a batch in walk order: usually the parent)
+        cut = reldir.rfind("/")
+        if reldir:  # the common case: the parent is open (a batch in walk order); kept at any depth
+            fd = fds.get(reldir[:cut] if cut >= 0 else "")
+            if fd is not None:
+                fd = fds[reldir] = self._open_dir(reldir[cut + 1:], dir_fd=fd)
+                return fd
+        # the deepest ancestor open already
         missing = [reldir]
         cur = reldir
         while True:
@@ -471,8 +477,18 @@ def read_fstated(fd: int, st: os.stat_result, max_bytes: int, inline: int | None
     remaining = max_bytes + 1
     want = min(remaining, st.st_size + 1)
     data = os.read(fd, want)
-    remaining -= len(data)
-    if data and remaining > 0 and not (short_is_end and len(data) < want < _SHORT_READS_CAP):
+    got = len(data)
+    if short_is_end and got < want < _SHORT_READS_CAP:  # the whole file, one read: ``decode`` inline
+        if got > max_bytes:
+            return Opened(st=st, data=data)
+        if data.find(b"\x00", 0, BINARY_SNIFF) >= 0:
+            return Opened(st=st, data=data, binary=True)
+        try:
+            return Opened(st=st, data=data, text=data.decode("utf-8"))
+        except UnicodeDecodeError:
+            return Opened(st=st, data=data, binary=True)
+    remaining -= got
+    if data and remaining > 0 and not (short_is_end and got < want < _SHORT_READS_CAP):
         more = os.read(fd, min(remaining, _READ_CHUNK))
         if more:  # grew since fstat: on to end of file or the limit, as _read_open
             chunks = [data, more]

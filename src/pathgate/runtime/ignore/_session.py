@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import msgspec
 
-from pathgate.runtime.fs import OsFS
+from pathgate.runtime.fs import DirFds, OsFS
 from pathgate.runtime.ignore._globals import current_globals as _current_globals
 from pathgate.runtime.ignore._index import DirNode, IgnoreIndex, SourceInfo
 from pathgate.runtime.ignore._probe import DirAnchors, _lstat_sig
@@ -201,6 +201,90 @@ class IgnoreSession:
         where a walk starts. ``node.stop`` is set when nothing below may be entered."""
         return self._dir(reldir)
 
+    def held_dir(self, rel: str, dirs: DirFds) -> tuple[int, DirNode | None]:
+        """The read route's step into directory ``rel`` (``""`` is the root): what
+        ``dirs.trim()``, then ``dirs.get(rel)`` and -- when it opened -- :meth:`dir_node`
+        give, as ``(descriptor, node)``; ``(-1, None)`` when ``dirs.get`` raises
+        ``OSError``/``ValueError``. ``dirs`` must be the descriptors this session was made
+        with (``dir_fd=dirs.held``).
+
+        Fused for a batch in walk order: from the deepest level ``dirs`` holds open (whose
+        node this session has validated), each missing level is opened from its parent's
+        descriptor (``O_DIRECTORY | O_NOFOLLOW``, kept in ``dirs`` as ``dirs.get`` keeps it)
+        and, unless this session validated it already, validated by :meth:`_down_held`'s
+        proof on that very descriptor -- the same system calls and the same nodes as the two
+        calls made one after the other, in one walk instead of two. Anything else (the root,
+        a level deeper than ``DirFds.CACHE_DEPTH``, a filesystem seam, no proofs) is the two
+        calls themselves."""
+        if len(dirs._fds) >= dirs.CACHE_FDS:
+            dirs.trim()  # (none of its descriptors is held by the caller here)
+        fds = dirs._fds  # DirFds' own bookkeeping, kept exactly as ``DirFds.get`` keeps it
+        fast = self._anchors
+        if fast is not None and rel and type(dirs.ops) is OsFS and rel.count("/") < dirs.CACHE_DEPTH - 1:
+            sdirs = self._dirs
+            fd = fds.get(rel)
+            if fd is not None:
+                node = sdirs.get(rel)
+                if node is not None:
+                    return fd, node
+            else:
+                missing = [rel]
+                cur = rel
+                while True:  # up to the deepest level open already
+                    cut = cur.rfind("/")
+                    cur = cur[:cut] if cut >= 0 else ""
+                    fd = fds.get(cur)
+                    if fd is not None or not cur:
+                        break
+                    missing.append(cur)
+                parent = sdirs.get(cur)
+                if fd is not None and parent is not None:
+                    return self._open_down(missing, fd, parent, fds, dirs._open_dir, fast)
+        try:
+            fd = dirs.get(rel)
+        except (OSError, ValueError):
+            return -1, None
+        return fd, self._dir(rel)
+
+    def _open_down(self, missing: list[str], fd: int, parent: DirNode, fds: dict[str, int],
+                   open_dir: Callable[..., int], fast: tuple[DirAnchors, Callable[[str], int | None]]
+                   ) -> tuple[int, DirNode | None]:
+        """:meth:`held_dir`'s walk down ``missing`` (deepest first) from the open, validated
+        level ``fd``/``parent``: open each level from its parent (kept in ``fds``), then its
+        node -- this session's own, or the one :meth:`_down_held` proves on the new descriptor
+        (inline for a cached node whose proof holds)."""
+        sdirs = self._dirs
+        nodes = self._index._nodes
+        fstat = fast[0].fstat
+        for r in reversed(missing):
+            try:
+                fd = fds[r] = open_dir(r[r.rfind("/") + 1:], dir_fd=fd)
+            except (OSError, ValueError):
+                return -1, None
+            node = sdirs.get(r)
+            if node is None:
+                if parent.stop is not None:
+                    node = sdirs[r] = parent  # excluded or fail-closed above (as ``_down_held``)
+                else:
+                    cached = nodes.get(r)
+                    proof = None if cached is None or cached.parent is not parent else cached.proof
+                    if proof is not None:
+                        st = fstat(fd)
+                        if proof[0] == (st.st_dev, st.st_ino, st.st_mode, st.st_nlink, st.st_size,
+                                        st.st_mtime_ns, st.st_ctime_ns) and (
+                                not proof[1] or all(_lstat_sig(name, fd) == sig for name, sig in proof[1])):
+                            try:
+                                nodes.move_to_end(r)  # (as :meth:`IgnoreIndex._lookup`)
+                            except KeyError:
+                                pass
+                            node = cached
+                    if node is None:  # no proof, or it failed: ``_down_held``'s own way (its descriptor is ``fd``)
+                        node = self._down_held((r,), parent, *fast)
+                    else:
+                        sdirs[r] = node
+            parent = node
+        return fd, parent
+
     def enter_child(self, parent: DirNode, rel: str, name: str, decided: Match,
                     present: frozenset[str] | None) -> DirNode:
         """The node of an allowed child directory ``rel`` of ``parent`` whose own decision
@@ -286,9 +370,15 @@ class IgnoreSession:
         node = dirs.get(rel)
         if node is not None:
             return node
+        fast = self._anchors
+        parent = None
+        if fast is not None and present is None and rel:  # the parent validated already (walk order)
+            cut = rel.rfind("/")
+            parent = dirs.get(rel[:cut] if cut >= 0 else "")
+            if parent is not None:
+                return self._down_held((rel,), parent, *fast)
         missing = [rel]
         cur = rel
-        parent: DirNode | None = None
         while cur:
             cut = cur.rfind("/")
             cur = cur[:cut] if cut >= 0 else ""
@@ -310,7 +400,7 @@ class IgnoreSession:
             dirs[r] = parent
         return parent
 
-    def _down_held(self, missing: list[str], parent: DirNode, anchors: DirAnchors,
+    def _down_held(self, missing: Sequence[str], parent: DirNode, anchors: DirAnchors,
                    held: Callable[[str], int | None]) -> DirNode:
         """:meth:`_dir`'s walk down ``missing`` (deepest first) from ``parent`` through
         directories the caller holds open. A directory whose cached node is still below

@@ -22,7 +22,8 @@ from pathgate.runtime.gates.size import SizeGate
 from pathgate.runtime.ignore import Match
 from pathgate.verdicts import Remedy, Verdict
 
-__all__ = ["_ChunkState", "_KnownGates", "_checks", "_no_cancel", "_passes", "_passes_before_open", "_tail_passed"]
+__all__ = ["_ChunkState", "_KnownGates", "_checks", "_discard", "_no_cancel", "_passes", "_passes_before_open",
+           "_tail_passed"]
 
 _Gates = tuple[GateCheck, ...]
 _Check = Callable[[PathFacts, GateContext], object]
@@ -126,10 +127,16 @@ def _passes(check: _Check, facts: PathFacts, ctx: GateContext) -> bool:
     result = check(facts, ctx)
     if result is None:
         return True
+    _discard(result)
+    return False
+
+
+def _discard(result: object) -> None:
+    """Drop a gate's answer that is not a pass: an awaitable is closed unawaited (the
+    pipeline runs that gate again on the loop)."""
     close = getattr(result, "close", None)
     if close is not None and not isinstance(result, Verdict):
         close()
-    return False
 
 
 def _no_cancel() -> None:

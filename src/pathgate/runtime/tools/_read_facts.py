@@ -58,10 +58,10 @@ from pathgate.runtime.ignore import DirNode, IgnoreSession, Match
 from pathgate.runtime.tools._read_checks import (
     _checks,
     _ChunkState,
+    _discard,
     _Gates,
     _KnownGates,
     _no_cancel,
-    _passes,
     _passes_before_open,
     _tail_passed,
 )
@@ -326,7 +326,7 @@ class ReadFacts:
             with DirFds(ops, root) as dirs:
                 # ignore files lstat-ed relative to the directories this chunk opened anyway
                 session = IgnoreSession(index, dir_fd=dirs.held)  # index.session(dirs.held)
-                get_dir, trim = dirs.get, dirs.trim
+                held_dir = session.held_dir
                 last: str | None = None  # the parent of the last plain spelling, its fd and node
                 dir_fd = -1
                 node: DirNode | None = None
@@ -338,13 +338,9 @@ class ReadFacts:
                         parent, _, name = request.rpartition("/")
                         if parent != last:
                             last = parent
-                            trim()  # no descriptor of ``dirs`` is held here
-                            try:
-                                dir_fd = get_dir(parent)
-                            except (OSError, ValueError):
-                                dir_fd, node = -1, None
-                            else:
-                                node = session.dir_node(parent)
+                            # ``dirs.trim()`` (no descriptor of ``dirs`` is held here), ``dirs.get``
+                            # and ``session.dir_node`` in one walk
+                            dir_fd, node = held_dir(parent, dirs)
                         if node is not None and plain(f, name, dir_fd, node, session, state):
                             continue
                         general(f, session, dirs, state, dir_fd, name)
@@ -416,11 +412,16 @@ class ReadFacts:
             f.match = match
             f.secret = secret  # what ``is_secret_facts`` keeps once the real path is known
             f.opened = state.opened[real] = opened
-            if known is not None and opened.text is not None and st.st_nlink == 1 and (
-                    linked is None or _passes(linked, f, ctx)):
-                f.cleared = everything
-            else:
-                f.cleared = cleared + _tail_passed(tail_checks, f, ctx)  # the pipeline skips these
+            if known is not None and opened.text is not None and st.st_nlink == 1:
+                if linked is None:
+                    f.cleared = everything
+                    return True
+                verdict = linked(f, ctx)  # (``_passes``, without its frame)
+                if verdict is None:
+                    f.cleared = everything
+                    return True
+                _discard(verdict)
+            f.cleared = cleared + _tail_passed(tail_checks, f, ctx)  # the pipeline skips these
             return True
 
         return plain

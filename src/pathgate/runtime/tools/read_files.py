@@ -244,6 +244,8 @@ def _assemble(
     """One result per requested path, in request order; each real file's content is given
     (and charged to the budget) once, at its first spelling; later ones refer to it.
     ``by_spelling``: each spelling's index in ``facts`` (``None``: the request's own order)."""
+    if by_spelling is None and offset is None and limit is None and not windows:
+        return _assemble_whole(requested, facts, verdicts, call_budget)
     remaining = call_budget
     first_of: dict[str, str] = {}
     results: list[FileResult] = []
@@ -277,6 +279,46 @@ def _assemble(
                 total = data.count(b"\n") + (1 if data and data[-1] != 10 else 0)
             else:
                 text, total = apply_window(opened.text, offset, limit)
+        if len(text) <= remaining:
+            remaining -= len(text)
+            append(FileResult(path=path, content=text, relpath=relpath, total_lines=total))
+            continue
+        append(_cut(path, relpath, text, remaining, total, call_budget))
+        remaining = 0
+    return results
+
+
+def _assemble_whole(requested: Sequence[str], facts: Sequence[PathFacts], verdicts: Sequence[Verdict | None],
+                    call_budget: int) -> list[FileResult]:
+    """:func:`_assemble` of a call without a window whose spellings are all distinct (a
+    batch's common case): the same results, one loop step per path without the window and
+    order look-ups; a path with a verdict is :func:`_assemble`'s own step."""
+    remaining = call_budget
+    first_of: dict[str, str] = {}
+    results: list[FileResult] = []
+    append = results.append
+    for path, f, verdict in zip(requested, facts, verdicts, strict=True):
+        r = f.resolved
+        if r is None:
+            relpath, key = f.name, path
+        else:
+            real = r.real
+            rel = r.relpath
+            relpath = (rel or ".") if rel is not None else real  # shown_relpath
+            key = real if real is not None else path
+        if verdict is not None:
+            inside = None if verdict.opaque or r is None or r.relpath is None else relpath
+            append(FileResult(path=path, verdict=verdict, relpath=inside))
+            continue
+        if key in first_of:
+            append(FileResult(path=path, relpath=relpath, same_as=first_of[key]))
+            continue
+        first_of[key] = path
+        opened = f.opened
+        assert opened is not None and opened.text is not None and opened.data is not None
+        text = opened.text
+        data = opened.data  # lines counted on the UTF-8 bytes (b"\n" is never part of another character)
+        total = data.count(b"\n") + (1 if data and data[-1] != 10 else 0)
         if len(text) <= remaining:
             remaining -= len(text)
             append(FileResult(path=path, content=text, relpath=relpath, total_lines=total))
