@@ -55,6 +55,7 @@ from pathgate.runtime.gates.read import ReadGate
 from pathgate.runtime.gates.secrets import LinkedSecretGate, SecretsGate
 from pathgate.runtime.gates.size import SizeGate
 from pathgate.runtime.ignore import DirNode, IgnoreSession, Match
+from pathgate.runtime.tools._read_batch import batch_chunk
 from pathgate.runtime.tools._read_checks import (
     _checks,
     _ChunkState,
@@ -317,9 +318,14 @@ class ReadFacts:
         # root other than "/"), and that descriptor opens it
         by_fd = type(ops) is OsFS and root != "/"
         general = self._general_route(inline, on_loop)
-        plain = self._plain_route(inline, on_loop)
-
         local = is_local_tree(root)  # (once per made chunk: per runtime and gates)
+        known = _KnownGates.of(inline, self._tail)
+        if on_loop is None and by_fd and known is not None:  # a worker's batch: the direct route inline
+            return batch_chunk(root=root, ops=ops, index=index, ctx=self.ctx, known=known, cleared=len(inline),
+                               tail_checks=_checks(self._tail), is_secret=runtime.pipeline.secrets.is_secret_facts,
+                               general=general, cancelled=cancelled, relink_local=local,
+                               short_is_end=_local_tree(runtime))
+        plain = self._plain_route(inline, on_loop)
 
         def chunk(items: Sequence[PathFacts]) -> list[None]:
             state = _ChunkState(time_ns() - RELINK_MARGIN_NS if local else 0)

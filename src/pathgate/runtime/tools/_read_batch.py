@@ -1,0 +1,139 @@
+"""``read_files``' fused step for a batch in a worker thread, with the built-in gates alone.
+
+:func:`batch_chunk` makes the chunk function :meth:`ReadFacts._make_chunk
+<pathgate.runtime.tools._read_facts.ReadFacts._make_chunk>` would make, for the case a batch
+of thousands of small files takes: a worker thread (no inline bound), the real filesystem, the
+gates built in alone (:class:`~pathgate.runtime.tools._read_checks._KnownGates`). Its direct
+route is :meth:`ReadFacts._plain_route <pathgate.runtime.tools._read_facts.ReadFacts._plain_route>`'s,
+written out in the loop -- the same checks in the same order, the same system calls (the
+parent's descriptor, ``openat`` with ``O_NOFOLLOW``, ``fstat``, the relink look, one read
+sized by ``fstat``, ``close``), the same facts -- without a Python frame per file for the
+route, the read and the linked-secret gate. Any other spelling or outcome takes the general
+route exactly as there.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from stat import S_ISDIR, S_ISREG
+from time import time_ns
+
+from pathgate.runtime.fs import (
+    OPEN_FLAGS,
+    PATH_MAX,
+    RELINK_MARGIN_NS,
+    DirFds,
+    FileOps,
+    Opened,
+    Resolved,
+    read_fstated,
+    seen_links,
+)
+from pathgate.runtime.gates import GateContext, PathFacts
+from pathgate.runtime.gates.path import is_git_internal
+from pathgate.runtime.ignore import IgnoreIndex, IgnoreSession
+from pathgate.runtime.tools._read_checks import _Check, _ChunkState, _discard, _KnownGates, _tail_passed
+
+__all__ = ["batch_chunk"]
+
+#: The general route of one spelling (``ReadFacts._general_route``).
+General = Callable[[PathFacts, IgnoreSession, DirFds, _ChunkState, int, str], None]
+
+
+def batch_chunk(*, root: str, ops: FileOps, index: IgnoreIndex, ctx: GateContext, known: _KnownGates,
+                cleared: int, tail_checks: tuple[_Check, ...], is_secret: Callable[[PathFacts, str | None], bool],
+                general: General, cancelled: Callable[[], None], relink_local: bool, short_is_end: bool
+                ) -> Callable[[Sequence[PathFacts]], list[None]]:
+    """The chunk function (``ReadFacts._make_chunk``'s, ``on_loop=None``, ``OsFS``, a root
+    other than ``/``) with the direct route inline. ``cleared``: the inline gates' count;
+    ``relink_local``: the tree is local (``seen_links`` trusts an old ``st_ctime``);
+    ``short_is_end``: ``read_fstated``'s."""
+    croot = ctx.root
+    size_limit = ctx.size_limit
+    git_dirs = known.git_dirs
+    linked = known.linked
+    everything = cleared + len(tail_checks)
+    prefix = root + "/"
+    open_, fstat, close = os.open, os.fstat, os.close
+
+    def chunk(items: Sequence[PathFacts]) -> list[None]:
+        state = _ChunkState(time_ns() - RELINK_MARGIN_NS if relink_local else 0)
+        relink_since = state.relink_since
+        opened_of = state.opened
+        with DirFds(ops, root) as dirs:
+            session = IgnoreSession(index, dir_fd=dirs.held)
+            held_dir, decide_entry = session.held_dir, session.decide_entry
+            last: str | None = None  # the parent of the last plain spelling, its fd and node
+            dir_fd = -1
+            node = None
+            for k, f in enumerate(items):
+                if not k & 15:
+                    cancelled()  # a cancelled call stops within 16 files
+                request = f.request
+                if request != f.name or not request or len(request) > PATH_MAX:
+                    general(f, session, dirs, state, -1, "")
+                    continue
+                parent, _, name = request.rpartition("/")
+                if parent != last:
+                    last = parent
+                    dir_fd, node = held_dir(parent, dirs)  # trim, open and validate, one walk
+                if node is None:
+                    general(f, session, dirs, state, dir_fd, name)
+                    continue
+                # -- the direct route (``ReadFacts._plain_route``, the built-in gates) --
+                match = node.stop
+                if match is None:
+                    try:
+                        match = decide_entry(node, request, name, False)
+                    except ValueError:  # an unencodable name: the general route says what it is
+                        general(f, session, dirs, state, dir_fd, name)
+                        continue
+                if match.ignored:  # blocked (or a directory's rule): the general route, with its remedy
+                    general(f, session, dirs, state, dir_fd, name)
+                    continue
+                secret = f.plain_secret
+                if secret is None:
+                    secret = is_secret(f, croot)
+                if secret or is_git_internal(request, git_dirs):
+                    general(f, session, dirs, state, dir_fd, name)
+                    continue
+                opened: Opened | None = None
+                try:
+                    fd = open_(name, OPEN_FLAGS, dir_fd=dir_fd)
+                except OSError:  # a symlink (ELOOP), missing, unreadable: the general route's answer
+                    general(f, session, dirs, state, dir_fd, name)
+                    continue
+                try:
+                    st = fstat(fd)
+                    if st.st_nlink == 1 and st.st_ctime_ns >= relink_since:
+                        st = seen_links(st, name, dir_fd)  # an alias renamed away since the open
+                    mode = st.st_mode
+                    if not S_ISDIR(mode) and st.st_nlink:  # else a directory, or unlinked since the open
+                        opened = read_fstated(fd, st, size_limit, None, short_is_end) if S_ISREG(mode) \
+                            else Opened(st=st)
+                except OSError:
+                    opened = None
+                finally:
+                    close(fd)
+                if opened is None:  # the general route decides it
+                    general(f, session, dirs, state, dir_fd, name)
+                    continue
+                real = prefix + request
+                f.resolved = Resolved(request, real, request, None, st)
+                f.match = match
+                f.secret = secret  # what ``is_secret_facts`` keeps once the real path is known
+                f.opened = opened_of[real] = opened
+                if opened.text is not None and st.st_nlink == 1:
+                    if linked is None:
+                        f.cleared = everything
+                        continue
+                    verdict = linked(f, ctx)
+                    if verdict is None:
+                        f.cleared = everything
+                        continue
+                    _discard(verdict)
+                f.cleared = cleared + _tail_passed(tail_checks, f, ctx)  # the pipeline skips these
+        return [None]  # one per chunk: ``_fused`` counts the chunks
+
+    return chunk
