@@ -172,18 +172,19 @@ class DirFds:
             raise
         return fd
 
-    def trim(self) -> None:
+    def trim(self) -> bool:
         """Past :attr:`CACHE_FDS` descriptors, close all but the root's (a batch in walk order
-        seldom comes back to a directory it left; one that does is opened again). Only where
-        the caller holds none of them: between directories."""
+        seldom comes back to a directory it left; one that does is opened again), and say
+        whether it did. Only where the caller holds none of them: between directories."""
         fds = self._fds
         if len(fds) < self.CACHE_FDS:
-            return
+            return False
         root = fds.pop("", None)
         self._fds = {} if root is None else {"": root}
         close = os.close if type(self.ops) is OsFS else self.ops.close
         for fd in fds.values():
             close(fd)
+        return True
 
     def held(self, reldir: str) -> int | None:
         """The descriptor of ``reldir`` if it is open already (the root: opened now), else

@@ -72,6 +72,8 @@ def batch_chunk(*, root: str, ops: FileOps, index: IgnoreIndex, ctx: GateContext
                     cancelled()  # a cancelled call stops within 16 files
                 request = f.request
                 if request != f.name or not request or len(request) > PATH_MAX:
+                    if dirs.trim():  # (between directories: the general route holds none either)
+                        last = None  # the direct route's parent was closed: opened again when needed
                     general(f, session, dirs, state, -1, "")
                     continue
                 parent, _, name = request.rpartition("/")

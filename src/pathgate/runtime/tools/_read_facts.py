@@ -351,6 +351,8 @@ class ReadFacts:
                             continue
                         general(f, session, dirs, state, dir_fd, name)
                     else:
+                        if dirs.trim():  # descriptors bounded for any spelling (between directories)
+                            last = None  # the direct route's parent was closed: opened again when needed
                         general(f, session, dirs, state, -1, "")
             return [None]  # one per chunk: ``_fused`` counts the chunks
 
