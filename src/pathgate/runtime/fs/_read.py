@@ -37,6 +37,7 @@ __all__ = [
     "open_read_in",
     "read_fstated",
     "read_regular",
+    "read_rest",
     "resolve_in",
     "resolve_plain",
 ]
@@ -488,6 +489,15 @@ def read_fstated(fd: int, st: os.stat_result, max_bytes: int, inline: int | None
             return Opened(st=st, data=data, text=data.decode("utf-8"))
         except UnicodeDecodeError:
             return Opened(st=st, data=data, binary=True)
+    return read_rest(fd, st, data, max_bytes, short_is_end)
+
+
+def read_rest(fd: int, st: os.stat_result, data: bytes, max_bytes: int, short_is_end: bool = False) -> Opened:
+    """:func:`read_fstated` (no ``inline``) after its first read, ``os.read(fd, min(max_bytes
+    + 1, st.st_size + 1))``, gave ``data``: on to end of file or the limit, decoded."""
+    remaining = max_bytes + 1
+    want = min(remaining, st.st_size + 1)
+    got = len(data)
     remaining -= got
     if data and remaining > 0 and not (short_is_end and got < want < _SHORT_READS_CAP):
         more = os.read(fd, min(remaining, _READ_CHUNK))

@@ -20,6 +20,7 @@ from stat import S_ISDIR, S_ISREG
 from time import time_ns
 
 from pathgate.runtime.fs import (
+    BINARY_SNIFF,
     OPEN_FLAGS,
     PATH_MAX,
     RELINK_MARGIN_NS,
@@ -27,11 +28,11 @@ from pathgate.runtime.fs import (
     FileOps,
     Opened,
     Resolved,
-    read_fstated,
     seen_links,
 )
+from pathgate.runtime.fs._read import _SHORT_READS_CAP, read_rest
 from pathgate.runtime.gates import GateContext, PathFacts
-from pathgate.runtime.gates.path import is_git_internal
+from pathgate.runtime.gates.path import is_git_internal, is_git_name
 from pathgate.runtime.ignore import IgnoreIndex, IgnoreSession
 from pathgate.runtime.tools._read_checks import _Check, _ChunkState, _discard, _KnownGates, _tail_passed
 
@@ -55,7 +56,8 @@ def batch_chunk(*, root: str, ops: FileOps, index: IgnoreIndex, ctx: GateContext
     linked = known.linked
     everything = cleared + len(tail_checks)
     prefix = root + "/"
-    open_, fstat, close = os.open, os.fstat, os.close
+    limit_read = size_limit + 1  # (a file of ``st_size`` past the limit is not read)
+    open_, fstat, close, read = os.open, os.fstat, os.close, os.read
 
     def chunk(items: Sequence[PathFacts]) -> list[None]:
         state = _ChunkState(time_ns() - RELINK_MARGIN_NS if relink_local else 0)
@@ -67,6 +69,7 @@ def batch_chunk(*, root: str, ops: FileOps, index: IgnoreIndex, ctx: GateContext
             last: str | None = None  # the parent of the last plain spelling, its fd and node
             dir_fd = -1
             node = None
+            dir_git = False
             for k, f in enumerate(items):
                 if not k & 15:
                     cancelled()  # a cancelled call stops within 16 files
@@ -80,6 +83,10 @@ def batch_chunk(*, root: str, ops: FileOps, index: IgnoreIndex, ctx: GateContext
                 if parent != last:
                     last = parent
                     dir_fd, node = held_dir(parent, dirs)  # trim, open and validate, one walk
+                    # ``is_git_internal(request, git_dirs)``, per directory: its components and
+                    # git directories, then the name alone (``request == g``: the only way a path
+                    # of this directory is a git directory when the directory itself is not)
+                    dir_git = bool(parent) and is_git_internal(parent, git_dirs)
                 if node is None:
                     general(f, session, dirs, state, dir_fd, name)
                     continue
@@ -97,7 +104,8 @@ def batch_chunk(*, root: str, ops: FileOps, index: IgnoreIndex, ctx: GateContext
                 secret = f.plain_secret
                 if secret is None:
                     secret = is_secret(f, croot)
-                if secret or is_git_internal(request, git_dirs):
+                if secret or dir_git or (git_dirs and request in git_dirs) or (
+                        "git" in name.casefold() and is_git_name(name)):
                     general(f, session, dirs, state, dir_fd, name)
                     continue
                 opened: Opened | None = None
@@ -111,9 +119,22 @@ def batch_chunk(*, root: str, ops: FileOps, index: IgnoreIndex, ctx: GateContext
                     if st.st_nlink == 1 and st.st_ctime_ns >= relink_since:
                         st = seen_links(st, name, dir_fd)  # an alias renamed away since the open
                     mode = st.st_mode
-                    if not S_ISDIR(mode) and st.st_nlink:  # else a directory, or unlinked since the open
-                        opened = read_fstated(fd, st, size_limit, None, short_is_end) if S_ISREG(mode) \
-                            else Opened(st=st)
+                    if S_ISREG(mode) and st.st_nlink:  # ``read_fstated(fd, st, size_limit, None, short_is_end)``
+                        want = st.st_size + 1
+                        if want > limit_read:
+                            opened = Opened(st=st)  # over the size limit: not read
+                        else:
+                            data = read(fd, want)
+                            if short_is_end and len(data) < want < _SHORT_READS_CAP and \
+                                    data.find(b"\x00", 0, BINARY_SNIFF) < 0:  # the whole file, text?
+                                try:
+                                    opened = Opened(st=st, data=data, text=data.decode("utf-8"))
+                                except UnicodeDecodeError:
+                                    opened = Opened(st=st, data=data, binary=True)
+                            else:
+                                opened = read_rest(fd, st, data, size_limit, short_is_end)
+                    elif not S_ISDIR(mode) and st.st_nlink:  # else a directory, or unlinked since the open
+                        opened = Opened(st=st)
                 except OSError:
                     opened = None
                 finally:
