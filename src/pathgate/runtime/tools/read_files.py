@@ -58,9 +58,13 @@ def _check_int(value: Any, field: str, minimum: int) -> int | None:
     return value
 
 
+#: The types of a list of strings (every item exactly ``str``).
+_STR_ONLY = frozenset({str})
+
+
 def _check_paths(paths: Any) -> list[str]:
-    if type(paths) is list and ((len(paths) == 1 and type(paths[0]) is str) or all(type(p) is str for p in paths)):
-        return list(paths)  # the common case, without the ABC check and a call per path
+    if type(paths) is list and ((len(paths) == 1 and type(paths[0]) is str) or {*map(type, paths)} == _STR_ONLY):
+        return list(paths)  # the common case, without the ABC check and a step per path
     if isinstance(paths, (str, bytes)) or not isinstance(paths, Sequence):
         raise ToolArgumentError("read_files: `paths` must be a list of strings", field="paths")
     for i, p in enumerate(paths):
@@ -315,12 +319,15 @@ def _assemble_whole(requested: Sequence[str], facts: Sequence[PathFacts], verdic
             continue
         first_of[key] = path
         opened = f.opened
-        assert opened is not None and opened.text is not None and opened.data is not None
-        text = opened.text
-        data = opened.data  # lines counted on the UTF-8 bytes (b"\n" is never part of another character)
+        text = None if opened is None else opened.text
+        data = None if opened is None else opened.data
+        if text is None or data is None:
+            raise AssertionError(f"no text read for a path every gate passed: {path!r}")
+        # lines counted on the UTF-8 bytes (b"\n" is never part of another character)
         total = data.count(b"\n") + (1 if data and data[-1] != 10 else 0)
-        if len(text) <= remaining:
-            remaining -= len(text)
+        n = len(text)
+        if n <= remaining:
+            remaining -= n
             append(FileResult(path=path, content=text, relpath=relpath, total_lines=total))
             continue
         append(_cut(path, relpath, text, remaining, total, call_budget))
