@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import stat as _stat
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import msgspec
 
@@ -278,10 +279,9 @@ class IgnoreSession:
                             except KeyError:
                                 pass
                             node = cached
-                    if node is None:  # no proof, or it failed: ``_down_held``'s own way (its descriptor is ``fd``)
-                        node = self._down_held((r,), parent, *fast)
-                    else:
-                        sdirs[r] = node
+                    if node is None:  # no proof, or it failed: ``_down_held``'s own way
+                        node = self._proved_child(parent, r, fast[0].record)
+                    sdirs[r] = node
             parent = node
         return fd, parent
 
@@ -435,17 +435,23 @@ class IgnoreSession:
                                 pass
                             dirs[r] = parent = cached
                             continue
-            node = self._child(parent, r, r[r.rfind("/") + 1:], None, None)
-            if node.stop is None and node.proof is None:
-                known = record.get(r)
-                if known is not None and known[0] == node.sigs:
-                    # the anchors saw exactly these files right after the directory had this
-                    # signature (and not racily young): that is the proof
-                    node.proof = (known[1], tuple((name, sig) for name, sig in
-                                                  zip(self._index._ignore_names, known[0], strict=True)
-                                                  if sig is not None))
-            dirs[r] = parent = node
+            dirs[r] = parent = self._proved_child(parent, r, record)
         return parent
+
+    def _proved_child(self, parent: DirNode, r: str,
+                      record: dict[str, tuple[tuple[Any, ...], tuple[int, ...], bool]]) -> DirNode:
+        """:meth:`_down_held`'s node for a directory its proof did not cover: :meth:`_child`'s,
+        with a proof when the anchors recorded one for what it found."""
+        node = self._child(parent, r, r[r.rfind("/") + 1:], None, None)
+        if node.stop is None and node.proof is None:
+            known = record.get(r)
+            if known is not None and known[0] == node.sigs:
+                # the anchors saw exactly these files right after the directory had this
+                # signature (and not racily young): that is the proof
+                node.proof = (known[1], tuple((name, sig) for name, sig in
+                                              zip(self._index._ignore_names, known[0], strict=True)
+                                              if sig is not None))
+        return node
 
     def _child(self, parent: DirNode, rel: str, name: str, decided: Match | None,
                present: frozenset[str] | None) -> DirNode:
