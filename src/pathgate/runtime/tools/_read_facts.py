@@ -424,7 +424,7 @@ class ReadFacts:
                 if linked is None:
                     f.cleared = everything
                     return True
-                verdict = linked(f, ctx)  # (``_passes``, without its frame)
+                verdict = linked(f, ctx)  # (one gate, without a helper frame)
                 if verdict is None:
                     f.cleared = everything
                     return True
