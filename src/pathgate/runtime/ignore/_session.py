@@ -359,6 +359,17 @@ class IgnoreSession:
         pt = decide(chain, path_v, name_v, is_dir, self._isdir_of, relpath)
         return NO_MATCH if pt is None else pt.match
 
+    def file_memo(self, node: DirNode) -> Mapping[str, Match] | None:
+        """The decisions :meth:`decide_entry` remembers for non-directory entries of allowed
+        directory ``node`` by name, valid for an ASCII relpath (``decide_entry(node, relpath,
+        name, False)`` is ``memo[name]`` where it holds ``name``), or ``None`` (no such
+        memory yet, or names are case-folded): a batch looks names up there first."""
+        if not node.chain or self._fold:
+            return None
+        plan = node.plan
+        memo = None if plan is None else plan.memo
+        return None if memo is None else memo[False]
+
     def _dir(self, rel: str, present: frozenset[str] | None = None) -> DirNode:
         """The validated node of directory ``rel`` (or the node that stops above it).
 

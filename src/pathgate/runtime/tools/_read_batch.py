@@ -15,7 +15,7 @@ route exactly as there.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from stat import S_ISDIR, S_ISREG
 from time import time_ns
 
@@ -33,7 +33,7 @@ from pathgate.runtime.fs import (
 from pathgate.runtime.fs._read import _SHORT_READS_CAP, read_rest
 from pathgate.runtime.gates import GateContext, PathFacts
 from pathgate.runtime.gates.path import is_git_internal, is_git_name
-from pathgate.runtime.ignore import IgnoreIndex, IgnoreSession
+from pathgate.runtime.ignore import IgnoreIndex, IgnoreSession, Match
 from pathgate.runtime.tools._read_checks import _Check, _ChunkState, _discard, _KnownGates, _tail_passed
 
 __all__ = ["batch_chunk"]
@@ -65,7 +65,8 @@ def batch_chunk(*, root: str, ops: FileOps, index: IgnoreIndex, ctx: GateContext
         opened_of = state.opened
         with DirFds(ops, root) as dirs:
             session = IgnoreSession(index, dir_fd=dirs.held)
-            held_dir, decide_entry = session.held_dir, session.decide_entry
+            held_dir, decide_entry, file_memo = session.held_dir, session.decide_entry, session.file_memo
+            memo: Mapping[str, Match] | None = None
             last: str | None = None  # the parent of the last plain spelling, its fd and node
             dir_fd = -1
             node = None
@@ -83,6 +84,7 @@ def batch_chunk(*, root: str, ops: FileOps, index: IgnoreIndex, ctx: GateContext
                 if parent != last:
                     last = parent
                     dir_fd, node = held_dir(parent, dirs)  # trim, open and validate, one walk
+                    memo = None if node is None else file_memo(node)  # (``decide_entry``'s own)
                     # ``is_git_internal(request, git_dirs)``, per directory: its components and
                     # git directories, then the name alone (``request == g``: the only way a path
                     # of this directory is a git directory when the directory itself is not)
@@ -92,6 +94,8 @@ def batch_chunk(*, root: str, ops: FileOps, index: IgnoreIndex, ctx: GateContext
                     continue
                 # -- the direct route (``ReadFacts._plain_route``, the built-in gates) --
                 match = node.stop
+                if match is None and memo is not None and request.isascii():
+                    match = memo.get(name)
                 if match is None:
                     try:
                         match = decide_entry(node, request, name, False)
