@@ -8,7 +8,9 @@ thread backend, with the built-in gates, fetching ``REAL`` does all three in one
 (:meth:`ReadFacts._fused`): each path is resolved, matched and -- when every gate before the
 first ``OPEN`` gate lets it through -- opened and read through its parent's descriptor, and
 the built-in gates on the open descriptor run right after the read; the pipeline skips the
-gates the worker saw pass (``PathFacts.cleared``) and alone decides the rest.
+gates the worker saw pass (``PathFacts.cleared``) and alone decides the rest. A worker's chunk
+with the built-in gates alone on the real filesystem is :mod:`._read_batch`'s loop (the same
+steps written out, no frame per file).
 """
 
 from __future__ import annotations
