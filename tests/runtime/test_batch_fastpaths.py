@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from pathgate import FileResult, Gate, Policy, Runtime, Status, Verdict
 from pathgate.runtime.fs import DirFds, OsFS
 from pathgate.runtime.gates import lexical_name
-from pathgate.runtime.tools import _read_facts
+from pathgate.runtime.tools import _read_batch, _read_facts
 from pathgate.runtime.tools import _read_facts as rf
 from tests.hardening._twotrees import build
 
@@ -333,6 +333,7 @@ def test_direct_route_takes_the_plain_files(tmp_path: Path) -> None:
         # files written a moment ago get a second look at their names after the fstat
         # (fs.seen_links: an alias renamed away); as if they were older, that look is none
         mp.setattr(_read_facts, "RELINK_MARGIN_NS", -(1 << 61))
+        mp.setattr(_read_batch, "RELINK_MARGIN_NS", -(1 << 61))  # (a worker's batch route)
         got = anyio.run(main)
     assert [r.content for r in got] == ["one\n", "two\n", "deep\n", None]
     assert got[3].same_as == "a/one.txt"  # the link leads to the file given first

@@ -228,3 +228,35 @@ async def test_host_gate_is_asked_and_answers_as_the_thread_route(tmp_path: Path
         answers.append(await _answers(rt, PATHS))
         assert set(gate.seen) >= {"a.txt", "d/b.txt", "link"}
     assert answers[0] == answers[1]
+
+
+_LOW_NOFILE = """
+import resource, sys, anyio
+from pathgate import Policy, Runtime
+root, n = sys.argv[1], int(sys.argv[2])
+resource.setrlimit(resource.RLIMIT_NOFILE, (384, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+spell = [f"d{i}/./f.txt" for i in range(n)] + [f"d{i}//f.txt" for i in range(n)]
+spell += [f"d{i}/../d{i}/f.txt" for i in range(n)] + [f"d{i}/f.txt" for i in range(0, n, 7)]
+spell += [f"./d{i}/f.txt" for i in range(n)]
+async def main():
+    got = await Runtime(root, Policy()).read_files(spell)
+    bad = [(r.path, r.verdict) for r in got if r.verdict is not None or (r.content is None and r.same_as is None)]
+    print(len(got), bad[:3])
+anyio.run(main)
+"""
+
+
+def test_any_spelling_keeps_descriptors_bounded(tmp_path: Path) -> None:
+    """Red team 13 F7: a batch of non-plain spellings (``d<i>/./f.txt``, ``d<i>//f.txt``,
+    ``..``) over hundreds of directories reads every file under a 384-descriptor limit (the
+    chunk trims its directory descriptors before any spelling's general route, not only
+    between plain ones); before, it ran out of descriptors (``[FILE_READ_ERROR]``)."""
+    import subprocess
+    import sys
+
+    n = 600  # directories: more than the limit
+    root = write_tree(tmp_path / "t", {f"d{i}/f.txt": f"{i}\n" for i in range(n)})
+    proc = subprocess.run([sys.executable, "-c", _LOW_NOFILE, str(root), str(n)], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == [str(4 * n + len(range(0, n, 7))), "[]"], proc.stdout

@@ -37,6 +37,7 @@ __all__ = [
     "open_read_in",
     "read_fstated",
     "read_regular",
+    "read_rest",
     "resolve_in",
     "resolve_plain",
 ]
@@ -131,7 +132,13 @@ class DirFds:
         fd = fds.get(reldir)
         if fd is not None:
             return fd
-        # the deepest ancestor open already (a batch in walk order: usually the parent)
+        cut = reldir.rfind("/")
+        if reldir:  # the common case: the parent is open (a batch in walk order); kept at any depth
+            fd = fds.get(reldir[:cut] if cut >= 0 else "")
+            if fd is not None:
+                fd = fds[reldir] = self._open_dir(reldir[cut + 1:], dir_fd=fd)
+                return fd
+        # the deepest ancestor open already
         missing = [reldir]
         cur = reldir
         while True:
@@ -166,18 +173,19 @@ class DirFds:
             raise
         return fd
 
-    def trim(self) -> None:
+    def trim(self) -> bool:
         """Past :attr:`CACHE_FDS` descriptors, close all but the root's (a batch in walk order
-        seldom comes back to a directory it left; one that does is opened again). Only where
-        the caller holds none of them: between directories."""
+        seldom comes back to a directory it left; one that does is opened again), and say
+        whether it did. Only where the caller holds none of them: between directories."""
         fds = self._fds
         if len(fds) < self.CACHE_FDS:
-            return
+            return False
         root = fds.pop("", None)
         self._fds = {} if root is None else {"": root}
         close = os.close if type(self.ops) is OsFS else self.ops.close
         for fd in fds.values():
             close(fd)
+        return True
 
     def held(self, reldir: str) -> int | None:
         """The descriptor of ``reldir`` if it is open already (the root: opened now), else
@@ -471,8 +479,27 @@ def read_fstated(fd: int, st: os.stat_result, max_bytes: int, inline: int | None
     remaining = max_bytes + 1
     want = min(remaining, st.st_size + 1)
     data = os.read(fd, want)
-    remaining -= len(data)
-    if data and remaining > 0 and not (short_is_end and len(data) < want < _SHORT_READS_CAP):
+    got = len(data)
+    if short_is_end and got < want < _SHORT_READS_CAP:  # the whole file, one read: ``decode`` inline
+        if got > max_bytes:
+            return Opened(st=st, data=data)
+        if data.find(b"\x00", 0, BINARY_SNIFF) >= 0:
+            return Opened(st=st, data=data, binary=True)
+        try:
+            return Opened(st=st, data=data, text=data.decode("utf-8"))
+        except UnicodeDecodeError:
+            return Opened(st=st, data=data, binary=True)
+    return read_rest(fd, st, data, max_bytes, short_is_end)
+
+
+def read_rest(fd: int, st: os.stat_result, data: bytes, max_bytes: int, short_is_end: bool = False) -> Opened:
+    """:func:`read_fstated` (no ``inline``) after its first read, ``os.read(fd, min(max_bytes
+    + 1, st.st_size + 1))``, gave ``data``: on to end of file or the limit, decoded."""
+    remaining = max_bytes + 1
+    want = min(remaining, st.st_size + 1)
+    got = len(data)
+    remaining -= got
+    if data and remaining > 0 and not (short_is_end and got < want < _SHORT_READS_CAP):
         more = os.read(fd, min(remaining, _READ_CHUNK))
         if more:  # grew since fstat: on to end of file or the limit, as _read_open
             chunks = [data, more]

@@ -10,10 +10,11 @@ from __future__ import annotations
 import os
 import stat as _stat
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import msgspec
 
-from pathgate.runtime.fs import OsFS
+from pathgate.runtime.fs import DirFds, OsFS
 from pathgate.runtime.ignore import _descent
 from pathgate.runtime.ignore._globals import current_globals as _current_globals
 from pathgate.runtime.ignore._index import DirNode, IgnoreIndex, SourceInfo
@@ -202,6 +203,89 @@ class IgnoreSession:
         where a walk starts. ``node.stop`` is set when nothing below may be entered."""
         return self._dir(reldir)
 
+    def held_dir(self, rel: str, dirs: DirFds) -> tuple[int, DirNode | None]:
+        """The read route's step into directory ``rel`` (``""`` is the root): what
+        ``dirs.trim()``, then ``dirs.get(rel)`` and -- when it opened -- :meth:`dir_node`
+        give, as ``(descriptor, node)``; ``(-1, None)`` when ``dirs.get`` raises
+        ``OSError``/``ValueError``. ``dirs`` must be the descriptors this session was made
+        with (``dir_fd=dirs.held``).
+
+        Fused for a batch in walk order: from the deepest level ``dirs`` holds open (whose
+        node this session has validated), each missing level is opened from its parent's
+        descriptor (``O_DIRECTORY | O_NOFOLLOW``, kept in ``dirs`` as ``dirs.get`` keeps it)
+        and, unless this session validated it already, validated by :meth:`_down_held`'s
+        proof on that very descriptor -- the same system calls and the same nodes as the two
+        calls made one after the other, in one walk instead of two. Anything else (the root,
+        a level deeper than ``DirFds.CACHE_DEPTH``, a filesystem seam, no proofs) is the two
+        calls themselves."""
+        if len(dirs._fds) >= dirs.CACHE_FDS:
+            dirs.trim()  # (none of its descriptors is held by the caller here)
+        fds = dirs._fds  # DirFds' own bookkeeping, kept exactly as ``DirFds.get`` keeps it
+        fast = self._anchors
+        if fast is not None and rel and type(dirs.ops) is OsFS and rel.count("/") < dirs.CACHE_DEPTH - 1:
+            sdirs = self._dirs
+            fd = fds.get(rel)
+            if fd is not None:
+                node = sdirs.get(rel)
+                if node is not None:
+                    return fd, node
+            else:
+                missing = [rel]
+                cur = rel
+                while True:  # up to the deepest level open already
+                    cut = cur.rfind("/")
+                    cur = cur[:cut] if cut >= 0 else ""
+                    fd = fds.get(cur)
+                    if fd is not None or not cur:
+                        break
+                    missing.append(cur)
+                parent = sdirs.get(cur)
+                if fd is not None and parent is not None:
+                    return self._open_down(missing, fd, parent, fds, dirs._open_dir, fast)
+        try:
+            fd = dirs.get(rel)
+        except (OSError, ValueError):
+            return -1, None
+        return fd, self._dir(rel)
+
+    def _open_down(self, missing: list[str], fd: int, parent: DirNode, fds: dict[str, int],
+                   open_dir: Callable[..., int], fast: tuple[DirAnchors, Callable[[str], int | None]]
+                   ) -> tuple[int, DirNode | None]:
+        """:meth:`held_dir`'s walk down ``missing`` (deepest first) from the open, validated
+        level ``fd``/``parent``: open each level from its parent (kept in ``fds``), then its
+        node -- this session's own, or the one :meth:`_down_held` proves on the new descriptor
+        (inline for a cached node whose proof holds)."""
+        sdirs = self._dirs
+        nodes = self._index._nodes
+        fstat = fast[0].fstat
+        for r in reversed(missing):
+            try:
+                fd = fds[r] = open_dir(r[r.rfind("/") + 1:], dir_fd=fd)
+            except (OSError, ValueError):
+                return -1, None
+            node = sdirs.get(r)
+            if node is None:
+                if parent.stop is not None:
+                    node = sdirs[r] = parent  # excluded or fail-closed above (as ``_down_held``)
+                else:
+                    cached = nodes.get(r)
+                    proof = None if cached is None or cached.parent is not parent else cached.proof
+                    if proof is not None:
+                        st = fstat(fd)
+                        if proof[0] == (st.st_dev, st.st_ino, st.st_mode, st.st_nlink, st.st_size,
+                                        st.st_mtime_ns, st.st_ctime_ns) and (
+                                not proof[1] or all(_lstat_sig(name, fd) == sig for name, sig in proof[1])):
+                            try:
+                                nodes.move_to_end(r)  # (as :meth:`IgnoreIndex._lookup`)
+                            except KeyError:
+                                pass
+                            node = cached
+                    if node is None:  # no proof, or it failed: ``_down_held``'s own way
+                        node = self._proved_child(parent, r, fast[0].record)
+                    sdirs[r] = node
+            parent = node
+        return fd, parent
+
     def enter_child(self, parent: DirNode, rel: str, name: str, decided: Match,
                     present: frozenset[str] | None) -> DirNode:
         """The node of an allowed child directory ``rel`` of ``parent`` whose own decision
@@ -276,6 +360,17 @@ class IgnoreSession:
         pt = decide(chain, path_v, name_v, is_dir, self._isdir_of, relpath)
         return NO_MATCH if pt is None else pt.match
 
+    def file_memo(self, node: DirNode) -> Mapping[str, Match] | None:
+        """The decisions :meth:`decide_entry` remembers for non-directory entries of allowed
+        directory ``node`` by name, valid for an ASCII relpath (``decide_entry(node, relpath,
+        name, False)`` is ``memo[name]`` where it holds ``name``), or ``None`` (no such
+        memory yet, or names are case-folded): a batch looks names up there first."""
+        if not node.chain or self._fold:
+            return None
+        plan = node.plan
+        memo = None if plan is None else plan.memo
+        return None if memo is None else memo[False]
+
     def _dir(self, rel: str, present: frozenset[str] | None = None) -> DirNode:
         """The validated node of directory ``rel`` (or the node that stops above it).
 
@@ -287,9 +382,15 @@ class IgnoreSession:
         node = dirs.get(rel)
         if node is not None:
             return node
+        fast = self._anchors
+        parent = None
+        if fast is not None and present is None and rel:  # the parent validated already (walk order)
+            cut = rel.rfind("/")
+            parent = dirs.get(rel[:cut] if cut >= 0 else "")
+            if parent is not None:
+                return self._down_held((rel,), parent, *fast)
         missing = [rel]
         cur = rel
-        parent: DirNode | None = None
         while cur:
             cut = cur.rfind("/")
             cur = cur[:cut] if cut >= 0 else ""
@@ -335,7 +436,7 @@ class IgnoreSession:
             dirs[r] = parent
         return parent
 
-    def _down_held(self, missing: list[str], parent: DirNode, anchors: DirAnchors,
+    def _down_held(self, missing: Sequence[str], parent: DirNode, anchors: DirAnchors,
                    held: Callable[[str], int | None]) -> DirNode:
         """:meth:`_dir`'s walk down ``missing`` (deepest first) from ``parent`` through
         directories the caller holds open. A directory whose cached node is still below
@@ -370,17 +471,23 @@ class IgnoreSession:
                                 pass
                             dirs[r] = parent = cached
                             continue
-            node = self._child(parent, r, r[r.rfind("/") + 1:], None, None)
-            if node.stop is None and node.proof is None:
-                known = record.get(r)
-                if known is not None and known[0] == node.sigs:
-                    # the anchors saw exactly these files right after the directory had this
-                    # signature (and not racily young): that is the proof
-                    node.proof = (known[1], tuple((name, sig) for name, sig in
-                                                  zip(self._index._ignore_names, known[0], strict=True)
-                                                  if sig is not None))
-            dirs[r] = parent = node
+            dirs[r] = parent = self._proved_child(parent, r, record)
         return parent
+
+    def _proved_child(self, parent: DirNode, r: str,
+                      record: dict[str, tuple[tuple[Any, ...], tuple[int, ...], bool]]) -> DirNode:
+        """:meth:`_down_held`'s node for a directory its proof did not cover: :meth:`_child`'s,
+        with a proof when the anchors recorded one for what it found."""
+        node = self._child(parent, r, r[r.rfind("/") + 1:], None, None)
+        if node.stop is None and node.proof is None:
+            known = record.get(r)
+            if known is not None and known[0] == node.sigs:
+                # the anchors saw exactly these files right after the directory had this
+                # signature (and not racily young): that is the proof
+                node.proof = (known[1], tuple((name, sig) for name, sig in
+                                              zip(self._index._ignore_names, known[0], strict=True)
+                                              if sig is not None))
+        return node
 
     def _child(self, parent: DirNode, rel: str, name: str, decided: Match | None,
                present: frozenset[str] | None) -> DirNode:

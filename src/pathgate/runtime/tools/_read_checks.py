@@ -3,7 +3,7 @@ one chunk of it shares: split out of :mod:`._read_facts`.
 
 * :class:`_KnownGates`: the built-in gates alone, whose outcome the direct route knows from
   how it made the facts;
-* :func:`_tail_passed` / :func:`_passes`: how many gates pass without awaiting;
+* :func:`_tail_passed` / :func:`_discard`: how many gates pass without awaiting, an answer dropped;
 * :class:`_ChunkState`: the resolution memo, decisions and reads one chunk shares.
 """
 
@@ -22,7 +22,7 @@ from pathgate.runtime.gates.size import SizeGate
 from pathgate.runtime.ignore import Match
 from pathgate.verdicts import Remedy, Verdict
 
-__all__ = ["_ChunkState", "_KnownGates", "_checks", "_no_cancel", "_passes", "_passes_before_open", "_tail_passed"]
+__all__ = ["_ChunkState", "_KnownGates", "_checks", "_discard", "_no_cancel", "_passes_before_open", "_tail_passed"]
 
 _Gates = tuple[GateCheck, ...]
 _Check = Callable[[PathFacts, GateContext], object]
@@ -121,15 +121,12 @@ def _tail_passed(tail: tuple[_Check, ...], facts: PathFacts, ctx: GateContext) -
     return n
 
 
-def _passes(check: _Check, facts: PathFacts, ctx: GateContext) -> bool:
-    """Does one gate's ``check`` pass ``facts`` without awaiting (``_tail_passed`` of one)?"""
-    result = check(facts, ctx)
-    if result is None:
-        return True
+def _discard(result: object) -> None:
+    """Drop a gate's answer that is not a pass: an awaitable is closed unawaited (the
+    pipeline runs that gate again on the loop)."""
     close = getattr(result, "close", None)
     if close is not None and not isinstance(result, Verdict):
         close()
-    return False
 
 
 def _no_cancel() -> None:

@@ -8,7 +8,9 @@ thread backend, with the built-in gates, fetching ``REAL`` does all three in one
 (:meth:`ReadFacts._fused`): each path is resolved, matched and -- when every gate before the
 first ``OPEN`` gate lets it through -- opened and read through its parent's descriptor, and
 the built-in gates on the open descriptor run right after the read; the pipeline skips the
-gates the worker saw pass (``PathFacts.cleared``) and alone decides the rest.
+gates the worker saw pass (``PathFacts.cleared``) and alone decides the rest. A worker's chunk
+with the built-in gates alone on the real filesystem is :mod:`._read_batch`'s loop (the same
+steps written out, no frame per file).
 """
 
 from __future__ import annotations
@@ -55,13 +57,14 @@ from pathgate.runtime.gates.read import ReadGate
 from pathgate.runtime.gates.secrets import LinkedSecretGate, SecretsGate
 from pathgate.runtime.gates.size import SizeGate
 from pathgate.runtime.ignore import DirNode, IgnoreSession, Match
+from pathgate.runtime.tools._read_batch import batch_chunk
 from pathgate.runtime.tools._read_checks import (
     _checks,
     _ChunkState,
+    _discard,
     _Gates,
     _KnownGates,
     _no_cancel,
-    _passes,
     _passes_before_open,
     _tail_passed,
 )
@@ -317,16 +320,21 @@ class ReadFacts:
         # root other than "/"), and that descriptor opens it
         by_fd = type(ops) is OsFS and root != "/"
         general = self._general_route(inline, on_loop)
-        plain = self._plain_route(inline, on_loop)
-
         local = is_local_tree(root)  # (once per made chunk: per runtime and gates)
+        known = _KnownGates.of(inline, self._tail)
+        if on_loop is None and by_fd and known is not None:  # a worker's batch: the direct route inline
+            return batch_chunk(root=root, ops=ops, index=index, ctx=self.ctx, known=known, cleared=len(inline),
+                               tail_checks=_checks(self._tail), is_secret=runtime.pipeline.secrets.is_secret_facts,
+                               general=general, cancelled=cancelled, relink_local=local,
+                               short_is_end=_local_tree(runtime))
+        plain = self._plain_route(inline, on_loop)
 
         def chunk(items: Sequence[PathFacts]) -> list[None]:
             state = _ChunkState(time_ns() - RELINK_MARGIN_NS if local else 0)
             with DirFds(ops, root) as dirs:
                 # ignore files lstat-ed relative to the directories this chunk opened anyway
                 session = IgnoreSession(index, dir_fd=dirs.held)  # index.session(dirs.held)
-                get_dir, trim = dirs.get, dirs.trim
+                held_dir = session.held_dir
                 last: str | None = None  # the parent of the last plain spelling, its fd and node
                 dir_fd = -1
                 node: DirNode | None = None
@@ -338,17 +346,15 @@ class ReadFacts:
                         parent, _, name = request.rpartition("/")
                         if parent != last:
                             last = parent
-                            trim()  # no descriptor of ``dirs`` is held here
-                            try:
-                                dir_fd = get_dir(parent)
-                            except (OSError, ValueError):
-                                dir_fd, node = -1, None
-                            else:
-                                node = session.dir_node(parent)
+                            # ``dirs.trim()`` (no descriptor of ``dirs`` is held here), ``dirs.get``
+                            # and ``session.dir_node`` in one walk
+                            dir_fd, node = held_dir(parent, dirs)
                         if node is not None and plain(f, name, dir_fd, node, session, state):
                             continue
                         general(f, session, dirs, state, dir_fd, name)
                     else:
+                        if dirs.trim():  # descriptors bounded for any spelling (between directories)
+                            last = None  # the direct route's parent was closed: opened again when needed
                         general(f, session, dirs, state, -1, "")
             return [None]  # one per chunk: ``_fused`` counts the chunks
 
@@ -416,11 +422,16 @@ class ReadFacts:
             f.match = match
             f.secret = secret  # what ``is_secret_facts`` keeps once the real path is known
             f.opened = state.opened[real] = opened
-            if known is not None and opened.text is not None and st.st_nlink == 1 and (
-                    linked is None or _passes(linked, f, ctx)):
-                f.cleared = everything
-            else:
-                f.cleared = cleared + _tail_passed(tail_checks, f, ctx)  # the pipeline skips these
+            if known is not None and opened.text is not None and st.st_nlink == 1:
+                if linked is None:
+                    f.cleared = everything
+                    return True
+                verdict = linked(f, ctx)  # (one gate, without a helper frame)
+                if verdict is None:
+                    f.cleared = everything
+                    return True
+                _discard(verdict)
+            f.cleared = cleared + _tail_passed(tail_checks, f, ctx)  # the pipeline skips these
             return True
 
         return plain

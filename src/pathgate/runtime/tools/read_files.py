@@ -58,9 +58,13 @@ def _check_int(value: Any, field: str, minimum: int) -> int | None:
     return value
 
 
+#: The types of a list of strings (every item exactly ``str``).
+_STR_ONLY = frozenset({str})
+
+
 def _check_paths(paths: Any) -> list[str]:
-    if type(paths) is list and ((len(paths) == 1 and type(paths[0]) is str) or all(type(p) is str for p in paths)):
-        return list(paths)  # the common case, without the ABC check and a call per path
+    if type(paths) is list and ((len(paths) == 1 and type(paths[0]) is str) or {*map(type, paths)} == _STR_ONLY):
+        return list(paths)  # the common case, without the ABC check and a step per path
     if isinstance(paths, (str, bytes)) or not isinstance(paths, Sequence):
         raise ToolArgumentError("read_files: `paths` must be a list of strings", field="paths")
     for i, p in enumerate(paths):
@@ -244,6 +248,8 @@ def _assemble(
     """One result per requested path, in request order; each real file's content is given
     (and charged to the budget) once, at its first spelling; later ones refer to it.
     ``by_spelling``: each spelling's index in ``facts`` (``None``: the request's own order)."""
+    if by_spelling is None and offset is None and limit is None and not windows:
+        return _assemble_whole(requested, facts, verdicts, call_budget)
     remaining = call_budget
     first_of: dict[str, str] = {}
     results: list[FileResult] = []
@@ -279,6 +285,49 @@ def _assemble(
                 text, total = apply_window(opened.text, offset, limit)
         if len(text) <= remaining:
             remaining -= len(text)
+            append(FileResult(path=path, content=text, relpath=relpath, total_lines=total))
+            continue
+        append(_cut(path, relpath, text, remaining, total, call_budget))
+        remaining = 0
+    return results
+
+
+def _assemble_whole(requested: Sequence[str], facts: Sequence[PathFacts], verdicts: Sequence[Verdict | None],
+                    call_budget: int) -> list[FileResult]:
+    """:func:`_assemble` of a call without a window whose spellings are all distinct (a
+    batch's common case): the same results, one loop step per path without the window and
+    order look-ups; a path with a verdict is :func:`_assemble`'s own step."""
+    remaining = call_budget
+    first_of: dict[str, str] = {}
+    results: list[FileResult] = []
+    append = results.append
+    for path, f, verdict in zip(requested, facts, verdicts, strict=True):
+        r = f.resolved
+        if r is None:
+            relpath, key = f.name, path
+        else:
+            real = r.real
+            rel = r.relpath
+            relpath = (rel or ".") if rel is not None else real  # shown_relpath
+            key = real if real is not None else path
+        if verdict is not None:
+            inside = None if verdict.opaque or r is None or r.relpath is None else relpath
+            append(FileResult(path=path, verdict=verdict, relpath=inside))
+            continue
+        if key in first_of:
+            append(FileResult(path=path, relpath=relpath, same_as=first_of[key]))
+            continue
+        first_of[key] = path
+        opened = f.opened
+        text = None if opened is None else opened.text
+        data = None if opened is None else opened.data
+        if text is None or data is None:
+            raise AssertionError(f"no text read for a path every gate passed: {path!r}")
+        # lines counted on the UTF-8 bytes (b"\n" is never part of another character)
+        total = data.count(b"\n") + (1 if data and data[-1] != 10 else 0)
+        n = len(text)
+        if n <= remaining:
+            remaining -= n
             append(FileResult(path=path, content=text, relpath=relpath, total_lines=total))
             continue
         append(_cut(path, relpath, text, remaining, total, call_budget))
