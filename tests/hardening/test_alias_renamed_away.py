@@ -170,3 +170,30 @@ async def test_a_filesystem_seam_looks_at_the_name_too(anyio_backend: str, tmp_p
         assert "b.txt" in out
     assert fired[0]
     assert "hunter2" not in out
+
+
+async def test_an_alias_the_agent_may_not_open_is_not_counted(anyio_backend: str, tmp_path: Path) -> None:
+    """Red team 15, R5: a secret's hard link the agent's user may not open (the secret is
+    0600 and another user's) was counted "unreadable" by code_search: the same search
+    without the secret counted nothing."""
+    import errno
+
+    from pathgate.runtime.fs import OsFS
+
+    class NoPermission(OsFS):
+        def open_fd(self, path: str, *args: object, **kwargs: object) -> int:
+            if os.path.basename(str(path)) in ("cfg.txt", ".env"):
+                raise PermissionError(errno.EACCES, "Permission denied", path)
+            return super().open_fd(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    outputs = []
+    for with_secret in (True, False):
+        root = tmp_path / str(with_secret)
+        (root / "src").mkdir(parents=True)
+        (root / "src/a.py").write_text("KEY = 1\n")
+        if with_secret:
+            (root / ".env").write_text("KEY=hunter2\n")
+            os.link(root / ".env", root / "src/cfg.txt")
+        rt = Runtime(root, policy=Policy(), fs=NoPermission())
+        outputs.append(str(await rt.call("code_search", {"regex": "KEY"}, renderer="structured")).replace(str(root), "R"))
+    assert outputs[0] == outputs[1]

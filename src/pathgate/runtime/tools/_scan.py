@@ -345,7 +345,12 @@ class Scanner:
         try:
             fd = self._open_file(rel)
         except OSError as exc:
-            return None if exc.errno == errno.ENOENT else "unreadable"  # ENOENT: gone since the walk
+            if exc.errno == errno.ENOENT:  # gone since the walk
+                return None
+            if exc.errno in (errno.EACCES, errno.EPERM) and self._unopenable_secret(rel):
+                self.linked += 1
+                return None  # a secret's other name the agent may not open either: never counted
+            return "unreadable"
         try:
             st = self._fstat(fd)
             if not stat_mod.S_ISREG(st.st_mode) or not st.st_nlink:  # no link left: gone since the walk
@@ -464,6 +469,17 @@ class Scanner:
             pos = le + 1
         self._learn(pos, time.perf_counter() - began)
         return out
+
+    def _unopenable_secret(self, rel: str) -> bool:
+        """Is ``rel``, which could not be opened (no permission), a secret's hard link by its
+        ``lstat``? Counted as unreadable it would tell the model the secret exists."""
+        if self.linked_secret is None:
+            return False
+        try:
+            st = self.ops.lstat(os.path.join(self._root, rel))
+        except OSError:
+            return False
+        return stat_mod.S_ISREG(st.st_mode) and st.st_nlink > 1 and bool(self.linked_secret(st))
 
     def _open_file(self, rel: str) -> int:
         """A descriptor of file ``rel``, no symlink followed on the way: one ``openat2``
