@@ -195,5 +195,6 @@ async def test_an_alias_the_agent_may_not_open_is_not_counted(anyio_backend: str
             (root / ".env").write_text("KEY=hunter2\n")
             os.link(root / ".env", root / "src/cfg.txt")
         rt = Runtime(root, policy=Policy(), fs=NoPermission())
-        outputs.append(str(await rt.call("code_search", {"regex": "KEY"}, renderer="structured")).replace(str(root), "R"))
+        out = await rt.call("code_search", {"regex": "KEY"}, renderer="structured")
+        outputs.append(str(out).replace(str(root), "R"))
     assert outputs[0] == outputs[1]

@@ -60,8 +60,8 @@ from pathgate.runtime.fs import (
     seen_links,
 )
 from pathgate.runtime.fs._beneath import KEEP_DEPTH, DirChain, DirOps, open_beneath
-from pathgate.runtime.tools._scan_lines import MAX_LINE, _after, _before, _is_utf8, _text
-from pathgate.runtime.tools._scan_open import ctypes_errno, raw_beneath
+from pathgate.runtime.tools._scan_lines import MAX_LINE, _after, _before, _is_utf8, hit_at
+from pathgate.runtime.tools._scan_open import ctypes_errno, raw_beneath, unopenable_secret
 from pathgate.runtime.tools._search_budget import enough, hit_chars
 
 if TYPE_CHECKING:  # annotations only: RE2 loads with code_search, not with glob's DirChain
@@ -347,7 +347,8 @@ class Scanner:
         except OSError as exc:
             if exc.errno == errno.ENOENT:  # gone since the walk
                 return None
-            if exc.errno in (errno.EACCES, errno.EPERM) and self._unopenable_secret(rel):
+            if exc.errno in (errno.EACCES, errno.EPERM) and unopenable_secret(self.ops, self._root, rel,
+                                                                               self.linked_secret):
                 self.linked += 1
                 return None  # a secret's other name the agent may not open either: never counted
             return "unreadable"
@@ -457,7 +458,7 @@ class Scanner:
                 continue
             le = buf.find(b"\n", span[0], b)
             le = b if le < 0 else le
-            hit = self._hit(rel, buf, a, b, ls, le, buf.count(b"\n", a, ls) + 1, [])
+            hit = hit_at(rel, buf, (a, b, ls, le), buf.count(b"\n", a, ls) + 1, [], self.context, None, 0)
             out.setdefault(rel, []).append(hit)
             total += 1
             if budget is not None:
@@ -469,17 +470,6 @@ class Scanner:
             pos = le + 1
         self._learn(pos, time.perf_counter() - began)
         return out
-
-    def _unopenable_secret(self, rel: str) -> bool:
-        """Is ``rel``, which could not be opened (no permission), a secret's hard link by its
-        ``lstat``? Counted as unreadable it would tell the model the secret exists."""
-        if self.linked_secret is None:
-            return False
-        try:
-            st = self.ops.lstat(os.path.join(self._root, rel))
-        except OSError:
-            return False
-        return stat_mod.S_ISREG(st.st_mode) and st.st_nlink > 1 and bool(self.linked_secret(st))
 
     def _open_file(self, rel: str) -> int:
         """A descriptor of file ``rel``, no symlink followed on the way: one ``openat2``
@@ -566,21 +556,6 @@ class Scanner:
 
     # -- one buffer ----------------------------------------------------------------------
 
-    def _hit(self, rel: str, buf: bytes, start: int, end: int, ls: int, le: int, line: int,
-             tail: list[str], pending: list[tuple[int, int]] | None = None) -> SearchHit:
-        """The hit on line ``buf[ls:le]`` of a text spanning ``buf[start:end]``."""
-        ctx = self.context
-        if not ctx:
-            return SearchHit(path=rel, line=line, text=_text(buf[ls:le]))
-        got = _before(buf, start, ls, ctx)
-        if len(got) < ctx and tail:
-            got = (tail + got)[-ctx:]
-        after = _after(buf, le, end, ctx)
-        if pending is not None and len(after) < ctx:
-            pending.append((len(self.hits), ctx - len(after)))
-        return SearchHit(path=rel, line=line, text=_text(buf[ls:le]),
-                         context_before=tuple(got), context_after=tuple(after))
-
     def _search(self, rel: str, buf: bytes, start: int, end: int, line: int, tail: list[str],
                 pending: list[tuple[int, int]] | None = None, *, into: list[SearchHit] | None = None,
                 base: tuple[int, int] = (0, 0)) -> int:
@@ -606,7 +581,8 @@ class Scanner:
             le = end if le < 0 else le
             lines += buf.count(b"\n", counted, ls)
             counted = ls
-            hit = self._hit(rel, buf, start, end, ls, le, line + lines, tail, pending)
+            hit = hit_at(rel, buf, (start, end, ls, le), line + lines, tail, self.context,
+                         pending, len(self.hits))
             hits.append(hit)
             if self.budget is not None:
                 chars += hit_chars(hit)

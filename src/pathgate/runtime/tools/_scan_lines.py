@@ -4,7 +4,9 @@ before and after it."""
 
 from __future__ import annotations
 
-__all__ = ["MAX_LINE"]
+from pathgate.results import SearchHit
+
+__all__ = ["MAX_LINE", "hit_at"]
 
 #: Longest line text returned in a hit (characters); longer lines are cut with "…".
 MAX_LINE = 500
@@ -51,3 +53,22 @@ def _is_utf8(data: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
+
+
+def hit_at(rel: str, buf: bytes, region: tuple[int, int, int, int], line: int, tail: list[str], ctx: int,
+           pending: list[tuple[int, int]] | None, index: int) -> SearchHit:
+    """The hit on line ``buf[ls:le]`` of a text spanning ``buf[start:end]`` (``region``:
+    ``(start, end, ls, le)``), with ``ctx`` lines of context (``tail``: the lines before the
+    text); a hit whose context continues past the text is noted in ``pending`` as
+    ``(index, lines still wanted)``."""
+    start, end, ls, le = region
+    if not ctx:
+        return SearchHit(path=rel, line=line, text=_text(buf[ls:le]))
+    got = _before(buf, start, ls, ctx)
+    if len(got) < ctx and tail:
+        got = (tail + got)[-ctx:]
+    after = _after(buf, le, end, ctx)
+    if pending is not None and len(after) < ctx:
+        pending.append((index, ctx - len(after)))
+    return SearchHit(path=rel, line=line, text=_text(buf[ls:le]),
+                     context_before=tuple(got), context_after=tuple(after))

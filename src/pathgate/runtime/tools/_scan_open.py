@@ -7,12 +7,13 @@ values, so a file costs no Python frame and no ``argtypes`` conversion. Only whe
 from __future__ import annotations
 
 import os
+import stat
 import threading
 from collections.abc import Callable
 
-from pathgate.runtime.fs import OPEN_FLAGS, _beneath
+from pathgate.runtime.fs import OPEN_FLAGS, FileOps, _beneath
 
-__all__ = ["ctypes_errno", "raw_beneath"]
+__all__ = ["ctypes_errno", "raw_beneath", "unopenable_secret"]
 
 _Raw = tuple[Callable[..., int], object, object, object, object]
 
@@ -57,3 +58,17 @@ def ctypes_errno() -> Callable[[], int]:
     import ctypes  # loaded already: the raw call exists
 
     return ctypes.get_errno
+
+
+def unopenable_secret(ops: FileOps, root: str, rel: str, linked_secret: Callable[[os.stat_result], object] | None
+                      ) -> bool:
+    """Is ``rel`` (below ``root``), which could not be opened (no permission), a secret's
+    hard link by its ``lstat``? Counted as unreadable it would tell the model the secret
+    exists."""
+    if linked_secret is None:
+        return False
+    try:
+        st = ops.lstat(os.path.join(root, rel))
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_nlink > 1 and bool(linked_secret(st))
