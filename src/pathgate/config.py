@@ -292,32 +292,14 @@ def _read_single(path: str, seen: os.stat_result) -> bytes | None:
     FIFO, when the descriptor is still the single-link regular file ``seen`` (an ``lstat``);
     ``None`` when it is not. Raises :class:`~pathgate.errors.ConfigError` when it cannot be
     read or holds more than :data:`MAX_CONFIG_FILE_BYTES`."""
+    from pathgate.runtime.fs import read_regular
+
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
+        return read_regular(path, MAX_CONFIG_FILE_BYTES, same=seen)
     except OSError as exc:
-        if exc.errno == errno.ELOOP:  # a link renamed over it since the lstat
+        if exc.errno in (errno.ELOOP, errno.ESTALE, errno.EINVAL, errno.EISDIR):  # swapped since the lstat
             return None
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    try:
-        st = os.fstat(fd)
-        if (not stat.S_ISREG(st.st_mode) or st.st_nlink != 1
-                or (st.st_dev, st.st_ino) != (seen.st_dev, seen.st_ino)):
-            return None
-        chunks: list[bytes] = []
-        left = MAX_CONFIG_FILE_BYTES + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        if left <= 0:
-            raise ConfigError(f"{path}: cannot read: larger than {MAX_CONFIG_FILE_BYTES} bytes")
-        return b"".join(chunks)
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    finally:
-        os.close(fd)
 
 
 def _dropped(given: Any, required: tuple[str, ...]) -> list[str]:

@@ -19,6 +19,19 @@ from pathgate.runtime.ignore import IgnoreSession
 pytestmark = pytest.mark.anyio
 
 
+def _count_checks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the remedy search's verifications (``IgnoreSession.match_with_extra`` calls)."""
+    calls = [0]
+    real = IgnoreSession.match_with_extra
+
+    def counting(self: IgnoreSession, *args: object, **kwargs: object) -> object:
+        calls[0] += 1
+        return real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(IgnoreSession, "match_with_extra", counting)
+    return calls
+
+
 def _tree(root: Path, lines: int) -> None:
     (root / "sub").mkdir()
     (root / "sub" / "b.txt").write_text("b\n")
@@ -48,14 +61,7 @@ async def test_the_remedy_search_runs_off_the_event_loop(anyio_backend: str, tmp
 async def test_no_remedy_is_searched_past_the_rule_bound(anyio_backend: str, tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     _tree(tmp_path, _remedy.MAX_REMEDY_RULES + 1)
-    calls = [0]
-    real = IgnoreSession.match_with_extra
-
-    def counting(self: IgnoreSession, *args: object, **kwargs: object) -> object:
-        calls[0] += 1
-        return real(self, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(IgnoreSession, "match_with_extra", counting)
+    calls = _count_checks(monkeypatch)
     rt = Runtime(tmp_path, policy=Policy())
     (res,) = await rt.read_files(["sub/c.log"])
     assert res.verdict is not None and res.verdict.status.value == "[BLOCKED]"
@@ -80,14 +86,7 @@ async def test_no_remedy_is_searched_for_a_path_past_the_depth_bound(anyio_backe
     session down the whole path and one more per level: a 100-level path below
     ``node_modules/`` cost 6 s of CPU (cubic in depth), in a worker a timeout cannot stop."""
     (tmp_path / "node_modules").mkdir()
-    calls = [0]
-    real = IgnoreSession.match_with_extra
-
-    def counting(self: IgnoreSession, *args: object, **kwargs: object) -> object:
-        calls[0] += 1
-        return real(self, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(IgnoreSession, "match_with_extra", counting)
+    calls = _count_checks(monkeypatch)
     rt = Runtime(tmp_path, policy=Policy())
     deep = "node_modules/" + "a/" * _remedy.MAX_REMEDY_DEPTH + "x.js"
     args = {"read_files": {"paths": [deep]}, "list_directory": {"path": deep.rsplit("/", 1)[0]},
@@ -111,14 +110,7 @@ async def test_a_remedy_search_makes_a_bounded_number_of_checks(anyio_backend: s
     above = tmp_path.joinpath(*comp[:8])
     above.mkdir(parents=True)
     (above / ".gitignore").write_text("!/" + "/".join(comp[8:]) + "/.pathgate-remedy-probe\n")
-    calls = [0]
-    real = IgnoreSession.match_with_extra
-
-    def counting(self: IgnoreSession, *args: object, **kwargs: object) -> object:
-        calls[0] += 1
-        return real(self, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(IgnoreSession, "match_with_extra", counting)
+    calls = _count_checks(monkeypatch)
     rt = Runtime(tmp_path, policy=Policy())
     (res,) = await rt.read_files(["/".join(comp) + "/f.txt"])
     assert res.verdict is not None and res.verdict.status.value == "[BLOCKED]"

@@ -50,9 +50,12 @@ MAX_IGNORE_BYTES = 64 << 20
 MAX_CONFIG_BYTES = 4 << 20
 
 
-def read_regular(path: str, cap: int, *, follow: bool = False, dir_fd: int | None = None) -> bytes:
+def read_regular(path: str, cap: int, *, follow: bool = False, dir_fd: int | None = None,
+                 same: os.stat_result | None = None) -> bytes:
     """Read a whole small regular file, bounded: opened with ``O_NONBLOCK`` (a FIFO never
     hangs) and ``O_NOFOLLOW`` unless ``follow``; the type is checked on the descriptor.
+    ``same``: an earlier ``lstat`` the descriptor must still match, a single-link file with
+    that ``(st_dev, st_ino)`` (``ESTALE`` otherwise: another file was renamed over it).
 
     Raises ``OSError``: ``EISDIR`` for a directory, ``EINVAL`` for any other non-regular
     file (FIFO, device, socket: never read), ``EFBIG`` when it holds more than ``cap``
@@ -66,6 +69,8 @@ def read_regular(path: str, cap: int, *, follow: bool = False, dir_fd: int | Non
             raise OSError(errno.EISDIR, os.strerror(errno.EISDIR), path)
         if not stat_mod.S_ISREG(st.st_mode):
             raise OSError(errno.EINVAL, "not a regular file", path)
+        if same is not None and (st.st_nlink != 1 or (st.st_dev, st.st_ino) != (same.st_dev, same.st_ino)):
+            raise OSError(errno.ESTALE, "not the file checked", path)
         if st.st_size > cap:
             raise OSError(errno.EFBIG, f"larger than {cap} bytes", path)
         chunks: list[bytes] = []
