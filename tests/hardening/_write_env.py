@@ -3,6 +3,7 @@ variables, git's system and global files switched off."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,3 +20,17 @@ def clean_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for var in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"):
         monkeypatch.setenv(var, "/dev/null")
     return home
+
+
+def git_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str] | None = None) -> Path:
+    """A git repository at ``tmp_path/proj`` holding ``files`` (relative path: text), in
+    :func:`clean_home`'s environment."""
+    from tests.runtime.tools._writes import write_tree
+
+    clean_home(tmp_path, monkeypatch)
+    root = tmp_path / "proj"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    if files:
+        write_tree(root, files)
+    return root

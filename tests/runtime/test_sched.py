@@ -50,23 +50,25 @@ def scheduler(main: int = 1, reads: int = 1, long: float = HOUR, defer: float = 
     return HopScheduler({MAIN: main, READS: reads}, long, defer)
 
 
+async def _call_at(lim: FairLimiter, order: list[str], name: str, start: float) -> None:
+    """One hop of a call that started at ``start``, appending ``name`` to ``order``."""
+    with call_scope() as ticket:
+        ticket.start = start
+        await anyio.to_thread.run_sync(order.append, name, limiter=lim)
+
+
 async def test_oldest_call_first(anyio_backend: str) -> None:
     sched = scheduler()
     lim = FairLimiter(sched, MAIN)
     gate = threading.Event()
     order: list[str] = []
 
-    async def call(name: str, start: float) -> None:
-        with call_scope() as ticket:
-            ticket.start = start
-            await anyio.to_thread.run_sync(order.append, name, limiter=lim)
-
     async with anyio.create_task_group() as tg, opened(gate):
         tg.start_soon(hop, lim, gate.wait)  # holds the token
         await until(lambda: len(sched.running) == 1, "the holder runs")
-        tg.start_soon(call, "newer", 2.0)
+        tg.start_soon(_call_at, lim, order, "newer", 2.0)
         await until(lambda: len(sched.waiting) == 1, "newer waits")
-        tg.start_soon(call, "older", 1.0)
+        tg.start_soon(_call_at, lim, order, "older", 1.0)
         await until(lambda: len(sched.waiting) == 2, "older waits")
         gate.set()
     assert order == ["older", "newer"]  # the older call overtakes the earlier-queued hop
@@ -110,18 +112,13 @@ async def test_promotion_keeps_call_order(anyio_backend: str) -> None:
     gate = threading.Event()
     order: list[str] = []
 
-    async def call(name: str, start: float) -> None:
-        with call_scope() as ticket:
-            ticket.start = start
-            await anyio.to_thread.run_sync(order.append, name, limiter=lim)
-
     async with anyio.create_task_group() as tg, opened(gate):
         tg.start_soon(hop, lim, gate.wait)  # holds the token
         await until(lambda: len(sched.running) == 1, "the holder runs")
-        tg.start_soon(call, "newer, waited long", 2.0)
+        tg.start_soon(_call_at, lim, order, "newer, waited long", 2.0)
         await until(lambda: len(sched.waiting) == 1, "newer waits")
         await anyio.sleep(0.1)  # it has waited out the deferral
-        tg.start_soon(call, "older, next hop", 1.0)
+        tg.start_soon(_call_at, lim, order, "older, next hop", 1.0)
         await until(lambda: len(sched.waiting) == 2, "older waits")
         gate.set()
     assert order == ["older, next hop", "newer, waited long"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import stat as _stat
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -269,17 +270,8 @@ class IgnoreSession:
                     node = sdirs[r] = parent  # excluded or fail-closed above (as ``_down_held``)
                 else:
                     cached = nodes.get(r)
-                    proof = None if cached is None or cached.parent is not parent else cached.proof
-                    if proof is not None:
-                        st = fstat(fd)
-                        if proof[0] == (st.st_dev, st.st_ino, st.st_mode, st.st_nlink, st.st_size,
-                                        st.st_mtime_ns, st.st_ctime_ns) and (
-                                not proof[1] or all(_lstat_sig(name, fd) == sig for name, sig in proof[1])):
-                            try:
-                                nodes.move_to_end(r)  # (as :meth:`IgnoreIndex._lookup`)
-                            except KeyError:
-                                pass
-                            node = cached
+                    if cached is not None and cached.parent is parent and _still_proved(nodes, r, cached, fd, fstat):
+                        node = cached
                     if node is None:  # no proof, or it failed: ``_down_held``'s own way
                         node = self._proved_child(parent, r, fast[0].record)
                     sdirs[r] = node
@@ -456,21 +448,11 @@ class IgnoreSession:
                 dirs[r] = parent  # excluded or fail-closed above: it decides everything below
                 continue
             cached = nodes.get(r)
-            if cached is not None and cached.parent is parent:
-                proof = cached.proof
-                if proof is not None:
-                    fd = held(r)
-                    if fd is not None:
-                        st = fstat(fd)
-                        if proof[0] == (st.st_dev, st.st_ino, st.st_mode, st.st_nlink, st.st_size,
-                                        st.st_mtime_ns, st.st_ctime_ns) and (
-                                not proof[1] or all(_lstat_sig(name, fd) == sig for name, sig in proof[1])):
-                            try:
-                                nodes.move_to_end(r)  # (as :meth:`IgnoreIndex._lookup`)
-                            except KeyError:
-                                pass
-                            dirs[r] = parent = cached
-                            continue
+            if cached is not None and cached.parent is parent and cached.proof is not None:
+                fd = held(r)
+                if fd is not None and _still_proved(nodes, r, cached, fd, fstat):
+                    dirs[r] = parent = cached
+                    continue
             dirs[r] = parent = self._proved_child(parent, r, record)
         return parent
 
@@ -520,3 +502,24 @@ class IgnoreSession:
         return node
 
     _match_in = decide_entry
+
+
+def _still_proved(nodes: OrderedDict[str, DirNode], r: str, cached: DirNode, fd: int,
+                  fstat: Callable[[int], os.stat_result]) -> bool:
+    """Does ``cached``'s proof (:attr:`DirNode.proof`) still hold for the directory open at
+    ``fd``: one ``fstat`` equal to the proof's directory signature, and each present ignore
+    file's own ``lstat`` equal to its? Then the node is the index's most recent (as
+    :meth:`IgnoreIndex._lookup` does)."""
+    proof = cached.proof
+    if proof is None:
+        return False
+    st = fstat(fd)
+    if proof[0] != (st.st_dev, st.st_ino, st.st_mode, st.st_nlink, st.st_size, st.st_mtime_ns, st.st_ctime_ns):
+        return False
+    if proof[1] and not all(_lstat_sig(name, fd) == sig for name, sig in proof[1]):
+        return False
+    try:
+        nodes.move_to_end(r)
+    except KeyError:
+        pass
+    return True
