@@ -183,7 +183,8 @@ def summarise(seq: Run, conc: Run, agents: int) -> dict[str, Any]:
 
 
 async def block(tree: Path, agents: int, calls: int, pairs: int, mc: int | None,
-                long_call: float | None, stalls: bool = False, window: int | None = None) -> list[dict[str, Any]]:
+                long_call: float | None, stalls: bool = False, window: int | None = None,
+                quantum: float | None = None) -> list[dict[str, Any]]:
     """One backend, one setting: a warmed runtime, ``pairs`` (sequential, concurrent) pairs."""
     kw: dict[str, Any] = {} if mc is None else {"max_concurrency": mc}
     rt = Runtime(tree, policy=Policy(**kw))
@@ -193,6 +194,8 @@ async def block(tree: Path, agents: int, calls: int, pairs: int, mc: int | None,
         rt.limiter.long_call_seconds = long_call
     if window is not None:
         rt.limiter.window = window
+    if quantum is not None:
+        rt.limiter.quantum = quantum
     plan = _mixed_calls(tree, agents, calls)
     await run_plan(rt, plan[:5], False)  # warm: ignore index, regexes
     out = []
@@ -260,6 +263,8 @@ def main() -> None:
                     help="the scheduler's long-call threshold (repeat to compare; default: the code's)")
     ap.add_argument("--window", type=int, action="append",
                     help="the scheduler's window of calls taking turns (repeat to compare)")
+    ap.add_argument("--quantum", type=float, action="append",
+                    help="the scheduler's hop time per turn, seconds (repeat to compare)")
     ap.add_argument("--stalls", action="store_true", help="sample where the loop is when it is late")
     ap.add_argument("--label", default="", help="prefix of the variant names")
     ap.add_argument("--json", help="append the raw per-pair figures to this file")
@@ -273,11 +278,13 @@ def main() -> None:
     for _ in range(args.rounds):
         for backend in args.backends.split(","):
             for mc in args.max_concurrency or [None]:
-                for lc, win in [(lc, w) for lc in args.long_call_seconds or [None] for w in args.window or [None]]:
+                for lc, win, q in [(lc, w, q) for lc in args.long_call_seconds or [None]
+                                   for w in args.window or [None] for q in args.quantum or [None]]:
                     name = f"{args.label}{backend} mc={mc or Policy().max_concurrency}"
                     name += f" long={lc:g}s" if lc else ""
                     name += f" window={win}" if win else ""
-                    rows = anyio.run(block, tree, args.agents, args.calls, args.pairs, mc, lc, args.stalls, win,
+                    name += f" quantum={q:g}s" if q is not None else ""
+                    rows = anyio.run(block, tree, args.agents, args.calls, args.pairs, mc, lc, args.stalls, win, q,
                                      backend=backend)
                     results.setdefault(name, []).extend(rows)
                     for r in rows:

@@ -295,37 +295,42 @@ async def test_ticket_counts_hops_and_waits(anyio_backend: str) -> None:
     assert ticket.hops == 1 and ticket.waited > 0 and ticket.deferred == 0
 
 
-async def _granted_order(window: int) -> list[str]:
-    """Two calls, A (older) and B, each with two hops, one token: the order hops are granted
-    in, each hop released before the next is asked (the scheduler driven directly)."""
-    sched = HopScheduler({MAIN: 1, READS: 1}, HOUR, HOUR, window=window)
+async def _granted_order(window: int, quantum: float = 0.0, hops: int = 2) -> list[str]:
+    """Two calls, A (older) and B, each with ``hops`` hops, one token: the order hops are
+    granted in, each hop released before its call asks the next one (the scheduler driven
+    directly, so a hop's service is only the moment between its grant and its release)."""
+    sched = HopScheduler({MAIN: 1, READS: 1}, HOUR, HOUR, window=window, quantum=quantum)
+    names = {c: [f"{c}{i}" for i in range(1, hops + 1)] for c in "ab"}
     granted: list[str] = []
-    asks: dict[str, anyio.Event] = {name: anyio.Event() for name in ("a1", "a2", "b1", "b2")}
+    asks = {name: anyio.Event() for mine in names.values() for name in mine}
 
-    async def call(ticket: Ticket, hops: tuple[str, str]) -> None:
+    async def call(ticket: Ticket, mine: list[str]) -> None:
         _CALL.set(ticket)  # this task's own context: its hops belong to ``ticket``
-        for name in hops:
+        for name in mine:
             await asks[name].wait()
             await sched.acquire(MAIN, name)
             granted.append(name)
 
+    def pending() -> int:
+        return sum(1 for mine in names.values() if not set(mine) <= set(granted))
+
     assert sched.try_acquire(MAIN, "holder")
     async with anyio.create_task_group() as tg:
-        tg.start_soon(call, Ticket(1.0), ("a1", "a2"))
-        tg.start_soon(call, Ticket(2.0), ("b1", "b2"))
+        tg.start_soon(call, Ticket(1.0), names["a"])
+        tg.start_soon(call, Ticket(2.0), names["b"])
         asks["a1"].set()
         asks["b1"].set()
         await until(lambda: len(sched.waiting) == 2, "a1 and b1 wait")
         held = "holder"
-        for _ in range(4):
+        for _ in range(2 * hops):
             n = len(granted)
             sched.release(held)
             await until(lambda n=n: len(granted) == n + 1, "a hop is granted")
             held = granted[-1]
-            nxt = held[0] + "2"
-            if held.endswith("1"):
-                asks[nxt].set()  # the call asks its next hop while the other's still waits
-                await until(lambda: len(sched.waiting) == 1 + (len(granted) < 3), "the next hop waits")
+            mine = names[held[0]]
+            if held != mine[-1]:
+                asks[mine[mine.index(held) + 1]].set()  # the call asks its next hop
+            await until(lambda: len(sched.waiting) == pending(), "every call with hops left waits")
         sched.release(held)
     return granted
 
@@ -335,3 +340,12 @@ async def test_window_calls_take_turns(anyio_backend: str) -> None:
     call's first); window 2: the two oldest calls take turns hop by hop."""
     assert await _granted_order(1) == ["a1", "a2", "b1", "b2"]
     assert await _granted_order(2) == ["a1", "b1", "a2", "b2"]
+
+
+async def test_quantum_keeps_a_calls_turn(anyio_backend: str) -> None:
+    """With a quantum a call keeps its place in the turn order until it has used that much
+    hop time (so a big call gets whole slices, not one hop per round): A's second and third
+    hops go before B's second; without one, the calls alternate hop by hop."""
+    assert await _granted_order(1024, 0.0, 3) == ["a1", "b1", "a2", "b2", "a3", "b3"]
+    assert await _granted_order(1024, HOUR, 3) == ["a1", "b1", "a2", "a3", "b2", "b3"]
+    assert await _granted_order(1, 0.0, 3) == ["a1", "a2", "a3", "b1", "b2", "b3"]

@@ -40,6 +40,7 @@ from pathgate.runtime.fs._sched import (
     LONG_CALL_SECONDS,
     MAIN,
     MAX_DEFER_SECONDS,
+    QUANTUM_SECONDS,
     READS,
     WINDOW,
     FairLimiter,
@@ -95,6 +96,7 @@ class IoLimiter:
         self.long_call_seconds = LONG_CALL_SECONDS
         self.max_defer_seconds = MAX_DEFER_SECONDS
         self.window = WINDOW
+        self.quantum = QUANTUM_SECONDS
         self._limiters: dict[tuple[bool, str], anyio.CapacityLimiter] = {}
         self._schedulers: dict[bool, HopScheduler] = {}
 
@@ -106,7 +108,7 @@ class IoLimiter:
             if sched is None:
                 sched = self._schedulers[asyncio] = HopScheduler(
                     {MAIN: self.tokens, READS: self.read_tokens}, self.long_call_seconds, self.max_defer_seconds,
-                    window=self.window)
+                    window=self.window, quantum=self.quantum)
             limiter = self._limiters[(asyncio, pool)] = FairLimiter(sched, pool)
         return limiter
 
