@@ -251,13 +251,19 @@ class Discovery:
                     await self._prejudge([e for e in replayed if e.error is None])
                 chunks.append(self._admit(replayed))
                 return chunks
-        # how secrets' hard-link aliases are found is decided once per walk (worker thread)
-        check, mark = await run(self._plan_marks)
-        walker = Walker(self.session, start, descend=descend, want=want, links=mark, kept_links=kept_links)
+        walker = Walker(self.session, start, descend=descend, want=want, kept_links=kept_links)
+        check: _LinkCheck | None = None
+        first = True
         try:
             while True:
                 try:
-                    chunk = await run(partial(self._step, walker, check))
+                    if first:  # the first step's hop also decides the walk's hard-link test
+                        first = False
+                        check, chunk, err = await run(partial(self._first_step, walker))
+                        if err is not None:
+                            raise err
+                    else:
+                        chunk = await run(partial(self._step, walker, check))
                 except OSError as exc:
                     # only entering the start directory itself raises (deeper errors are
                     # reported on their entries): the call's answer is a verdict
@@ -268,7 +274,7 @@ class Discovery:
                 if not self._inline:  # judge before charging: opaque entries cost nothing
                     await self._prejudge([e for e in chunk if e.error is None])
                 chunks.append(self._admit(chunk))
-                if self.stopped_early:
+                if self.stopped_early or walker.done:  # (no hop to learn there is no more)
                     break
         finally:
             walker.close()
@@ -317,6 +323,16 @@ class Discovery:
         secret's alias now (the registry knows no multi-linked secret, no strict mode)."""
         check = self._linked_check()
         return check if check.armed() else None
+
+    def _first_step(self, walker: Walker) -> tuple[_LinkCheck | None, list[Entry], OSError | None]:
+        """How this walk finds secrets' hard-link aliases (:meth:`_plan_marks`, once per
+        walk) and its first step, in one worker-thread hop; the step's error is returned
+        (entering the start directory failed)."""
+        check, walker.links = self._plan_marks()  # (its errors are not the start directory's)
+        try:
+            return check, self._step(walker, check), None
+        except OSError as exc:
+            return check, [], exc
 
     def _step(self, walker: Walker, check: _LinkCheck | None) -> list[Entry]:
         """One walk step (worker thread), its secrets' hard-link aliases noted and every

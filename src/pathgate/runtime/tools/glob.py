@@ -13,12 +13,12 @@ driven by :func:`~pathgate.runtime._gating.run_now`: ``pathgate glob``, no event
 
 from __future__ import annotations
 
-from functools import partial
 from typing import TYPE_CHECKING
 
 from pathgate.errors import ToolArgumentError
 from pathgate.results import GlobResult
 from pathgate.runtime._walk import DIR, Entry
+from pathgate.runtime.tools._compiled import compiled
 from pathgate.runtime.tools._discover import Discovery
 from pathgate.runtime.tools._pattern import compile_glob
 
@@ -49,7 +49,7 @@ async def glob(
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
         raise ToolArgumentError("glob: `limit` must be an integer >= 0", field="limit")
     # never on the event loop: a model-supplied pattern may be long (linear, but not free)
-    pat = await runtime.run_blocking(partial(compile_glob, pattern))
+    pat = await compiled(runtime.run_blocking, compile_glob, pattern)
     cap = DEFAULT_GLOB_LIMIT if limit is None else (limit or None)
     d = Discovery(runtime, model=model)
     start, verdict = await d.start_dir(path)
