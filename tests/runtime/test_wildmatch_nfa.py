@@ -15,7 +15,7 @@ import pytest
 from pathgate.runtime.ignore._wildmatch import WM_MATCH, Wildmatch, _fold
 
 _ATOMS = ["a", "b", "A", "/", "*", "**", "?", "[ab]", "[!a]", "[a-z]", "[[:alpha:]]", "\\*", "\\a", ".",
-          "**/", "/**", "/**/", "***"]
+          "**/", "/**", "/**/", "***", "**\\/", "/**\\/", "\\/"]
 _TEXT = "abAB/.*x"
 
 
@@ -50,5 +50,16 @@ def test_star_heavy_lines_use_the_automaton() -> None:
 
 def test_what_it_does_not_model_stays_with_dowild() -> None:
     assert Wildmatch("a\\", True).nfa is None or not Wildmatch("a\\", True)("a")
+
+
+def test_escaped_slash_after_globstar_uses_the_automaton() -> None:
+    """``**\\/`` (red team 16 G1): dowild tries no zero-directory branch before an escaped
+    slash, so it is any text then ``/``; a star-heavy line behind it stays linear."""
+    for p in ("**\\/x", "a/**\\/x", "**\\/" + "*a" * 16 + "*b0"):
+        w = Wildmatch(p, True)
+        assert w.nfa is not None, p
+        for t in ("x", "/x", "a/x", "a/b/x", "ax", "a/x/x", "a/" + "a" * 30 + "b0", "/" + "a" * 40 + "b0"):
+            assert w.nfa.match(t) == (w.dowild(t) == WM_MATCH), (p, t)
     w = Wildmatch("**\\/x", True)
-    assert w.nfa is None and w("a/x") == (w.dowild("a/x") == WM_MATCH)
+    assert not w("x") and w("a/x")  # no zero-directory match, unlike ``**/x``
+    assert Wildmatch("**/x", True)("x")

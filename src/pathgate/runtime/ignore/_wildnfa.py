@@ -98,8 +98,7 @@ def compile_nfa(p: str, pathname: bool, fold: bool,
                 brackets: Mapping[int, tuple[frozenset[int], int]]) -> Nfa | None:
     """The automaton of the wildmatch pattern ``p`` (``brackets``: each ``[`` at its index,
     its members and the index after its ``]``, as :class:`~._wildmatch.Wildmatch` parsed
-    them), or ``None`` for what it does not model (a trailing ``\\``, ``**`` before an
-    escaped ``/``)."""
+    them), or ``None`` for what it does not model (a trailing ``\\``)."""
     tokens: list[tuple[int, object]] = []
     i = 0
     n = len(p)
@@ -130,7 +129,9 @@ def compile_nfa(p: str, pathname: bool, fold: bool,
                     tokens += [(_DIRS, None), (_DIRS_LOOP, None)]
                     j += 1  # the slash is the directories' own
                 elif p[j] == "\\" and j + 1 < n and p[j + 1] == "/":
-                    return None
+                    # dowild tries no zero-directory branch before an escaped slash: ``**``
+                    # is any text, then the slash is read as an escaped character
+                    tokens.append((_ANYSTAR, None))
                 else:
                     tokens.append((_STAR, None))
             else:
