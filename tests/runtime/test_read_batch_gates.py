@@ -196,3 +196,14 @@ def test_batch_of_linked_files_equals_one_by_one(tmp_path: Path, strict: bool) -
     assert by["d/alias.txt"].verdict is not None and by["d/alias.txt"].verdict.opaque
     assert (by["e/twin2.txt"].verdict is not None) == strict
     assert by["d/a.txt"].content == "a\n"
+
+
+def test_spell_reads_tests_every_ascii_character_as_isprintable_does() -> None:
+    """The batch's printable test (a table look-up a byte) against ``spell_names`` for each
+    ASCII character in a path, and in a path among plain ones."""
+    for c in range(128):
+        path = f"d/a{chr(c)}b.txt"
+        one = FileResult(path=path, content="x", relpath=path, total_lines=1)
+        plain = FileResult(path="p.txt", content="y", relpath="p.txt", total_lines=1)
+        for results in ([one], [plain, one, plain]):
+            assert _spell_reads(results) == spell_names(results), c

@@ -562,7 +562,9 @@ def _spell_reads(results: list[FileResult]) -> list[FileResult]:
             and all(map(is_, map(attrgetter("relpath"), results), paths))
             and contents.count(None) == 0 and all(map(str.isascii, contents))):
         joined = "".join(paths)
-        if joined.isascii() and joined.isprintable() and '"' not in joined:
+        # printable ASCII: no control character (``str.isprintable`` on ASCII), one table look-up a byte
+        if joined.isascii() and '"' not in joined and joined.encode("ascii").translate(
+                b"\x00" * 32 + b"\x01" * 95 + b"\x00" * 129).find(b"\x00") < 0:
             return list(results)
     out: list[FileResult] = []
     for r in results:

@@ -48,11 +48,11 @@ def batch_chunk(*, root: str, ops: FileOps, index: IgnoreIndex, ctx: GateContext
                 general: General, cancelled: Callable[[], None], relink_local: bool, short_is_end: bool
                 ) -> Callable[[Sequence[PathFacts]], list[None]]:
     """The chunk function (``ReadFacts._make_chunk``'s, ``on_loop=None``, ``OsFS``, a root
-    other than ``/``) with the direct route of :func:`_direct_run`. ``cleared``: the inline
+    other than ``/``) with the direct route of :func:`_direct_route`. ``cleared``: the inline
     gates' count; ``relink_local``: the tree is local (``seen_links`` trusts an old
     ``st_ctime``); ``short_is_end``: ``read_fstated``'s."""
-    run = _direct_run(root=root, ctx=ctx, known=known, cleared=cleared, tail_checks=tail_checks,
-                      is_secret=is_secret, general=general, cancelled=cancelled, short_is_end=short_is_end)
+    direct = _direct_route(root=root, ctx=ctx, known=known, cleared=cleared, tail_checks=tail_checks,
+                           is_secret=is_secret, short_is_end=short_is_end)
     git_dirs = known.git_dirs
 
     def chunk(items: Sequence[PathFacts]) -> list[None]:
@@ -65,52 +65,42 @@ def batch_chunk(*, root: str, ops: FileOps, index: IgnoreIndex, ctx: GateContext
             dir_fd = -1
             node = None
             dir_git = False
-            k, n = 0, len(items)
-            while k < n:
-                f = items[k]
+            for k, f in enumerate(items):
+                if not k & 15:
+                    cancelled()  # a cancelled call stops within 16 files
                 request = f.request
-                if request == f.name and request and len(request) <= PATH_MAX:
-                    parent, _, name = request.rpartition("/")
-                    if parent != last:
-                        last = parent
-                        dir_fd, node = held_dir(parent, dirs)  # trim, open and validate, one walk
-                        memo = None if node is None else file_memo(node)  # (``decide_entry``'s own)
-                        # ``is_git_internal(request, git_dirs)``, per directory: its components and
-                        # git directories, then the name alone (``request == g``: the only way a path
-                        # of this directory is a git directory when the directory itself is not)
-                        dir_git = bool(parent) and is_git_internal(parent, git_dirs)
-                    if node is not None:  # this spelling and the next ones of this directory
-                        k = run(items, k, parent, dir_fd, node, session, dirs, memo, dir_git, state)
-                        continue
-                    if not k & 15:
-                        cancelled()  # a cancelled call stops within 16 files
-                    general(f, session, dirs, state, dir_fd, name)
-                else:
-                    if not k & 15:
-                        cancelled()
+                if request != f.name or not request or len(request) > PATH_MAX:
                     if dirs.trim():  # (between directories: the general route holds none either)
                         last = None  # the direct route's parent was closed: opened again when needed
                     general(f, session, dirs, state, -1, "")
-                k += 1
+                    continue
+                parent, _, name = request.rpartition("/")
+                if parent != last:
+                    last = parent
+                    dir_fd, node = held_dir(parent, dirs)  # trim, open and validate, one walk
+                    memo = None if node is None else file_memo(node)  # (``decide_entry``'s own)
+                    # ``is_git_internal(request, git_dirs)``, per directory: its components and
+                    # git directories, then the name alone (``request == g``: the only way a path
+                    # of this directory is a git directory when the directory itself is not)
+                    dir_git = bool(parent) and is_git_internal(parent, git_dirs)
+                if node is None or not direct(f, request, name, dir_fd, node, session, memo, dir_git, state):
+                    general(f, session, dirs, state, dir_fd, name)
         return [None]  # one per chunk: ``_fused`` counts the chunks
 
     return chunk
 
 
-#: The direct route of a run of plain spellings in one directory: ``(items, the first one's
-#: index, their directory, its descriptor, its validated node, the session, the chunk's
-#: descriptors, the node's file memo, the directory is git internals, the chunk's state) ->
-#: the index of the first spelling not in the run`` (every one before it has its facts).
-Run = Callable[[Sequence[PathFacts], int, str, int, DirNode, IgnoreSession, DirFds, Mapping[str, Match] | None,
-                bool, _ChunkState], int]
+#: The direct route of one plain spelling: ``(facts, request, name, the parent's descriptor, its
+#: validated node, the session, the node's file memo, the parent is git internals, the chunk's
+#: state) -> every fact filled in``.
+Direct = Callable[[PathFacts, str, str, int, DirNode, IgnoreSession, Mapping[str, Match] | None, bool,
+                   _ChunkState], bool]
 
 
-def _direct_run(*, root: str, ctx: GateContext, known: _KnownGates, cleared: int, tail_checks: tuple[_Check, ...],
-                is_secret: Callable[[PathFacts, str | None], bool], general: General, cancelled: Callable[[], None],
-                short_is_end: bool) -> Run:
-    """``ReadFacts._plain_route`` with the built-in gates (``known``) in a worker, over the
-    plain spellings of one directory in a row; a spelling it cannot fill in every fact of
-    (the facts as they were) takes the general route there."""
+def _direct_route(*, root: str, ctx: GateContext, known: _KnownGates, cleared: int, tail_checks: tuple[_Check, ...],
+                  is_secret: Callable[[PathFacts, str | None], bool], short_is_end: bool) -> Direct:
+    """``ReadFacts._plain_route`` with the built-in gates (``known``) in a worker: ``True`` when
+    it filled in every fact, ``False`` (the facts as they were) when the general route must."""
     croot = ctx.root
     size_limit = ctx.size_limit
     git_dirs = known.git_dirs
@@ -121,94 +111,78 @@ def _direct_run(*, root: str, ctx: GateContext, known: _KnownGates, cleared: int
     regs = None if linked is None or ask else known.registries
     everything = cleared + len(tail_checks)
     prefix = root + "/"
+    open_, fstat, close = os.open, os.fstat, os.close
 
-    def run(items: Sequence[PathFacts], start: int, parent: str, dir_fd: int, node: DirNode, session: IgnoreSession,
-            dirs: DirFds, memo: Mapping[str, Match] | None, dir_git: bool, state: _ChunkState) -> int:
-        stop, decide = node.stop, session.decide_entry
-        lookup = None if stop is not None or memo is None else memo.get
-        relink_since, opened_of = state.relink_since, state.opened
-        for k in range(start, len(items)):
-            f = items[k]
-            request = f.request
-            head, _, name = request.rpartition("/")
-            if head != parent or request != f.name or len(request) > PATH_MAX:
-                return k  # (the first is always in the run: plain, in this directory)
-            if not k & 15:
-                cancelled()  # a cancelled call stops within 16 files
-            match = stop if lookup is None or not request.isascii() else lookup(name)
-            if match is None:
-                try:
-                    match = decide(node, request, name, False)
-                except ValueError:  # an unencodable name: the general route says what it is
-                    match = None
-            secret = f.plain_secret
-            if match is None or match.ignored:  # blocked (or a directory's rule): with its remedy
-                got = None
+    def direct(f: PathFacts, request: str, name: str, dir_fd: int, node: DirNode, session: IgnoreSession,
+               memo: Mapping[str, Match] | None, dir_git: bool, state: _ChunkState) -> bool:
+        match = node.stop
+        if match is None and memo is not None and request.isascii():
+            match = memo.get(name)
+        if match is None:
+            try:
+                match = session.decide_entry(node, request, name, False)
+            except ValueError:  # an unencodable name: the general route says what it is
+                return False
+        if match.ignored:
+            return False  # blocked (or a directory's rule): the general route, with its remedy
+        secret = f.plain_secret
+        if secret is None:
+            secret = is_secret(f, croot)
+        if secret or dir_git or (git_dirs and request in git_dirs) or (
+                "git" in name.casefold() and is_git_name(name)):
+            return False
+        try:
+            fd = open_(name, OPEN_FLAGS, dir_fd=dir_fd)
+        except OSError:  # a symlink (ELOOP), missing, unreadable: the general route's answer
+            return False
+        try:
+            st = fstat(fd)
+            if st.st_nlink == 1 and st.st_ctime_ns >= state.relink_since:
+                st = seen_links(st, name, dir_fd)  # an alias renamed away since the open
+            mode = st.st_mode
+            if S_ISREG(mode) and st.st_nlink:
+                opened = _whole(fd, st, size_limit, short_is_end)
+            elif not S_ISDIR(mode) and st.st_nlink:
+                opened = Opened(st=st)
             else:
-                if secret is None:
-                    secret = is_secret(f, croot)
-                got = None if secret or dir_git or (git_dirs and request in git_dirs) or (
-                    "git" in name.casefold() and is_git_name(name)) else _read_one(
-                    name, dir_fd, relink_since, size_limit, short_is_end)
-            if got is None:  # a symlink (ELOOP), missing, a directory, unreadable, blocked ...
-                general(f, session, dirs, state, dir_fd, name)  # ... the general route's answer
-                continue
-            st, opened = got
-            real = prefix + request
-            f.resolved = Resolved(request, real, request, None, st)
-            f.match = match
-            f.secret = secret  # what ``is_secret_facts`` keeps once the real path is known
-            f.opened = opened_of[real] = opened
-            if opened.text is not None and st.st_nlink == 1:
-                if ask:
-                    verdict = linked(f, ctx)  # type: ignore[misc]  # (``ask``: not None)
-                    if verdict is None:
-                        f.cleared = everything
-                        continue
-                    _discard(verdict)
-                else:
-                    reg = None if regs is None else regs.get(croot)  # type: ignore[arg-type]
-                    if reg is None or not reg.known(st):  # (``LinkedSecretGate.check``'s pass)
-                        f.cleared = everything
-                        continue
-            f.cleared = cleared + _tail_passed(tail_checks, f, ctx)  # the pipeline skips these
-        return len(items)
+                return False  # a directory, or unlinked since the open: the general route decides it
+        except OSError:
+            return False
+        finally:
+            close(fd)
+        real = prefix + request
+        f.resolved = Resolved(request, real, request, None, st)
+        f.match = match
+        f.secret = secret  # what ``is_secret_facts`` keeps once the real path is known
+        f.opened = state.opened[real] = opened
+        if opened.text is not None and st.st_nlink == 1:
+            if ask:
+                verdict = linked(f, ctx)  # type: ignore[misc]  # (``ask``: not None)
+                if verdict is None:
+                    f.cleared = everything
+                    return True
+                _discard(verdict)
+            else:
+                reg = None if regs is None else regs.get(croot)  # type: ignore[arg-type]
+                if reg is None or not reg.known(st):  # (``LinkedSecretGate.check``'s pass)
+                    f.cleared = everything
+                    return True
+        f.cleared = cleared + _tail_passed(tail_checks, f, ctx)  # the pipeline skips these
+        return True
 
-    return run
+    return direct
 
 
-def _read_one(name: str, dir_fd: int, relink_since: int, size_limit: int, short_is_end: bool
-              ) -> tuple[os.stat_result, Opened] | None:
-    """``name`` opened from ``dir_fd`` (``O_NOFOLLOW``), ``fstat``-ed, looked at again when
-    it may have been relinked (:func:`~pathgate.runtime.fs.seen_links`), and read when it
-    is a regular file (``read_fstated(fd, st, size_limit, None, short_is_end)``: the whole
-    file in one ``read`` decoded here, anything else through ``fs.read_rest``); ``None``
-    when the general route must decide it (a symlink, missing, unreadable, a directory,
-    unlinked since the open)."""
-    try:
-        fd = os.open(name, OPEN_FLAGS, dir_fd=dir_fd)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if st.st_nlink == 1 and st.st_ctime_ns >= relink_since:
-            st = seen_links(st, name, dir_fd)  # an alias renamed away since the open
-        mode = st.st_mode
-        if not st.st_nlink or S_ISDIR(mode):
-            return None
-        if not S_ISREG(mode):
-            return st, Opened(st=st)
-        want = st.st_size + 1
-        if want > size_limit + 1:
-            return st, Opened(st=st)  # over the size limit: not read
-        data = os.read(fd, want)
-        if short_is_end and len(data) < want < _SHORT_READS_CAP and data.find(b"\x00", 0, BINARY_SNIFF) < 0:
-            try:  # the whole file, text
-                return st, Opened(st=st, data=data, text=data.decode("utf-8"))
-            except UnicodeDecodeError:
-                return st, Opened(st=st, data=data, binary=True)
-        return st, read_rest(fd, st, data, size_limit, short_is_end)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+def _whole(fd: int, st: os.stat_result, size_limit: int, short_is_end: bool) -> Opened:
+    """``read_fstated(fd, st, size_limit, None, short_is_end)`` of a regular file: the whole
+    file in one ``read`` decoded here, anything else through ``fs.read_rest``."""
+    want = st.st_size + 1
+    if want > size_limit + 1:
+        return Opened(st=st)  # over the size limit: not read
+    data = os.read(fd, want)
+    if short_is_end and len(data) < want < _SHORT_READS_CAP and data.find(b"\x00", 0, BINARY_SNIFF) < 0:
+        try:  # the whole file, text
+            return Opened(st=st, data=data, text=data.decode("utf-8"))
+        except UnicodeDecodeError:
+            return Opened(st=st, data=data, binary=True)
+    return read_rest(fd, st, data, size_limit, short_is_end)
