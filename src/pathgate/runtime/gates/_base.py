@@ -259,7 +259,8 @@ def lexical_name(request: str, root: str) -> str | None:
     ``None`` for empty, NUL, absolute-outside or ``..``-escaping spellings."""
     if not request or "\x00" in request:
         return None
-    if request[0] not in "./" and "/." not in request and "//" not in request and request[-1] != "/":
+    first = request[0]
+    if first != "." and first != "/" and request[-1] != "/" and "/." not in request and "//" not in request:
         return request  # no empty, "." or ".." component, relative: its own normalisation
     path = request
     if path.startswith("/"):
