@@ -224,12 +224,11 @@ class GatePipeline:
             if missing:
                 if source is None:
                     continue
-                # (``pending`` holds distinct indices in order: as many as the facts are all of them)
-                batch = list(facts) if len(pending) == len(facts) else [facts[i] for i in pending]
+                batch = [facts[i] for i in pending]
                 for fact in missing:
                     await source.fetch(fact, batch)
                 # a path whose source already ran every gate on these facts is done
-                pending = [i for i, f in zip(pending, batch, strict=True) if f.cleared < last]
+                pending = [i for i in pending if facts[i].cleared < last]
                 if not pending:
                     break
             waits = _check_all(gate.check, facts, ctx, pending, verdicts, at)

@@ -259,8 +259,7 @@ def lexical_name(request: str, root: str) -> str | None:
     ``None`` for empty, NUL, absolute-outside or ``..``-escaping spellings."""
     if not request or "\x00" in request:
         return None
-    first = request[0]
-    if first != "." and first != "/" and request[-1] != "/" and "/." not in request and "//" not in request:
+    if request[0] not in "./" and "/." not in request and "//" not in request and request[-1] != "/":
         return request  # no empty, "." or ".." component, relative: its own normalisation
     path = request
     if path.startswith("/"):
