@@ -125,6 +125,8 @@ class GatePipeline:
         self._gates: tuple[GateCheck, ...] = tuple(gates)
         written = (getattr(g, "check_written", None) for g in self._gates)
         self._written = tuple(w for w in written if w is not None)
+        # the as-written pass, each step as one loop when the gate has one (its own ``check_written``)
+        self._written_steps = tuple((w, _whole_written(w)) for w in self._written)
         self._needs = tuple(tuple(sorted(g.needs)) for g in self._gates)
         self._plans: dict[tuple[frozenset[Fact], bool], tuple[tuple[Fact, ...], ...]] = {}
 
@@ -202,8 +204,12 @@ class GatePipeline:
         skipped (discovery)."""
         verdicts: list[Verdict | None] = [None] * len(facts)
         pending = list(range(len(facts)))
-        for written in self._written:  # the spelling as written, before any I/O
+        for written, whole in self._written_steps:  # the spelling as written, before any I/O
             if pending:
+                if whole is not None:
+                    if whole(facts, ctx, pending, verdicts):
+                        pending = [i for i in pending if verdicts[i] is None]
+                    continue
                 waits = _check_all(written, facts, ctx, pending, verdicts, -1)
                 if waits is not None:
                     if waits:
@@ -256,6 +262,20 @@ class GatePipeline:
             for e in entries
         ]
         return await self.run(facts, ctx, None, have=frozenset({Fact.NAME, Fact.REAL, Fact.MATCH}))
+
+
+#: One as-written step over every pending path: ``(facts, ctx, pending, verdicts) -> blocked``.
+_WholeStep = Callable[[Sequence[PathFacts], GateContext, list[int], list["Verdict | None"]], bool]
+
+
+def _whole_written(written: Callable[[PathFacts, GateContext], GateResult]) -> _WholeStep | None:
+    """The secrets gate's as-written check as one loop (:meth:`SecretsGate.written_all
+    <pathgate.runtime.gates.secrets.SecretsGate.written_all>`), when ``written`` is exactly
+    that gate's own ``check_written``; else ``None`` (:func:`_check_all` runs it)."""
+    gate = getattr(written, "__self__", None)
+    if type(gate) is SecretsGate and getattr(written, "__func__", None) is SecretsGate.check_written:
+        return gate.written_all
+    return None
 
 
 def _check_all(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+from collections.abc import Mapping
 
 from pathgate.runtime._links import SecretInodes
 from pathgate.runtime.gates._base import Fact, GateContext, GateResult, PathFacts
@@ -46,6 +47,13 @@ class LinkedSecretGate:
             if reg is None:
                 reg = self._registries[root] = SecretInodes(root, self.matcher.is_secret)
             return reg
+
+    def registries_of(self) -> Mapping[str, SecretInodes]:
+        """The registries made so far, by root (live: one made later is in it). A regular
+        file of one link whose ``resolved`` is inside ``ctx.root`` (truthy) passes
+        :meth:`check` exactly when ``registries.get(ctx.root)`` is ``None`` or does not
+        know its ``fstat`` (``SecretInodes.known``): the fused read asks that without a frame."""
+        return self._registries
 
     def check(self, facts: PathFacts, ctx: GateContext) -> GateResult:
         opened = facts.opened

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from pathgate._policy import ENV_PREFIXES, ENV_TEMPLATES, is_env_name
 from pathgate.runtime.fs import PATH_MAX
@@ -535,6 +535,42 @@ class SecretsGate:
         if self.matcher.is_secret_facts(facts, ctx.root):
             return _SECRET
         return None
+
+    def written_all(self, facts: Sequence[PathFacts], ctx: GateContext, pending: list[int],
+                    verdicts: list[Verdict | None]) -> bool:
+        """:meth:`check_written` over the pending paths (``verdicts`` filled in; ``True``
+        when one blocked): the pipeline's as-written pass in one loop. A plain relative
+        spelling not yet resolved is :meth:`SecretMatcher.is_secret_facts`' own first case
+        written out (its remembered answer, else the path's cached one, else ``is_secret``);
+        any other spelling is that method's."""
+        matcher = self.matcher
+        is_secret, is_secret_facts = matcher.is_secret, matcher.is_secret_facts
+        known = matcher._paths.get
+        root = ctx.root
+        blocked = False
+        if type(matcher) is not SecretMatcher:  # (a subclass: its own ``is_secret_facts``)
+            for i in pending:
+                if is_secret_facts(facts[i], root):
+                    verdicts[i] = _SECRET
+                    blocked = True
+            return blocked
+        for i in pending:
+            f = facts[i]
+            request = f.request
+            if request is f.name and f.secret is None and f.resolved is None and len(request) <= MAX_CACHED_DIR:
+                secret = f.plain_secret
+                if secret is None:
+                    secret = known(request) if request else False
+                    if secret is None:
+                        secret = is_secret(request)
+                    f.plain_secret = secret
+                if not secret:
+                    continue
+            elif not is_secret_facts(f, root):
+                continue
+            verdicts[i] = _SECRET
+            blocked = True
+        return blocked
 
 
 from pathgate.runtime.gates._linked import LinkedSecretGate  # noqa: E402  (its own module; kept importable here)

@@ -105,6 +105,10 @@ def _direct_route(*, root: str, ctx: GateContext, known: _KnownGates, cleared: i
     size_limit = ctx.size_limit
     git_dirs = known.git_dirs
     linked = known.linked
+    # the linked-secret gate on a file of one link, without its frame: its own test (the
+    # registry of ``croot``, when made, knows the inode?), or the gate itself without a root
+    ask = linked is not None and not croot
+    regs = None if linked is None or ask else known.registries
     everything = cleared + len(tail_checks)
     prefix = root + "/"
     open_, fstat, close = os.open, os.fstat, os.close
@@ -152,14 +156,17 @@ def _direct_route(*, root: str, ctx: GateContext, known: _KnownGates, cleared: i
         f.secret = secret  # what ``is_secret_facts`` keeps once the real path is known
         f.opened = state.opened[real] = opened
         if opened.text is not None and st.st_nlink == 1:
-            if linked is None:
-                f.cleared = everything
-                return True
-            verdict = linked(f, ctx)  # (one gate, without a helper frame)
-            if verdict is None:
-                f.cleared = everything
-                return True
-            _discard(verdict)
+            if ask:
+                verdict = linked(f, ctx)  # type: ignore[misc]  # (``ask``: not None)
+                if verdict is None:
+                    f.cleared = everything
+                    return True
+                _discard(verdict)
+            else:
+                reg = None if regs is None else regs.get(croot)  # type: ignore[arg-type]
+                if reg is None or not reg.known(st):  # (``LinkedSecretGate.check``'s pass)
+                    f.cleared = everything
+                    return True
         f.cleared = cleared + _tail_passed(tail_checks, f, ctx)  # the pipeline skips these
         return True
 

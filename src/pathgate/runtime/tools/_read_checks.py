@@ -57,23 +57,26 @@ class _KnownGates:
     the linked-secret gate is asked for a file of one link. Any other outcome runs the gates
     themselves (tests/runtime/test_batch_fastpaths.py runs every gate on what this cleared)."""
 
-    __slots__ = ("git_dirs", "linked")
+    __slots__ = ("git_dirs", "linked", "registries")
 
     _SHAPES = (
         ((PathGate, SecretsGate, IgnoreGate), (LinkedSecretGate, ExistenceGate, SizeGate, ReadGate)),
         ((PathGate, IgnoreGate), (ExistenceGate, SizeGate, ReadGate)),
     )
 
-    def __init__(self, git_dirs: tuple[str, ...], linked: _Check | None) -> None:
+    def __init__(self, git_dirs: tuple[str, ...], linked: LinkedSecretGate | None) -> None:
         self.git_dirs = git_dirs
-        self.linked = linked
+        self.linked: _Check | None = None if linked is None else linked.check
+        #: the linked-secret gate's registries by root (``None``: no such gate), which its
+        #: ``check`` asks about a file of one link (``LinkedSecretGate.registries_of``)
+        self.registries = None if linked is None else linked.registries_of()
 
     @classmethod
     def of(cls, inline: _Gates, tail: _Gates) -> _KnownGates | None:
         shape = (tuple(type(g) for g in inline), tuple(type(g) for g in tail))
         if shape not in cls._SHAPES:
             return None
-        linked = tail[0].check if type(tail[0]) is LinkedSecretGate else None
+        linked = tail[0] if type(tail[0]) is LinkedSecretGate else None
         return cls(inline[0].git_dirs, linked)  # type: ignore[attr-defined]
 
 
