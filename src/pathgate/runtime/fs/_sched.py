@@ -108,6 +108,10 @@ def _start(t: Ticket) -> float:
     return t.start
 
 
+def _waiter_key(w: _Waiter) -> tuple[int, int, float, float, int]:
+    return w.key
+
+
 _CALL: ContextVar[Ticket | None] = ContextVar("pathgate_call", default=None)
 
 
@@ -138,6 +142,9 @@ class _Waiter:
     asked: float
     promoted: bool = False
     granted: bool = False
+    #: Its place in the order (:meth:`HopScheduler._key`): set when it starts waiting and
+    #: when it is promoted (a ticket's turn does not change while its hop waits).
+    key: tuple[int, int, float, float, int] = (0, 0, 0.0, 0.0, 0)
 
 
 @dataclass(eq=False)
@@ -209,6 +216,7 @@ class HopScheduler:
         self.deferrals[why] = self.deferrals.get(why, 0) + 1
         w.ticket.deferred += 1
         w.promoted = True
+        w.key = self._key(w)
 
     def _age(self) -> None:
         """Promote the hops that have waited out the deferral (before a token is freed, so
@@ -227,24 +235,25 @@ class HopScheduler:
         long call's hop that has waited out the deferral (0), then short calls' hops (1) —
         those of the :attr:`window` oldest calls first, taking turns (the call granted a hop
         longest ago first), the rest by call start — then long calls' hops (2)."""
-        window = None
-        if len(self.waiting) > self.window:  # more calls than the window may be waiting
+        if len(self.waiting) <= self.window:  # every call waiting is in the window
+            ranked = sorted(self.waiting, key=_waiter_key)
+        else:
             short = {id(w.ticket): w.ticket for w in self.waiting if w.rank == 1}
-            if len(short) > self.window:
-                window = set(map(id, sorted(short.values(), key=_start)[: self.window]))
-
-        def key(w: _Waiter) -> tuple[int, int, float, float, int]:
-            t = w.ticket
-            if w.rank == 0 or (w.rank == 2 and w.promoted):
-                return (0, w.rank, t.start, 0, w.seq)
-            if w.rank == 1 and (window is None or id(t) in window):
-                return (1, 0, t.turn, t.start, w.seq)
-            if w.rank == 1:
-                return (1, 1, t.start, 0, w.seq)
-            return (2, 0, t.start, 0, w.seq)
-
-        ranked = sorted(self.waiting, key=key)
+            window = set(map(id, sorted(short.values(), key=_start)[: self.window]))
+            ranked = sorted(self.waiting, key=lambda w: w.key if w.rank != 1 or id(w.ticket) in window
+                            else (1, 1, w.ticket.start, 0, w.seq))
         return [(0 if w.rank == 0 or (w.promoted and w.rank == 2) else w.rank, w) for w in ranked]
+
+    @staticmethod
+    def _key(w: _Waiter) -> tuple[int, int, float, float, int]:
+        """Reads and promoted long calls' hops by call start, short calls' hops by the start
+        of their call's turn, then long calls' hops by call start."""
+        t = w.ticket
+        if w.rank == 0 or (w.rank == 2 and w.promoted):
+            return (0, w.rank, t.start, 0, w.seq)
+        if w.rank == 1:
+            return (1, 0, t.turn, t.start, w.seq)
+        return (2, 0, t.start, 0, w.seq)
 
     def _dispatch(self) -> None:
         """Grant free tokens to waiters, most urgent first (see the module doc): a short
@@ -293,6 +302,7 @@ class HopScheduler:
         ticket = _CALL.get() or Ticket(time.monotonic())
         asked = time.monotonic()
         w = _Waiter(pool, ticket, borrower, next(self._seq), anyio.Event(), self._rank(pool, ticket), asked)
+        w.key = self._key(w)
         self._age()
         self.waiting.append(w)
         self.waits[pool] += 1
