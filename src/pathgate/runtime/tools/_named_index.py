@@ -15,7 +15,9 @@ them, 4–7 s a write). :class:`NamedIndex` is built once with the parse and ans
   before. So the answer is the one resolving every named path would give, on the
   filesystem as it is at the write (nothing about links is cached);
 * named paths outside the root as written (inside through a link when the settings were
-  read) and shell globs are few: each is resolved or matched as before.
+  read) and shell globs are few: each is resolved or matched as before (a glob's literal
+  prefix once a question); past :data:`MAX_LOOSE_COMPONENTS` components of them in all, the
+  settings cannot be checked (nothing writable).
 
 Standard library only.
 """
@@ -29,7 +31,7 @@ import stat
 import unicodedata
 from collections.abc import Iterable
 
-__all__ = ["GLOB", "NamedIndex", "fold_path", "realpath"]
+__all__ = ["GLOB", "MAX_LOOSE_COMPONENTS", "NamedIndex", "fold_path", "realpath"]
 
 #: Glob characters: a word holding one names every file it matches.
 GLOB = re.compile(r"[*?\[]")
@@ -99,6 +101,10 @@ class NamedIndex:
                 node = node.children.setdefault(part, _Node())
             node.end = True
             node.tree = node.tree or tree
+        # globs and paths outside the root are resolved on every write, each an ``lstat``
+        # per component: past the bound nothing is writable (red team 16 G8)
+        if sum(p.count("/") for p, _ in self.globs) + sum(p.count("/") for p, _ in self.outside) > MAX_LOOSE_COMPONENTS:
+            self.unchecked = True
 
     def names(self, real: str) -> bool:
         """Is the absolute real path ``real`` one of the named paths, or below one that
@@ -113,8 +119,9 @@ class NamedIndex:
         for k in range(len(parts) - 1, 0, -1):
             if self.lexical.get("/".join(parts[:k])):
                 return True
+        prefixes: dict[str, str | None] = {}  # each literal prefix resolved once a write
         for path, tree in self.globs:
-            if glob_names(path, real, tree):
+            if glob_names(path, real, tree, prefixes):
                 return True
         for path, tree in self.outside:
             resolved = realpath(path)
@@ -145,6 +152,9 @@ class NamedIndex:
         return False
 
 
+#: Components of the named shell globs and paths outside the root together (each resolved
+#: on every write) past which a settings file cannot be checked: nothing is writable.
+MAX_LOOSE_COMPONENTS = 16384
 #: Named children of one directory past which it is listed once rather than each ``lstat``-ed.
 _LIST_PAST = 16
 
@@ -185,17 +195,23 @@ def _below(node: _Node, path: str) -> Iterable[tuple[str, bool]]:
         stack.extend((c, p + "/" + name) for name, c in n.children.items())
 
 
-def glob_names(pattern: str, real: str, tree: bool) -> bool:
+def glob_names(pattern: str, real: str, tree: bool, prefixes: dict[str, str | None] | None = None) -> bool:
     """Does the shell glob ``pattern`` (an absolute path) name the real path ``real`` — or,
     with ``tree``, one of its ancestors? Matched as the shell expands it, component by
     component (``*`` never crosses ``/``; ``**`` is ``*``), case-folded as a case-insensitive
     filesystem would open the names, from the pattern as written and with its literal
-    directory prefix resolved (``tools/check-*.sh`` with ``tools`` a link to ``scripts``)."""
+    directory prefix resolved (``tools/check-*.sh`` with ``tools`` a link to ``scripts``;
+    ``prefixes``: the prefixes resolved so far in this question, shared)."""
     parts = pattern.split("/")
     first = next((i for i, p in enumerate(parts) if GLOB.search(p)), len(parts))
     prefix = "/".join(parts[:first]) or "/"
     spellings = [pattern]
-    resolved = realpath(prefix)
+    if prefixes is None:
+        resolved = realpath(prefix)
+    elif prefix in prefixes:
+        resolved = prefixes[prefix]
+    else:
+        resolved = prefixes[prefix] = realpath(prefix)
     if resolved is None:
         return True
     if resolved != prefix:
