@@ -46,9 +46,11 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from pathgate.runtime.tools._command_words import PATH_VARS, VAR, candidates
+from pathgate.runtime.tools._guard_read import unlinked_signature
+from pathgate.runtime.tools._modules import Reads, reads_module_list
 from pathgate.runtime.tools._named_index import NamedIndex, fold_path
 from pathgate.runtime.tools._named_index import realpath as _realpath
 from pathgate.runtime.tools._runners import root_entries
@@ -93,7 +95,7 @@ _MAX_PROJECT_SETTINGS = 1024 * 1024
 
 
 #: Per root: (the settings files' signatures, the candidate paths they name), see :func:`_named`.
-_cache: dict[str, tuple[tuple[object, ...], NamedIndex]] = {}
+_cache: dict[str, tuple[tuple[object, ...], Reads, NamedIndex]] = {}
 #: A settings file changed this recently (seconds) is not cached: a rewrite within one
 #: timestamp tick could keep its signature (git's "racily clean" index entries).
 _RACY = 2.0
@@ -169,39 +171,50 @@ def _named(base: str, root: str) -> NamedIndex:
     agent CLI started in ``base`` (a directory of the project ``root``, or the root) name,
     and the settings files themselves, each with whether everything below it counts too,
     indexed for the target's lookup (:class:`._named_index.NamedIndex`); parsed again
-    whenever a settings file's ``stat`` signature changes (not cached while one is racily
-    new). A project's settings file naming more than :data:`_MAX_NAMED` paths cannot be
-    checked (every path counts); the user's own ones keep the first of them."""
+    whenever a settings file's ``stat`` signature changes, or one of the build files read
+    for it (:class:`._modules.Reads`: module lists, ``package.json``'s ``main``) does (not
+    cached while one is racily new)."""
     files = _settings_files(base)
-    sigs = [_signature(f) for f in files]
+    sigs = [_signature(f) if _is_user_file(f) else unlinked_signature(f) for f in files]
     key = (os.path.expanduser("~"), root, *files, *sigs)
     hit = _cache.get(base)
-    if hit is not None and hit[0] == key:
-        return hit[1]
+    if hit is not None and hit[0] == key and hit[1].still():
+        return hit[2]
+    reads = Reads()
+    named = _collect(files, sigs, base, root, reads)
+    now = time.time()
+    if all(s is None or now - s[3] / 1e9 > _RACY for s in sigs) and now - reads.newest() > _RACY:
+        if len(_cache) > 256:
+            _cache.clear()
+        _cache[base] = (key, reads, named)
+    return named
+
+
+def _collect(files: list[str], sigs: Sequence[object], base: str, root: str, reads: Reads) -> NamedIndex:
+    """What :func:`_named` indexes, read afresh. A project's settings file naming more than
+    :data:`_MAX_NAMED` paths, or running a build whose files cannot be checked, cannot be
+    checked (every path counts); the user's own ones keep the first of the paths."""
     out: dict[str, bool] = dict.fromkeys((f for f in files if f != UNCHECKED), False)
     unchecked = UNCHECKED in files
     for path, sig in zip(files, sigs, strict=True):
         if sig is None:
             continue
-        commands = _parsed(path, sig)
+        commands = _parsed(path, sig, root)
         if commands is None:
             unchecked = True
             continue
         count = 0
-        for words, cwd in commands:
-            for full, tree in _paths(words, cwd, base, root):
-                count += full not in out
-                out[full] = out.get(full, False) or tree
-            if count > _MAX_NAMED:
-                unchecked = unchecked or not _is_user_file(path)
-                break
-    named = NamedIndex(out.items(), root, unchecked=unchecked)
-    now = time.time()
-    if all(s is None or now - s[3] / 1e9 > _RACY for s in sigs):
-        if len(_cache) > 256:
-            _cache.clear()
-        _cache[base] = (key, named)
-    return named
+        try:
+            for words, cwd in commands:
+                for full, tree in _paths(words, cwd, base, root, reads=reads):
+                    count += full not in out
+                    out[full] = out.get(full, False) or tree
+                if count > _MAX_NAMED:
+                    unchecked = unchecked or not _is_user_file(path)
+                    break
+        except Unchecked:  # a build file that cannot be checked (a link, past a bound)
+            unchecked = True
+    return NamedIndex(out.items(), root, unchecked=unchecked)
 
 
 #: Distinct paths (spellings, with each ``cd`` and ``cwd`` reading) one project settings
@@ -218,7 +231,7 @@ _parsed_cache: dict[str, tuple[object, list[tuple[list[str], str | None]] | None
 _MAX_COMMANDS = 4096
 
 
-def _parsed(path: str, sig: object) -> list[tuple[list[str], str | None]] | None:
+def _parsed(path: str, sig: object, root: str) -> list[tuple[list[str], str | None]] | None:
     """The commands of the settings file at ``path`` (:func:`_commands`), kept while its
     signature holds; ``None`` when they cannot be told (a bound passed). The user's own
     files (a heavy user's ``~/.claude.json`` lists every project's MCP servers) are not the
@@ -229,7 +242,7 @@ def _parsed(path: str, sig: object) -> list[tuple[list[str], str | None]] | None
     found: list[tuple[list[str], str | None]] = []
     commands: list[tuple[list[str], str | None]] | None = found
     try:
-        data = _load(path)
+        data = _load(path, root)
         items = _commands(data) if not isinstance(data, Strings) else (_string_command(t) for t in data)
         for item in items:
             found.append(item)
@@ -256,11 +269,13 @@ def _is_user_file(path: str) -> bool:
     return home != "~" and path in {os.path.join(home, s) for s in _USER_SETTINGS}
 
 
-def _load(path: str) -> object:
+def _load(path: str, root: str) -> object:
     """The settings file at ``path`` as its agent reads it (:func:`._settings_load.load`; the
-    user's own files past the size bound left unread)."""
-    user = _is_user_file(path)
-    return load(path, _MAX_SETTINGS if user else _MAX_PROJECT_SETTINGS, user=user)
+    user's own files past the size bound left unread, and read through links; a project's
+    never read through a link: :class:`Unchecked`)."""
+    if _is_user_file(path):
+        return load(path, _MAX_SETTINGS, user=True)
+    return load(path, _MAX_PROJECT_SETTINGS, root=root)
 
 
 def _commands(node: object, depth: int = 0, inherited: str | None = None
@@ -361,11 +376,13 @@ def _names_root(word: str) -> bool:
     return _ROOT_WORD.fullmatch(word) is not None
 
 
-def _paths(words: list[str], cwd: str | None, start: str, root: str, *, with_manifests: bool = True
-           ) -> Iterator[tuple[str, bool]]:
+def _paths(words: list[str], cwd: str | None, start: str, root: str, *, with_manifests: bool = True,
+           reads: Reads | None = None) -> Iterator[tuple[str, bool]]:
     """The real paths inside ``root`` (not the root itself) that ``words`` may name, read
     from ``start`` (the directory the agent CLI runs in: a project-directory variable reads
-    as it) and from ``cwd``, each with whether everything below it counts too."""
+    as it) and from ``cwd``, each with whether everything below it counts too; with
+    ``reads``, the build files a named ``pom.xml`` or ``settings.gradle`` lists too
+    (:func:`._modules.module_manifests`), each file read recorded there."""
     bases = [start, *(os.path.join(start, c) for c in (_expand(cwd, start) if cwd else ()))]
     inside = root.rstrip("/") + "/"
     for cand, tree in candidates(words, with_manifests):
@@ -374,9 +391,13 @@ def _paths(words: list[str], cwd: str | None, start: str, root: str, *, with_man
                 full = os.path.normpath(os.path.join(base, text))
                 if full.startswith(inside):
                     yield full, tree
+                    if reads is not None and with_manifests and reads_module_list(full):
+                        yield from reads.expand(full, root)
                     continue
                 resolved = _realpath(full)  # outside as written: inside through a link?
                 if resolved is None or resolved.startswith(inside):
                     yield full, tree
                 elif tree and resolved == root.rstrip("/") and _names_root(cand):  # `python3 .`, `node .`
+                    if reads is not None:
+                        reads.record(os.path.join(root, "package.json"))
                     yield from ((e, False) for e in root_entries(root))

@@ -86,18 +86,32 @@ def hook_runs(real: str, root: str, hooks_dirs: tuple[str, ...]) -> bool:
     return any(names(real, _named(hooks, root)) for hooks in hooks_dirs)
 
 
-def _scripts(hooks: str) -> list[tuple[str, os.stat_result]]:
-    """The hook scripts git would run from ``hooks`` (regular files named as git's hooks,
-    links followed as git follows them), with their ``stat``."""
-    out: list[tuple[str, os.stat_result]] = []
+def _scripts(hooks: str) -> list[tuple[str, tuple[object, ...]]]:
+    """The hook scripts git would run from ``hooks`` (files named as git's hooks: regular
+    files, and links, which git follows), each with a signature of it and of what it leads
+    to (a re-pointed link, or an edited target, is a new one)."""
+    out: list[tuple[str, tuple[object, ...]]] = []
     for name in GIT_HOOKS:
+        path = os.path.join(hooks, name)
         try:
-            st = os.stat(os.path.join(hooks, name))
-        except OSError:
+            lst = os.lstat(path)
+        except (OSError, ValueError):
             continue
-        if stat.S_ISREG(st.st_mode):
-            out.append((name, st))
+        if stat.S_ISLNK(lst.st_mode):
+            try:
+                st: os.stat_result | None = os.stat(path)
+            except (OSError, ValueError):
+                st = None
+        elif stat.S_ISREG(lst.st_mode):
+            st = lst
+        else:
+            continue
+        out.append((name, (*_sig(lst), *(_sig(st) if st is not None else ()))))
     return out
+
+
+def _sig(st: os.stat_result) -> tuple[int, ...]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_nlink)
 
 
 def _named(hooks: str, root: str) -> tuple[tuple[str, bool], ...]:
@@ -105,15 +119,15 @@ def _named(hooks: str, root: str) -> tuple[tuple[str, bool], ...]:
     husky = os.path.dirname(hooks.rstrip("/")) if os.path.basename(hooks.rstrip("/")) == "_" else None
     if scripts and husky is not None:  # husky v9: .husky/_/<hook> runs .husky/<hook>
         scripts += [(os.path.join(husky, n), st) for n, st in _scripts(husky)]
-    key = tuple((n, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) for n, st in scripts)
+    key = tuple((n, sig) for n, sig in scripts)
     hit = _cache.get((hooks, root))
     if hit is not None and hit[0] == key:
         return hit[1]
     out: dict[str, bool] = {}
     if husky is not None and scripts:
         out[husky] = True
-    for path, _st in scripts:
-        text = _read(path)
+    for path, _sig in scripts:
+        text = _read(path, root)
         found = [(root, True)] if text is None else _from_script(text, root, os.path.dirname(path))
         for name, tree in found:
             out[name] = out.get(name, False) or tree
@@ -124,16 +138,18 @@ def _named(hooks: str, root: str) -> tuple[tuple[str, bool], ...]:
     return named
 
 
-def _read(path: str) -> str | None:
-    """The script's text; ``None`` when it cannot be checked (past :data:`_MAX_SCRIPT`, or
-    replaced by something else than a regular file since its ``stat``)."""
-    from pathgate.runtime.fs import read_regular
+def _read(path: str, root: str) -> str | None:
+    """The script's text; ``None`` when it cannot be checked: past :data:`_MAX_SCRIPT`, not a
+    regular file, or reached through a link (:func:`~._guard_read.read_unlinked`: a symbolic
+    link or a hard-linked file inside the project is never read, whatever it leads to — it
+    could be a secret's other name)."""
+    from pathgate.runtime.tools._guard_read import Linked, read_unlinked
 
     try:
-        return read_regular(path, _MAX_SCRIPT, follow=True).decode("utf-8", "replace")
+        return read_unlinked(path, root, _MAX_SCRIPT).decode("utf-8", "replace")
     except FileNotFoundError:
         return ""
-    except OSError:
+    except (OSError, Linked):
         return None
 
 

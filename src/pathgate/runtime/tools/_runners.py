@@ -151,15 +151,21 @@ ROOT_ENTRIES = ("__main__.py", "package.json", "index.js", "index.cjs", "index.m
 def root_entries(root: str) -> list[str]:
     """:data:`ROOT_ENTRIES` of ``root`` (absolute), with the file ``package.json``'s ``main``
     names (read as node reads it, bounded; a manifest that cannot be read names nothing
-    more). Blocking."""
+    more), each with whether everything below it counts. A ``package.json`` that is a link
+    (or reached through one) is never read, whatever it leads to
+    (:func:`~._guard_read.read_unlinked`): its ``main`` could be anything, so everything
+    below the root counts. Blocking."""
     import json
     import os
 
-    from pathgate.runtime.fs import read_regular
+    from pathgate.runtime.tools._guard_read import Linked, read_unlinked
+    from pathgate.runtime.tools._settings_load import Unchecked
 
     out = [os.path.join(root, e) for e in ROOT_ENTRIES]
     try:
-        main = json.loads(read_regular(os.path.join(root, "package.json"), 1 << 20, follow=True)).get("main")
+        main = json.loads(read_unlinked(os.path.join(root, "package.json"), root, 1 << 20)).get("main")
+    except Linked:
+        raise Unchecked from None
     except (OSError, ValueError, AttributeError, RecursionError):
         return out
     if isinstance(main, str) and main.strip():
