@@ -36,6 +36,8 @@ import re
 import shlex
 import stat
 
+from pathgate.runtime.tools._git_commands import into_root
+
 __all__ = ["hook_runs"]
 
 #: A manager named in a hook script → the files (root-relative; a trailing ``/``: with
@@ -75,15 +77,18 @@ GIT_HOOKS = ("applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit"
              "fsmonitor-watchman", "p4-changelist", "p4-prepare-changelist", "p4-post-changelist",
              "p4-pre-submit", "post-index-change")
 #: Per hooks directory: (its scripts' signatures, the paths they make unwritable).
-_cache: dict[tuple[str, str], tuple[object, tuple[tuple[str, bool], ...]]] = {}
+_cache: dict[tuple[str, str, str], tuple[object, tuple[tuple[str, bool], ...]]] = {}
 
 
-def hook_runs(real: str, root: str, hooks_dirs: tuple[str, ...]) -> bool:
+def hook_runs(real: str, root: str, hooks_dirs: tuple[str, ...], top: str | None = None) -> bool:
     """Is the absolute real path ``real`` (inside the real ``root``) something the hook
-    scripts in ``hooks_dirs`` (absolute directories) run in turn? Blocking."""
+    scripts in ``hooks_dirs`` (absolute directories) run in turn? Their command lines are
+    read from the top of the work tree ``top`` (git runs hooks there; ``None``: the root),
+    and what they name is kept where it can name a file inside the root
+    (:func:`~._git_commands.into_root`). Blocking."""
     from pathgate.runtime.tools._git_commands import names
 
-    return any(names(real, _named(hooks, root)) for hooks in hooks_dirs)
+    return any(names(real, _named(hooks, root, top or root)) for hooks in hooks_dirs)
 
 
 def _scripts(hooks: str) -> list[tuple[str, tuple[object, ...]]]:
@@ -114,27 +119,29 @@ def _sig(st: os.stat_result) -> tuple[int, ...]:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_nlink)
 
 
-def _named(hooks: str, root: str) -> tuple[tuple[str, bool], ...]:
+def _named(hooks: str, root: str, top: str) -> tuple[tuple[str, bool], ...]:
     scripts = [(os.path.join(hooks, n), st) for n, st in _scripts(hooks)]
     husky = os.path.dirname(hooks.rstrip("/")) if os.path.basename(hooks.rstrip("/")) == "_" else None
     if scripts and husky is not None:  # husky v9: .husky/_/<hook> runs .husky/<hook>
         scripts += [(os.path.join(husky, n), st) for n, st in _scripts(husky)]
     key = tuple((n, sig) for n, sig in scripts)
-    hit = _cache.get((hooks, root))
+    hit = _cache.get((hooks, root, top))
     if hit is not None and hit[0] == key:
         return hit[1]
     out: dict[str, bool] = {}
     if husky is not None and scripts:
         out[husky] = True
-    for path, _sig in scripts:
+    for path, _ in scripts:
         text = _read(path, root)
-        found = [(root, True)] if text is None else _from_script(text, root, os.path.dirname(path))
+        found = [(root, True)] if text is None else _from_script(text, top, os.path.dirname(path))
+        if top != root:
+            found = into_root(found, root)
         for name, tree in found:
             out[name] = out.get(name, False) or tree
     named = tuple(out.items()) if len(out) <= _MAX_NAMED else ((root, True),)
     if len(_cache) > 64:
         _cache.clear()
-    _cache[(hooks, root)] = (key, named)
+    _cache[(hooks, root, top)] = (key, named)
     return named
 
 
@@ -154,10 +161,10 @@ def _read(path: str, root: str) -> str | None:
 
 
 def _from_script(text: str, root: str, here: str) -> list[tuple[str, bool]]:
-    """What one hook script (in the directory ``here``) makes unwritable (absolute paths,
-    each with whether everything below it counts); everything (``root``) when the script
-    is past a bound of its reader (:mod:`._hook_script`) or a command line past the
-    parser's."""
+    """What one hook script (in the directory ``here``, run by git from ``root``: the top
+    of the work tree) makes unwritable (absolute paths, each with whether everything below
+    it counts); everything (``root``) when the script is past a bound of its reader
+    (:mod:`._hook_script`) or a command line past the parser's."""
     from pathgate.runtime.tools._agent_commands import Unchecked, command_paths
     from pathgate.runtime.tools._hook_script import MAX_LINES, command_count, script_lines
 
