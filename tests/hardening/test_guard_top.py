@@ -64,3 +64,10 @@ async def test_the_same_hook_from_the_top_is_read_as_before(anyio_backend: str, 
     _hook(top, "#!/bin/sh\nsh tools/a.sh\n")
     assert await _writable(top, "tools/a.sh", "sub/tools/a.sh") == {"tools/a.sh": False, "sub/tools/a.sh": True}
     assert await _writable(top / "sub", "tools/a.sh") == {"tools/a.sh": True}
+
+
+async def test_a_python_hook_that_changes_directory_names_the_script_there(anyio_backend: str, top: Path) -> None:
+    _hook(top, '#!/usr/bin/env python3\nimport os, subprocess\nos.chdir("sub/tools")\n'
+               'subprocess.run(["sh", "a.sh"])\nsubprocess.run(["./b.sh"], cwd="sub/tools")\n')
+    got = await _writable(top, "sub/tools/a.sh", "sub/tools/b.sh", "sub/tools/free.sh")
+    assert got == {"sub/tools/a.sh": False, "sub/tools/b.sh": False, "sub/tools/free.sh": True}
