@@ -46,13 +46,14 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from pathgate.runtime.tools._command_words import PATH_VARS, VAR, candidates
 from pathgate.runtime.tools._guard_read import unlinked_signature
 from pathgate.runtime.tools._modules import Reads, reads_module_list
 from pathgate.runtime.tools._named_index import NamedIndex, fold_path
 from pathgate.runtime.tools._named_index import realpath as _realpath
+from pathgate.runtime.tools._plugins import marketplaces, plugin_files
 from pathgate.runtime.tools._runners import root_entries
 from pathgate.runtime.tools._settings_load import Strings, Unchecked, load
 from pathgate.runtime.tools._shell_words import _split
@@ -72,7 +73,7 @@ _DEVCONTAINER_DIR = ".devcontainer"
 _MAX_DEVCONTAINERS = 64
 #: The same files in the user's home, plus Claude Code's user and local MCP lists.
 _USER_SETTINGS = (".claude/settings.json", ".claude/settings.local.json", ".cursor/hooks.json", ".cursor/mcp.json",
-                  ".gemini/settings.json", ".claude.json")
+                  ".gemini/settings.json", ".claude.json", ".claude/plugins/known_marketplaces.json")
 #: Directories (root-relative, normalised) whose files are never writable: the agent CLIs'
 #: hook scripts, and what else they take commands, hooks or tool grants from (Claude Code's
 #: subagents, skills and slash commands carry ``hooks:``/``allowed-tools:`` front matter and
@@ -199,22 +200,59 @@ def _collect(files: list[str], sigs: Sequence[object], base: str, root: str, rea
     for path, sig in zip(files, sigs, strict=True):
         if sig is None:
             continue
-        commands = _parsed(path, sig, root)
-        if commands is None:
+        parsed = _parsed(path, sig, root)
+        if parsed is None:
             unchecked = True
             continue
-        count = 0
+        commands, markets = parsed
         try:
-            for words, cwd in commands:
-                for full, tree in _paths(words, cwd, base, root, reads=reads):
-                    count += full not in out
-                    out[full] = out.get(full, False) or tree
-                if count > _MAX_NAMED:
-                    unchecked = unchecked or not _is_user_file(path)
-                    break
+            if not _add(out, ((words, cwd, base) for words, cwd in commands), root, reads):
+                unchecked = unchecked or not _is_user_file(path)
+            if markets and not _add_plugins(out, markets, base, root, reads):
+                unchecked = True
         except Unchecked:  # a build file that cannot be checked (a link, past a bound)
             unchecked = True
     return NamedIndex(out.items(), root, unchecked=unchecked)
+
+
+def _add(out: dict[str, bool], commands: Iterable[tuple[list[str], str | None, str]], root: str,
+         reads: Reads) -> bool:
+    """Add to ``out`` what ``(words, cwd, start)`` commands name; ``False`` past
+    :data:`_MAX_NAMED` new paths (the rest unread)."""
+    count = 0
+    for words, cwd, start in commands:
+        for full, tree in _paths(words, cwd, start, root, reads=reads):
+            count += full not in out
+            out[full] = out.get(full, False) or tree
+        if count > _MAX_NAMED:
+            return False
+    return True
+
+
+def _add_plugins(out: dict[str, bool], markets: list[str], base: str, root: str, reads: Reads) -> bool:
+    """Add to ``out`` what the plugins of the directory marketplaces ``markets`` (as a
+    settings file in ``base`` names them) run in place (:func:`._plugins.plugin_files`):
+    their hook, plugin and server files, read as settings files with
+    ``${CLAUDE_PLUGIN_ROOT}`` as the plugin's directory (and from ``base``, where Claude
+    Code runs); ``False`` when one cannot be checked."""
+    inside = root.rstrip("/") + "/"
+    for market in markets:
+        for mdir in dict.fromkeys(os.path.normpath(os.path.join(base, m)) for m in _expand(market, base)):
+            if not (mdir + "/").startswith(inside):
+                continue  # the user's own, outside the project
+            protected, files = plugin_files(mdir, root, reads)
+            for path, tree in protected:
+                out[path] = out.get(path, False) or tree
+            for pdir, path in files:
+                sig = unlinked_signature(path)
+                reads.sigs[path] = sig
+                parsed = None if sig is None else _parsed(path, sig, root)
+                if sig is not None and parsed is None:
+                    return False
+                commands = parsed[0] if parsed is not None else []
+                if not _add(out, ((w, c, s) for w, c in commands for s in (pdir, base)), root, reads):
+                    return False
+    return True
 
 
 #: Distinct paths (spellings, with each ``cd`` and ``cwd`` reading) one project settings
@@ -225,22 +263,24 @@ _MAX_NAMED = 8192
 
 #: Per settings file: (its ``stat`` signature, its commands); the user-level files are the
 #: same for every directory :func:`runs` reads settings for, so each is parsed once.
-_parsed_cache: dict[str, tuple[object, list[tuple[list[str], str | None]] | None]] = {}
+_parsed_cache: dict[str, tuple[object, tuple[list[tuple[list[str], str | None]], list[str]] | None]] = {}
 #: Commands one settings file may hold; past it the file cannot be checked (every write is
 #: refused), so a crafted file can neither stall every write nor hide a command at its end.
 _MAX_COMMANDS = 4096
 
 
-def _parsed(path: str, sig: object, root: str) -> list[tuple[list[str], str | None]] | None:
-    """The commands of the settings file at ``path`` (:func:`_commands`), kept while its
-    signature holds; ``None`` when they cannot be told (a bound passed). The user's own
-    files (a heavy user's ``~/.claude.json`` lists every project's MCP servers) are not the
-    repository's: past a bound, what was read so far counts, as past their size bound."""
+def _parsed(path: str, sig: object, root: str) -> tuple[list[tuple[list[str], str | None]], list[str]] | None:
+    """The commands of the settings file at ``path`` (:func:`_commands`) and the directory
+    marketplaces it registers (:func:`._plugins.marketplaces`), kept while its signature
+    holds; ``None`` when they cannot be told (a bound passed). The user's own files (a heavy
+    user's ``~/.claude.json`` lists every project's MCP servers) are not the repository's:
+    past a bound, what was read so far counts, as past their size bound."""
     hit = _parsed_cache.get(path)
     if hit is not None and hit[0] == sig:
         return hit[1]
     found: list[tuple[list[str], str | None]] = []
-    commands: list[tuple[list[str], str | None]] | None = found
+    markets: list[str] = []
+    parsed: tuple[list[tuple[list[str], str | None]], list[str]] | None = (found, markets)
     try:
         data = _load(path, root)
         items = _commands(data) if not isinstance(data, Strings) else (_string_command(t) for t in data)
@@ -248,12 +288,13 @@ def _parsed(path: str, sig: object, root: str) -> list[tuple[list[str], str | No
             found.append(item)
             if len(found) > _MAX_COMMANDS:
                 raise Unchecked
+        markets += marketplaces(data)
     except Unchecked:
-        commands = found if _is_user_file(path) else None
+        parsed = (found, markets) if _is_user_file(path) else None
     if len(_parsed_cache) > 256:
         _parsed_cache.clear()
-    _parsed_cache[path] = (sig, commands)
-    return commands
+    _parsed_cache[path] = (sig, parsed)
+    return parsed
 
 
 def _string_command(text: str) -> tuple[list[str], str | None]:
