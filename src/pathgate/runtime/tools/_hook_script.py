@@ -78,7 +78,7 @@ _IMPORT_HINT = re.compile(r"\b(?:import|from|require|require_relative|__import__
 #: A directory code changes to before it runs a relative script: ``os.chdir("tools")``,
 #: ``process.chdir('tools')``, ``Dir.chdir("tools")``, a ``cwd="tools"``/``{cwd: 'tools'}``
 #: argument (bounded: no scan to the end of a long line per attempt).
-_CHDIR = re.compile(r"""\b(?:chdir\s*\(|cwd\s*[=:]\s*)\s*(?:"([^"\n]{1,256})"|'([^'\n]{1,256})')""")
+_CHDIR = re.compile(r"""\b(?:chdir\s*\(|cwd\s*[=:])\s*(?:"([^"\n]{1,256})"|'([^'\n]{1,256})')""")
 #: What a code scan stops at outside a literal: quotes, brackets, line breaks.
 _SPECIAL = re.compile(r"[\"'`()\[\]{}\n]")
 #: What ends a literal opened by each quote (a backslash escapes the next character; a line

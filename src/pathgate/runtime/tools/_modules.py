@@ -37,10 +37,10 @@ __all__ = ["MAX_BYTES", "MAX_FILE", "MAX_FILES", "Reads", "module_manifests", "r
 #: Build files read for one manifest (a reactor of a thousand modules is rare).
 MAX_FILES = 2048
 #: Bytes read for one manifest in all, and from one build file.
-MAX_BYTES = 32 * 1024 * 1024
+MAX_BYTES = 8 * 1024 * 1024
 MAX_FILE = 1024 * 1024
 #: A module, a subproject or a parent's relative path in a ``pom.xml`` (no nesting: linear).
-_POM_REFS = re.compile(rb"<(module|subproject)>\s*([^<]*?)\s*</\1>|<relativePath>\s*([^<]*?)\s*</relativePath>")
+_POM_REFS = re.compile(rb"<(module|subproject)>([^<]*)</\1>|<relativePath>([^<]*)</relativePath>")
 #: The statements of a Gradle settings script that add projects or builds.
 _GRADLE_STATEMENT = re.compile(rb"\b(include|includeFlat|includeBuild|projectDir)\b")
 #: A string literal (Groovy and Kotlin: single or double quotes; no escapes in project paths).
@@ -49,8 +49,12 @@ _LITERAL = re.compile(rb"""'([^'\n\\]*)'|"([^"\n\\$]*)\"""")
 _FILE_CALL = re.compile(rb"""\b(?:file|File)\s*\(\s*(?:'([^'\n]*)'|"([^"\n]*)")""")
 _GRADLE_SETTINGS = ("settings.gradle", "settings.gradle.kts")
 _GRADLE_BUILD = ("build.gradle", "build.gradle.kts")
-#: Characters a statement is read over (its arguments over several lines).
+#: Characters a statement is read over (its arguments over several lines), and statements
+#: read from one settings script (past it, it cannot be checked).
 _STATEMENT_SPAN = 4096
+_MAX_STATEMENTS = 4096
+#: Characters the statements of one settings script may span in all (each scanned for literals).
+_MAX_SCANNED = 1024 * 1024
 
 
 def reads_module_list(path: str) -> bool:
@@ -150,7 +154,7 @@ def _maven(pom: str, reader: _Reader) -> Iterator[tuple[str, bool]]:
             continue
         here = os.path.dirname(path)
         for m in _POM_REFS.finditer(raw):
-            ref = (m.group(2) if m.group(1) else m.group(3)).decode("utf-8", "replace")
+            ref = (m.group(2) if m.group(1) else m.group(3)).decode("utf-8", "replace").strip()
             if not ref or "${" in ref or (m.group(1) and not modules):
                 continue
             target = os.path.normpath(os.path.join(here, ref))
@@ -170,9 +174,13 @@ def _gradle(settings: str, reader: _Reader) -> Iterator[tuple[str, bool]]:
     if raw is None:
         return
     here = os.path.dirname(settings)
-    for m in _GRADLE_STATEMENT.finditer(raw):
+    scanned = 0
+    for n, m in enumerate(_GRADLE_STATEMENT.finditer(raw)):
         kind = m.group(1)
         span = _statement(raw, m.end())
+        scanned += len(span)
+        if n >= _MAX_STATEMENTS or scanned > _MAX_SCANNED:
+            raise Unchecked
         if kind == b"projectDir":
             dirs = [(a or b).decode("utf-8", "replace") for a, b in _FILE_CALL.findall(span)]
         else:
