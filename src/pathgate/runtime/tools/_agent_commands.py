@@ -176,7 +176,8 @@ def _named(base: str, root: str) -> NamedIndex:
     for it (:class:`._modules.Reads`: module lists, ``package.json``'s ``main``) does (not
     cached while one is racily new)."""
     files = _settings_files(base)
-    sigs = [_signature(f) if _is_user_file(f) else unlinked_signature(f) for f in files]
+    users = _user_files()
+    sigs = [_signature(f) if f in users else unlinked_signature(f) for f in files]
     key = (os.path.expanduser("~"), root, *files, *sigs)
     hit = _cache.get(base)
     if hit is not None and hit[0] == key and hit[1].still():
@@ -306,8 +307,20 @@ def _string_command(text: str) -> tuple[list[str], str | None]:
 
 
 def _is_user_file(path: str) -> bool:
+    return path in _user_files()
+
+
+#: ``(home, the user-level settings files there)``, made again when the home changes.
+_user_cache: tuple[str, frozenset[str]] = ("", frozenset())
+
+
+def _user_files() -> frozenset[str]:
+    """The user-level settings files (:data:`_USER_SETTINGS` in the home; none without one)."""
+    global _user_cache
     home = os.path.expanduser("~")
-    return home != "~" and path in {os.path.join(home, s) for s in _USER_SETTINGS}
+    if _user_cache[0] != home:
+        _user_cache = (home, frozenset() if home == "~" else frozenset(os.path.join(home, s) for s in _USER_SETTINGS))
+    return _user_cache[1]
 
 
 def _load(path: str, root: str) -> object:
