@@ -20,11 +20,17 @@ are never writable, like the settings that name them (:func:`runs`):
   ``node .``); a file fed to an interpreter (``sh <x``, ``cat x | sh``, ``awk -f x``) counts
   as its operand; a task runner's manifest counts when the command starts one
   (``npm``/``pnpm``/``yarn``: ``package.json``, ``make``: ``Makefile``, ``uv``/``poetry``:
-  ``pyproject.toml``, ``./mvnw``: ``pom.xml`` … :mod:`._runners`). What such a runner's
+  ``pyproject.toml``, ``./mvnw``: ``pom.xml`` and its modules' … :mod:`._runners`,
+  :mod:`._modules`). What such a runner's
   scripts run in turn (a linter's config, the project's own code) is not followed: a hook
   that runs project code is as safe as that code is unwritable;
 * conservatively, everything below ``.claude/hooks/``, ``.cursor/hooks/`` and
-  ``.gemini/hooks/``.
+  ``.gemini/hooks/``;
+* the hook and server files of the plugins of a marketplace kept in a directory of the
+  project, which Claude Code runs in place, and what they name (:mod:`._plugins`).
+
+A project's settings file (or manifest) that is a link, is reached through one or has other
+hard links is never read, whatever it leads to (:mod:`._guard_read`): it cannot be checked.
 
 A settings file is read as its agent reads it: JSON with comments and trailing commas
 (VS Code's and Gemini CLI's files are JSONC). One that still does not parse, or is nested
@@ -37,7 +43,7 @@ loosen the guard. The named paths are indexed with the parse (:mod:`._named_inde
 write looks its target up rather than resolving every named path.
 
 Only writes ask (reads never do); the parsed answer is kept per root while the settings
-files keep their ``stat`` signature. Imports only the standard library and the bounded
+files and the build files read for them keep their ``stat`` signature. Imports only the standard library and the bounded
 reader of :mod:`pathgate.runtime.fs` (``pathgate hook`` loads it on a write).
 """
 

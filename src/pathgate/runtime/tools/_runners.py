@@ -10,8 +10,9 @@ guard's reading of agent settings, :mod:`._agent_commands`).
   ``package.json`` script, ``./mvnw verify`` the plugins ``pom.xml`` and ``.mvn/`` configure,
   ``./gradlew check`` the build scripts): :func:`manifests` names them, each with whether
   everything below it counts (a directory of build code: ``buildSrc/``, ``.mvn/``, sbt's
-  ``project/``). Only the manifests in the directory the runner starts in count (a Maven
-  module's or a CMake subdirectory's own file is not followed), as for ``package.json``.
+  ``project/``). The manifests in the directory the runner starts in count, and the
+  build files of the modules a Maven ``pom.xml`` or a Gradle ``settings.gradle`` lists
+  (:mod:`._modules`); a CMake subdirectory's or an npm workspace's own file is not followed.
   A runner whose manifest has no fixed name (``dotnet``: ``*.csproj``) names a glob of the
   directory's own files: matched per write against the target alone, never expanded.
 
