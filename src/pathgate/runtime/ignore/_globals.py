@@ -31,13 +31,15 @@ __all__ = ["Globals", "current_globals", "make_probe"]
 class Globals:
     """Repository-wide state resolved once per change: git layout, config, global lists."""
 
-    __slots__ = ("config", "fold", "hooks", "key", "node", "paths", "steering", "upper", "warnings")
+    __slots__ = ("config", "fold", "hooks", "key", "node", "paths", "steering", "top", "upper", "warnings")
 
     def __init__(self, key: object, fold: bool, node: DirNode, warnings: tuple[str, ...],
                  paths: tuple[str, ...], steering: tuple[str, ...] = (),
                  upper: tuple[tuple[str, _Sig], ...] = (), hooks: str | None = None,
-                 config: tuple[tuple[str, str | None], ...] = ()) -> None:
+                 config: tuple[tuple[str, str | None], ...] = (), top: str | None = None) -> None:
         self.key = key
+        #: the top of the work tree when the root lies below it (git runs hooks there), else ``None``
+        self.top = top
         #: every ``(key, value)`` of git's configuration, in order (:meth:`IgnoreIndex.git_config`)
         self.config = config
         #: the directory git runs hooks from (``core.hooksPath`` or the repository's
@@ -153,7 +155,8 @@ def load_globals(ix: IgnoreIndex, key: tuple[object, ...]) -> Globals:
     steering = (*ix._git_watch, *paths, *(settings.steering if settings is not None else ()))
     return Globals(key, fold, node, tuple(warnings), tuple(paths), tuple(dict.fromkeys(steering)), upper,
                    settings.hooks if settings is not None else None,
-                   settings.config if settings is not None else ())
+                   settings.config if settings is not None else (),
+                   settings.top if settings is not None else None)
 
 
 def _load_upper(ix: IgnoreIndex, up: _upper.Upper, fold: bool, read: list[tuple[str, bytes, _Sig]],

@@ -331,6 +331,11 @@ class IgnoreIndex:
         its scripts run is never writable (:mod:`pathgate.runtime.tools._git_hooks`)."""
         return self._current_globals().hooks
 
+    def git_top(self) -> str:
+        """The top of the work tree git runs hooks and configured commands from: the root,
+        or the directory above it that holds the repository (a root below the top)."""
+        return self._current_globals().top or self.root
+
     def git_config(self) -> tuple[tuple[str, str | None], ...]:
         """Every ``(key, value)`` git reads here, in order (keys as git canonicalises them),
         validated as :meth:`git_steering` is; the same tuple while nothing changed. What its

@@ -20,11 +20,17 @@ are never writable, like the settings that name them (:func:`runs`):
   ``node .``); a file fed to an interpreter (``sh <x``, ``cat x | sh``, ``awk -f x``) counts
   as its operand; a task runner's manifest counts when the command starts one
   (``npm``/``pnpm``/``yarn``: ``package.json``, ``make``: ``Makefile``, ``uv``/``poetry``:
-  ``pyproject.toml``, ``./mvnw``: ``pom.xml`` … :mod:`._runners`). What such a runner's
+  ``pyproject.toml``, ``./mvnw``: ``pom.xml`` and its modules' … :mod:`._runners`,
+  :mod:`._modules`). What such a runner's
   scripts run in turn (a linter's config, the project's own code) is not followed: a hook
   that runs project code is as safe as that code is unwritable;
 * conservatively, everything below ``.claude/hooks/``, ``.cursor/hooks/`` and
-  ``.gemini/hooks/``.
+  ``.gemini/hooks/``;
+* the hook and server files of the plugins of a marketplace kept in a directory of the
+  project, which Claude Code runs in place, and what they name (:mod:`._plugins`).
+
+A project's settings file (or manifest) that is a link, is reached through one or has other
+hard links is never read, whatever it leads to (:mod:`._guard_read`): it cannot be checked.
 
 A settings file is read as its agent reads it: JSON with comments and trailing commas
 (VS Code's and Gemini CLI's files are JSONC). One that still does not parse, or is nested
@@ -37,7 +43,7 @@ loosen the guard. The named paths are indexed with the parse (:mod:`._named_inde
 write looks its target up rather than resolving every named path.
 
 Only writes ask (reads never do); the parsed answer is kept per root while the settings
-files keep their ``stat`` signature. Imports only the standard library and the bounded
+files and the build files read for them keep their ``stat`` signature. Imports only the standard library and the bounded
 reader of :mod:`pathgate.runtime.fs` (``pathgate hook`` loads it on a write).
 """
 
@@ -46,14 +52,17 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
-from pathgate.runtime.tools._named_index import GLOB as _GLOB
+from pathgate.runtime.tools._command_words import PATH_VARS, VAR, candidates
+from pathgate.runtime.tools._guard_read import unlinked_signature
+from pathgate.runtime.tools._modules import Reads, reads_module_list
 from pathgate.runtime.tools._named_index import NamedIndex, fold_path
 from pathgate.runtime.tools._named_index import realpath as _realpath
-from pathgate.runtime.tools._runners import fed, is_interpreter, manifests_of, root_entries, runner
+from pathgate.runtime.tools._plugins import marketplaces, plugin_files
+from pathgate.runtime.tools._runners import root_entries
 from pathgate.runtime.tools._settings_load import Strings, Unchecked, load
-from pathgate.runtime.tools._shell_words import _braces, _split
+from pathgate.runtime.tools._shell_words import _split
 
 __all__ = ["HOOK_DIRS", "SETTINGS", "UNCHECKED", "Unchecked", "command_paths", "fold_path", "in_hook_dir", "runs"]
 
@@ -70,7 +79,7 @@ _DEVCONTAINER_DIR = ".devcontainer"
 _MAX_DEVCONTAINERS = 64
 #: The same files in the user's home, plus Claude Code's user and local MCP lists.
 _USER_SETTINGS = (".claude/settings.json", ".claude/settings.local.json", ".cursor/hooks.json", ".cursor/mcp.json",
-                  ".gemini/settings.json", ".claude.json")
+                  ".gemini/settings.json", ".claude.json", ".claude/plugins/known_marketplaces.json")
 #: Directories (root-relative, normalised) whose files are never writable: the agent CLIs'
 #: hook scripts, and what else they take commands, hooks or tool grants from (Claude Code's
 #: subagents, skills and slash commands carry ``hooks:``/``allowed-tools:`` front matter and
@@ -86,41 +95,6 @@ _COMMAND_KEYS = frozenset({"command", "apiKeyHelper", "awsAuthRefresh", "awsCred
                            # or an object of named commands (each either)
                            "initializeCommand", "onCreateCommand", "updateContentCommand",
                            "postCreateCommand", "postStartCommand", "postAttachCommand"})
-#: Variables naming directories a command loads code from: every ``:``-separated entry of
-#: ``PYTHONPATH=tools`` counts with everything below it.
-_PATH_VARS = frozenset({"PYTHONPATH", "NODE_PATH", "RUBYLIB", "PERL5LIB", "PERLLIB", "PATH", "CLASSPATH",
-                        "GEM_PATH", "LUA_PATH", "DENO_DIR"})
-#: An interpreter's short option glued to its value: ``-mtools.guard``, ``-r./pre.js``.
-_GLUED = re.compile(r"^-([mrIWXM])([^-].*)$")
-#: Options whose value is inline code (``python3 -c "import guard"``, ``node -e …``).
-_CODE_OPTIONS = frozenset({"-c", "-e", "--eval", "-p", "--print", "-E"})
-#: What inline code loads: Python ``import a.b, c`` / ``from a import``, ``require('x')``,
-#: ``require_relative 'x'``, ``import('x')`` / ``import … from 'x'``.
-_IMPORTS = re.compile(r"\bfrom\s+([A-Za-z_][\w.]*)\s+import\b|\bimport\s+([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)"
-                      r"|\b(?:require|require_relative|import|from)\s*\(?\s*['\"]([^'\"]+)['\"]")
-#: Interpreter flags combined with ``-m`` last: ``python3 -um tools.guard``.
-_COMBINED = re.compile(r"^-[A-Za-z]*(m)()$")
-#: Python's imports by name in inline code: ``__import__('x')``, ``import_module('x')``.
-_IMPORT_CALLS = re.compile(r"\b(?:__import__|import_module)\s*\(\s*['\"]([A-Za-z_][\w.]*)['\"]")
-#: ``cd`` directories one command is read from (each candidate is tried from each of them).
-_MAX_CD = 8
-#: Words that run the next one (``env X=1 node x``, ``exec make``, ``timeout 10 npm test``).
-_WRAPPERS = frozenset({"env", "exec", "timeout", "nice", "nohup", "command", "sudo", "doas", "xargs", "stdbuf",
-                       "time", "setsid", "ionice", "chrt", "taskset", "builtin"})
-#: A runner's options naming the directory it runs in (its manifest is read there) …
-_DIR_OPTIONS = frozenset({"-C", "--directory", "--prefix", "--cwd", "--dir", "--project", "--working-directory"})
-#: … or the manifest itself.
-_FILE_OPTIONS = frozenset({"-f", "--file", "--makefile", "--justfile", "--manifest-path", "--taskfile", "--config"})
-#: Interpreter options that take a value (the script comes after it): ``python3 -W x s.py``.
-_VALUE_OPTIONS = frozenset({"-W", "-X", "-r", "--require", "--import", "--loader", "--experimental-loader", "-I",
-                            "-M", "-o", "-O", "--rcfile", "--init-file"})
-#: Extensions a run-position word without one may be loaded with (``node -r ./pre``).
-_RUN_EXTS = (".js", ".cjs", ".mjs", ".ts", ".py", ".sh")
-#: A leading ``NAME=value`` word (an environment assignment before the command).
-_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_SCRIPT = re.compile(r"\.(sh|bash|zsh|py|pyw|js|mjs|cjs|ts|mts|cts|rb|pl|php|ps1|bat|cmd|lua|r|jar)$", re.I)
-#: A leading variable: ``$NAME``, ``${NAME}``, ``${NAME:-x}``, ``%NAME%``.
-_VAR = re.compile(r"^(\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%)")
 _MAX_SETTINGS = 8 * 1024 * 1024
 #: A project's own settings file past this cannot be checked (real ones are kilobytes).
 _MAX_PROJECT_SETTINGS = 1024 * 1024
@@ -128,7 +102,7 @@ _MAX_PROJECT_SETTINGS = 1024 * 1024
 
 
 #: Per root: (the settings files' signatures, the candidate paths they name), see :func:`_named`.
-_cache: dict[str, tuple[tuple[object, ...], NamedIndex]] = {}
+_cache: dict[str, tuple[tuple[object, ...], Reads, NamedIndex]] = {}
 #: A settings file changed this recently (seconds) is not cached: a rewrite within one
 #: timestamp tick could keep its signature (git's "racily clean" index entries).
 _RACY = 2.0
@@ -204,39 +178,88 @@ def _named(base: str, root: str) -> NamedIndex:
     agent CLI started in ``base`` (a directory of the project ``root``, or the root) name,
     and the settings files themselves, each with whether everything below it counts too,
     indexed for the target's lookup (:class:`._named_index.NamedIndex`); parsed again
-    whenever a settings file's ``stat`` signature changes (not cached while one is racily
-    new). A project's settings file naming more than :data:`_MAX_NAMED` paths cannot be
-    checked (every path counts); the user's own ones keep the first of them."""
+    whenever a settings file's ``stat`` signature changes, or one of the build files read
+    for it (:class:`._modules.Reads`: module lists, ``package.json``'s ``main``) does (not
+    cached while one is racily new)."""
     files = _settings_files(base)
-    sigs = [_signature(f) for f in files]
+    users = _user_files()
+    sigs = [_signature(f) if f in users else unlinked_signature(f) for f in files]
     key = (os.path.expanduser("~"), root, *files, *sigs)
     hit = _cache.get(base)
-    if hit is not None and hit[0] == key:
-        return hit[1]
+    if hit is not None and hit[0] == key and hit[1].still():
+        return hit[2]
+    reads = Reads()
+    named = _collect(files, sigs, base, root, reads)
+    now = time.time()
+    if all(s is None or now - s[3] / 1e9 > _RACY for s in sigs) and now - reads.newest() > _RACY:
+        if len(_cache) > 256:
+            _cache.clear()
+        _cache[base] = (key, reads, named)
+    return named
+
+
+def _collect(files: list[str], sigs: Sequence[object], base: str, root: str, reads: Reads) -> NamedIndex:
+    """What :func:`_named` indexes, read afresh. A project's settings file naming more than
+    :data:`_MAX_NAMED` paths, or running a build whose files cannot be checked, cannot be
+    checked (every path counts); the user's own ones keep the first of the paths."""
     out: dict[str, bool] = dict.fromkeys((f for f in files if f != UNCHECKED), False)
     unchecked = UNCHECKED in files
     for path, sig in zip(files, sigs, strict=True):
         if sig is None:
             continue
-        commands = _parsed(path, sig)
-        if commands is None:
+        parsed = _parsed(path, sig, root)
+        if parsed is None:
             unchecked = True
             continue
-        count = 0
-        for words, cwd in commands:
-            for full, tree in _paths(words, cwd, base, root):
-                count += full not in out
-                out[full] = out.get(full, False) or tree
-            if count > _MAX_NAMED:
+        commands, markets = parsed
+        try:
+            if not _add(out, ((words, cwd, base) for words, cwd in commands), root, reads):
                 unchecked = unchecked or not _is_user_file(path)
-                break
-    named = NamedIndex(out.items(), root, unchecked=unchecked)
-    now = time.time()
-    if all(s is None or now - s[3] / 1e9 > _RACY for s in sigs):
-        if len(_cache) > 256:
-            _cache.clear()
-        _cache[base] = (key, named)
-    return named
+            if markets and not _add_plugins(out, markets, base, root, reads):
+                unchecked = True
+        except Unchecked:  # a build file that cannot be checked (a link, past a bound)
+            unchecked = True
+    return NamedIndex(out.items(), root, unchecked=unchecked)
+
+
+def _add(out: dict[str, bool], commands: Iterable[tuple[list[str], str | None, str]], root: str,
+         reads: Reads) -> bool:
+    """Add to ``out`` what ``(words, cwd, start)`` commands name; ``False`` past
+    :data:`_MAX_NAMED` new paths (the rest unread)."""
+    count = 0
+    for words, cwd, start in commands:
+        for full, tree in _paths(words, cwd, start, root, reads=reads):
+            count += full not in out
+            out[full] = out.get(full, False) or tree
+        if count > _MAX_NAMED:
+            return False
+    return True
+
+
+def _add_plugins(out: dict[str, bool], markets: list[str], base: str, root: str, reads: Reads) -> bool:
+    """Add to ``out`` what the plugins of the directory marketplaces ``markets`` (as a
+    settings file in ``base`` names them) run in place (:func:`._plugins.plugin_files`):
+    their hook, plugin and server files, read as settings files with
+    ``${CLAUDE_PLUGIN_ROOT}`` as the plugin's directory (and from ``base``, where Claude
+    Code runs); ``False`` when one cannot be checked."""
+    inside = root.rstrip("/") + "/"
+    for market in markets:
+        for mdir in dict.fromkeys(os.path.normpath(os.path.join(base, m)) for m in _expand(market, base)):
+            if not (mdir + "/").startswith(inside):
+                continue  # the user's own, outside the project
+            protected, files = plugin_files(mdir, root, reads)
+            for path, tree in protected:
+                out[path] = out.get(path, False) or tree
+            for pdir, path in files:
+                sig = unlinked_signature(path)
+                reads.sigs[path] = sig
+                parsed = None if sig is None else _parsed(path, sig, root)
+                if sig is not None and parsed is None:
+                    return False
+                commands = parsed[0] if parsed is not None else []
+                if not _add(out, ((w, c, s) for w, c in commands for s in (pdir, base)), root, reads):
+                    return False
+    return True
 
 
 #: Distinct paths (spellings, with each ``cd`` and ``cwd`` reading) one project settings
@@ -247,35 +270,38 @@ _MAX_NAMED = 8192
 
 #: Per settings file: (its ``stat`` signature, its commands); the user-level files are the
 #: same for every directory :func:`runs` reads settings for, so each is parsed once.
-_parsed_cache: dict[str, tuple[object, list[tuple[list[str], str | None]] | None]] = {}
+_parsed_cache: dict[str, tuple[object, tuple[list[tuple[list[str], str | None]], list[str]] | None]] = {}
 #: Commands one settings file may hold; past it the file cannot be checked (every write is
 #: refused), so a crafted file can neither stall every write nor hide a command at its end.
 _MAX_COMMANDS = 4096
 
 
-def _parsed(path: str, sig: object) -> list[tuple[list[str], str | None]] | None:
-    """The commands of the settings file at ``path`` (:func:`_commands`), kept while its
-    signature holds; ``None`` when they cannot be told (a bound passed). The user's own
-    files (a heavy user's ``~/.claude.json`` lists every project's MCP servers) are not the
-    repository's: past a bound, what was read so far counts, as past their size bound."""
+def _parsed(path: str, sig: object, root: str) -> tuple[list[tuple[list[str], str | None]], list[str]] | None:
+    """The commands of the settings file at ``path`` (:func:`_commands`) and the directory
+    marketplaces it registers (:func:`._plugins.marketplaces`), kept while its signature
+    holds; ``None`` when they cannot be told (a bound passed). The user's own files (a heavy
+    user's ``~/.claude.json`` lists every project's MCP servers) are not the repository's:
+    past a bound, what was read so far counts, as past their size bound."""
     hit = _parsed_cache.get(path)
     if hit is not None and hit[0] == sig:
         return hit[1]
     found: list[tuple[list[str], str | None]] = []
-    commands: list[tuple[list[str], str | None]] | None = found
+    markets: list[str] = []
+    parsed: tuple[list[tuple[list[str], str | None]], list[str]] | None = (found, markets)
     try:
-        data = _load(path)
+        data = _load(path, root)
         items = _commands(data) if not isinstance(data, Strings) else (_string_command(t) for t in data)
         for item in items:
             found.append(item)
             if len(found) > _MAX_COMMANDS:
                 raise Unchecked
+        markets += marketplaces(data)
     except Unchecked:
-        commands = found if _is_user_file(path) else None
+        parsed = (found, markets) if _is_user_file(path) else None
     if len(_parsed_cache) > 256:
         _parsed_cache.clear()
-    _parsed_cache[path] = (sig, commands)
-    return commands
+    _parsed_cache[path] = (sig, parsed)
+    return parsed
 
 
 def _string_command(text: str) -> tuple[list[str], str | None]:
@@ -287,15 +313,29 @@ def _string_command(text: str) -> tuple[list[str], str | None]:
 
 
 def _is_user_file(path: str) -> bool:
+    return path in _user_files()
+
+
+#: ``(home, the user-level settings files there)``, made again when the home changes.
+_user_cache: tuple[str, frozenset[str]] = ("", frozenset())
+
+
+def _user_files() -> frozenset[str]:
+    """The user-level settings files (:data:`_USER_SETTINGS` in the home; none without one)."""
+    global _user_cache
     home = os.path.expanduser("~")
-    return home != "~" and path in {os.path.join(home, s) for s in _USER_SETTINGS}
+    if _user_cache[0] != home:
+        _user_cache = (home, frozenset() if home == "~" else frozenset(os.path.join(home, s) for s in _USER_SETTINGS))
+    return _user_cache[1]
 
 
-def _load(path: str) -> object:
+def _load(path: str, root: str) -> object:
     """The settings file at ``path`` as its agent reads it (:func:`._settings_load.load`; the
-    user's own files past the size bound left unread)."""
-    user = _is_user_file(path)
-    return load(path, _MAX_SETTINGS if user else _MAX_PROJECT_SETTINGS, user=user)
+    user's own files past the size bound left unread, and read through links; a project's
+    never read through a link: :class:`Unchecked`)."""
+    if _is_user_file(path):
+        return load(path, _MAX_SETTINGS, user=True)
+    return load(path, _MAX_PROJECT_SETTINGS, root=root)
 
 
 def _commands(node: object, depth: int = 0, inherited: str | None = None
@@ -316,7 +356,7 @@ def _commands(node: object, depth: int = 0, inherited: str | None = None
                 for name, text in value.items():
                     if isinstance(text, str):
                         yield _split(text), cwd
-                        if name in _PATH_VARS:  # {"PYTHONPATH": "tools"}: read as the assignment
+                        if name in PATH_VARS:  # {"PYTHONPATH": "tools"}: read as the assignment
                             yield [f"{name}={text}"], cwd
             elif key == "envFile" and isinstance(value, str):
                 yield [value if "/" in value or value.startswith(("$", "~", "%")) else "./" + value], cwd
@@ -359,112 +399,6 @@ def _command_values(value: object, cwd: str | None) -> Iterator[tuple[list[str],
                 yield from _command_values(item, cwd)
 
 
-def _candidates(words: list[str], with_manifests: bool = True) -> Iterator[tuple[str, bool]]:
-    """The words of a command that may name a file it runs or reads, each with whether it is
-    *run* (the command word, the operand of an interpreter: a directory named there runs
-    what is inside it — ``python3 tools`` runs ``tools/__main__.py``, ``node tools/lint`` its
-    ``index.js`` — so everything below it counts): a path (a ``/``, a leading ``~`` or
-    variable), a script's name, the operand of an interpreter (``bash x``, ``python3 -u x``,
-    ``python3 -W ignore x``, ``node -r ./pre.js x``), a module (``python3 -m pkg.mod``: its
-    files and the ``pkg.py`` that would shadow it), the value of an ``--opt=value`` word;
-    and the manifests a task runner reads its commands from, wherever it appears (``env X=1
-    npm run x``, ``sh -c 'make lint'``: ``package.json``, ``Makefile`` …; ``make -C sub``,
-    ``npm --prefix sub``, ``make -f build.mk``). After ``cd dir`` every candidate is also
-    read from ``dir``."""
-    script = False  # the previous word was an interpreter or one of its options
-    module = False
-    value_of: str | None = None  # the previous word was an option taking a value
-    manifests: tuple[tuple[str, bool], ...] = ()  # the last runner's manifests (for -C/--prefix)
-    cd_dirs: list[str] = []
-    first = True
-    looped = False  # inside `for f in <words>;`: each word may be run by the loop's body
-
-    def out(value: str, tree: bool) -> Iterator[tuple[str, bool]]:
-        if not tree and _GLOB.search(value) and not looped:  # `prettier --write "src/*.ts"`: edited, not run
-            return
-        values = _braces(value)
-        if tree:  # `node -r ./pre` loads pre.js
-            values += [v + ext for v in values if not _SCRIPT.search(v) for ext in _RUN_EXTS]
-        for v in values:
-            yield v, tree
-            if not v.startswith(("/", "~", "$", "%")):
-                yield from ((d.rstrip("/") + "/" + v, tree) for d in cd_dirs)
-
-    def manifest(value: str, tree: bool) -> Iterator[tuple[str, bool]]:
-        """A runner's manifest: a glob (``*.csproj``) kept as one, never expanded."""
-        yield value, tree
-        if not value.startswith(("/", "~", "$", "%")):
-            yield from ((d.rstrip("/") + "/" + value, tree) for d in cd_dirs)
-
-    def option_value(option: str, value: str) -> Iterator[tuple[str, bool]]:
-        if option in _DIR_OPTIONS and with_manifests:
-            for m, tree in manifests:
-                yield from manifest(value.rstrip("/") + "/" + m, tree)
-        yield from out(value, True)
-
-    for i, word in enumerate(words):
-        if word == "in" and i >= 2 and words[i - 2] == "for":
-            looped = True
-        elif looped and (word in ("do", ";") or word.endswith(";")):
-            looped = word not in ("do", ";") and word != ""  # the last item, glued to `;`, still counts
-        word = word.rstrip(";&|")  # `cd tools; bash run`: shlex leaves the separator on
-        base = os.path.basename(word)
-        if value_of is not None:
-            yield from option_value(value_of, word)
-            value_of = None
-            continue
-        for v, t in _loaded(word, words[i + 1] if i + 1 < len(words) else None, script):
-            yield from out(v, t)
-        glued = _GLUED.match(word) if script else None
-        if glued is not None:  # `python3 -mtools.guard`, `node -r./pre.js`, `ruby -rtools/lib`
-            if glued.group(1) != "m":
-                continue
-            module = False
-            script = False
-            continue
-        if runner(base):
-            manifests = manifests_of(base)
-            for m, tree in manifests if with_manifests else ():
-                yield from manifest(m, tree)
-        opt, eq, val = word.partition("=")
-        if manifests:  # `make -Ctools`, `npm --prefix=tools`, `make --file=build.mk`
-            if eq and val and (opt in _DIR_OPTIONS or opt in _FILE_OPTIONS):
-                yield from option_value(opt, val)
-            elif word[:2] in ("-C", "-f") and len(word) > 2 and not word.startswith("--"):
-                yield from option_value(word[:2], word[2:])
-        if eq and val and script and opt in _VALUE_OPTIONS:  # `node --require=./pre x`
-            yield from out(val, True)
-        if word in ("<", "source", ".") and i + 1 < len(words):  # `bash < run` runs it
-            yield from out(words[i + 1].rstrip(";&|"), True)
-        if word in ("cd", "pushd") or (base == "env" and i + 1 < len(words) and words[i + 1] in ("-C", "--chdir")):
-            target = next((w for w in words[i + 1:i + 4] if not w.startswith("-")), None)
-            if target is not None:  # `cd -P tools`, `cd tools;x`
-                target = re.split(r"[;&|]", target, maxsplit=1)[0]
-                if target not in cd_dirs and len(cd_dirs) < _MAX_CD:
-                    cd_dirs.append(target)
-        if word.startswith("--chdir=") and word[8:] not in cd_dirs and len(cd_dirs) < _MAX_CD:  # env --chdir=x
-            cd_dirs.append(word[len("--chdir="):])
-        head = first and not _ASSIGN.match(word) and base not in _WRAPPERS
-        if head:
-            first = False
-        if (manifests and (word in _DIR_OPTIONS or word in _FILE_OPTIONS)) or (script and word in _VALUE_OPTIONS):
-            value_of = word
-        for value in dict.fromkeys((word, *word.split("=", 1)[1:])):
-            if not value:
-                continue
-            if module:
-                for v, tree in _module_files(value):
-                    yield from out(v, tree)
-            elif "/" in value or "\\" in value or value.startswith(("~", "$", "%")) or _SCRIPT.search(value):
-                yield from out(value, head or (script and value == word))
-            elif script and not value.startswith("-"):
-                yield from out(value, True)
-        module = word == "-m" or (script and _COMBINED.match(word) is not None)  # `-m`, `-um`
-        script = is_interpreter(base) or (script and (word.startswith("-") or value_of is not None))
-    for value in fed(words, _WRAPPERS):  # `sh <hook`, `cat hook | sh`, `awk -f x.awk`
-        yield from out(value, True)
-
-
 def command_paths(line: str, root: str, *, manifests: bool = True) -> list[tuple[str, bool]]:
     """The absolute paths inside ``root`` that the shell command ``line`` (run in ``root``)
     may run or load, each with whether everything below it counts, read as a settings
@@ -472,57 +406,11 @@ def command_paths(line: str, root: str, *, manifests: bool = True) -> list[tuple
     return list(_paths(_split(line), None, root, root, with_manifests=manifests))
 
 
-def _module_files(value: str) -> Iterator[tuple[str, bool]]:
-    """The files ``python3 -m value`` (or ``import value``) may run: the module, the package
-    and its ``__main__.py``, every ``__init__.py`` on the way and the ``pkg.py`` that would
-    shadow a package."""
-    dotted = value.replace(".", "/")
-    parts = dotted.split("/")
-    yield from ((dotted + ".py", False), (dotted + "/__main__.py", False), (dotted, True))
-    for k in range(1, len(parts) + 1):
-        yield "/".join(parts[:k]) + "/__init__.py", False
-        yield "/".join(parts[:k]) + ".py", False
-
-
-def _loaded(word: str, following: str | None, script: bool) -> Iterator[tuple[str, bool]]:
-    """What ``word`` makes a command load besides its operands: every directory of a
-    ``PYTHONPATH=tools``-like assignment (with everything below it), the value of a glued
-    interpreter option (``-mtools.guard``: a module; ``-r./pre.js``: a file), and what the
-    inline code after ``-c``/``-e`` imports or requires."""
-    if _ASSIGN.match(word):
-        name, _, value = word.partition("=")
-        if name in _PATH_VARS:
-            for entry in value.split(os.pathsep if os.pathsep != ";" else ":"):
-                if entry and os.path.normpath(entry) != "." and not _VAR.fullmatch(entry.rstrip("/")):
-                    # the root on a path (`PYTHONPATH=.`) loads the project's own code: not followed
-                    yield entry.rstrip("/") or "/", True
-        return
-    if not script:
-        return
-    glued = _GLUED.match(word)
-    if glued is not None:
-        if glued.group(1) == "m":
-            yield from _module_files(glued.group(2))
-        else:
-            yield glued.group(2), True
-    elif word in _CODE_OPTIONS and following is not None:
-        for call in _IMPORT_CALLS.finditer(following[:65536]):
-            yield from _module_files(call.group(1))
-        for m in _IMPORTS.finditer(following[:65536]):
-            if m.group(1):
-                yield from _module_files(m.group(1))
-            elif m.group(2):
-                for name in m.group(2).split(","):
-                    yield from _module_files(name.strip())
-            else:
-                yield m.group(3), True
-
-
 def _expand(word: str, root: str) -> list[str]:
     """``word`` with a leading variable read as the root (``$HOME`` also as the home) and
     ``~`` as the home."""
     home = os.path.expanduser("~")
-    m = _VAR.match(word)
+    m = VAR.match(word)
     if m:
         rest = word[m.end():]
         out = [root + rest]
@@ -548,22 +436,28 @@ def _names_root(word: str) -> bool:
     return _ROOT_WORD.fullmatch(word) is not None
 
 
-def _paths(words: list[str], cwd: str | None, start: str, root: str, *, with_manifests: bool = True
-           ) -> Iterator[tuple[str, bool]]:
+def _paths(words: list[str], cwd: str | None, start: str, root: str, *, with_manifests: bool = True,
+           reads: Reads | None = None) -> Iterator[tuple[str, bool]]:
     """The real paths inside ``root`` (not the root itself) that ``words`` may name, read
     from ``start`` (the directory the agent CLI runs in: a project-directory variable reads
-    as it) and from ``cwd``, each with whether everything below it counts too."""
+    as it) and from ``cwd``, each with whether everything below it counts too; with
+    ``reads``, the build files a named ``pom.xml`` or ``settings.gradle`` lists too
+    (:func:`._modules.module_manifests`), each file read recorded there."""
     bases = [start, *(os.path.join(start, c) for c in (_expand(cwd, start) if cwd else ()))]
     inside = root.rstrip("/") + "/"
-    for cand, tree in _candidates(words, with_manifests):
+    for cand, tree in candidates(words, with_manifests):
         for text in _expand(cand, start):
             for base in bases:
                 full = os.path.normpath(os.path.join(base, text))
                 if full.startswith(inside):
                     yield full, tree
+                    if reads is not None and with_manifests and reads_module_list(full):
+                        yield from reads.expand(full, root)
                     continue
                 resolved = _realpath(full)  # outside as written: inside through a link?
                 if resolved is None or resolved.startswith(inside):
                     yield full, tree
                 elif tree and resolved == root.rstrip("/") and _names_root(cand):  # `python3 .`, `node .`
+                    if reads is not None:
+                        reads.record(os.path.join(root, "package.json"))
                     yield from ((e, False) for e in root_entries(root))

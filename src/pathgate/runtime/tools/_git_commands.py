@@ -14,8 +14,9 @@ reads for the repository (:meth:`~pathgate.runtime.ignore.IgnoreIndex.git_config
 system and global files, the repository's ``config`` and ``config.worktree``, their
 includes and ``git -c`` values from the environment), is read as a shell command line as the
 agent settings' commands are (:func:`~._agent_commands.command_paths`: scripts, interpreter
-operands, imports; not a task runner's manifest, as for git's hooks) run from the root (git
-runs them at the top of the work tree); a leading ``!`` (an alias's, a submodule update's) is
+operands, imports; not a task runner's manifest, as for git's hooks) run from the top of
+the work tree (git runs them there; a root below the top reads them from both, and keeps what
+can name a file inside the root: :func:`into_root`); a leading ``!`` (an alias's, a submodule update's) is
 the shell's, and so is what follows a remote URL's ``ext::``. Every alias counts
 (``alias.x = -c core.pager=tools/p.sh log`` sets a command too). Past :data:`_MAX_COMMANDS`
 values, or a value past the parser's bounds, nothing is writable
@@ -33,7 +34,7 @@ import os
 import re
 from collections.abc import Iterable
 
-__all__ = ["config_runs", "is_command_key", "names"]
+__all__ = ["config_runs", "into_root", "is_command_key", "names"]
 
 #: ``section.variable`` keys whose value git runs as a command (or a program's path).
 _KEYS = frozenset({
@@ -62,7 +63,7 @@ _MAX_COMMANDS = 4096
 _GLOB = re.compile(r"[*?\[]")
 
 #: Per root: (the configuration the paths were read from, the paths it names).
-_cache: dict[str, tuple[object, tuple[tuple[str, bool], ...]]] = {}
+_cache: dict[str, tuple[object, str, tuple[tuple[str, bool], ...]]] = {}
 
 
 def is_command_key(key: str) -> bool:
@@ -94,22 +95,25 @@ def _command(key: str, value: str) -> str:
     return value.removeprefix("!")
 
 
-def config_runs(real: str, root: str, config: tuple[tuple[str, str | None], ...]) -> bool:
+def config_runs(real: str, root: str, config: tuple[tuple[str, str | None], ...], top: str | None = None) -> bool:
     """Is the absolute real path ``real`` (inside the real ``root``) a script a
-    command-valued key of ``config`` (every ``(key, value)`` git reads, in order) runs?
-    Blocking."""
+    command-valued key of ``config`` (every ``(key, value)`` git reads, in order) runs? Its
+    command lines are read from the top of the work tree ``top`` (git runs aliases, filters
+    and hooks there; ``None``: the root) and, below it, from the root too (where a command
+    started there runs a pager or an editor). Blocking."""
+    top = top or root
     hit = _cache.get(root)
-    if hit is not None and hit[0] is config:
-        named = hit[1]
+    if hit is not None and hit[0] is config and hit[1] == top:
+        named = hit[2]
     else:
-        named = _named(root, config)
+        named = _named(root, config, top)
         if len(_cache) > 64:
             _cache.clear()
-        _cache[root] = (config, named)
+        _cache[root] = (config, top, named)
     return names(real, named)
 
 
-def _named(root: str, config: tuple[tuple[str, str | None], ...]) -> tuple[tuple[str, bool], ...]:
+def _named(root: str, config: tuple[tuple[str, str | None], ...], top: str) -> tuple[tuple[str, bool], ...]:
     from pathgate.runtime.tools._agent_commands import Unchecked, command_paths
 
     values = list(dict.fromkeys(_command(k, v) for k, v in config if v and _runs_value(k, v)))
@@ -118,11 +122,32 @@ def _named(root: str, config: tuple[tuple[str, str | None], ...]) -> tuple[tuple
     out: dict[str, bool] = {}
     try:
         for value in values:
-            for path, tree in command_paths(value, root, manifests=False):
+            found = command_paths(value, top, manifests=False)
+            if top != root:
+                found = [*into_root(found, root), *command_paths(value, root, manifests=False)]
+            for path, tree in found:
                 out[path] = out.get(path, False) or tree
     except Unchecked:
         return ((root, True),)
     return tuple(out.items()) if len(out) <= _MAX_COMMANDS else ((root, True),)
+
+
+def into_root(found: Iterable[tuple[str, bool]], root: str) -> list[tuple[str, bool]]:
+    """The paths of ``found`` (read from the top of the work tree, above ``root``) that can
+    name a file inside ``root``: the ones below it as written or through a link, a shell
+    glob, and a directory above it whose everything counts (then: the whole root)."""
+    inside = root.rstrip("/") + "/"
+    out: list[tuple[str, bool]] = []
+    for path, tree in found:
+        if path.startswith(inside) or _GLOB.search(path):
+            out.append((path, tree))
+            continue
+        resolved = _realpath(path)
+        if resolved is None or resolved == root or resolved.startswith(inside):
+            out.append((path, tree))
+        elif tree and (inside.startswith(path.rstrip("/") + "/") or inside.startswith(resolved.rstrip("/") + "/")):
+            out.append((root, True))
+    return out
 
 
 def names(real: str, named: Iterable[tuple[str, bool]]) -> bool:

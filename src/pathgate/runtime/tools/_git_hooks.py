@@ -36,6 +36,8 @@ import re
 import shlex
 import stat
 
+from pathgate.runtime.tools._git_commands import into_root
+
 __all__ = ["hook_runs"]
 
 #: A manager named in a hook script → the files (root-relative; a trailing ``/``: with
@@ -75,73 +77,94 @@ GIT_HOOKS = ("applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit"
              "fsmonitor-watchman", "p4-changelist", "p4-prepare-changelist", "p4-post-changelist",
              "p4-pre-submit", "post-index-change")
 #: Per hooks directory: (its scripts' signatures, the paths they make unwritable).
-_cache: dict[tuple[str, str], tuple[object, tuple[tuple[str, bool], ...]]] = {}
+_cache: dict[tuple[str, str, str], tuple[object, tuple[tuple[str, bool], ...]]] = {}
 
 
-def hook_runs(real: str, root: str, hooks_dirs: tuple[str, ...]) -> bool:
+def hook_runs(real: str, root: str, hooks_dirs: tuple[str, ...], top: str | None = None) -> bool:
     """Is the absolute real path ``real`` (inside the real ``root``) something the hook
-    scripts in ``hooks_dirs`` (absolute directories) run in turn? Blocking."""
+    scripts in ``hooks_dirs`` (absolute directories) run in turn? Their command lines are
+    read from the top of the work tree ``top`` (git runs hooks there; ``None``: the root),
+    and what they name is kept where it can name a file inside the root
+    (:func:`~._git_commands.into_root`). Blocking."""
     from pathgate.runtime.tools._git_commands import names
 
-    return any(names(real, _named(hooks, root)) for hooks in hooks_dirs)
+    return any(names(real, _named(hooks, root, top or root)) for hooks in hooks_dirs)
 
 
-def _scripts(hooks: str) -> list[tuple[str, os.stat_result]]:
-    """The hook scripts git would run from ``hooks`` (regular files named as git's hooks,
-    links followed as git follows them), with their ``stat``."""
-    out: list[tuple[str, os.stat_result]] = []
+def _scripts(hooks: str) -> list[tuple[str, tuple[object, ...]]]:
+    """The hook scripts git would run from ``hooks`` (files named as git's hooks: regular
+    files, and links, which git follows), each with a signature of it and of what it leads
+    to (a re-pointed link, or an edited target, is a new one)."""
+    out: list[tuple[str, tuple[object, ...]]] = []
     for name in GIT_HOOKS:
+        path = os.path.join(hooks, name)
         try:
-            st = os.stat(os.path.join(hooks, name))
-        except OSError:
+            lst = os.lstat(path)
+        except (OSError, ValueError):
             continue
-        if stat.S_ISREG(st.st_mode):
-            out.append((name, st))
+        if stat.S_ISLNK(lst.st_mode):
+            try:
+                st: os.stat_result | None = os.stat(path)
+            except (OSError, ValueError):
+                st = None
+        elif stat.S_ISREG(lst.st_mode):
+            st = lst
+        else:
+            continue
+        out.append((name, (*_sig(lst), *(_sig(st) if st is not None else ()))))
     return out
 
 
-def _named(hooks: str, root: str) -> tuple[tuple[str, bool], ...]:
+def _sig(st: os.stat_result) -> tuple[int, ...]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_nlink)
+
+
+def _named(hooks: str, root: str, top: str) -> tuple[tuple[str, bool], ...]:
     scripts = [(os.path.join(hooks, n), st) for n, st in _scripts(hooks)]
     husky = os.path.dirname(hooks.rstrip("/")) if os.path.basename(hooks.rstrip("/")) == "_" else None
     if scripts and husky is not None:  # husky v9: .husky/_/<hook> runs .husky/<hook>
         scripts += [(os.path.join(husky, n), st) for n, st in _scripts(husky)]
-    key = tuple((n, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) for n, st in scripts)
-    hit = _cache.get((hooks, root))
+    key = tuple((n, sig) for n, sig in scripts)
+    hit = _cache.get((hooks, root, top))
     if hit is not None and hit[0] == key:
         return hit[1]
     out: dict[str, bool] = {}
     if husky is not None and scripts:
         out[husky] = True
-    for path, _st in scripts:
-        text = _read(path)
-        found = [(root, True)] if text is None else _from_script(text, root, os.path.dirname(path))
+    for path, _ in scripts:
+        text = _read(path, root)
+        found = [(root, True)] if text is None else _from_script(text, top, os.path.dirname(path))
+        if top != root:
+            found = into_root(found, root)
         for name, tree in found:
             out[name] = out.get(name, False) or tree
     named = tuple(out.items()) if len(out) <= _MAX_NAMED else ((root, True),)
     if len(_cache) > 64:
         _cache.clear()
-    _cache[(hooks, root)] = (key, named)
+    _cache[(hooks, root, top)] = (key, named)
     return named
 
 
-def _read(path: str) -> str | None:
-    """The script's text; ``None`` when it cannot be checked (past :data:`_MAX_SCRIPT`, or
-    replaced by something else than a regular file since its ``stat``)."""
-    from pathgate.runtime.fs import read_regular
+def _read(path: str, root: str) -> str | None:
+    """The script's text; ``None`` when it cannot be checked: past :data:`_MAX_SCRIPT`, not a
+    regular file, or reached through a link (:func:`~._guard_read.read_unlinked`: a symbolic
+    link or a hard-linked file inside the project is never read, whatever it leads to — it
+    could be a secret's other name)."""
+    from pathgate.runtime.tools._guard_read import Linked, read_unlinked
 
     try:
-        return read_regular(path, _MAX_SCRIPT, follow=True).decode("utf-8", "replace")
+        return read_unlinked(path, root, _MAX_SCRIPT).decode("utf-8", "replace")
     except FileNotFoundError:
         return ""
-    except OSError:
+    except (OSError, Linked):
         return None
 
 
 def _from_script(text: str, root: str, here: str) -> list[tuple[str, bool]]:
-    """What one hook script (in the directory ``here``) makes unwritable (absolute paths,
-    each with whether everything below it counts); everything (``root``) when the script
-    is past a bound of its reader (:mod:`._hook_script`) or a command line past the
-    parser's."""
+    """What one hook script (in the directory ``here``, run by git from ``root``: the top
+    of the work tree) makes unwritable (absolute paths, each with whether everything below
+    it counts); everything (``root``) when the script is past a bound of its reader
+    (:mod:`._hook_script`) or a command line past the parser's."""
     from pathgate.runtime.tools._agent_commands import Unchecked, command_paths
     from pathgate.runtime.tools._hook_script import MAX_LINES, command_count, script_lines
 

@@ -75,6 +75,10 @@ _LANGUAGES = ((re.compile(r"(?:python|pypy)[\d.]*(?:\.exe)?"), "python3"),
               (re.compile(r"ruby[\d.]*|perl[\d.]*|php[\d.]*|lua[\d.]*|Rscript"), None))
 #: A line that may load code: what :func:`~._agent_commands.command_paths` reads in ``-c`` code.
 _IMPORT_HINT = re.compile(r"\b(?:import|from|require|require_relative|__import__|import_module)\b")
+#: A directory code changes to before it runs a relative script: ``os.chdir("tools")``,
+#: ``process.chdir('tools')``, ``Dir.chdir("tools")``, a ``cwd="tools"``/``{cwd: 'tools'}``
+#: argument (bounded: no scan to the end of a long line per attempt).
+_CHDIR = re.compile(r"""\b(?:chdir\s*\(|cwd\s*[=:])\s*(?:"([^"\n]{1,256})"|'([^'\n]{1,256})')""")
 #: What a code scan stops at outside a literal: quotes, brackets, line breaks.
 _SPECIAL = re.compile(r"[\"'`()\[\]{}\n]")
 #: What ends a literal opened by each quote (a backslash escapes the next character; a line
@@ -206,13 +210,17 @@ def _variants(line: str, values: dict[str, list[str]], budget: _Budget) -> list[
 
 def _code_lines(lines: list[str], interp: str, budget: _Budget) -> Iterator[str]:
     """What code loads and runs, as command lines: each line that imports, as ``<interp> -c
-    <line>``; each statement's string literals as one command (a leading ``{name}`` of an
-    f-string read as a variable: the root), and joined with ``/`` (``os.path.join("tools",
-    "check.py")``). Comment lines (``#``, ``//``) name nothing."""
+    <line>``; each directory it changes to (``os.chdir("tools")``, ``cwd="tools"``) as ``cd
+    <dir>`` (the caller reads every line from there too); each statement's string literals
+    as one command (a leading ``{name}`` of an f-string read as a variable: the root), and
+    joined with ``/`` (``os.path.join("tools", "check.py")``). Comment lines (``#``, ``//``) name nothing."""
     code = [ln for ln in lines if not ln.lstrip().startswith(("#", "//"))]
     for line in code:
         if _IMPORT_HINT.search(line):
             yield budget.take(f"{interp} -c {shlex.quote(line.strip())}")
+        if "chdir" in line or "cwd" in line:  # the script's later lines run from there too
+            for m in _CHDIR.finditer(line):
+                yield budget.take("cd " + shlex.quote(m.group(1) or m.group(2)))
     for group in _literal_groups("\n".join(code)):
         words = ["$" + w if w.startswith("{") else w for w in group if w]
         if not words:

@@ -10,8 +10,9 @@ guard's reading of agent settings, :mod:`._agent_commands`).
   ``package.json`` script, ``./mvnw verify`` the plugins ``pom.xml`` and ``.mvn/`` configure,
   ``./gradlew check`` the build scripts): :func:`manifests` names them, each with whether
   everything below it counts (a directory of build code: ``buildSrc/``, ``.mvn/``, sbt's
-  ``project/``). Only the manifests in the directory the runner starts in count (a Maven
-  module's or a CMake subdirectory's own file is not followed), as for ``package.json``.
+  ``project/``). The manifests in the directory the runner starts in count, and the
+  build files of the modules a Maven ``pom.xml`` or a Gradle ``settings.gradle`` lists
+  (:mod:`._modules`); a CMake subdirectory's or an npm workspace's own file is not followed.
   A runner whose manifest has no fixed name (``dotnet``: ``*.csproj``) names a glob of the
   directory's own files: matched per write against the target alone, never expanded.
 
@@ -151,15 +152,21 @@ ROOT_ENTRIES = ("__main__.py", "package.json", "index.js", "index.cjs", "index.m
 def root_entries(root: str) -> list[str]:
     """:data:`ROOT_ENTRIES` of ``root`` (absolute), with the file ``package.json``'s ``main``
     names (read as node reads it, bounded; a manifest that cannot be read names nothing
-    more). Blocking."""
+    more), each with whether everything below it counts. A ``package.json`` that is a link
+    (or reached through one) is never read, whatever it leads to
+    (:func:`~._guard_read.read_unlinked`): its ``main`` could be anything, so everything
+    below the root counts. Blocking."""
     import json
     import os
 
-    from pathgate.runtime.fs import read_regular
+    from pathgate.runtime.tools._guard_read import Linked, read_unlinked
+    from pathgate.runtime.tools._settings_load import Unchecked
 
     out = [os.path.join(root, e) for e in ROOT_ENTRIES]
     try:
-        main = json.loads(read_regular(os.path.join(root, "package.json"), 1 << 20, follow=True)).get("main")
+        main = json.loads(read_unlinked(os.path.join(root, "package.json"), root, 1 << 20)).get("main")
+    except Linked:
+        raise Unchecked from None
     except (OSError, ValueError, AttributeError, RecursionError):
         return out
     if isinstance(main, str) and main.strip():

@@ -13,7 +13,7 @@ import errno
 import json
 import re
 
-__all__ = ["Strings", "Unchecked", "load"]
+__all__ = ["Strings", "Unchecked", "load", "parse"]
 
 
 class Unchecked(Exception):
@@ -55,19 +55,30 @@ def _strip(raw: bytes) -> tuple[bytes, list[bytes]]:
     return b"".join(parts), strings
 
 
-def load(path: str, cap: int, *, user: bool = False) -> object:
-    """The settings file at ``path`` (a link followed, as the agent CLI does): JSON, else
-    JSONC, else :class:`Strings`; ``None`` when missing or not a regular file. Past ``cap``
-    bytes: :class:`Unchecked`, or ``None`` for a ``user``-level file (``~/.claude.json``
-    grows with Claude Code's history; it is not the repository's)."""
+def load(path: str, cap: int, *, user: bool = False, root: str | None = None) -> object:
+    """The settings file at ``path`` as its agent reads it: JSON, else JSONC, else
+    :class:`Strings`; ``None`` when missing or not a regular file. Past ``cap`` bytes:
+    :class:`Unchecked`, or ``None`` for a ``user``-level file (``~/.claude.json`` grows with
+    Claude Code's history; it is not the repository's). A ``user``-level file is read through
+    links, as the agent CLI reads it; a project's (``root``: the project's real root) never
+    is (:func:`~._guard_read.read_unlinked`): one that is a link, or reached through one, is
+    :class:`Unchecked` whatever it leads to (it may be a secret's other name)."""
     from pathgate.runtime.fs import read_regular
+    from pathgate.runtime.tools._guard_read import Linked, read_unlinked
 
     try:  # O_NONBLOCK, type checked: a FIFO planted as a settings file must not hang every write
-        raw = read_regular(path, cap, follow=True)
+        raw = read_regular(path, cap, follow=True) if root is None else read_unlinked(path, root, cap)
+    except Linked:
+        raise Unchecked from None
     except OSError as e:
         if e.errno == errno.EFBIG and not user:
             raise Unchecked from None
         return None
+    return parse(raw, user=user)
+
+
+def parse(raw: bytes, *, user: bool = False) -> object:
+    """A settings file's bytes as its agent reads them (see :func:`load`)."""
     try:
         return json.loads(raw)
     except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth

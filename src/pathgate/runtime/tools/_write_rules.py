@@ -83,10 +83,11 @@ def steers_guard(real: str, index: IgnoreIndex) -> bool:
 
     if steers(real, (*_host_config_files(), *_user_files(), *index.git_steering())) or runs(real, index.root):
         return True
-    if config_runs(real, index.root, index.git_config()):
+    top = index.git_top()
+    if config_runs(real, index.root, index.git_config(), top):
         return True
     hooks = index.git_hooks()
-    return hooks is not None and hook_runs(real, index.root, (hooks,))
+    return hooks is not None and hook_runs(real, index.root, (hooks,), top)
 
 
 def _user_files() -> tuple[str, ...]:

@@ -1,0 +1,229 @@
+"""The build files a multi-module build reads besides the manifest it starts from (for the
+write guard's reading of the commands agent settings run).
+
+``mvn verify`` in a directory reads its ``pom.xml`` and every module's: a module's
+``pom.xml`` configures the plugins that run (``exec-maven-plugin``, ``antrun`` …), so an
+agent that rewrites ``core/pom.xml`` gets its commands run by the next hook that starts
+Maven, as if it had rewritten the root's. Gradle likewise evaluates the build script of every
+project ``settings.gradle`` includes, and the whole of an included build (``includeBuild``,
+build logic as ``buildSrc/`` is). :func:`module_manifests` names them:
+
+* ``pom.xml``: each ``<module>`` (Maven 4: ``<subproject>``) — a directory's ``pom.xml``,
+  or the file named — read in turn for its own modules, and each ``<parent>``'s
+  ``<relativePath>`` (its parents, not its modules); commented-out modules count too;
+* ``settings.gradle``/``settings.gradle.kts``: the string literals of each ``include`` and
+  ``includeFlat`` statement (``':a:b'`` → ``a/b/build.gradle(.kts)``), of each ``file(…)`` a
+  ``projectDir`` line names, and each ``includeBuild`` directory with everything below it.
+
+Read bounded and never through a link (:func:`~._guard_read.read_unlinked`): more than
+:data:`MAX_FILES` build files, :data:`MAX_BYTES` read in all, a build file past
+:data:`MAX_FILE` or one that is a link cannot be checked (:class:`~._settings_load.Unchecked`:
+nothing below is writable). Projects a build adds in code (``file('.').eachDir { include
+it.name }``, a property in a module's name) are not followed. Each file read is recorded
+with its signature, so the caller's cache notices an edited module list. Standard library only.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+
+from pathgate.runtime.tools._guard_read import Linked, read_unlinked, unlinked_signature
+from pathgate.runtime.tools._settings_load import Unchecked
+
+__all__ = ["MAX_BYTES", "MAX_FILE", "MAX_FILES", "Reads", "module_manifests", "reads_module_list"]
+
+#: Build files read for one manifest (a reactor of a thousand modules is rare).
+MAX_FILES = 2048
+#: Bytes read for one manifest in all, and from one build file.
+MAX_BYTES = 8 * 1024 * 1024
+MAX_FILE = 1024 * 1024
+#: A module, a subproject or a parent's relative path in a ``pom.xml`` (no nesting: linear).
+_POM_REFS = re.compile(rb"<(module|subproject)>([^<]*)</\1>|<relativePath>([^<]*)</relativePath>")
+#: The statements of a Gradle settings script that add projects or builds.
+_GRADLE_STATEMENT = re.compile(rb"\b(include|includeFlat|includeBuild|projectDir)\b")
+#: A string literal (Groovy and Kotlin: single or double quotes; no escapes in project paths).
+_LITERAL = re.compile(rb"""'([^'\n\\]*)'|"([^"\n\\$]*)\"""")
+#: A ``file('x')``/``File("x")`` call: the directory a ``projectDir`` line names.
+_FILE_CALL = re.compile(rb"""\b(?:file|File)\s*\(\s*(?:'([^'\n]*)'|"([^"\n]*)")""")
+_GRADLE_SETTINGS = ("settings.gradle", "settings.gradle.kts")
+_GRADLE_BUILD = ("build.gradle", "build.gradle.kts")
+#: Characters a statement is read over (its arguments over several lines), and statements
+#: read from one settings script (past it, it cannot be checked).
+_STATEMENT_SPAN = 4096
+_MAX_STATEMENTS = 4096
+#: Characters the statements of one settings script may span in all (each scanned for literals).
+_MAX_SCANNED = 1024 * 1024
+
+
+def reads_module_list(path: str) -> bool:
+    """Does a build start from the manifest ``path`` and read other build files it lists
+    (``pom.xml``, ``settings.gradle``)?"""
+    name = os.path.basename(path)
+    return name == "pom.xml" or name in _GRADLE_SETTINGS
+
+
+class Reads:
+    """What one parse read of the project's build files: each file with the signature it
+    had (:func:`~._guard_read.unlinked_signature`; a cache of the parse holds while they
+    hold: :meth:`still`), and the manifests already expanded (each once)."""
+
+    __slots__ = ("expanded", "sigs")
+
+    def __init__(self) -> None:
+        self.sigs: dict[str, object] = {}
+        self.expanded: set[str] = set()
+
+    def expand(self, manifest: str, root: str) -> list[tuple[str, bool]]:
+        """:func:`module_manifests` of ``manifest``, the first time it is asked for."""
+        if manifest in self.expanded:
+            return []
+        self.expanded.add(manifest)
+        return list(module_manifests(manifest, root, self.sigs))
+
+    def record(self, path: str) -> None:
+        """Note a file read for the parse (``package.json`` for its ``main``)."""
+        self.sigs[path] = unlinked_signature(path)
+
+    def still(self) -> bool:
+        """Does every file read still have the signature it had?"""
+        return all(unlinked_signature(p) == s for p, s in self.sigs.items())
+
+    def newest(self) -> float:
+        """The newest change time (seconds) among the files read (0: none)."""
+        times = [s[3] / 1e9 for s in self.sigs.values() if isinstance(s, tuple)]
+        return max(times, default=0.0)
+
+
+class _Reader:
+    """The build files read for one manifest, bounded, each recorded with its signature."""
+
+    __slots__ = ("bytes", "reads", "root")
+
+    def __init__(self, root: str, reads: dict[str, object]) -> None:
+        self.root = root
+        self.reads = reads
+        self.bytes = 0
+
+    def read(self, path: str) -> bytes | None:
+        """The file's bytes; ``None`` when missing; :class:`Unchecked` past a bound or for a link."""
+        self.reads[path] = unlinked_signature(path)
+        if len(self.reads) > MAX_FILES:
+            raise Unchecked
+        try:
+            raw = read_unlinked(path, self.root, MAX_FILE)
+        except FileNotFoundError:
+            return None
+        except Linked:
+            raise Unchecked from None
+        except OSError:
+            if os.path.lexists(path):
+                raise Unchecked from None  # there, but cannot be read (too large, a FIFO …)
+            return None
+        self.bytes += len(raw)
+        if self.bytes > MAX_BYTES:
+            raise Unchecked
+        return raw
+
+
+def module_manifests(manifest: str, root: str, reads: dict[str, object]) -> Iterator[tuple[str, bool]]:
+    """The build files (absolute, inside ``root``) a build started from ``manifest`` reads
+    besides it, each with whether everything below it counts; every file read is added to
+    ``reads`` (path → :func:`~._guard_read.unlinked_signature`). :class:`Unchecked` past a
+    bound (see the module). Blocking."""
+    reader = _Reader(root, reads)
+    if os.path.basename(manifest) == "pom.xml":
+        yield from _maven(manifest, reader)
+    else:
+        yield from _gradle(manifest, reader)
+
+
+def _inside(path: str, root: str) -> bool:
+    return path.startswith(root.rstrip("/") + "/")
+
+
+def _maven(pom: str, reader: _Reader) -> Iterator[tuple[str, bool]]:
+    """Each module's ``pom.xml`` and each parent's, read in turn (breadth first, each once)."""
+    queue = [(pom, True)]
+    seen = {pom}
+    while queue:
+        path, modules = queue.pop(0)
+        raw = reader.read(path)
+        if raw is None:
+            continue
+        here = os.path.dirname(path)
+        for m in _POM_REFS.finditer(raw):
+            ref = (m.group(2) if m.group(1) else m.group(3)).decode("utf-8", "replace").strip()
+            if not ref or "${" in ref or (m.group(1) and not modules):
+                continue
+            target = os.path.normpath(os.path.join(here, ref))
+            if not target.endswith(".xml"):
+                target = os.path.join(target, "pom.xml")
+            if target in seen or not _inside(target, reader.root):
+                continue
+            seen.add(target)
+            yield target, False
+            queue.append((target, bool(m.group(1)) and modules))
+
+
+def _gradle(settings: str, reader: _Reader) -> Iterator[tuple[str, bool]]:
+    """The build scripts of the projects a Gradle settings script includes, and the included
+    builds' directories."""
+    raw = reader.read(settings)
+    if raw is None:
+        return
+    here = os.path.dirname(settings)
+    scanned = 0
+    for n, m in enumerate(_GRADLE_STATEMENT.finditer(raw)):
+        kind = m.group(1)
+        span = _statement(raw, m.end())
+        scanned += len(span)
+        if n >= _MAX_STATEMENTS or scanned > _MAX_SCANNED:
+            raise Unchecked
+        if kind == b"projectDir":
+            dirs = [(a or b).decode("utf-8", "replace") for a, b in _FILE_CALL.findall(span)]
+        else:
+            dirs = [(a or b).decode("utf-8", "replace") for a, b in _LITERAL.findall(span)]
+        for value in dirs:
+            if not value:
+                continue
+            if kind == b"includeBuild":
+                target = os.path.normpath(os.path.join(here, value))
+                if _inside(target, reader.root):
+                    yield target, True
+                continue
+            if kind in (b"include", b"includeFlat"):
+                rel = value.strip(":").replace(":", "/")
+                base = os.path.join(here, "..") if kind == b"includeFlat" else here
+            else:
+                rel, base = value, here
+            target = os.path.normpath(os.path.join(base, rel))
+            if _inside(target, reader.root):
+                yield from ((os.path.join(target, b), False) for b in _GRADLE_BUILD)
+
+
+def _statement(raw: bytes, start: int) -> bytes:
+    """The arguments of the statement whose keyword ends at ``start``: up to the bracket
+    that closes an opening one, else to the end of the line (a line ending with a comma
+    goes on), within :data:`_STATEMENT_SPAN` characters."""
+    text = raw[start:start + _STATEMENT_SPAN]
+    stripped = text.lstrip(b" \t")
+    if stripped[:1] == b"(":
+        depth = 0
+        for i, c in enumerate(stripped):
+            if c == 0x28:
+                depth += 1
+            elif c == 0x29:
+                depth -= 1
+                if depth == 0:
+                    return stripped[:i + 1]
+        return stripped
+    end = 0
+    while True:
+        nl = text.find(b"\n", end)
+        if nl < 0:
+            return text
+        if not text[:nl].rstrip().endswith(b","):
+            return text[:nl]
+        end = nl + 1
