@@ -125,7 +125,13 @@ def runs(real: str, root: str) -> bool:
     if in_hook_dir(folded):
         return True
     parts = rel.split("/")[:-1]
-    bases = [root, *(os.path.join(root, *parts[:i]) for i in range(1, len(parts) + 1))]
+    if len(parts) > MAX_DEPTH:  # each level is a base of its own (red team 16 G5)
+        return True
+    bases = [root]
+    for part in parts:  # a directory that does not exist holds no settings (nor below it)
+        if not os.path.isdir(os.path.join(bases[-1], part)):
+            break
+        bases.append(os.path.join(bases[-1], part))
     for base in bases:
         for d in HOOK_DIRS:
             linked = _realpath(os.path.join(base, d))
@@ -133,6 +139,10 @@ def runs(real: str, root: str) -> bool:
                 return True
     return any(_named(base, root).names(real) for base in bases)
 
+
+#: Directories between the root and a write's target past which it cannot be checked (each
+#: is a base an agent CLI may start in, its settings and hook directories resolved).
+MAX_DEPTH = 64
 
 #: The name a settings file that cannot be checked is given: every path counts.
 UNCHECKED = "\0unchecked"

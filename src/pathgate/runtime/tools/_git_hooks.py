@@ -69,6 +69,10 @@ _MAX_SCRIPT = 128 * 1024
 #: Paths the scripts of one hooks directory may name (each is resolved on every write);
 #: past it nothing is writable.
 _MAX_NAMED = 4096
+#: Characters of all the hook scripts of one hooks directory read together, and components
+#: of the paths they name together, past which nothing is writable.
+_MAX_SCRIPTS = 256 * 1024
+_MAX_NAMED_COMPONENTS = 65536
 #: The hooks git runs (githooks(5)), by file name in the hooks directory.
 GIT_HOOKS = ("applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit", "pre-merge-commit",
              "prepare-commit-msg", "commit-msg", "post-commit", "pre-rebase", "post-checkout", "post-merge",
@@ -88,7 +92,7 @@ def hook_runs(real: str, root: str, hooks_dirs: tuple[str, ...], top: str | None
     (:func:`~._git_commands.into_root`). Blocking."""
     from pathgate.runtime.tools._git_commands import names
 
-    return any(names(real, _named(hooks, root, top or root)) for hooks in hooks_dirs)
+    return any(names(real, _named(hooks, root, top or root), root) for hooks in hooks_dirs)
 
 
 def _scripts(hooks: str) -> list[tuple[str, tuple[object, ...]]]:
@@ -131,14 +135,21 @@ def _named(hooks: str, root: str, top: str) -> tuple[tuple[str, bool], ...]:
     out: dict[str, bool] = {}
     if husky is not None and scripts:
         out[husky] = True
+    left = _MAX_SCRIPTS
     for path, _ in scripts:
         text = _read(path, root)
+        left -= len(text or "")
+        if left < 0:  # (red team 16 G3: 28 scripts of 120 KiB each, 17 s to read)
+            out[root] = True
+            break
         found = [(root, True)] if text is None else _from_script(text, top, os.path.dirname(path))
         if top != root:
             found = into_root(found, root)
         for name, tree in found:
             out[name] = out.get(name, False) or tree
-    named = tuple(out.items()) if len(out) <= _MAX_NAMED else ((root, True),)
+    if len(out) > _MAX_NAMED or sum(name.count("/") for name in out) > _MAX_NAMED_COMPONENTS:
+        out = {root: True}
+    named = tuple(out.items())
     if len(_cache) > 64:
         _cache.clear()
     _cache[(hooks, root, top)] = (key, named)

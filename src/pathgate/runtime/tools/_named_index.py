@@ -91,6 +91,9 @@ class NamedIndex:
             if GLOB.search(path):
                 self.globs.append((path, tree))
                 continue
+            if tree and path.rstrip("/") + "/" == self.inside:  # the root with all below it
+                self.unchecked = True
+                continue
             if not path.startswith(self.inside):
                 self.outside.append((path, tree))
                 continue
@@ -98,7 +101,10 @@ class NamedIndex:
             self.lexical[key] = self.lexical.get(key, False) or tree
             node = self.top
             for part in path[len(self.inside):].split("/"):
-                node = node.children.setdefault(part, _Node())
+                child = node.children.get(part)
+                if child is None:
+                    child = node.children[part] = _Node()
+                node = child
             node.end = True
             node.tree = node.tree or tree
         # globs and paths outside the root are resolved on every write, each an ``lstat``
