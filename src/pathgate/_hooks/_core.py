@@ -37,20 +37,23 @@ import stat
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+from pathgate._hooks._many import CaseVariants
+
 if TYPE_CHECKING:
     from pathgate.runtime._gating import GateCore
     from pathgate.verdicts import Verdict
 
 __all__ = ["GIT_DIR_TEXT", "MANY_TEXT", "Target", "decide", "split_glob"]
 
-#: The deny text of a content tool (Gemini CLI's ``read_many_files``) given a glob or a
-#: directory: it returns the contents of every file that matches, and a hook can only allow
-#: or deny the whole call, so it is denied whatever the tree holds (a denial that depended on
-#: whether a secret matched would tell the model the secret exists).
+#: The deny text of a content tool (Gemini CLI's ``read_many_files``) given a glob, a
+#: directory, or a name with a case variant on its path (the tool globs names
+#: case-insensitively, :mod:`._many`): it returns the contents of every file that matches,
+#: and a hook can only allow or deny the whole call, so it is denied whatever the matches are
+#: (a denial that depended on whether a secret matched would tell the model the secret exists).
 MANY_TEXT = (
-    "[BLOCKED]: this tool returns the contents of every file a glob or directory matches, which "
-    "pathgate cannot check one by one here. Find the files with the glob tool, then read them "
-    "by name."
+    "[BLOCKED]: this tool returns the contents of every file a glob or directory matches (and "
+    "of every case variant of a name), which pathgate cannot check one by one here. Find the "
+    "files with the glob tool, then read them one at a time with the file-reading tool."
 )
 #: What the model is told when a call touches ``.git/`` (not opaque: git's own files).
 GIT_DIR_TEXT = (
@@ -336,13 +339,40 @@ def _not_one_file(rel: str, root: str) -> bool:
     """Would a content tool read more than the one file the spelling ``rel``
     (:func:`_spellings`) names? A directory (links followed, as the tool opens it) is read
     whole, and a name that is not there exactly as written is globbed (Gemini CLI's
-    ``read_many_files`` matches it case-insensitively: ``APP.CFG`` reads ``app.cfg``);
-    anything that cannot be told counts too (fail closed)."""
+    ``read_many_files`` matches it case-insensitively: ``APP.CFG`` reads ``app.cfg``; a name
+    that is there is globbed too, see :mod:`._many`); anything that cannot be told counts
+    too (fail closed)."""
     full = rel if os.path.isabs(rel) else os.path.join(root, rel)
     try:
         return stat.S_ISDIR(os.stat(full).st_mode)
     except (OSError, ValueError):
         return True
+
+
+def _reads_more(entry: str, root: str, cwd: str, variants: CaseVariants) -> bool:
+    """Would a content tool given ``entry`` read more than the one file it names: a glob, a
+    directory, a name not there exactly (:func:`_not_one_file`), or a name with a case
+    variant on the way (:mod:`._many`: Gemini CLI globs every entry case-insensitively)?"""
+    if has_glob(entry) or any(_not_one_file(rel, root) for rel in _spellings(entry, root, cwd)):
+        return True
+    return variants.any_variant(entry, (cwd, root))
+
+
+async def _deny_many(runtime: GateCore, texts: list[tuple[str, str | None]], many: Sequence[int],
+                     root: str, cwd: str) -> None:
+    """Deny (:data:`MANY_TEXT`) each content-tool entry the gates allowed that would read
+    more than one file. What a secret's name or the gates decide comes first, and the text
+    is the same whatever the extra files are or lead to. One blocking step for all."""
+    open_slots = [slot for slot in many if texts[slot][1] is None]
+    if not open_slots:
+        return
+
+    def judge() -> list[int]:
+        variants = CaseVariants()
+        return [slot for slot in open_slots if _reads_more(texts[slot][0], root, cwd, variants)]
+
+    for slot in await runtime.run_blocking(judge):
+        texts[slot] = (texts[slot][0], MANY_TEXT)
 
 
 def _relative(path: str, root: str, cwd: str) -> str:
@@ -469,10 +499,7 @@ async def decide(
                 text = await runtime.run_blocking(functools.partial(write_denial, runtime, t, rel, renderer, model))
             if text is not None:
                 texts[slot] = (texts[slot][0], text)
-    for slot in many:  # what a secret's name or the gates decide comes first (the same either way)
-        shown, text = texts[slot]
-        if text is None and (has_glob(shown) or any(_not_one_file(rel, root) for rel in _spellings(shown, root, cwd))):
-            texts[slot] = (shown, MANY_TEXT)
+    await _deny_many(runtime, texts, many, root, cwd)
     denials = [(shown, text) for shown, text in texts if text is not None]
     if not denials:
         return None
