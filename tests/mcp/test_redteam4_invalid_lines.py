@@ -33,6 +33,10 @@ def test_invalid_lines_get_an_error_answer(tmp_path: Path) -> None:
         '{"jsonrpc":"2.0","id":"eight","method":"tools/call"',
         '{"jsonrpc":"2.0","method":"notifications/x","params":"x"}',  # a notification: no answer
         "not json at all",
+        # red team 16 G9: nested past the interpreter's recursion limit (the server died)
+        '{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"read_files","arguments":'
+        '{"paths":' + "[" * 100_000 + '"a"' + "]" * 100_000 + "}}}",
+        "[" * 100_000,
         json.dumps({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
                     "params": {"name": "read_files", "arguments": {"paths": ["a.txt"]}}}),
     ]
@@ -60,4 +64,5 @@ def test_invalid_lines_get_an_error_answer(tmp_path: Path) -> None:
     assert by_id["eight"]["error"]["code"] == -32700
     assert by_id[None]["error"]["code"] == -32700  # "not json at all": no id to answer on
     assert json.loads(by_id[9]["result"]["content"][0]["text"]) == {"a.txt": "a\n"}
-    assert len(answers) == 6, answers  # init, 6, 7, eight, the unparsable line, 9
+    assert by_id[10]["error"]["code"] in (-32700, -32600)
+    assert len(answers) == 8, answers  # init, 6, 7, eight, the unparsable lines (2), 10, 9

@@ -34,8 +34,20 @@ pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="inotify is Linu
 _PATTERNS = ("**", "**/*.py", "*", "src/**", "**/*.log", "**/pkg/*.py", "**/[a-m]*", "**/é*")
 
 
-def _open_fds() -> int:
-    return len(os.listdir("/proc/self/fd"))
+def _open_fds(tree: Path | None = None) -> int:
+    """Descriptors open now; with ``tree``, only those on something inside it or an inotify
+    instance (a worker thread another test left finishing its step may hold its own)."""
+    if tree is None:
+        return len(os.listdir("/proc/self/fd"))
+    mine = 0
+    inside = str(tree.resolve()) + "/"
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        mine += target.startswith(inside) or target == inside.rstrip("/") or "inotify" in target
+    return mine
 
 
 async def _dirs(rt: Runtime) -> list[str]:
@@ -260,17 +272,17 @@ async def test_span_attribute_says_live(tmp_path: Path) -> None:
 @pytest.mark.anyio
 async def test_aclose_leaves_no_descriptor(tmp_path: Path) -> None:
     _seed(tmp_path)
-    before = _open_fds()
+    before = _open_fds(tmp_path)
     live = Runtime(tmp_path, live_index=True)
     await live.glob("**")
-    assert _open_fds() == before + 1  # the inotify descriptor, nothing else
+    assert _open_fds(tmp_path) == before + 1  # the inotify descriptor, nothing else
     await live.aclose()
     await live.aclose()  # idempotent
-    assert _open_fds() == before
+    assert _open_fds(tmp_path) == before
     assert live.live_index is not None and live.live_index.watches == 0
     # a closed runtime still answers, by walking
     assert (await live.glob("**/*.py")).matches == ("src/pkg/a.py",)
-    assert _open_fds() == before
+    assert _open_fds(tmp_path) == before
 
 
 def test_policy_key_is_host_only(tmp_path: Path) -> None:

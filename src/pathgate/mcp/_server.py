@@ -204,7 +204,10 @@ def serve_stdio(runtime: Runtime, renderer: str | None = None) -> None:
                 async with valid_writer, read_stream:
                     async for item in read_stream:
                         if isinstance(item, Exception):
-                            answer = _invalid_line_answer(item)
+                            try:
+                                answer = _invalid_line_answer(item)
+                            except Exception:  # never the server's end (red team 16 G9)
+                                answer = _parse_error(None)
                             if answer is not None:
                                 await write_stream.send(SessionMessage(answer))
                                 continue
@@ -235,7 +238,7 @@ def _invalid_line_answer(exc: Exception) -> types.JSONRPCError | None:
     if details and details[0].get("type") == "json_invalid" and isinstance(raw, str):
         try:
             parsed = json.loads(raw)  # Python's JSON reads lone surrogates that pydantic refuses
-        except ValueError:
+        except (ValueError, RecursionError):  # (nested past the interpreter's recursion limit)
             parsed = None
     else:
         parsed = next((d.get("input") for d in details if isinstance(d.get("input"), dict)), None)
@@ -251,3 +254,9 @@ def _invalid_line_answer(exc: Exception) -> types.JSONRPCError | None:
     if isinstance(rid, bool) or not isinstance(rid, (int, str)):
         rid = None
     return types.JSONRPCError(jsonrpc="2.0", id=rid, error=types.ErrorData(code=code, message=message))
+
+
+def _parse_error(rid: int | str | None) -> types.JSONRPCError:
+    """The answer to a line that could not be read at all."""
+    return types.JSONRPCError(jsonrpc="2.0", id=rid, error=types.ErrorData(
+        code=-32700, message="Parse error: the line is not valid JSON"))
