@@ -60,8 +60,9 @@ from pathgate.runtime.fs import (
     seen_links,
 )
 from pathgate.runtime.fs._beneath import KEEP_DEPTH, DirChain, DirOps, open_beneath
-from pathgate.runtime.tools._scan_lines import MAX_LINE, _after, _before, _is_utf8, hit_at
+from pathgate.runtime.tools._scan_lines import MAX_LINE, _is_utf8, hit_at
 from pathgate.runtime.tools._scan_open import ctypes_errno, raw_beneath, unopenable_secret
+from pathgate.runtime.tools._scan_stream import BINARY_SNIFF, Stream, end_stream, stream_piece
 from pathgate.runtime.tools._search_budget import enough, hit_chars
 
 if TYPE_CHECKING:  # annotations only: RE2 loads with code_search, not with glob's DirChain
@@ -94,8 +95,6 @@ CALL_SECONDS = 0.02
 #: streamed in pieces of it. The first region is 64 KiB (an unknown pattern may be slow).
 MIN_REGION = 16 << 10
 MAX_REGION = 256 << 10
-#: Bytes inspected for a NUL to call a file binary.
-BINARY_SNIFF = 8192
 #: A status time no inode has: no second look at any name.
 _NEVER = 1 << 62
 #: ``read(2)`` size after the first read of a file (which asks for its fstat size + 1).
@@ -106,23 +105,6 @@ _TEXT_ANCHOR = re.compile(r"\\[Az]|\(\?[a-zA-Z]*-")
 #: Called with the ``fstat`` of every regular file the scan opens: True when it shares its
 #: inode with a secret (the file is then skipped silently, never counted).
 LinkedSecret = Callable[[os.stat_result], bool]
-
-
-class _Stream:
-    """A file larger than the region, scanned piece by piece across hops. (A plain slotted
-    class: a dataclass costs about a millisecond and a half of every ``pathgate search`` start.)"""
-
-    __slots__ = ("carry", "fd", "line", "pending", "read", "rel", "size", "tail")
-
-    def __init__(self, rel: str, fd: int, size: int) -> None:
-        self.rel = rel
-        self.fd = fd
-        self.size = size
-        self.carry = b""
-        self.line = 1  # number of the first line of ``carry``
-        self.read = 0
-        self.tail: list[str] = []  # last context lines before ``carry``
-        self.pending: list[tuple[int, int]] = []  # (hit index, lines wanted)
 
 
 class Scanner:
@@ -178,7 +160,7 @@ class Scanner:
         #: files skipped as a secret's hard link (``linked_secret``): never searched
         self.linked = 0
         self.index = 0
-        self._stream: _Stream | None = None
+        self._stream: Stream | None = None
         #: Texts can be searched joined (no text anchors such as ``\A``/``\z``/``(?-m)``).
         self.rx_batches = _TEXT_ANCHOR.search(rx.pattern) is None
         #: Measured search speed (bytes/second, smoothed): sets the region size.
@@ -220,7 +202,7 @@ class Scanner:
                 self._flush(batch)
                 batch, pending = [], 0
                 if not self.done:
-                    spent += self._stream_piece(self._stream)
+                    spent += stream_piece(self, self._stream)
                 continue
             if self.index >= count:
                 break
@@ -295,7 +277,7 @@ class Scanner:
                     elif size > limit:
                         outcome = "too_large"
                     elif size > region:
-                        self._stream, fd, outcome = _Stream(rel, fd, size), -1, None
+                        self._stream, fd, outcome = Stream(rel, fd, size), -1, None
                     else:
                         data = read(fd, size + 1)
                         if len(data) != size:
@@ -327,9 +309,7 @@ class Scanner:
 
     def close(self) -> None:
         """Release every descriptor (idempotent)."""
-        stream, self._stream = self._stream, None
-        if stream is not None:
-            self.ops.close(stream.fd)
+        end_stream(self)
         self.dirs.close()
         root_fd, self._root_fd = self._root_fd, -1
         if root_fd >= 0:
@@ -367,7 +347,7 @@ class Scanner:
             if size > self.search_limit:
                 return "too_large"
             if size > self.region:
-                self._stream, fd = _Stream(rel, fd, size), -1
+                self._stream, fd = Stream(rel, fd, size), -1
                 return None
             first = self._read(fd, size + 1)  # what fstat promised, +1 to see growth
             # a different length: it changed since; read to its end (or the cap)
@@ -500,59 +480,6 @@ class Scanner:
         if len(data) > self.search_limit:
             return None
         return data
-
-    def _stream_piece(self, s: _Stream) -> int:
-        """Read and search the next piece of a streamed file; bytes read."""
-        try:
-            chunk = self.ops.read_fd(s.fd, min(self.region, self.search_limit + 1 - s.read))
-        except OSError:
-            self.unreadable += 1
-            chunk = b""
-            s.carry = b""
-        first = s.read == 0
-        s.read += len(chunk)
-        if first and b"\x00" in chunk[:BINARY_SNIFF]:
-            self.binary += 1
-            self._end_stream()
-            return len(chunk)
-        if s.read > self.search_limit:  # grew past the cap while read: stop there
-            self.too_large += 1
-            self._end_stream()
-            return len(chunk)
-        buf = s.carry + chunk if s.carry else chunk
-        end = len(buf) if not chunk else buf.rfind(b"\n") + 1
-        if end > 0:
-            self._fill_pending(s, buf, end)
-            if not self._full:  # once full, a piece only completes the hits' context
-                s.line += self._search(s.rel, buf, 0, end, s.line, s.tail, s.pending)
-                if self.context:
-                    s.tail = (s.tail + _before(buf, 0, end, self.context))[-self.context:]
-        s.carry = buf[end:]
-        if not chunk:
-            self._end_stream()
-        return len(chunk)
-
-    def _end_stream(self) -> None:
-        stream, self._stream = self._stream, None
-        if stream is not None:
-            self.ops.close(stream.fd)
-
-    def _fill_pending(self, s: _Stream, buf: bytes, end: int) -> None:
-        """Give hits of the previous piece the context lines this piece starts with."""
-        if not s.pending:
-            return
-        first = _after(buf, -1, end, self.context)
-        for i, want in s.pending:
-            h = self.hits[i]
-            extra = tuple(first[:want])
-            if self.budget is not None:
-                self.chars -= hit_chars(h)
-            self.hits[i] = h = SearchHit(path=h.path, line=h.line, text=h.text,
-                                     context_before=h.context_before,
-                                     context_after=h.context_after + extra)
-            if self.budget is not None:
-                self.chars += hit_chars(h)
-        s.pending = [(i, w - len(first)) for i, w in s.pending if w > len(first)]
 
     # -- one buffer ----------------------------------------------------------------------
 
