@@ -36,6 +36,7 @@ each hit.
 from __future__ import annotations
 
 import errno
+import math
 import os
 import re
 import stat as stat_mod
@@ -102,6 +103,9 @@ READ_STEP = 1 << 16
 
 _TEXT_ANCHOR = re.compile(r"\\[Az]|\(\?[a-zA-Z]*-")
 
+#: The search deadline's clock (a test seam: a fake clock drives the time limit).
+_clock: Callable[[], float] = time.monotonic
+
 #: Called with the ``fstat`` of every regular file the scan opens: True when it shares its
 #: inode with a secret (the file is then skipped silently, never counted).
 LinkedSecret = Callable[[os.stat_result], bool]
@@ -118,7 +122,8 @@ class Scanner:
 
     def __init__(self, ops: FileOps, root: str, files: Sequence[str], rx: Regex, *,
                  search_limit: int, context: int = 0, cap: int | None = None,
-                 linked_secret: LinkedSecret | None = None, budget: int | None = None) -> None:
+                 linked_secret: LinkedSecret | None = None, budget: int | None = None,
+                 seconds: float | None = None, clock: Callable[[], float] | None = None) -> None:
         self.ops = ops
         self.files = files
         self.rx = rx
@@ -167,6 +172,17 @@ class Scanner:
         self.rate = (64 << 10) / CALL_SECONDS
         #: Bytes to search per RE2 call (about :data:`CALL_SECONDS` at the measured speed).
         self.region = max(MIN_REGION, min(MAX_REGION, int(self.rate * CALL_SECONDS)))
+        #: The search's time limit (``Policy.search_seconds``; ``None``: none), against the
+        #: seconds of work its hops have run (``worked``: time waiting for a turn is not work)
+        self.seconds = math.inf if seconds is None else seconds
+        self.worked = 0.0
+        self._clock = _clock if clock is None else clock
+        #: :attr:`_clock` time past which the current hop may start no RE2 call it cannot afford
+        self._stop_by = math.inf
+        #: The time limit stopped the search (``index``: the first file not opened;
+        #: ``unfinished``: 1 when a streamed file was left before its end)
+        self.timed_out = False
+        self.unfinished = 0
 
     def _learn(self, nbytes: int, seconds: float) -> None:
         if nbytes >= 1024:
@@ -176,6 +192,8 @@ class Scanner:
 
     @property
     def done(self) -> bool:
+        if self.timed_out:
+            return True
         n, stop_at, budget = len(self.hits), self.stop_at, self.budget  # ``_full``, inlined (per file)
         if (stop_at is not None and n >= stop_at) or (budget is not None and n >= 2 and self.chars > budget):
             # a hit of the streamed file may still wait for its context lines (the next piece)
@@ -189,15 +207,21 @@ class Scanner:
 
     def step(self, budget: int = HOP_BYTES) -> None:
         """One hop: scan files (or pieces of a streamed one) until ``budget`` bytes or
-        :data:`HOP_SECONDS` are spent.
+        :data:`HOP_SECONDS` are spent, or the search's time limit (``seconds`` of work in
+        all its hops) runs out: then it is :attr:`timed_out` (checked between files and
+        regions, so a hop ends at most one RE2 call, a region, past it).
 
         Small files are read first and searched together once they fill a region
         (:meth:`_flush`): one RE2 call for many files."""
         spent = pending = 0
-        deadline = time.monotonic() + HOP_SECONDS
+        clock = self._clock
+        began = clock()
+        left = self.seconds - self.worked
+        self._stop_by = began + left
+        deadline = began + min(HOP_SECONDS, left)
         batch: list[tuple[str, bytes | str]] = []
         files, count = self.files, len(self.files)
-        while spent < budget and not self.done and time.monotonic() < deadline:
+        while spent < budget and not self.done and clock() < deadline:
             if self._stream is not None:
                 self._flush(batch)
                 batch, pending = [], 0
@@ -225,6 +249,23 @@ class Scanner:
                         batch, pending = [], 0
             spent += FILE_COST
         self._flush(batch)
+        self.worked += clock() - began
+        if self.worked >= self.seconds and not self.done:
+            self._time_out()
+
+    def _time_out(self) -> None:
+        """Stop the search at its time limit: the files from ``index`` on are not searched
+        (nor the streamed one past its current piece)."""
+        self.unfinished = int(self._stream is not None)
+        self.timed_out = True
+
+    def affordable(self, nbytes: int) -> bool:
+        """May one RE2 call search ``nbytes`` (a long line, whole) before the time limit, at
+        the measured speed? When not, the search times out instead of starting it."""
+        if nbytes <= 2 * self.region or nbytes / self.rate <= self._stop_by - self._clock():
+            return True
+        self._time_out()
+        return False
 
     def _fill(self, batch: list[tuple[str, bytes | str]], spent: int, pending: int, budget: int,
               deadline: float) -> tuple[int, int]:
@@ -248,7 +289,7 @@ class Scanner:
         limit, region = self.search_limit, self.region
         enc, errs = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()  # os.fsencode's
         get_errno = ctypes_errno()
-        is_reg, monotonic = stat_mod.S_ISREG, time.monotonic
+        is_reg, monotonic = stat_mod.S_ISREG, self._clock
         since = self._relink_since
         outcome: bytes | str | None
         while True:

@@ -67,6 +67,8 @@ def stream_piece(sc: Scanner, s: Stream) -> int:
     if end > 0:
         _fill_pending(sc, s, buf, end)
         if not sc._full:  # once full, a piece only completes the hits' context
+            if not sc.affordable(end):  # a long line the time limit cannot pay for: not searched
+                return len(chunk)
             s.line += sc._search(s.rel, buf, 0, end, s.line, s.tail, s.pending)
             if sc.context:
                 s.tail = (s.tail + _before(buf, 0, end, sc.context))[-sc.context:]
