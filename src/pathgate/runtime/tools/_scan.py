@@ -25,8 +25,17 @@ work: the region's size follows the pattern's measured speed (:data:`MIN_REGION`
 1 MB/s while a literal runs at hundreds), so a slow pattern gets small regions. Small files
 are read whole and searched joined by ``\n`` (one call for many files); a file larger than
 the current region is streamed in region-sized pieces cut at line ends, up to the search size
-cap. A hop ends after :data:`HOP_SECONDS` or :data:`HOP_BYTES`. One line is always searched
-whole (a multi-megabyte single line is one call). A file read whole is binary when it holds a
+cap (:mod:`._scan_stream`). A hop ends after :data:`HOP_SECONDS` or :data:`HOP_BYTES`. One
+line is always searched whole (a multi-megabyte single line is one call).
+
+The search has a time limit (``seconds``, ``Policy.search_seconds``) on the work of its hops
+(``worked``; a test seam: ``clock``): checked before each file and each region, it ends the
+hop that reaches it, and a long line the rest of the limit cannot pay for at the measured
+speed is not started (:meth:`Scanner.affordable`). The scan is then :attr:`Scanner.timed_out`:
+the files from ``index`` on (and a streamed one, ``unfinished``) were not searched. So a call
+ends at most about one RE2 call past its limit: a region, sized for :data:`CALL_SECONDS` at the
+speed measured so far (text that turns slow for the pattern mid-file can make that call
+longer, up to a region at the pattern's slowest speed). A file read whole is binary when it holds a
 NUL in its first 8 KiB or is not UTF-8; a streamed one only by the NUL test (a hit's line is
 decoded with replacement characters). Lines are ``\\n``-separated (like
 ``grep -n``); a line's trailing ``\\r`` is not shown. Line numbers are counted only up to
