@@ -16,6 +16,7 @@ def test_defaults() -> None:
     assert p.ignore_mode == "block"
     assert p.size_limit == 10 * 1024 * 1024
     assert p.read_budget == 100_000
+    assert p.search_seconds == 10.0
     assert p.agent_files == (".pathgateignore",)
     assert p.defaults == DEFAULT_IGNORES
     assert p.default_renderer == "verbose"
@@ -133,6 +134,11 @@ def test_invalid_toml(tmp_path: Path) -> None:
     [
         ({"size_limit": 0}, "size_limit"),
         ({"read_budget": -5}, "read_budget"),
+        ({"search_seconds": 0}, "search_seconds"),
+        ({"search_seconds": -1.5}, "search_seconds"),
+        ({"search_seconds": float("nan")}, "search_seconds"),
+        ({"search_seconds": True}, "search_seconds"),
+        ({"search_seconds": "10"}, "search_seconds"),
         ({"max_concurrency": True}, "max_concurrency"),
         ({"ignore_mode": "strict"}, "ignore_mode"),
         ({"fs_backend": "x"}, "fs_backend"),
@@ -157,3 +163,22 @@ def test_host_filter_is_code_only() -> None:
         return True
 
     assert Policy(host_filter=allow).host_filter is allow
+
+
+def test_search_seconds_in_code_and_toml(tmp_path: Path) -> None:
+    """A number of seconds: an integer is kept as a float, ``inf`` (a host's "no limit") is
+    accepted; in TOML a bad value is an error naming the key."""
+    assert Policy(search_seconds=3).search_seconds == 3.0 and isinstance(Policy(search_seconds=3).search_seconds, float)
+    assert Policy(search_seconds=float("inf")).search_seconds == float("inf")
+    (tmp_path / "pathgate.toml").write_text("search_seconds = 2.5\n")
+    assert load_config(tmp_path).search_seconds == 2.5
+    (tmp_path / "pathgate.toml").write_text("search_seconds = 4\n")
+    assert load_config(tmp_path).search_seconds == 4.0
+    for bad in ("0", "-1", "nan", '"10"', "true"):
+        (tmp_path / "pathgate.toml").write_text(f"search_seconds = {bad}\n")
+        with pytest.raises(ConfigError) as info:
+            load_config(tmp_path)
+        assert info.value.key == "search_seconds"
+    host = tmp_path / "host.toml"
+    host.write_text("search_seconds = 60\n")
+    assert load_host_config(str(host)).search_seconds == 60.0  # the host may raise it

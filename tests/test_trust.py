@@ -40,6 +40,8 @@ LOOSENING = [
     ('ignore_mode = "discovery"', "ignore_mode"),
     (f"size_limit = {BIG}", "size_limit"),
     ("read_budget = 100001", "read_budget"),
+    ("search_seconds = 10.5", "search_seconds"),
+    ("search_seconds = inf", "search_seconds"),
     (f'model_size_limits = [{{ model = "*", limit = {BIG} }}]', "model_size_limits[0].limit"),
     ("defaults = []", "defaults"),
     ('agent_files = [".aiignore"]', "agent_files"),
@@ -132,13 +134,16 @@ def test_tightening_keys_apply(project: Path) -> None:
 
 
 def test_project_tightens_a_host_policy(project: Path) -> None:
-    _write(project, "pathgate.toml", 'ignore_mode = "block"\nread_budget = 10\nsize_limit = 100')
+    _write(project, "pathgate.toml", 'ignore_mode = "block"\nread_budget = 10\nsize_limit = 100\n'
+                                     "search_seconds = 2")
     host = Policy(ignore_mode="discovery", allow_outside_root=True, size_limit=BIG * 2,
                   model_size_limits=(pathgate.config.SizeRule(model="m*", limit=BIG * 3),))
     merged = load_config(project, host=host)
     assert merged.ignore_mode == "block"  # the tighter one wins
     assert merged.allow_outside_root is True  # the host's loosening stays
     assert merged.read_budget == 10
+    assert merged.search_seconds == 2.0  # the minimum
+    assert load_config(project, host=Policy(search_seconds=1.0)).search_seconds == 1.0
     assert merged.size_limit_for(None) == 100 and merged.size_limit_for("m1") == 100
 
 

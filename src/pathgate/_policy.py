@@ -157,6 +157,10 @@ class Policy(msgspec.Struct, frozen=True, kw_only=True):
       lowers the limit; a project's size settings land here).
     * ``read_budget``: characters of content one ``read_files`` call may return, and of hit
       text one ``code_search`` call may return (whatever its ``max_results``).
+    * ``search_seconds``: seconds of searching one ``code_search`` call may spend (default 10;
+      the scan's own work, not time spent waiting for a turn behind other calls; ``inf``: no
+      limit). Past it the search stops and says how many files it did not search (RE2 is
+      linear, but on text shaped for it a pattern can run at a megabyte a second).
 
     Ignore sources (see :meth:`ignore_config`): ``agent_files`` (per-directory agent ignore
     files, default ``.pathgateignore``), ``other_agent_files`` (also read
@@ -202,6 +206,7 @@ class Policy(msgspec.Struct, frozen=True, kw_only=True):
     model_size_limits: tuple[SizeRule, ...] = ()
     size_caps: tuple[SizeRule, ...] = ()
     read_budget: int = 100_000
+    search_seconds: float = 10.0
     agent_files: tuple[str, ...] = (".pathgateignore",)
     other_agent_files: bool = False
     defaults: tuple[str, ...] = DEFAULT_IGNORES
@@ -253,6 +258,12 @@ class Policy(msgspec.Struct, frozen=True, kw_only=True):
             value = getattr(self, key)
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise ConfigError(f"{key}: expected a positive integer, got {value!r}", key=key)
+        secs = self.search_seconds
+        if isinstance(secs, bool) or not isinstance(secs, (int, float)) or not secs > 0:  # NaN fails too
+            raise ConfigError(f"search_seconds: expected a positive number of seconds, got {secs!r}",
+                              key="search_seconds")
+        if isinstance(secs, int):
+            msgspec.structs.force_setattr(self, "search_seconds", float(secs))
         wl = self.write_size_limit
         if wl is not None and (isinstance(wl, bool) or not isinstance(wl, int) or wl <= 0):
             raise ConfigError(f"write_size_limit: expected a positive integer, got {wl!r}",
@@ -348,6 +359,7 @@ class _PolicyFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_on
     model_size_limits: tuple[SizeRule, ...] = ()
     size_caps: tuple[SizeRule, ...] = ()
     read_budget: _Positive = 100_000
+    search_seconds: Annotated[float, msgspec.Meta(gt=0)] = 10.0  # tightening: a project may lower it
     agent_files: tuple[str, ...] = (".pathgateignore",)
     other_agent_files: bool = False
     defaults: tuple[str, ...] = DEFAULT_IGNORES

@@ -11,6 +11,7 @@ A :class:`Policy` is a frozen ``msgspec.Struct``. Code and TOML use the same key
     size_limit = 10485760                     # bytes; a project may only lower it
     model_size_limits = [{ model = "gpt-4o-mini*", limit = 1048576 }]
     read_budget = 100000                      # characters per read_files / code_search call
+    search_seconds = 10.0                     # seconds of searching per code_search call
     agent_files = [".pathgateignore"]
     other_agent_files = false                 # also .aiignore, .cursorignore, ...
     git_sources = true
@@ -87,7 +88,7 @@ _DEFAULT = Policy()
 PROJECT_KEYS: tuple[str, ...] = (
     "extra_secret_patterns", "secret_patterns", "enforce_secrets", "allow_outside_root",
     "ignore_mode", "size_limit", "model_size_limits", "size_caps", "read_budget",
-    "agent_files", "other_agent_files", "defaults", "git_sources", "renderers",
+    "search_seconds", "agent_files", "other_agent_files", "defaults", "git_sources", "renderers",
     "strict_hard_links", "write_size_limit",
 )
 
@@ -314,8 +315,8 @@ def project_violation(key: str, p: Policy, raw: Mapping[str, Any]) -> tuple[str,
     Loosening: ``allow_outside_root = true``; ``enforce_secrets = false``; a
     ``secret_patterns``, ``defaults`` or ``agent_files`` list that drops a built-in entry;
     ``ignore_mode = "discovery"`` (explicit reads of ignored files would succeed);
-    ``size_limit``, ``read_budget`` or a ``model_size_limits`` limit above the built-in
-    default; ``git_sources = false``; any non-default value of :data:`HOST_ONLY_KEYS`.
+    ``size_limit``, ``read_budget``, ``search_seconds`` or a ``model_size_limits`` limit
+    above the built-in default; ``git_sources = false``; any non-default value of :data:`HOST_ONLY_KEYS`.
     """
     d = _DEFAULT
     if key in HOST_ONLY_KEYS:
@@ -335,7 +336,7 @@ def project_violation(key: str, p: Policy, raw: Mapping[str, Any]) -> tuple[str,
             shown = ", ".join(gone[:3]) + (", ..." if len(gone) > 3 else "")
             hint = "; add names with extra_secret_patterns" if name == "secret_patterns" else ""
             return key, f"it drops built-in entries ({shown}); a project may only add to {name}{hint}"
-    if key in ("size_limit", "read_budget") and getattr(p, key) > getattr(d, key):
+    if key in ("size_limit", "read_budget", "search_seconds") and getattr(p, key) > getattr(d, key):
         return key, f"{key} = {getattr(p, key)} is above the default {getattr(d, key)}; a project may only lower it"
     if key == "model_size_limits":
         for i, rule in enumerate(p.model_size_limits):
@@ -356,7 +357,7 @@ def merge_project(host: Policy, project: Policy, keys: frozenset[str] = frozense
     """``host`` tightened by the ``keys`` a project set (already checked by
     :func:`load_project_config`): secret patterns, ignore defaults and agent files are
     unions; ``size_limit`` and ``model_size_limits`` become ``size_caps`` (every matching cap
-    lowers the limit); ``read_budget`` is the minimum; ``ignore_mode = "block"``,
+    lowers the limit); ``read_budget`` and ``search_seconds`` are the minimum; ``ignore_mode = "block"``,
     ``other_agent_files = true``, ``git_sources = true`` and ``strict_hard_links = true``
     win; ``write_size_limit`` is the minimum; renderer rules come after the
     host's, and the project's default renderer applies unless the host chose one."""
@@ -375,6 +376,7 @@ def merge_project(host: Policy, project: Policy, keys: frozenset[str] = frozense
         ignore_mode="block" if "ignore_mode" in keys else host.ignore_mode,
         size_caps=tuple(dict.fromkeys(caps)),
         read_budget=min(host.read_budget, project.read_budget),
+        search_seconds=min(host.search_seconds, project.search_seconds),
         agent_files=union(host.agent_files, project.agent_files),
         other_agent_files=host.other_agent_files or project.other_agent_files,
         defaults=union(host.defaults, project.defaults),

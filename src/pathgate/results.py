@@ -114,7 +114,10 @@ class SearchHit(msgspec.Struct, frozen=True, kw_only=True):
 class SearchResult(msgspec.Struct, frozen=True, kw_only=True):
     """Hits in path order, then line order (paths relative to the project root).
     ``truncated``: more hits exist; ``output_budget`` is set (characters) when the call's
-    output budget cut them, else ``limit`` (``max_results``) did. ``verdict``: the search
+    output budget cut them, else ``limit`` (``max_results``) did. ``time_limit`` is set
+    (seconds, ``Policy.search_seconds``) when the search stopped at its time limit:
+    ``files_not_searched`` files were then not searched, or not to their end (not counted in
+    ``files_searched``; nothing is claimed about what they hold). ``verdict``: the search
     directory itself was blocked."""
 
     regex: str
@@ -132,6 +135,10 @@ class SearchResult(msgspec.Struct, frozen=True, kw_only=True):
     verdict: Verdict | None = None
     output_budget: Annotated[int | None, msgspec.Meta(
         description="set (characters) when the call's output budget cut the hits")] = None
+    time_limit: Annotated[float | None, msgspec.Meta(
+        description="set (seconds of searching) when the call's time limit stopped the search")] = None
+    files_not_searched: Annotated[int, msgspec.Meta(
+        description="files the time limit left unsearched (or not searched to their end)")] = 0
 
 
 WriteTool = Literal["write_file", "edit_file"]

@@ -117,6 +117,8 @@ def _notes(result: DiscoveryResult) -> list[str]:
             notes.append(_budget_note(len(result.hits), result.output_budget))
         elif result.truncated:
             notes.append(f"showing the first {len(result.hits)} hits; narrow the search or raise max_results")
+        if result.time_limit is not None:
+            notes.append(_time_note(result.files_searched, result.files_not_searched, result.time_limit))
         for n, what in ((result.skipped_binary, "binary"), (result.skipped_too_large, "over the size limit"),
                         (result.skipped_unreadable, "unreadable")):
             if n:
@@ -131,6 +133,15 @@ def _budget_note(shown: int, budget: int) -> str:
     hits = "hit" if shown == 1 else "hits"
     return (f"showing the first {shown} {hits}: cut to fit this call's output budget ({budget:,} "
             "characters); narrow the search with a more specific regex, a path or a glob")
+
+
+def _time_note(searched: int, left: int, seconds: float) -> str:
+    """code_search stopped at its time limit: counts and the limit only, never what the files
+    left hold (the same note whatever they are)."""
+    files = "file" if searched == 1 else "files"
+    return (f"the search stopped at its time limit ({seconds:g} s of searching): {searched:,} {files} searched, "
+            f"{left:,} not searched (or not to the end), so hits may be missing; narrow the search with a path "
+            "or a glob, or a more literal regex")
 
 
 def _kind_suffix(kind: str) -> str:

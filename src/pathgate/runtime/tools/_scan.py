@@ -25,8 +25,17 @@ work: the region's size follows the pattern's measured speed (:data:`MIN_REGION`
 1 MB/s while a literal runs at hundreds), so a slow pattern gets small regions. Small files
 are read whole and searched joined by ``\n`` (one call for many files); a file larger than
 the current region is streamed in region-sized pieces cut at line ends, up to the search size
-cap. A hop ends after :data:`HOP_SECONDS` or :data:`HOP_BYTES`. One line is always searched
-whole (a multi-megabyte single line is one call). A file read whole is binary when it holds a
+cap (:mod:`._scan_stream`). A hop ends after :data:`HOP_SECONDS` or :data:`HOP_BYTES`. One
+line is always searched whole (a multi-megabyte single line is one call).
+
+The search has a time limit (``seconds``, ``Policy.search_seconds``) on the work of its hops
+(``worked``; a test seam: ``clock``): checked before each file and each region, it ends the
+hop that reaches it, and a long line the rest of the limit cannot pay for at the measured
+speed is not started (:meth:`Scanner.affordable`). The scan is then :attr:`Scanner.timed_out`:
+the files from ``index`` on (and a streamed one, ``unfinished``) were not searched. So a call
+ends at most about one RE2 call past its limit: a region, sized for :data:`CALL_SECONDS` at the
+speed measured so far (text that turns slow for the pattern mid-file can make that call
+longer, up to a region at the pattern's slowest speed). A file read whole is binary when it holds a
 NUL in its first 8 KiB or is not UTF-8; a streamed one only by the NUL test (a hit's line is
 decoded with replacement characters). Lines are ``\\n``-separated (like
 ``grep -n``); a line's trailing ``\\r`` is not shown. Line numbers are counted only up to
@@ -36,6 +45,7 @@ each hit.
 from __future__ import annotations
 
 import errno
+import math
 import os
 import re
 import stat as stat_mod
@@ -60,8 +70,9 @@ from pathgate.runtime.fs import (
     seen_links,
 )
 from pathgate.runtime.fs._beneath import KEEP_DEPTH, DirChain, DirOps, open_beneath
-from pathgate.runtime.tools._scan_lines import MAX_LINE, _after, _before, _is_utf8, hit_at
+from pathgate.runtime.tools._scan_lines import MAX_LINE, _is_utf8, hit_at
 from pathgate.runtime.tools._scan_open import ctypes_errno, raw_beneath, unopenable_secret
+from pathgate.runtime.tools._scan_stream import BINARY_SNIFF, Stream, end_stream, stream_piece
 from pathgate.runtime.tools._search_budget import enough, hit_chars
 
 if TYPE_CHECKING:  # annotations only: RE2 loads with code_search, not with glob's DirChain
@@ -94,8 +105,6 @@ CALL_SECONDS = 0.02
 #: streamed in pieces of it. The first region is 64 KiB (an unknown pattern may be slow).
 MIN_REGION = 16 << 10
 MAX_REGION = 256 << 10
-#: Bytes inspected for a NUL to call a file binary.
-BINARY_SNIFF = 8192
 #: A status time no inode has: no second look at any name.
 _NEVER = 1 << 62
 #: ``read(2)`` size after the first read of a file (which asks for its fstat size + 1).
@@ -103,26 +112,12 @@ READ_STEP = 1 << 16
 
 _TEXT_ANCHOR = re.compile(r"\\[Az]|\(\?[a-zA-Z]*-")
 
+#: The search deadline's clock (a test seam: a fake clock drives the time limit).
+_clock: Callable[[], float] = time.monotonic
+
 #: Called with the ``fstat`` of every regular file the scan opens: True when it shares its
 #: inode with a secret (the file is then skipped silently, never counted).
 LinkedSecret = Callable[[os.stat_result], bool]
-
-
-class _Stream:
-    """A file larger than the region, scanned piece by piece across hops. (A plain slotted
-    class: a dataclass costs about a millisecond and a half of every ``pathgate search`` start.)"""
-
-    __slots__ = ("carry", "fd", "line", "pending", "read", "rel", "size", "tail")
-
-    def __init__(self, rel: str, fd: int, size: int) -> None:
-        self.rel = rel
-        self.fd = fd
-        self.size = size
-        self.carry = b""
-        self.line = 1  # number of the first line of ``carry``
-        self.read = 0
-        self.tail: list[str] = []  # last context lines before ``carry``
-        self.pending: list[tuple[int, int]] = []  # (hit index, lines wanted)
 
 
 class Scanner:
@@ -136,7 +131,8 @@ class Scanner:
 
     def __init__(self, ops: FileOps, root: str, files: Sequence[str], rx: Regex, *,
                  search_limit: int, context: int = 0, cap: int | None = None,
-                 linked_secret: LinkedSecret | None = None, budget: int | None = None) -> None:
+                 linked_secret: LinkedSecret | None = None, budget: int | None = None,
+                 seconds: float | None = None, clock: Callable[[], float] | None = None) -> None:
         self.ops = ops
         self.files = files
         self.rx = rx
@@ -178,13 +174,24 @@ class Scanner:
         #: files skipped as a secret's hard link (``linked_secret``): never searched
         self.linked = 0
         self.index = 0
-        self._stream: _Stream | None = None
+        self._stream: Stream | None = None
         #: Texts can be searched joined (no text anchors such as ``\A``/``\z``/``(?-m)``).
         self.rx_batches = _TEXT_ANCHOR.search(rx.pattern) is None
         #: Measured search speed (bytes/second, smoothed): sets the region size.
         self.rate = (64 << 10) / CALL_SECONDS
         #: Bytes to search per RE2 call (about :data:`CALL_SECONDS` at the measured speed).
         self.region = max(MIN_REGION, min(MAX_REGION, int(self.rate * CALL_SECONDS)))
+        #: The search's time limit (``Policy.search_seconds``; ``None``: none), against the
+        #: seconds of work its hops have run (``worked``: time waiting for a turn is not work)
+        self.seconds = math.inf if seconds is None else seconds
+        self.worked = 0.0
+        self._clock = _clock if clock is None else clock
+        #: :attr:`_clock` time past which the current hop may start no RE2 call it cannot afford
+        self._stop_by = math.inf
+        #: The time limit stopped the search (``index``: the first file not opened;
+        #: ``unfinished``: 1 when a streamed file was left before its end)
+        self.timed_out = False
+        self.unfinished = 0
 
     def _learn(self, nbytes: int, seconds: float) -> None:
         if nbytes >= 1024:
@@ -194,6 +201,8 @@ class Scanner:
 
     @property
     def done(self) -> bool:
+        if self.timed_out:
+            return True
         n, stop_at, budget = len(self.hits), self.stop_at, self.budget  # ``_full``, inlined (per file)
         if (stop_at is not None and n >= stop_at) or (budget is not None and n >= 2 and self.chars > budget):
             # a hit of the streamed file may still wait for its context lines (the next piece)
@@ -207,20 +216,26 @@ class Scanner:
 
     def step(self, budget: int = HOP_BYTES) -> None:
         """One hop: scan files (or pieces of a streamed one) until ``budget`` bytes or
-        :data:`HOP_SECONDS` are spent.
+        :data:`HOP_SECONDS` are spent, or the search's time limit (``seconds`` of work in
+        all its hops) runs out: then it is :attr:`timed_out` (checked between files and
+        regions, so a hop ends at most one RE2 call, a region, past it).
 
         Small files are read first and searched together once they fill a region
         (:meth:`_flush`): one RE2 call for many files."""
         spent = pending = 0
-        deadline = time.monotonic() + HOP_SECONDS
+        clock = self._clock
+        began = clock()
+        left = self.seconds - self.worked
+        self._stop_by = began + left
+        deadline = began + min(HOP_SECONDS, left)
         batch: list[tuple[str, bytes | str]] = []
         files, count = self.files, len(self.files)
-        while spent < budget and not self.done and time.monotonic() < deadline:
+        while spent < budget and not self.done and clock() < deadline:
             if self._stream is not None:
                 self._flush(batch)
                 batch, pending = [], 0
                 if not self.done:
-                    spent += self._stream_piece(self._stream)
+                    spent += stream_piece(self, self._stream)
                 continue
             if self.index >= count:
                 break
@@ -243,6 +258,23 @@ class Scanner:
                         batch, pending = [], 0
             spent += FILE_COST
         self._flush(batch)
+        self.worked += clock() - began
+        if self.worked >= self.seconds and not self.done:
+            self._time_out()
+
+    def _time_out(self) -> None:
+        """Stop the search at its time limit: the files from ``index`` on are not searched
+        (nor the streamed one past its current piece)."""
+        self.unfinished = int(self._stream is not None)
+        self.timed_out = True
+
+    def affordable(self, nbytes: int) -> bool:
+        """May one RE2 call search ``nbytes`` (a long line, whole) before the time limit, at
+        the measured speed? When not, the search times out instead of starting it."""
+        if nbytes <= 2 * self.region or nbytes / self.rate <= self._stop_by - self._clock():
+            return True
+        self._time_out()
+        return False
 
     def _fill(self, batch: list[tuple[str, bytes | str]], spent: int, pending: int, budget: int,
               deadline: float) -> tuple[int, int]:
@@ -266,7 +298,7 @@ class Scanner:
         limit, region = self.search_limit, self.region
         enc, errs = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()  # os.fsencode's
         get_errno = ctypes_errno()
-        is_reg, monotonic = stat_mod.S_ISREG, time.monotonic
+        is_reg, monotonic = stat_mod.S_ISREG, self._clock
         since = self._relink_since
         outcome: bytes | str | None
         while True:
@@ -295,7 +327,7 @@ class Scanner:
                     elif size > limit:
                         outcome = "too_large"
                     elif size > region:
-                        self._stream, fd, outcome = _Stream(rel, fd, size), -1, None
+                        self._stream, fd, outcome = Stream(rel, fd, size), -1, None
                     else:
                         data = read(fd, size + 1)
                         if len(data) != size:
@@ -327,9 +359,7 @@ class Scanner:
 
     def close(self) -> None:
         """Release every descriptor (idempotent)."""
-        stream, self._stream = self._stream, None
-        if stream is not None:
-            self.ops.close(stream.fd)
+        end_stream(self)
         self.dirs.close()
         root_fd, self._root_fd = self._root_fd, -1
         if root_fd >= 0:
@@ -367,7 +397,7 @@ class Scanner:
             if size > self.search_limit:
                 return "too_large"
             if size > self.region:
-                self._stream, fd = _Stream(rel, fd, size), -1
+                self._stream, fd = Stream(rel, fd, size), -1
                 return None
             first = self._read(fd, size + 1)  # what fstat promised, +1 to see growth
             # a different length: it changed since; read to its end (or the cap)
@@ -500,59 +530,6 @@ class Scanner:
         if len(data) > self.search_limit:
             return None
         return data
-
-    def _stream_piece(self, s: _Stream) -> int:
-        """Read and search the next piece of a streamed file; bytes read."""
-        try:
-            chunk = self.ops.read_fd(s.fd, min(self.region, self.search_limit + 1 - s.read))
-        except OSError:
-            self.unreadable += 1
-            chunk = b""
-            s.carry = b""
-        first = s.read == 0
-        s.read += len(chunk)
-        if first and b"\x00" in chunk[:BINARY_SNIFF]:
-            self.binary += 1
-            self._end_stream()
-            return len(chunk)
-        if s.read > self.search_limit:  # grew past the cap while read: stop there
-            self.too_large += 1
-            self._end_stream()
-            return len(chunk)
-        buf = s.carry + chunk if s.carry else chunk
-        end = len(buf) if not chunk else buf.rfind(b"\n") + 1
-        if end > 0:
-            self._fill_pending(s, buf, end)
-            if not self._full:  # once full, a piece only completes the hits' context
-                s.line += self._search(s.rel, buf, 0, end, s.line, s.tail, s.pending)
-                if self.context:
-                    s.tail = (s.tail + _before(buf, 0, end, self.context))[-self.context:]
-        s.carry = buf[end:]
-        if not chunk:
-            self._end_stream()
-        return len(chunk)
-
-    def _end_stream(self) -> None:
-        stream, self._stream = self._stream, None
-        if stream is not None:
-            self.ops.close(stream.fd)
-
-    def _fill_pending(self, s: _Stream, buf: bytes, end: int) -> None:
-        """Give hits of the previous piece the context lines this piece starts with."""
-        if not s.pending:
-            return
-        first = _after(buf, -1, end, self.context)
-        for i, want in s.pending:
-            h = self.hits[i]
-            extra = tuple(first[:want])
-            if self.budget is not None:
-                self.chars -= hit_chars(h)
-            self.hits[i] = h = SearchHit(path=h.path, line=h.line, text=h.text,
-                                     context_before=h.context_before,
-                                     context_after=h.context_after + extra)
-            if self.budget is not None:
-                self.chars += hit_chars(h)
-        s.pending = [(i, w - len(first)) for i, w in s.pending if w > len(first)]
 
     # -- one buffer ----------------------------------------------------------------------
 

@@ -12,7 +12,9 @@ size and link count taken from the descriptor. Binary files, files over the sear
 and counted. Files over the read limit but under the cap are searched, streamed in pieces.
 Lines are ``\n``-separated, as ``grep -n`` counts them; the first ``max_results`` hits in
 path order are returned, within the call's output budget (:mod:`._search_budget`:
-``Policy.read_budget`` characters of hit text, whatever ``max_results`` says).
+``Policy.read_budget`` characters of hit text, whatever ``max_results`` says) and its time
+limit (``Policy.search_seconds`` of work in its hops: a pattern whose RE2 search thrashes on
+text shaped for it stops there, with a note counting the files not searched).
 
 Every blocking step (the compilation, each scan hop) goes through the core that drives the
 call (``runtime.run_blocking``): a :class:`~pathgate.Runtime` runs it in a worker thread
@@ -120,7 +122,7 @@ async def code_search(
     charged = None if budget >= UNREACHABLE_BUDGET else budget
     scanner = Scanner(runtime.ops, runtime.root, files, rx, context=context, cap=cap,
                       search_limit=max(SEARCH_SIZE_LIMIT, d.ctx.size_limit), linked_secret=linked_secret,
-                      budget=charged)
+                      budget=charged, seconds=runtime.policy.search_seconds)
     run = runtime.run_blocking
     try:
         while not scanner.done:
@@ -130,9 +132,15 @@ async def code_search(
     finally:
         scanner.close()
     searched = len(files)
-    if defer:  # a secret's hard link is not a file searched, opened or not (early stop)
-        left = files[scanner.index:]
-        searched -= scanner.linked + (await run(partial(_aliases_in, d, left)) if left else 0)
+    left = files[scanner.index:] if defer or scanner.timed_out else []
+    # a secret's hard link is not a file searched, opened or not (early stop), nor one left
+    aliases = await run(partial(_aliases_in, d, left)) if defer and left else 0
+    if defer:
+        searched -= scanner.linked + aliases
+    not_searched = 0
+    if scanner.timed_out:  # counts only: never what the files left hold
+        not_searched = len(left) - aliases + scanner.unfinished
+        searched -= not_searched
     hits, by_cap, by_budget = cut_hits(scanner.hits, cap, charged)
     return SearchResult(
         regex=regex,
@@ -149,6 +157,8 @@ async def code_search(
         omitted=tuple(msgspec.structs.replace(om, unit="files") for om in d.omissions.freeze()),
         unsearched=tuple(unsearched),
         walk_stopped_early=d.stopped_early,
+        time_limit=runtime.policy.search_seconds if scanner.timed_out else None,
+        files_not_searched=not_searched,
     )
 
 
