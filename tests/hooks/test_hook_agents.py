@@ -286,3 +286,19 @@ def test_a_root_spelled_through_a_symlink(project: Path) -> None:
     assert (ok.stdout, ok.exit_code) == ("", 0)
     secret = run_hook("claude-code", claude(link, "Read", file_path=str(link / ".env")))
     assert claude_reason(secret.stdout) == SECRET
+
+
+def test_a_glob_with_too_many_brackets_is_not_judged_but_denied(project: Path) -> None:
+    """The standard library's glob translation is quadratic in unclosed brackets (red team 16
+    G10: 17 s a hook call for 20,000): past the bound the glob is denied unjudged, the same
+    whatever the tree holds; a glob under the bound is judged as before."""
+    from pathgate._hooks import _core
+
+    many = "{" + "[" * 20_000 + ",.env*}"
+    answer = run_hook("claude-code", claude(project, "Glob", pattern=many))
+    assert answer.exit_code == 0 and claude_reason(answer.stdout)
+    (project / ".env").unlink()
+    assert run_hook("claude-code", claude(project, "Glob", pattern=many)).stdout == answer.stdout
+    under = "[s]" * _core._MAX_BRACKETS + "*.py"
+    assert "deny" not in run_hook("claude-code", claude(project, "Glob", pattern=under)).stdout
+    assert "deny" in run_hook("claude-code", claude(project, "Glob", pattern="[s]" + under)).stdout
