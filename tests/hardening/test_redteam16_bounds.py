@@ -1,4 +1,4 @@
-"""Red-team pass 16: what a repository (or a tool argument) could make one write cost.
+"""Red-team passes 16 and 17: what a repository (or a tool argument) could make one write cost.
 
 Found: the paths git hook scripts name were resolved one by one on every write (4,000 paths
 400 levels deep: 10-15 s a write, G3); shell globs and paths outside the root named by agent
@@ -138,3 +138,75 @@ async def test_settings_below_a_missing_directory_are_not_looked_for(
     seen.clear()
     assert await _writable(env, "pkg/new/a/b/c.py")
     assert seen == [".", "pkg"]
+
+
+# red team 17 ----------------------------------------------------------------------------------
+
+def _claude(*cmds: str) -> dict[str, str]:
+    return {".claude/settings.json": json.dumps(
+        {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": c} for c in cmds]}]}})}
+
+
+@pytest.mark.parametrize("command", ["sh lnk/../scripts/deploy.sh", "sh ./lnk/../scripts/deploy.sh",
+                                     "cd lnk && sh ../scripts/deploy.sh"])
+async def test_a_dotdot_after_a_link_names_what_the_shell_runs(anyio_backend: str, env: Path, command: str) -> None:
+    """The shell resolves ``lnk`` before its ``..`` (H11): ``lnk -> sub/dir`` makes
+    ``lnk/../scripts/deploy.sh`` the file ``sub/scripts/deploy.sh``."""
+    write_tree(env, {"sub/dir/x": "x\n", "sub/scripts/deploy.sh": "echo\n", "scripts/deploy.sh": "echo\n",
+                     **_claude(command)})
+    os.symlink("sub/dir", env / "lnk")
+    assert not await _writable(env, "sub/scripts/deploy.sh")
+    assert await _writable(env, "src/other.py")
+
+
+async def test_a_named_glob_with_too_many_brackets_leaves_nothing_writable(anyio_backend: str, env: Path) -> None:
+    """The standard library's glob matching is quadratic in unclosed brackets (H10)."""
+    from pathgate.runtime.tools._named_index import MAX_GLOB_BRACKETS
+
+    write_tree(env, _claude("sh " + "[a]" * MAX_GLOB_BRACKETS + "x.sh"))
+    assert await _writable(env, "src/a.py")
+    write_tree(env, _claude("sh " + "[" * (MAX_GLOB_BRACKETS + 1) + "x.sh"))
+    assert not await _writable(env, "src/b.py")
+
+
+async def test_the_loose_bound_counts_every_base_of_a_write(anyio_backend: str, env: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each directory on the way is a base with its own settings (H3): their globs and
+    outside paths count together."""
+    from pathgate.runtime.tools import _agent_commands
+
+    files = {f"{'/'.join(['d'] * i)}/.claude/settings.json".lstrip("/"):
+             _claude(*(f"sh a/b/c/x{j}*.sh" for j in range(10)))[".claude/settings.json"] for i in range(4)}
+    write_tree(env, files)
+    deep = "/".join(["d"] * 3) + "/new.py"
+    assert await _writable(env, deep)
+    root = os.path.realpath(env)
+    one = _agent_commands._named(root, root).loose  # the root's settings alone
+    monkeypatch.setattr(_agent_commands, "MAX_LOOSE_COMPONENTS", one + 1)
+    assert not await _writable(env, deep)  # four bases' globs together
+    assert await _writable(env, "new.py")  # the root's alone
+
+
+def test_hook_brace_groups_are_bounded() -> None:
+    """Too many brace groups are not judged (H2), and a group's alternatives are counted
+    before they are built (H6)."""
+    from pathgate._hooks import _core
+
+    assert _core._unjudged("{" * (_core._MAX_BRACKETS + 1) + "a" + "}" * (_core._MAX_BRACKETS + 1))
+    assert not _core._unjudged("{a,b}/{c,d}")
+    assert _core.expand_braces("x" * 1000 + "{" + "a," * 5000 + "}") is None
+    assert sorted(_core.expand_braces("{a,b}{c,d}") or []) == ["ac", "ad", "bc", "bd"]
+
+
+async def test_few_search_patterns_are_kept(anyio_backend: str, tmp_path: Path) -> None:
+    """A kept regex holds its engine's lazy automaton (H1): only a few are kept."""
+    from pathgate import Runtime
+    from pathgate.runtime.tools import _compiled, code_search
+
+    (tmp_path / "a.txt").write_text("ab\n")
+    _compiled._KEPT.clear()
+    rt = Runtime(tmp_path)
+    for i in range(_compiled.KEPT_SEARCHES + 5):
+        await rt.code_search(f"a{i}|b")
+    kept = [k for k in _compiled._KEPT if k[0] is code_search._compile]
+    assert len(kept) == _compiled.KEPT_SEARCHES and kept[-1][1] == f"a{_compiled.KEPT_SEARCHES + 4}|b"

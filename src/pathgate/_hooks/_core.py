@@ -72,9 +72,12 @@ _BRACE_GROUP = re.compile(r"\{([^{},]*+)\}")
 
 def _unjudged(pattern: str) -> bool:
     """Does ``pattern`` use glob syntax the hook cannot judge (a POSIX class, an extglob, a
-    ``{a..z}`` range), or more brackets than :data:`_MAX_BRACKETS` (the standard library's
-    glob translation is quadratic in them: red team 16 G10, 17 s for 20,000)?"""
-    if pattern.count("[") > _MAX_BRACKETS or _UNJUDGED_SYNTAX.search(pattern) is not None:
+    ``{a..z}`` range), or more brackets or braces than :data:`_MAX_BRACKETS` (the standard
+    library's glob translation is quadratic in brackets: red team 16 G10, 17 s for 20,000;
+    each brace group is a scan and a copy of the pattern)?"""
+    if pattern.count("[") > _MAX_BRACKETS or pattern.count("{") > _MAX_BRACKETS:
+        return True  # (each brace group is one more scan and copy of the pattern: red team 17 H2)
+    if _UNJUDGED_SYNTAX.search(pattern) is not None:
         return True
     return "{" in pattern and ".." in pattern and any(".." in g for g in _BRACE_GROUP.findall(pattern))
 # Names a glob aimed at hidden files would reach: `.env*`, `.e*`, `.*` all match one.
@@ -90,7 +93,8 @@ _BENIGN_PATHS = (*_BENIGN, *(f"src/{b}" for b in _BENIGN), "x/y/z.txt")
 _GIT_BENIGN = (*_BENIGN, ".gitignore", ".github", ".gitattributes", ".gitmodules", ".gitkeep")
 #: Brace alternatives a hook expands when judging a glob.
 _MAX_ALTERNATIVES = 256
-#: Brackets in a glob past which the hook does not judge it (denied as aimed at secrets).
+#: Brackets (or braces) in a glob past which the hook does not judge it (denied as aimed at
+#: secrets).
 _MAX_BRACKETS = 64
 
 TargetKind = Literal["file", "write", "dir", "glob", "many"]
@@ -146,6 +150,8 @@ def expand_braces(pattern: str, limit: int = _MAX_ALTERNATIVES) -> list[str] | N
             out.append(cur)
         else:
             start, end, alts = span
+            if len(out) + len(todo) + len(alts) > limit:  # before building them (red team 17 H6)
+                return None
             todo.extend(cur[:start] + alt + cur[end + 1:] for alt in reversed(alts))
         if len(out) + len(todo) > limit:
             return None

@@ -57,7 +57,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathgate.runtime.tools._command_words import PATH_VARS, VAR, candidates
 from pathgate.runtime.tools._guard_read import unlinked_signature
 from pathgate.runtime.tools._modules import Reads, reads_module_list
-from pathgate.runtime.tools._named_index import NamedIndex, fold_path
+from pathgate.runtime.tools._named_index import MAX_LOOSE_COMPONENTS, NamedIndex, fold_path
 from pathgate.runtime.tools._named_index import realpath as _realpath
 from pathgate.runtime.tools._plugins import marketplaces, plugin_files
 from pathgate.runtime.tools._runners import root_entries
@@ -137,7 +137,13 @@ def runs(real: str, root: str) -> bool:
             linked = _realpath(os.path.join(base, d))
             if linked is None or real.startswith(linked.rstrip("/") + "/"):
                 return True
-    return any(_named(base, root).names(real) for base in bases)
+    loose = 0
+    for base in bases:
+        index = _named(base, root)
+        loose += index.loose  # one bound for every base a write asks (red team 17 H3)
+        if loose > MAX_LOOSE_COMPONENTS or index.names(real):
+            return True
+    return False
 
 
 #: Directories between the root and a write's target past which it cannot be checked (each
@@ -458,7 +464,12 @@ def _paths(words: list[str], cwd: str | None, start: str, root: str, *, with_man
     for cand, tree in candidates(words, with_manifests):
         for text in _expand(cand, start):
             for base in bases:
-                full = os.path.normpath(os.path.join(base, text))
+                joined = os.path.join(base, text)
+                full = os.path.normpath(joined)
+                if ".." in joined.split("/"):  # the shell resolves a link before its ``..``
+                    physical = _realpath(joined)  # (red team 17 H11: ``lnk/../x.sh``)
+                    if physical is not None and physical != full and physical.startswith(inside):
+                        yield physical, tree
                 if full.startswith(inside):
                     yield full, tree
                     if reads is not None and with_manifests and reads_module_list(full):

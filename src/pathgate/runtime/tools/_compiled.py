@@ -14,20 +14,24 @@ recently used.
 from __future__ import annotations
 
 import threading
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any, TypeVar
 
-__all__ = ["KEPT", "MAX_KEY_CHARS", "compiled"]
+__all__ = ["KEPT", "KEPT_SEARCHES", "MAX_KEY_CHARS", "compiled"]
 
 #: How many compiled patterns are kept (the most recently used).
 KEPT = 64
+#: How many search patterns are kept: each holds RE2's lazy automaton, which grows with the
+#: text searched up to the pattern's memory budget (8 MiB; red team 17 H1: 64 kept thrashing
+#: patterns held +133 MB).
+KEPT_SEARCHES = 4
 #: A pattern (all its strings together) longer than this is compiled each time, never kept.
 MAX_KEY_CHARS = 4096
 
 T = TypeVar("T")
 
-_KEPT: dict[Hashable, Any] = {}
+_KEPT: dict[tuple[Any, ...], Any] = {}
 _LOCK = threading.Lock()  # runtimes on event loops of several threads share the table
 
 
@@ -40,9 +44,11 @@ def _keepable(key: tuple[object, ...]) -> bool:
 
 
 async def compiled(run: Callable[[Callable[[], T]], Awaitable[T]], build: Callable[..., T],
-                   *key: Any) -> T:
+                   *key: Any, keep: int = KEPT) -> T:
     """``build(*key)``, kept by ``(build, *key)``: a hit costs no hop, a miss is compiled by
-    ``run`` (the runtime's worker-thread hop)."""
+    ``run`` (the runtime's worker-thread hop). At most ``keep`` of one ``build``'s values are
+    kept (a search pattern holds its regex engine's lazy state, up to its memory budget: keep
+    few of those)."""
     if not _keepable(key):
         return await run(partial(build, *key))
     whole = (build, *key)
@@ -55,6 +61,9 @@ async def compiled(run: Callable[[Callable[[], T]], Awaitable[T]], build: Callab
     if value is not None:
         with _LOCK:
             _KEPT[whole] = value
+            mine = [k for k in _KEPT if k[0] is build]
+            for k in mine[: max(0, len(mine) - keep)]:  # the least recently used first
+                del _KEPT[k]
             while len(_KEPT) > KEPT:
                 del _KEPT[next(iter(_KEPT))]
     return value

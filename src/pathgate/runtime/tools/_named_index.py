@@ -31,7 +31,7 @@ import stat
 import unicodedata
 from collections.abc import Iterable
 
-__all__ = ["GLOB", "MAX_LOOSE_COMPONENTS", "NamedIndex", "fold_path", "realpath"]
+__all__ = ["GLOB", "MAX_GLOB_BRACKETS", "MAX_LOOSE_COMPONENTS", "NamedIndex", "fold_path", "realpath"]
 
 #: Glob characters: a word holding one names every file it matches.
 GLOB = re.compile(r"[*?\[]")
@@ -78,7 +78,7 @@ class NamedIndex:
     counts)``, links not resolved), indexed for :meth:`names`. ``unchecked``: a settings
     file could not be checked, so every path counts."""
 
-    __slots__ = ("globs", "inside", "lexical", "outside", "top", "unchecked")
+    __slots__ = ("globs", "inside", "lexical", "loose", "outside", "top", "unchecked")
 
     def __init__(self, named: Iterable[tuple[str, bool]], root: str, *, unchecked: bool = False) -> None:
         self.unchecked = unchecked
@@ -109,7 +109,11 @@ class NamedIndex:
             node.tree = node.tree or tree
         # globs and paths outside the root are resolved on every write, each an ``lstat``
         # per component: past the bound nothing is writable (red team 16 G8)
-        if sum(p.count("/") for p, _ in self.globs) + sum(p.count("/") for p, _ in self.outside) > MAX_LOOSE_COMPONENTS:
+        #: components of the globs and outside paths (resolved on every write)
+        self.loose = sum(p.count("/") for p, _ in self.globs) + sum(p.count("/") for p, _ in self.outside)
+        # a glob's components are matched by the standard library, quadratic in unclosed
+        # brackets (red team 17 H10)
+        if self.loose > MAX_LOOSE_COMPONENTS or any(p.count("[") > MAX_GLOB_BRACKETS for p, _ in self.globs):
             self.unchecked = True
 
     def names(self, real: str) -> bool:
@@ -161,6 +165,8 @@ class NamedIndex:
 #: Components of the named shell globs and paths outside the root together (each resolved
 #: on every write) past which a settings file cannot be checked: nothing is writable.
 MAX_LOOSE_COMPONENTS = 16384
+#: Brackets in one named shell glob past which the settings cannot be checked.
+MAX_GLOB_BRACKETS = 64
 #: Named children of one directory past which it is listed once rather than each ``lstat``-ed.
 _LIST_PAST = 16
 

@@ -35,7 +35,7 @@ import msgspec
 from pathgate.errors import ToolArgumentError
 from pathgate.results import SearchResult, Unsearched
 from pathgate.runtime._walk import DIR, FILE, Entry
-from pathgate.runtime.tools._compiled import compiled
+from pathgate.runtime.tools._compiled import KEPT_SEARCHES, compiled
 from pathgate.runtime.tools._discover import Discovery
 from pathgate.runtime.tools._excluded import MAX_UNSEARCHED, count_in_excluded
 from pathgate.runtime.tools._pattern import GlobPattern, compile_glob
@@ -97,7 +97,8 @@ async def code_search(
     ``linked_secret``: consulted after ``fstat`` for regular files with ``st_nlink > 1``;
     when it says the inode is shared with a secret, the file is skipped silently."""
     _check_args(regex, path, max_results, context)
-    rx, pat = await compiled(runtime.run_blocking, _compile, regex, bool(case_sensitive), glob)
+    rx, pat = await compiled(runtime.run_blocking, _compile, regex, bool(case_sensitive), glob,
+                             keep=KEPT_SEARCHES)
     cap = DEFAULT_MAX_RESULTS if max_results is None else (max_results or None)
 
     # the runtime's own hard-link test: kept files are tested on their descriptors when
