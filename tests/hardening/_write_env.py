@@ -3,6 +3,7 @@ variables, git's system and global files switched off."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -34,3 +35,9 @@ def git_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str
     if files:
         write_tree(root, files)
     return root
+
+
+def claude_hook(*cmds: str, at: str = ".claude/settings.json") -> dict[str, str]:
+    """A Claude Code settings file at ``at`` whose PreToolUse hooks run ``cmds``."""
+    return {at: json.dumps(
+        {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": c} for c in cmds]}]}})}

@@ -20,6 +20,7 @@ import pytest
 
 from pathgate import Policy, Runtime
 from pathgate._hooks._run import run_hook
+from tests.hardening._write_env import claude_hook as _claude_hook
 from tests.hardening._write_env import clean_home, git_project
 from tests.runtime.tools._writes import make_rt, write_tree
 
@@ -36,11 +37,6 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 async def _writable(root: Path, path: str) -> bool:
     async with make_rt(root, require_read_before_write=False) as rt:
         return (await rt.write_file(path, _EVIL)).ok
-
-
-def _claude_hook(*cmds: str) -> dict[str, str]:
-    return {".claude/settings.json": json.dumps(
-        {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": c} for c in cmds]}]}})}
 
 
 def _many(n: int, prefix: str = "") -> list[str]:

@@ -10,13 +10,12 @@ The bounds are lowered here so the trees stay small; what is asserted is the ans
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 import pytest
 
-from tests.hardening._write_env import git_project
+from tests.hardening._write_env import claude_hook, git_project
 from tests.runtime.tools._writes import make_rt, write_tree
 
 pytestmark = pytest.mark.anyio
@@ -90,9 +89,7 @@ async def test_globs_outside_paths_past_their_components_leave_nothing_writable(
     from pathgate.runtime.tools import _named_index
 
     deep = "/".join(["a"] * 20)
-    cmds = [f"python3 {deep}/x{i}*.py" for i in range(30)]
-    write_tree(env, {".claude/settings.json": json.dumps(
-        {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": c} for c in cmds]}]}})})
+    write_tree(env, claude_hook(*(f"python3 {deep}/x{i}*.py" for i in range(30))))
     assert await _writable(env, "src/new.py") and not await _writable(env, f"{deep}/x3_b.py")
     monkeypatch.setattr(_named_index, "MAX_LOOSE_COMPONENTS", 200)
     assert not await _writable(env, "src/other.py")
@@ -124,8 +121,7 @@ async def test_settings_below_a_missing_directory_are_not_looked_for(
     that do still count."""
     from pathgate.runtime.tools import _agent_commands
 
-    write_tree(env, {"pkg/.claude/settings.json": json.dumps(
-        {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "sh tools/x.sh"}]}]}})})
+    write_tree(env, claude_hook("sh tools/x.sh", at="pkg/.claude/settings.json"))
     seen: list[str] = []
     real = _agent_commands._named
 
@@ -142,18 +138,13 @@ async def test_settings_below_a_missing_directory_are_not_looked_for(
 
 # red team 17 ----------------------------------------------------------------------------------
 
-def _claude(*cmds: str) -> dict[str, str]:
-    return {".claude/settings.json": json.dumps(
-        {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": c} for c in cmds]}]}})}
-
-
 @pytest.mark.parametrize("command", ["sh lnk/../scripts/deploy.sh", "sh ./lnk/../scripts/deploy.sh",
                                      "cd lnk && sh ../scripts/deploy.sh"])
 async def test_a_dotdot_after_a_link_names_what_the_shell_runs(anyio_backend: str, env: Path, command: str) -> None:
     """The shell resolves ``lnk`` before its ``..`` (H11): ``lnk -> sub/dir`` makes
     ``lnk/../scripts/deploy.sh`` the file ``sub/scripts/deploy.sh``."""
     write_tree(env, {"sub/dir/x": "x\n", "sub/scripts/deploy.sh": "echo\n", "scripts/deploy.sh": "echo\n",
-                     **_claude(command)})
+                     **claude_hook(command)})
     os.symlink("sub/dir", env / "lnk")
     assert not await _writable(env, "sub/scripts/deploy.sh")
     assert await _writable(env, "src/other.py")
@@ -163,9 +154,9 @@ async def test_a_named_glob_with_too_many_brackets_leaves_nothing_writable(anyio
     """The standard library's glob matching is quadratic in unclosed brackets (H10)."""
     from pathgate.runtime.tools._named_index import MAX_GLOB_BRACKETS
 
-    write_tree(env, _claude("sh " + "[a]" * MAX_GLOB_BRACKETS + "x.sh"))
+    write_tree(env, claude_hook("sh " + "[a]" * MAX_GLOB_BRACKETS + "x.sh"))
     assert await _writable(env, "src/a.py")
-    write_tree(env, _claude("sh " + "[" * (MAX_GLOB_BRACKETS + 1) + "x.sh"))
+    write_tree(env, claude_hook("sh " + "[" * (MAX_GLOB_BRACKETS + 1) + "x.sh"))
     assert not await _writable(env, "src/b.py")
 
 
@@ -175,9 +166,9 @@ async def test_the_loose_bound_counts_every_base_of_a_write(anyio_backend: str, 
     outside paths count together."""
     from pathgate.runtime.tools import _agent_commands
 
-    files = {f"{'/'.join(['d'] * i)}/.claude/settings.json".lstrip("/"):
-             _claude(*(f"sh a/b/c/x{j}*.sh" for j in range(10)))[".claude/settings.json"] for i in range(4)}
-    write_tree(env, files)
+    for i in range(4):
+        at = f"{'/'.join(['d'] * i)}/.claude/settings.json".lstrip("/")
+        write_tree(env, claude_hook(*(f"sh a/b/c/x{j}*.sh" for j in range(10)), at=at))
     deep = "/".join(["d"] * 3) + "/new.py"
     assert await _writable(env, deep)
     root = os.path.realpath(env)

@@ -143,16 +143,7 @@ class DirFds:
             if fd is not None:
                 fd = fds[reldir] = self._open_dir(reldir[cut + 1:], dir_fd=fd)
                 return fd
-        # the deepest ancestor open already
-        missing = [reldir]
-        cur = reldir
-        while True:
-            cut = cur.rfind("/")
-            cur = cur[:cut] if cut >= 0 else ""
-            fd = fds.get(cur)
-            if fd is not None or not cur:
-                break
-            missing.append(cur)
+        _, fd, missing = self.deepest_open(reldir)
         if fd is None:
             fd = fds[""] = self.ops.open_dir(self.root)
             if not reldir:
@@ -177,6 +168,21 @@ class DirFds:
                 self.ops.close(transient)
             raise
         return fd
+
+    def deepest_open(self, reldir: str) -> tuple[str, int | None, list[str]]:
+        """The deepest proper ancestor of ``reldir`` held open (``""``: the root), its
+        descriptor (``None``: not even the root's), and the levels from ``reldir`` up to just
+        below it, deepest first."""
+        fds = self._fds
+        missing = [reldir]
+        cur = reldir
+        while True:
+            cut = cur.rfind("/")
+            cur = cur[:cut] if cut >= 0 else ""
+            fd = fds.get(cur)
+            if fd is not None or not cur:
+                return cur, fd, missing
+            missing.append(cur)
 
     def trim(self) -> bool:
         """Past :attr:`CACHE_FDS` descriptors, close all but the root's (a batch in walk order

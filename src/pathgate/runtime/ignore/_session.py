@@ -231,15 +231,7 @@ class IgnoreSession:
                 if node is not None:
                     return fd, node
             else:
-                missing = [rel]
-                cur = rel
-                while True:  # up to the deepest level open already
-                    cut = cur.rfind("/")
-                    cur = cur[:cut] if cut >= 0 else ""
-                    fd = fds.get(cur)
-                    if fd is not None or not cur:
-                        break
-                    missing.append(cur)
+                cur, fd, missing = dirs.deepest_open(rel)
                 parent = sdirs.get(cur)
                 if fd is not None and parent is not None:
                     return self._open_down(missing, fd, parent, fds, dirs._open_dir, fast)
