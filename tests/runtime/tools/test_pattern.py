@@ -93,10 +93,10 @@ def test_pathological_patterns() -> None:
     assert not chain.match("/".join("abcdefg" * 8) + "/y")
     assert chain.match("a/b/x/c/d/e/f/g/z")
     assert chain.could_match_below("a/q") and not chain.could_match_below("q")
-    brackets = compile_glob("[" * 20_000)
-    assert brackets.match("[" * 20_000) and not brackets.match("[" * 19_999)
-    stars = compile_glob("*a" * 5_000 + "*b")
-    assert not stars.match("a" * 250) and stars.match("a" * 5_000 + "b")
+    brackets = compile_glob("[" * 8_000)
+    assert brackets.match("[" * 8_000) and not brackets.match("[" * 7_999)
+    stars = compile_glob("*a" * 4_000 + "*b")
+    assert not stars.match("a" * 250) and stars.match("a" * 4_000 + "b")
     long_class = compile_glob("[" + "a" * 300 + "]")  # longer than MAX_CLASS: a literal "["
     assert long_class.match("[" + "a" * 300 + "]") and not long_class.match("a")
 

@@ -180,24 +180,38 @@ def bracket_members(p: str, i: int, pathname: bool, fold: bool
         ch = p[i] if i < n else ""
         if ch == "]":
             break
-    members: list[int] = []
-    for t in range(256):
-        if fold and _isupper(t):
-            continue  # the text was folded: never an upper-case letter
-        hit = t in singles
-        if not hit:
-            for lo, hi in ranges:
-                if lo <= t <= hi or (fold and _islower(t) and lo <= t - 32 <= hi):
-                    hit = True
-                    break
-        if not hit:
-            for name in classes:
-                if t in _CLASSES[name] or (fold and name == "upper" and _islower(t)):
-                    hit = True
-                    break
-        if hit != negated and not (pathname and t == 47):
-            members.append(t)
-    return members, i + 1
+    return _members(singles, ranges, classes, negated, pathname, fold), i + 1
+
+
+#: Every byte value, the upper- and lower-case ASCII letters (as sets, for :func:`_members`).
+_ALL = frozenset(range(256))
+_UPPER = frozenset(range(65, 91))
+_LOWER = frozenset(range(97, 123))
+
+
+def _members(singles: set[int], ranges: list[tuple[int, int]], classes: list[str],
+             negated: bool, pathname: bool, fold: bool) -> list[int]:
+    """The sorted byte values a parsed bracket matches (:func:`bracket_members`), by set
+    arithmetic: a per-byte loop cost ~0.3 ms a bracket, so a line of 20,000 brackets took
+    seconds to compile (red team 18 J6/J7). With ``fold`` the text is lower-cased: an
+    upper-case letter is never a member, and a lower-case one is when its upper case is."""
+    hits = {t for t in singles if t < 256}
+    for lo, hi in ranges:
+        if lo <= hi and lo < 256:
+            hits.update(range(lo, min(hi, 255) + 1))
+            if fold:  # a folded text's lower case letter matches the range's upper case
+                hits.update(u + 32 for u in range(max(lo, 65), min(hi, 90) + 1))
+    for name in classes:
+        hits |= _CLASSES[name]
+        if fold and name == "upper":
+            hits |= _LOWER
+    if negated:
+        hits = set(_ALL - hits)
+    if fold:
+        hits -= _UPPER
+    if pathname:
+        hits.discard(47)
+    return sorted(hits)
 
 
 def translate_wildmatch(p: str, pathname: bool, fold: bool = False) -> str | None:

@@ -1,0 +1,77 @@
+"""Red-team pass 18: what a repository or a tool argument could make reads cost or tell.
+
+Found: a bracket in a glob or an ignore line was expanded by a loop over the 256 byte values
+about four times over, ~0.3 ms a bracket, and glob patterns had no length bound: a model's
+200 KB glob of ``[a-z]`` held the one worker hop for 12.5 s (every other agent waited), and a
+repository's 100 KB ``.gitignore`` of brackets cost 5 s on every hook call (J6, J7).
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from pathgate import Runtime, ToolArgumentError
+from pathgate.runtime.ignore._wildmatch import _CLASSES, bracket_members
+from pathgate.runtime.tools._pattern import MAX_GLOB
+
+pytestmark = pytest.mark.anyio
+
+
+def _per_byte(singles: set[int], ranges: list[tuple[int, int]], classes: list[str],
+              negated: bool, pathname: bool, fold: bool) -> list[int]:
+    """The members of a parsed bracket byte by byte, as git's ``dowild`` tests a text byte
+    (the loop the set arithmetic replaced)."""
+    out = []
+    for t in range(256):
+        if fold and 65 <= t <= 90:
+            continue  # a folded text holds no upper-case letter
+        hit = t in singles or any(
+            lo <= t <= hi or (fold and 97 <= t <= 122 and lo <= t - 32 <= hi) for lo, hi in ranges
+        ) or any(t in _CLASSES[c] or (fold and c == "upper" and 97 <= t <= 122) for c in classes)
+        if hit != negated and not (pathname and t == 47):
+            out.append(t)
+    return out
+
+
+def test_bracket_members_agree_with_a_byte_by_byte_reading(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pathgate.runtime.ignore import _wildmatch
+
+    members = _wildmatch._members
+    seen: list[object] = []
+
+    def checked(*args: object) -> list[int]:
+        got = members(*args)  # type: ignore[arg-type]
+        assert got == _per_byte(*args), args  # type: ignore[arg-type]
+        seen.append(args)
+        return got
+
+    monkeypatch.setattr(_wildmatch, "_members", checked)
+    atoms = ["a", "z", "A", "Z", "-", "\\", "!", "^", "]", "[", ":", "[:alpha:]", "[:upper:]",
+             "[:lower:]", "[:digit:]", "/", "0", "\xe9", "\u0101", "M", "m", "_"]
+    rnd = random.Random(18)
+    for _ in range(3000):
+        p = "[" + "".join(rnd.choice(atoms) for _ in range(rnd.randint(0, 6))) + "]"
+        for pathname in (False, True):
+            for fold in (False, True):
+                bracket_members(p, 0, pathname, fold)
+    assert len(seen) > 8000  # most random brackets parse
+    assert bracket_members("[[:upper:]]", 0, False, True) == (sorted(_CLASSES["lower"]), 11)
+    assert bracket_members("[!a-z]", 0, True, False) == (
+        [t for t in range(256) if not 97 <= t <= 122 and t != 47], 6)
+
+
+async def test_a_glob_past_its_length_bound_is_refused_naming_the_argument(
+        anyio_backend: str, tmp_path: Path) -> None:
+    (tmp_path / ("a" * 200 + ".txt")).write_text("x\n")
+    async with Runtime(tmp_path) as rt:
+        assert (await rt.glob("[a-z]" * 200 + ".txt")).matches == ("a" * 200 + ".txt",)
+        assert (await rt.glob("[a-z]" * (MAX_GLOB // 5))).matches == ()  # within the bound
+        with pytest.raises(ToolArgumentError, match="pattern: the pattern is .* the limit is") as info:
+            await rt.glob("[a-z]" * 40_000)
+        assert info.value.field == "pattern"
+        with pytest.raises(ToolArgumentError) as info:
+            await rt.code_search("x", glob="?" * (MAX_GLOB + 1))
+        assert info.value.field == "glob"
