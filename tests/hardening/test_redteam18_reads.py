@@ -8,6 +8,7 @@ repository's 100 KB ``.gitignore`` of brackets cost 5 s on every hook call (J6, 
 
 from __future__ import annotations
 
+import os
 import random
 from pathlib import Path
 
@@ -75,3 +76,45 @@ async def test_a_glob_past_its_length_bound_is_refused_naming_the_argument(
         with pytest.raises(ToolArgumentError) as info:
             await rt.code_search("x", glob="?" * (MAX_GLOB + 1))
         assert info.value.field == "glob"
+
+
+_CALLS: list[tuple[str, dict[str, object]]] = [
+    ("read_files", {"paths": ["x.log", "a.txt"]}), ("glob", {"pattern": "**/*"}),
+    ("list_directory", {"path": "."}), ("code_search", {"regex": "hello"}),
+]
+
+
+def _git_tree(root: Path, variant: str, secret: bool) -> Path:
+    """A project whose git files lead to ``.env`` (J1): ``.git`` itself, its ``config`` or its
+    ``commondir`` a symbolic link to it; the secret there or not (the link then dangles)."""
+    from tests._gitinit import git_init
+
+    root.mkdir()
+    if variant == "dotgit":
+        os.symlink(".env", root / ".git")
+    else:
+        git_init(root)
+        target = root / ".git" / variant
+        target.unlink(missing_ok=True)
+        os.symlink("../.env", target)
+    (root / ".gitignore").write_text("*.log\n")
+    (root / "a.txt").write_text("hello\n")
+    (root / "x.log").write_text("log\n")
+    if secret:
+        (root / ".env").write_text("# the keys are set in CI\n")  # parses as git config too
+    return root
+
+
+@pytest.mark.parametrize("variant", ["dotgit", "config", "commondir"])
+async def test_git_files_leading_to_a_secret_answer_as_without_it(
+        anyio_backend: str, tmp_path: Path, variant: str) -> None:
+    """``.git -> .env`` was read as a gitfile: every answer failed closed while the secret
+    existed and none did without it (15 of 15 answers differed); ``.git/config -> ../.env``
+    did the same for a secret that parses as git configuration."""
+    from pathgate import Policy
+    from tests.hardening._twotrees import render_all
+
+    outs = [await render_all(_git_tree(tmp_path / f"{variant}-{secret}", variant, secret), _CALLS, Policy())
+            for secret in (True, False)]
+    assert outs[0] == outs[1]
+    assert any('"x.log"' in o and "ignore" in o.lower() for o in outs[0])  # rules still apply

@@ -154,14 +154,24 @@ def _read_small(path: str) -> bytes:
         raise
 
 
-def is_git_directory(path: str) -> bool:
+#: ``absent(path)`` true: the file at ``path`` is read as missing (a secret, or a link to one:
+#: :mod:`._secret_sources`); ``None``: every file is read as git reads it.
+Absent = Callable[[str], bool] | None
+
+
+def _gone(path: str, absent: Absent) -> bool:
+    return absent is not None and absent(path)
+
+
+def is_git_directory(path: str, absent: Absent = None) -> bool:
     """git's ``is_git_directory``: a valid ``HEAD``, and ``objects/`` and ``refs/`` in the
-    common directory (a worktree's git directory keeps them there)."""
+    common directory (a worktree's git directory keeps them there). A ``HEAD`` or
+    ``commondir`` that ``absent`` names is read as missing."""
     head = os.path.join(path, "HEAD")
-    if not _valid_head(head):
+    if _gone(head, absent) or not _valid_head(head):
         return False
     try:
-        common = _common_dir(path)
+        common = _common_dir(path, absent)
     except GitFatal:
         return False
     return (os.access(os.path.join(common, "objects"), os.X_OK)
@@ -181,10 +191,11 @@ def _valid_head(head: str) -> bool:
     return bool(_HEX40.match(data))
 
 
-def read_gitfile(path: str, watched: list[str] | None = None) -> str:
+def read_gitfile(path: str, watched: list[str] | None = None, absent: Absent = None) -> str:
     """The real path of the git directory a gitfile names; :class:`GitFatal` like git.
     ``watched`` collects the target and its ``HEAD``/``commondir`` (so repairing the target
-    is noticed even while it is not a git directory)."""
+    is noticed even while it is not a git directory); the target's files ``absent`` names
+    are read as missing."""
     try:
         data = _read_small(path).decode("utf-8", "surrogateescape")
     except OSError:
@@ -198,13 +209,15 @@ def read_gitfile(path: str, watched: list[str] | None = None) -> str:
         target = os.path.dirname(path) + "/" + target
     if watched is not None:
         watched += [target, os.path.join(target, "HEAD"), os.path.join(target, "commondir")]
-    if not is_git_directory(target):
+    if not is_git_directory(target, absent):
         raise GitFatal(f"fatal: not a git repository: {target}", path)
     return os.path.realpath(target)
 
 
-def _common_dir(git_dir: str) -> str:
+def _common_dir(git_dir: str, absent: Absent = None) -> str:
     path = os.path.join(git_dir, "commondir")
+    if _gone(path, absent):  # (red team 18 J1: a commondir linked to .env decided the layout)
+        return git_dir
     try:
         data = _read_small(path).decode("utf-8", "surrogateescape")
     except FileNotFoundError:
@@ -217,22 +230,28 @@ def _common_dir(git_dir: str) -> str:
     return os.path.realpath(data if data.startswith("/") else git_dir + "/" + data)
 
 
-def find_git_layout(root: str, watched: list[str] | None = None) -> GitLayout | None:
+def find_git_layout(root: str, watched: list[str] | None = None,
+                    absent: Absent = None) -> GitLayout | None:
     """The git directory of the work tree at ``root`` (``None``: there is none).
     ``.git`` may be a directory, a symlink to one, or a gitfile (malformed: GitFatal);
-    ``watched`` collects a gitfile's target (:func:`read_gitfile`)."""
+    ``watched`` collects a gitfile's target (:func:`read_gitfile`). A ``.git`` (or its
+    ``commondir``, a gitfile's target's ``HEAD``) that ``absent`` names is read as missing:
+    ``.git -> .env`` was read as a gitfile, so every answer failed closed while the secret
+    existed and none did without it (red team 18 J1)."""
     dotgit = os.path.join(root, ".git")
+    if _gone(dotgit, absent):
+        return None
     try:
         st = os.stat(dotgit)
     except OSError:
         return None
     if _stat.S_ISDIR(st.st_mode):
-        common = _common_dir(dotgit)
+        common = _common_dir(dotgit, absent)
         return GitLayout(dotgit, common, ".git", ".git" if common == dotgit else common)
     if not _stat.S_ISREG(st.st_mode):
         return None
-    git_dir = read_gitfile(dotgit, watched)
-    common = _common_dir(git_dir)
+    git_dir = read_gitfile(dotgit, watched, absent)
+    common = _common_dir(git_dir, absent)
     return GitLayout(git_dir, common, git_dir, common)
 
 
@@ -372,15 +391,16 @@ def resolve(root: str, *, excludes_file: str | None = None, ignore_case: bool | 
     ``root``; ``excludes_file``/``ignore_case`` override the configuration (which is
     still validated, as git does). Raises :class:`GitFatal` where git exits 128.
     ``watched`` (filled even when it raises) collects the files looked at. ``absent(path)``
-    true: the exclude file at ``path`` is taken as absent (not set, not checked, but
-    watched), as the runtime takes a secret (:mod:`._secret_sources`)."""
+    true: the file at ``path`` is taken as absent (not set, not checked, but watched), as the
+    runtime takes a secret (:mod:`._secret_sources`): an exclude file, a config file or
+    include target, the ``.git`` and the layout's ``HEAD``/``commondir``."""
     env = os.environ if env is None else env
     s = GitSettings()
     if watched is not None:
         s.watched = watched
     s.watched.append(os.path.join(root, ".git"))
     if layout is None:
-        layout = find_git_layout(root, s.watched)
+        layout = find_git_layout(root, s.watched, absent)
     s.layout = layout
     if layout is not None:
         s.watched += [layout.git_dir, os.path.join(layout.git_dir, "commondir")]

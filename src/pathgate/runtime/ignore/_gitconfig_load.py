@@ -42,8 +42,9 @@ class _Loader:
         self.layout = layout
         self.watched = watched
         self.errors: list[str] = []
-        #: an include target this says is a secret is read as missing (never parsed: its
-        #: errors or its mere existence would reach the model through a fail-closed answer)
+        #: a config file or include target this says is a secret is read as missing (never
+        #: parsed: its errors or its mere existence would reach the model through a
+        #: fail-closed answer)
         self.absent = absent
         self.env: Mapping[str, str] = {} if env is None else env
         #: git's ``unconditional_remote_url`` pass: every ``hasconfig`` condition holds, and
@@ -54,6 +55,8 @@ class _Loader:
     def file(self, path: str, shown: str, eacces_fatal: bool, depth: int = 0, forbid: bool = False
              ) -> list[ConfigEntry]:
         self.watched.append(path)
+        if self.absent is not None and self.absent(path):
+            return []  # read as missing: `.git/config -> ../.env` (red team 18 J1), any config file
         try:
             if not _gitconfig._access(path, os.R_OK):
                 err = OSError(13, os.strerror(13)) if os.path.lexists(path) else None
@@ -188,7 +191,7 @@ class _Loader:
 def load_config(layout: GitLayout | None, env: Mapping[str, str], watched: list[str],
                 absent: Callable[[str], bool] | None = None) -> tuple[list[ConfigEntry], list[str]]:
     """Every config entry git would see, in order, and git's non-fatal ``error:`` lines
-    (an include target ``absent`` names is read as missing)."""
+    (a config file or include target ``absent`` names is read as missing)."""
     loader = _Loader(layout, watched, absent, env)
     return _load_all(loader), loader.errors
 
