@@ -219,9 +219,10 @@ def test_gemini_read_many_files_names_each_blocked_path(project: Path) -> None:
                                        paths=["src/app.py", ".env", "debug.log", "**/.env.*"]))
     reason = gemini_reason(answer.stdout)
     lines = reason.splitlines()
-    assert lines[0] == "`.env`: [BLOCKED]"
-    assert lines[1].startswith("`debug.log`: [BLOCKED]: Excluded by ignore rules")
+    assert "`.env`: [BLOCKED]" in lines
+    assert any(line.startswith("`debug.log`: [BLOCKED]: Excluded by ignore rules") for line in lines)
     assert "`**/.env.*`: [BLOCKED]" in lines
+    assert any(line.startswith("`src/app.py`: [BLOCKED]: this tool returns") for line in lines)  # J5
 
 
 @pytest.mark.parametrize("with_secret", [True, False])
@@ -239,9 +240,10 @@ def test_gemini_read_many_files_denies_globs_and_directories_whatever_they_match
     for entry in (".*", "*", "**/*", ".", "src", "src/*.py", "./"):
         reason = gemini_reason(run_hook("gemini", gemini(project, "read_many_files", paths=[entry])).stdout)
         assert reason.startswith("[BLOCKED]: this tool returns the contents of every file"), entry
-    ok = run_hook("gemini", gemini(project, "read_many_files", paths=["src/app.py"]))
+    (project / "42").write_text("x\n")  # a name without cased letters has no case variant (J5)
+    ok = run_hook("gemini", gemini(project, "read_many_files", paths=["42"]))
     assert (json.loads(ok.stdout), ok.exit_code) == ({}, 0)
-    named = run_hook("gemini", gemini(project, "read_many_files", paths=["src/app.py", ".env.local"]))
+    named = run_hook("gemini", gemini(project, "read_many_files", paths=["42", ".env.local"]))
     assert gemini_reason(named.stdout) == SECRET
     # red team 15, R3: the tool turns `\` into `/` and globs a name that is not there exactly
     # (case-insensitively: `SRC/APP.PY` reads `src/app.py`, `APP.CFG` a link named `app.cfg`)
@@ -249,7 +251,9 @@ def test_gemini_read_many_files_denies_globs_and_directories_whatever_they_match
     for entry in ("SRC/APP.PY", "missing.txt", "src\\APP.py"):
         reason = gemini_reason(run_hook("gemini", gemini(project, "read_many_files", paths=[entry])).stdout)
         assert reason.startswith("[BLOCKED]: this tool returns the contents of every file"), entry
-    ok = run_hook("gemini", gemini(project, "read_many_files", include=["src\\app.py"]))
+    (project / "12").mkdir()
+    (project / "12" / "7").write_text("x\n")
+    ok = run_hook("gemini", gemini(project, "read_many_files", include=["12\\7"]))
     assert (json.loads(ok.stdout), ok.exit_code) == ({}, 0)
 
 

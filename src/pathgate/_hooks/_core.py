@@ -37,7 +37,7 @@ import stat
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from pathgate._hooks._many import CaseVariants
+from pathgate._hooks._many import may_vary
 
 if TYPE_CHECKING:
     from pathgate.runtime._gating import GateCore
@@ -46,13 +46,14 @@ if TYPE_CHECKING:
 __all__ = ["GIT_DIR_TEXT", "MANY_TEXT", "Target", "decide", "split_glob"]
 
 #: The deny text of a content tool (Gemini CLI's ``read_many_files``) given a glob, a
-#: directory, or a name with a case variant on its path (the tool globs names
-#: case-insensitively, :mod:`._many`): it returns the contents of every file that matches,
-#: and a hook can only allow or deny the whole call, so it is denied whatever the matches are
-#: (a denial that depended on whether a secret matched would tell the model the secret exists).
+#: directory, or a name with a cased letter (the tool globs names case-insensitively, so it
+#: could read a case variant: :mod:`._many`): it returns the contents of every file that
+#: matches, and a hook can only allow or deny the whole call, so it is denied whatever the
+#: matches are (a denial that depended on whether a secret matched, or whether a variant
+#: exists, would tell the model the secret exists).
 MANY_TEXT = (
-    "[BLOCKED]: this tool returns the contents of every file a glob or directory matches (and "
-    "of every case variant of a name), which pathgate cannot check one by one here. Find the "
+    "[BLOCKED]: this tool returns the contents of every file a glob, directory or name matches "
+    "(names case-insensitively), which pathgate cannot check one by one here. Find the "
     "files with the glob tool, then read them one at a time with the file-reading tool."
 )
 #: What the model is told when a call touches ``.git/`` (not opaque: git's own files).
@@ -358,13 +359,14 @@ def _not_one_file(rel: str, root: str) -> bool:
         return True
 
 
-def _reads_more(entry: str, root: str, cwd: str, variants: CaseVariants) -> bool:
-    """Would a content tool given ``entry`` read more than the one file it names: a glob, a
-    directory, a name not there exactly (:func:`_not_one_file`), or a name with a case
-    variant on the way (:mod:`._many`: Gemini CLI globs every entry case-insensitively)?"""
-    if has_glob(entry) or any(_not_one_file(rel, root) for rel in _spellings(entry, root, cwd)):
+def _reads_more(entry: str, root: str, cwd: str) -> bool:
+    """Could a content tool given ``entry`` read more than the one file it names: a glob, a
+    name that could have case variants (:mod:`._many`: Gemini CLI globs every entry
+    case-insensitively; judged from the entry alone, never from the tree), a directory or a
+    name not there exactly (:func:`_not_one_file`)?"""
+    if has_glob(entry) or may_vary(entry, (cwd, root)):
         return True
-    return variants.any_variant(entry, (cwd, root))
+    return any(_not_one_file(rel, root) for rel in _spellings(entry, root, cwd))
 
 
 async def _deny_many(runtime: GateCore, texts: list[tuple[str, str | None]], many: Sequence[int],
@@ -377,8 +379,7 @@ async def _deny_many(runtime: GateCore, texts: list[tuple[str, str | None]], man
         return
 
     def judge() -> list[int]:
-        variants = CaseVariants()
-        return [slot for slot in open_slots if _reads_more(texts[slot][0], root, cwd, variants)]
+        return [slot for slot in open_slots if _reads_more(texts[slot][0], root, cwd)]
 
     for slot in await runtime.run_blocking(judge):
         texts[slot] = (texts[slot][0], MANY_TEXT)

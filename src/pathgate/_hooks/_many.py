@@ -1,4 +1,4 @@
-"""Case variants of a file that Gemini CLI's ``read_many_files`` is asked for by name.
+"""Names Gemini CLI's ``read_many_files`` could read more than one file for.
 
 Gemini CLI globs **every** ``read_many_files`` entry, one that exists as written too: it
 escapes the name and globs it with ``nocase: true`` (``read-many-files.ts``), and minimatch
@@ -8,28 +8,24 @@ hard link to ``.env``, an ignored file or a host-filtered one; ``PRIVATE/plan.md
 ``private/plan.md``.
 
 The hook judges the spelling it is given; this module answers whether the tool could read
-anything else. Each component of the path the glob walks is looked up in a listing of its
-directory, and the entry is refused when some component has a case-variant sibling —
-whatever that sibling is or leads to, so the answer never depends on a secret (a hard link
-to ``.env`` and an ordinary file of the same name give the same answer). Only the exact
-path is walked, so only siblings of its components are ever looked at. Anything that cannot
-be told (a listing that fails, a path too deep, more names than the call may list) counts
-as a variant: the caller fails closed.
+anything else, **from the entry alone**: an entry with a cased character in a component the
+glob matches could reach a case variant, and is refused whether one exists or not. A judgment
+from the directory's listing (refuse only when a variant is there) told the model whether a
+variant it cannot see exists — a hard link to ``.env`` named ``notes.txt``, a host-filtered
+``secrets/`` — since the model can create ``NOTES.txt`` itself and ask (red team 18 J5): no
+answer that keeps such a variant out of the tool's read and does not depend on whether it
+exists can look at the tree. An entry deeper than :data:`_MAX_DEPTH` components is refused.
 """
 
 from __future__ import annotations
 
 import os
-from collections import Counter
 from collections.abc import Callable, Iterable
-from typing import Literal
 
-__all__ = ["CaseVariants"]
+__all__ = ["glob_view", "may_vary"]
 
 #: Components of one entry walked below its base; a deeper entry is refused.
 _MAX_DEPTH = 64
-#: Directory entries one hook call may list (all entries together); past it, refused.
-_MAX_NAMES = 1 << 18
 
 #: Case-insensitive "equal" as JavaScript's regular expressions may read it, widened: the
 #: ``i`` flag compares upper cases (``u`` flag: simple case folding, so ``ſ`` is ``s`` and
@@ -39,8 +35,6 @@ _MAX_NAMES = 1 << 18
 _FOLDS: tuple[Callable[[str], str], ...] = (
     str, str.lower, str.upper, str.casefold, lambda s: s.upper().casefold(),
 )
-
-Seen = Literal["exact", "none", "other"]
 
 
 def glob_view(entry: str, base: str) -> tuple[str, list[str]]:
@@ -66,75 +60,19 @@ def glob_view(entry: str, base: str) -> tuple[str, list[str]]:
     return start, tail
 
 
-class CaseVariants:
-    """One hook call's judge of case variants: each directory is listed once however many
-    entries pass through it (:class:`_Listing`), and the names listed in all are bounded."""
-
-    def __init__(self, max_names: int | None = None, max_depth: int | None = None) -> None:
-        self._dirs: dict[str, _Listing | None] = {}
-        self._left = _MAX_NAMES if max_names is None else max_names
-        self._max_depth = _MAX_DEPTH if max_depth is None else max_depth
-
-    def any_variant(self, entry: str, bases: Iterable[str]) -> bool:
-        """Could a case-insensitive glob of ``entry`` (``/``-separated) from any of
-        ``bases`` reach a path other than the one spelled? ``True`` when it cannot be told."""
-        for base in dict.fromkeys(bases):
-            start, tail = glob_view(entry, base)
-            if len(tail) > self._max_depth:
-                return True
-            directory = start
-            for comp in tail:
-                seen = self._look(directory, comp)
-                if seen is None or seen == "other":
-                    return True
-                if seen == "none":
-                    break  # the glob matches nothing below here
-                directory = os.path.join(directory, comp)
-        return False
-
-    def _look(self, directory: str, name: str) -> Seen | None:
-        """What a case-insensitive match of ``name`` finds in ``directory``: only ``name``
-        itself, nothing, or another name (``None``: the directory cannot be listed)."""
-        listing = self._listing(directory)
-        if listing is None:
-            return None
-        return listing.look(name)
-
-    def _listing(self, directory: str) -> _Listing | None:
-        """``directory`` listed (links followed, as the glob lists it); ``None`` when it
-        cannot be listed or the call's names are spent."""
-        if directory not in self._dirs:
-            try:
-                names = os.listdir(directory)
-            except (OSError, ValueError):
-                names = None
-            if names is not None:
-                self._left -= len(names)
-            self._dirs[directory] = None if names is None or self._left < 0 else _Listing(names)
-        return self._dirs[directory]
+def may_vary(entry: str, bases: Iterable[str]) -> bool:
+    """Could a case-insensitive glob of ``entry`` (``/``-separated) from any of ``bases``
+    reach a path other than the one spelled, whatever the tree holds: a component it
+    matches holds a character some fold of :data:`_FOLDS` changes, or it is past
+    :data:`_MAX_DEPTH` components. Looks at nothing on disk."""
+    for base in dict.fromkeys(bases):
+        _start, tail = glob_view(entry, base)
+        if len(tail) > _MAX_DEPTH or any(_cased(comp) for comp in tail):
+            return True
+    return False
 
 
-class _Listing:
-    """One directory's names, kept for case-insensitive lookups: the ASCII names (nearly
-    all) counted by their lower case, the others by each fold of :data:`_FOLDS`."""
-
-    def __init__(self, names: list[str]) -> None:
-        self.names = frozenset(names)
-        self.lowered = Counter(n.lower() for n in names if n.isascii())
-        self.wide: Counter[tuple[int, str]] = Counter()
-        for n in names:
-            if not n.isascii():
-                self.wide.update((i, fold(n)) for i, fold in enumerate(_FOLDS))
-
-    def look(self, name: str) -> Seen:
-        """``other`` when a name other than ``name`` matches it case-insensitively, else
-        ``exact`` when ``name`` is here, else ``none``. An ASCII name ``n`` matches under a
-        fold when ``n.lower()`` is one of ``name``'s folds lowered (its upper, casefold and
-        lower cases all come down to it)."""
-        present = name in self.names
-        keys = {name.lower(), name.upper().lower(), name.casefold(), name.upper().casefold()}
-        narrow = sum(self.lowered[k] for k in keys) - int(present and name.isascii())
-        own = int(present and not name.isascii())
-        if narrow > 0 or any(self.wide[(i, fold(name))] > own for i, fold in enumerate(_FOLDS) if i):
-            return "other"
-        return "exact" if present else "none"
+def _cased(name: str) -> bool:
+    """Does some fold of :data:`_FOLDS` change ``name`` (a letter with another case, ``ß``,
+    the Kelvin sign …)?"""
+    return any(fold(name) != name for fold in _FOLDS[1:])
