@@ -118,3 +118,37 @@ async def test_git_files_leading_to_a_secret_answer_as_without_it(
             for secret in (True, False)]
     assert outs[0] == outs[1]
     assert any('"x.log"' in o and "ignore" in o.lower() for o in outs[0])  # rules still apply
+
+
+@pytest.mark.parametrize("where", ["excludes_file", "per_directory"])
+async def test_an_ignore_source_the_host_filter_hides_is_read_as_absent(
+        anyio_backend: str, tmp_path: Path, where: str) -> None:
+    """Red team 18 J8: a host-hidden file read as rules was quoted (``private/rules:2:*.bak``)
+    and decided what the model saw; now the same as the tree without it."""
+    from pathgate import Policy
+    from tests._gitinit import git_init
+    from tests.hardening._twotrees import render_all
+
+    def hidden(rel: str) -> bool:
+        return not (rel == "private" or rel.startswith("private/") or rel == "docs/.gitignore")
+
+    outs = []
+    for present in (True, False):
+        root = tmp_path / f"t{present}"
+        root.mkdir()
+        git_init(root)
+        (root / "docs").mkdir()
+        for rel in ("x.bak", "docs/y.bak", "a.txt"):
+            (root / rel).write_text("backup\n")
+        if where == "excludes_file":
+            with (root / ".git" / "config").open("a") as f:
+                f.write("[core]\n\texcludesFile = private/rules\n")
+            if present:
+                (root / "private").mkdir()
+                (root / "private" / "rules").write_text("# ours\n*.bak\n")
+        elif present:
+            (root / "docs" / ".gitignore").write_text("*.bak\n")
+        calls = [("read_files", {"paths": ["x.bak", "docs/y.bak"]}), ("glob", {"pattern": "**/*.bak"})]
+        outs.append(await render_all(root, calls, Policy(host_filter=hidden)))
+    assert outs[0] == outs[1]
+    assert "backup" in outs[0][0]

@@ -239,11 +239,11 @@ def find_git_layout(root: str, watched: list[str] | None = None,
     ``.git -> .env`` was read as a gitfile, so every answer failed closed while the secret
     existed and none did without it (red team 18 J1)."""
     dotgit = os.path.join(root, ".git")
-    if _gone(dotgit, absent):
-        return None
     try:
         st = os.stat(dotgit)
     except OSError:
+        return None
+    if _gone(dotgit, absent):
         return None
     if _stat.S_ISDIR(st.st_mode):
         common = _common_dir(dotgit, absent)

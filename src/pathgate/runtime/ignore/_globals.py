@@ -272,12 +272,14 @@ def _top_of(ix: IgnoreIndex, watched: list[str]) -> tuple[str, _gitconfig.GitLay
     ``check-ignore`` gives it); otherwise git's discovery runs upwards (:func:`_upper.find_top`)."""
     if ix.git_layout is not None or not ix.find_top:
         return ix.root, ix.git_layout
-    judge = _secret_judge(ix)
-    try:  # a .git that is (a link to) a secret is missing, as find_git_layout reads it
-        st = None if judge is not None and judge(os.path.join(ix.root, ".git")) \
-            else os.stat(os.path.join(ix.root, ".git"))
+    dotgit = os.path.join(ix.root, ".git")
+    try:
+        st = os.stat(dotgit)
     except OSError:
         st = None
+    judge = _secret_judge(ix)
+    if st is not None and judge is not None and judge(dotgit):
+        st = None  # a .git that is (a link to) a secret is missing, as find_git_layout reads it
     if st is not None and (_stat.S_ISDIR(st.st_mode) or _stat.S_ISREG(st.st_mode)):
         return ix.root, None
     watched.append(os.path.join(ix.root, ".git"))  # a `git init` in the root makes it a top

@@ -47,7 +47,7 @@ def is_secret_source(ix: IgnoreIndex, path: str) -> bool:
     root = ix.root
     written = "/".join(c for c in path.split("/") if c not in ("", ".", ".."))
     real = os.path.realpath(path)
-    for spelling in ("/" + written, os.path.normpath(path), real):
+    for spelling in dict.fromkeys(("/" + written, os.path.normpath(path), real)):
         rel = _below(spelling, root)
         if rel and judge(rel):
             return True
