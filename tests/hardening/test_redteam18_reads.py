@@ -152,3 +152,18 @@ async def test_an_ignore_source_the_host_filter_hides_is_read_as_absent(
         outs.append(await render_all(root, calls, Policy(host_filter=hidden)))
     assert outs[0] == outs[1]
     assert "backup" in outs[0][0]
+
+
+async def test_a_read_past_its_paths_bound_is_refused_naming_the_argument(
+        anyio_backend: str, tmp_path: Path) -> None:
+    """Red team 18 J10: a batch is spelled, gated and rendered on the event loop; 150,000
+    paths stalled every other agent's calls for seconds."""
+    from pathgate.runtime.tools.read_files import MAX_PATHS
+
+    (tmp_path / "a.txt").write_text("x\n")
+    async with Runtime(tmp_path) as rt:
+        at_bound = await rt.call("read_files", {"paths": ["a.txt"] + [f"m{i}" for i in range(MAX_PATHS - 1)]})
+        assert at_bound["a.txt"] == "x\n"
+        with pytest.raises(ToolArgumentError, match="the limit is 4,096") as info:
+            await rt.read_files(["a.txt"] * (MAX_PATHS + 1))
+        assert info.value.field == "paths"
