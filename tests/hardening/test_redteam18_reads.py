@@ -120,40 +120,6 @@ async def test_git_files_leading_to_a_secret_answer_as_without_it(
     assert any('"x.log"' in o and "ignore" in o.lower() for o in outs[0])  # rules still apply
 
 
-@pytest.mark.parametrize("where", ["excludes_file", "per_directory"])
-async def test_an_ignore_source_the_host_filter_hides_is_read_as_absent(
-        anyio_backend: str, tmp_path: Path, where: str) -> None:
-    """Red team 18 J8: a host-hidden file read as rules was quoted (``private/rules:2:*.bak``)
-    and decided what the model saw; now the same as the tree without it."""
-    from pathgate import Policy
-    from tests._gitinit import git_init
-    from tests.hardening._twotrees import render_all
-
-    def hidden(rel: str) -> bool:
-        return not (rel == "private" or rel.startswith("private/") or rel == "docs/.gitignore")
-
-    outs = []
-    for present in (True, False):
-        root = tmp_path / f"t{present}"
-        root.mkdir()
-        git_init(root)
-        (root / "docs").mkdir()
-        for rel in ("x.bak", "docs/y.bak", "a.txt"):
-            (root / rel).write_text("backup\n")
-        if where == "excludes_file":
-            with (root / ".git" / "config").open("a") as f:
-                f.write("[core]\n\texcludesFile = private/rules\n")
-            if present:
-                (root / "private").mkdir()
-                (root / "private" / "rules").write_text("# ours\n*.bak\n")
-        elif present:
-            (root / "docs" / ".gitignore").write_text("*.bak\n")
-        calls = [("read_files", {"paths": ["x.bak", "docs/y.bak"]}), ("glob", {"pattern": "**/*.bak"})]
-        outs.append(await render_all(root, calls, Policy(host_filter=hidden)))
-    assert outs[0] == outs[1]
-    assert "backup" in outs[0][0]
-
-
 async def test_a_read_past_its_paths_bound_is_refused_naming_the_argument(
         anyio_backend: str, tmp_path: Path) -> None:
     """Red team 18 J10: a batch is spelled, gated and rendered on the event loop; 150,000
@@ -167,3 +133,22 @@ async def test_a_read_past_its_paths_bound_is_refused_naming_the_argument(
         with pytest.raises(ToolArgumentError, match="the limit is 4,096") as info:
             await rt.read_files(["a.txt"] * (MAX_PATHS + 1))
         assert info.value.field == "paths"
+
+
+async def test_a_host_filter_never_shows_what_ignore_rules_exclude(anyio_backend: str, tmp_path: Path) -> None:
+    """Red team 19 K3: reading a host-hidden ignore source as absent (a first fix of red team
+    18 J8) made a "no dotfiles" filter serve what `.gitignore` excludes. A filter may only
+    hide more: the rules of a source it hides still apply."""
+    from pathgate import Policy
+
+    (tmp_path / ".gitignore").write_text("*.log\n")
+    (tmp_path / "debug.log").write_text("log\n")
+    (tmp_path / "a.txt").write_text("x\n")
+
+    def no_dotfiles(rel: str) -> bool:
+        return not any(c.startswith(".") for c in rel.split("/"))
+
+    for policy in (Policy(), Policy(host_filter=no_dotfiles)):
+        async with Runtime(tmp_path, policy) as rt:
+            out = await rt.call("read_files", {"paths": ["debug.log", "a.txt"]})
+            assert out["a.txt"] == "x\n" and out["debug.log"].startswith("[BLOCKED]")

@@ -174,11 +174,6 @@ class InlineFacts:
                     f.opened = known[r.real] = open_read(core.ops, req, dirs)
 
 
-def _or_hidden(secret: Callable[[str], bool], hidden: Callable[[str], bool]) -> Callable[[str], bool]:
-    """An ignore source is absent when it is a secret or the host's filter hides it."""
-    return lambda rel: secret(rel) or hidden(rel)
-
-
 class GateCore:
     """The decision half of :class:`~pathgate.Runtime` (see its parameters): built once,
     then only read. On its own it decides in the calling thread (:meth:`check_paths`
@@ -224,9 +219,6 @@ class GateCore:
             if added:
                 kept = tuple(p for p in self.policy.secret_patterns if p not in added)
                 self.index.secret_source = SecretMatcher(kept).is_secret
-        host = next((g for g in self.pipeline.gates if isinstance(g, HostFilterGate)), None)
-        if host is not None:  # nor one the host's filter hides (red team 18 J8)
-            self.index.secret_source = _or_hidden(self.index.secret_source, host.hides_source)
         self.git_dirs = project_git_dirs(real)
         # the path gate learns the root and any in-project git directory (git internals
         # are never served); it is the pipeline's first gate by construction

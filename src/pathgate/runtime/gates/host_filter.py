@@ -94,27 +94,6 @@ class HostFilterGate:
                 verdict = _BLOCK
         return verdict
 
-    def hides_source(self, rel: str) -> bool:
-        """Does a **sync** filter refuse the ignore source at the project-relative ``rel``
-        (or raise)? Such a file is read as absent, as a secret is: its lines would be quoted
-        as the rule that excluded a path, and its existence told by the decision (red team 18
-        J8). Called from worker threads; a path outside the project (absolute) is not the
-        filter's to judge. An **async** filter cannot be asked here: its sources are read
-        (documented residual)."""
-        if rel.startswith("/"):
-            return False
-        try:
-            answer = self.host_filter(rel)
-        except Exception:
-            _warn_raised()
-            return True
-        if inspect.isawaitable(answer):
-            close = getattr(answer, "close", None)
-            if close is not None:
-                close()  # never awaited: no "coroutine was never awaited" warning
-            return False
-        return answer is not True
-
     def judge_name(self, name: str) -> GateResult:
         """The filter's answer for one project-relative spelling (the path gate asks before
         explaining a block, so a refused name stays opaque)."""
