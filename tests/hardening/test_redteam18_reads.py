@@ -90,7 +90,11 @@ def _git_tree(root: Path, variant: str, secret: bool) -> Path:
     from tests._gitinit import git_init
 
     root.mkdir()
-    if variant == "dotgit":
+    if variant == "upper":  # red team 19 K4: the root below the top, whose .git leads to it
+        os.symlink("proj/.env", root / ".git")
+        root = root / "proj"
+        root.mkdir()
+    elif variant == "dotgit":
         os.symlink(".env", root / ".git")
     else:
         git_init(root)
@@ -105,7 +109,7 @@ def _git_tree(root: Path, variant: str, secret: bool) -> Path:
     return root
 
 
-@pytest.mark.parametrize("variant", ["dotgit", "config", "commondir"])
+@pytest.mark.parametrize("variant", ["dotgit", "config", "commondir", "upper"])
 async def test_git_files_leading_to_a_secret_answer_as_without_it(
         anyio_backend: str, tmp_path: Path, variant: str) -> None:
     """``.git -> .env`` was read as a gitfile: every answer failed closed while the secret

@@ -283,7 +283,7 @@ def _top_of(ix: IgnoreIndex, watched: list[str]) -> tuple[str, _gitconfig.GitLay
     if st is not None and (_stat.S_ISDIR(st.st_mode) or _stat.S_ISREG(st.st_mode)):
         return ix.root, None
     watched.append(os.path.join(ix.root, ".git"))  # a `git init` in the root makes it a top
-    found = _upper.find_top(ix.root, watched)
+    found = _upper.find_top(ix.root, watched, judge)
     return found if found is not None else (ix.root, None)
 
 

@@ -62,11 +62,14 @@ def is_above(ancestor: str) -> bool:
     return ancestor in (".", "..") or ancestor.startswith("../")
 
 
-def find_top(root: str, watched: list[str]) -> tuple[str, _gitconfig.GitLayout] | None:
+def find_top(root: str, watched: list[str], absent: _gitconfig.Absent = None
+             ) -> tuple[str, _gitconfig.GitLayout] | None:
     """The top of the work tree ``root`` (a real path without a ``.git`` of its own) lies in,
     and its layout; ``None`` outside any work tree. Every ``.git`` looked at is added to
     ``watched`` (so a later ``git init`` above the root is noticed). Raises ``GitFatal`` for a
-    malformed ``.git`` file on the way, as git does."""
+    malformed ``.git`` file on the way, as git does. A ``.git`` (or a layout file) that
+    ``absent`` names is read as missing (red team 19 K4: a ``.git`` above the root linked to
+    the root's ``.env``)."""
     if _gitconfig.is_git_directory(root):
         return None  # a bare repository or a git directory: no work tree (as before)
     try:
@@ -90,9 +93,11 @@ def find_top(root: str, watched: list[str]) -> tuple[str, _gitconfig.GitLayout] 
             st = os.stat(dotgit)
         except OSError:
             st = None
+        if st is not None and absent is not None and absent(dotgit):
+            st = None
         if st is not None and (_stat.S_ISREG(st.st_mode)
-                               or (_stat.S_ISDIR(st.st_mode) and _gitconfig.is_git_directory(dotgit))):
-            layout = _gitconfig.find_git_layout(d, watched)
+                               or (_stat.S_ISDIR(st.st_mode) and _gitconfig.is_git_directory(dotgit, absent))):
+            layout = _gitconfig.find_git_layout(d, watched, absent)
             if layout is not None:
                 return d, layout
         if _gitconfig.is_git_directory(d):
