@@ -156,3 +156,16 @@ async def test_a_host_filter_never_shows_what_ignore_rules_exclude(anyio_backend
         async with Runtime(tmp_path, policy) as rt:
             out = await rt.call("read_files", {"paths": ["debug.log", "a.txt"]})
             assert out["a.txt"] == "x\n" and out["debug.log"].startswith("[BLOCKED]")
+
+
+def test_a_regex_of_many_unicode_classes_is_refused_before_re2_parses_it() -> None:
+    """Red team 19 K1: RE2 parsed 32 KB of ``\\pL`` for 3-5 s (the interpreter lock held)
+    before its program budget applied."""
+    from pathgate.runtime.tools._regex import MAX_UNICODE_CLASSES, _unicode_classes, compile_regex
+
+    assert _unicode_classes(r"\pL\\p\PN[^\pL]x\\\p{Greek}") == 4  # `\\p` is a backslash, then p
+    compile_regex(r"\pL" * MAX_UNICODE_CLASSES)
+    for pat in (r"\pL" * (MAX_UNICODE_CLASSES + 1), r"[^\PL]" * 5_000, r"\pL*" * 8_192):
+        with pytest.raises(ToolArgumentError, match="Unicode property classes") as info:
+            compile_regex(pat)
+        assert info.value.field == "regex"
