@@ -39,7 +39,8 @@ if TYPE_CHECKING:
     from pathgate.config import Policy
     from pathgate.runtime._runtime import Runtime
 
-__all__ = ["MAX_PATHS", "ReadFacts", "apply_window", "count_lines", "read_files"]
+__all__ = ["MAX_PATHS", "MAX_PATH_CHARS", "MAX_PATH_COMPONENTS", "ReadFacts", "apply_window", "count_lines",
+           "read_files"]
 
 
 #: ``Verdict.detail`` of the notice on a result the output budget cut.
@@ -64,6 +65,12 @@ _STR_ONLY = frozenset({str})
 #: event loop: 150,000 paths (one 4.5 MB message) stalled every other agent's calls for 2-6 s
 #: (red team 18 J10); at this bound ~0.06 s.
 MAX_PATHS = 4096
+#: Components (``/``-separated) and characters all the paths of one call may hold together:
+#: each written component is judged on the event loop (a secret's name), and one path of
+#: 1,000,000 components stalled every other agent's calls for 7-9 s (red team 19 K2); at
+#: these bounds ~0.3 s at worst, and a batch of 4,096 ordinary paths fits.
+MAX_PATH_COMPONENTS = 32 * 1024
+MAX_PATH_CHARS = 1024 * 1024
 
 
 def _check_paths(paths: Any) -> list[str]:
@@ -72,13 +79,21 @@ def _check_paths(paths: Any) -> list[str]:
             f"read_files: `paths` names {len(paths):,} files; the limit is {MAX_PATHS:,} per call "
             "(split it into several calls)", field="paths")
     if type(paths) is list and ((len(paths) == 1 and type(paths[0]) is str) or {*map(type, paths)} == _STR_ONLY):
-        return list(paths)  # the common case, without the ABC check and a step per path
-    if isinstance(paths, (str, bytes)) or not isinstance(paths, Sequence):
+        checked = list(paths)  # the common case, without the ABC check and a step per path
+    elif isinstance(paths, (str, bytes)) or not isinstance(paths, Sequence):
         raise ToolArgumentError("read_files: `paths` must be a list of strings", field="paths")
-    for i, p in enumerate(paths):
-        if not isinstance(p, str):
-            raise ToolArgumentError(f"read_files: `paths[{i}]` must be a string", field=f"paths[{i}]")
-    return list(paths)
+    else:
+        for i, p in enumerate(paths):
+            if not isinstance(p, str):
+                raise ToolArgumentError(f"read_files: `paths[{i}]` must be a string", field=f"paths[{i}]")
+        checked = list(paths)
+    if (len(checked) > 1 or (checked and len(checked[0]) > 4096)) and (
+            sum(map(len, checked)) > MAX_PATH_CHARS
+            or sum(p.count("/") + p.count("\\") for p in checked) > MAX_PATH_COMPONENTS):
+        raise ToolArgumentError(
+            f"read_files: `paths` holds more than {MAX_PATH_COMPONENTS:,} path components or "
+            f"{MAX_PATH_CHARS:,} characters in all (split it into several calls)", field="paths")
+    return checked
 
 
 def count_lines(text: str) -> int:
