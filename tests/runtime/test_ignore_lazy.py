@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pathgate.runtime.ignore import _lazy, _rules
-from pathgate.runtime.ignore._lazy import LazyIgnoreList, candidates_rx, lazy_list, one_shot
+from pathgate.runtime.ignore._lazy import LazyIgnoreList, candidates_rx, expecting, lazy_list, one_shot
 from pathgate.runtime.ignore._rules import IgnoreList, clean_line, decide, line_pattern
 from pathgate.runtime.ignore._wildmatch import _fold
 
@@ -75,17 +75,22 @@ SETTINGS = settings(max_examples=300, deadline=None, derandomize=True,
 
 
 @SETTINGS
-@given(files(), st.lists(paths, min_size=1, max_size=8), st.booleans(), st.sampled_from(["", "src/", "é/"]))
-def test_lazy_list_decides_as_the_whole_compile(data: bytes, asked: list[str], fold: bool, base: str) -> None:
+@given(files(), st.lists(paths, min_size=1, max_size=8), st.booleans(), st.sampled_from(["", "src/", "é/"]),
+       st.sampled_from([0, 1, 2]))
+def test_lazy_list_decides_as_the_whole_compile(data: bytes, asked: list[str], fold: bool, base: str,
+                                                 announced: int) -> None:
     base_v = os.fsencode(base).decode("latin-1")
     full = IgnoreList.from_bytes(".gitignore", base_v, data, fold)
     lazy = LazyIgnoreList(".gitignore", base_v, data, fold)
     assert len(lazy) == len(full)
     assert lazy.nlines == full.nlines
-    for path in asked:
-        path = base + path
-        for is_dir in (False, True, None):
-            assert _answer(lazy, path, is_dir, fold) == _answer(full, path, is_dir, fold), (path, is_dir)
+    # announced: 0 nothing, 1 the paths asked (one scan for them all), 2 other paths
+    told = [] if not announced else [base + p for p in asked] if announced == 1 else [base + "a/b", "x", "src/é"]
+    with expecting(told):
+        for path in asked:
+            path = base + path
+            for is_dir in (False, True, None):
+                assert _answer(lazy, path, is_dir, fold) == _answer(full, path, is_dir, fold), (path, is_dir)
     assert lazy._full is None  # (a few texts: decided without compiling the whole list)
     assert [p.rule for p in lazy.patterns] == [p.rule for p in full.patterns]
     assert [p.rule for p in reversed(lazy.patterns)] == [p.rule for p in reversed(full.patterns)]
@@ -171,3 +176,17 @@ def test_lazy_list_shared_by_key() -> None:
 def test_rule_count_matches_the_whole_compile() -> None:
     for data in (b"\xef\xbb\xbf#c\n\n\na\n#\nb", b"\n\n", b"#", b"\xef\xbb\xbf", b"a\r\n\r\n \n", b"x\n\n#\n\n"):
         assert len(LazyIgnoreList("f", "", data, False)) == len(IgnoreList.from_bytes("f", "", data, False))
+
+
+def test_announced_paths_are_scanned_for_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = b"".join(b"gen/**/cache%d*/*.tmp%d\n" % (i, i % 97) for i in range(3000)) + b"a/b/\n!a/b/c/*.py\n"
+    full = IgnoreList.from_bytes("f", "", data, False)
+    lazy = LazyIgnoreList("f", "", data, False)
+    asked = ["a/b/c/d.py", "gen/x/cache12z/y.tmp12", "src/z.py"]
+    with expecting(asked):
+        for path in ["a", "a/b", "a/b/c", "a/b/c/d.py", "gen", "gen/x", "gen/x/cache12z", *asked]:
+            assert _answer(lazy, path, True, False) == _answer(full, path, True, False)
+            assert _answer(lazy, path, False, False) == _answer(full, path, False, False)
+    assert lazy._scans == 1  # the paths and their directories: one scan
+    assert _answer(lazy, "other", False, False) is None
+    assert lazy._scans == 2

@@ -25,6 +25,8 @@ to its rule.
 from __future__ import annotations
 
 import contextlib
+import contextvars
+import os
 import re
 import threading
 import weakref
@@ -33,8 +35,9 @@ from typing import overload
 
 from pathgate.runtime.ignore import _rules
 from pathgate.runtime.ignore._rules import IgnoreList, Pattern, _Table, clean_line, line_pattern
+from pathgate.runtime.ignore._wildmatch import _fold
 
-__all__ = ["MAX_SCANS", "LazyIgnoreList", "candidates_rx", "lazy_list", "one_shot"]
+__all__ = ["MAX_BATCH", "MAX_SCANS", "LazyIgnoreList", "candidates_rx", "expecting", "lazy_list", "one_shot"]
 
 #: Distinct ``(basename, path)`` texts a lazy list scans for before it compiles whole.
 MAX_SCANS = 32
@@ -48,6 +51,24 @@ _SP = rb"[*?\[\]\\]"  # any wildcard syntax (a bracket's ``]`` too)
 _NSP = rb"[^\n*?\[\]\\]"
 _END = rb"/? *\r?(?:\n|\Z)"  # what a line may hold after its pattern: dir slash, spaces, CR
 _SKIPPED = re.compile(rb"\n(?=[\n#])")  # a line after this break holds no rule
+
+
+#: The paths (project-relative, real) a one-shot command is about to decide (:func:`expecting`).
+_EXPECTED: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("pathgate_ignore_expected", default=())
+#: Texts (a path and each of its ancestors, below a list's base) one scan looks for at most.
+MAX_BATCH = 16
+
+
+@contextlib.contextmanager
+def expecting(relpaths: Sequence[str]) -> Iterator[None]:
+    """Within: the decisions asked of lazy lists are those of ``relpaths`` and their
+    ancestor directories, so a list scans its bytes once for all of them (an optimisation
+    only: the lines found for several texts include those found for each)."""
+    token = _EXPECTED.set(tuple(relpaths))
+    try:
+        yield
+    finally:
+        _EXPECTED.reset(token)
 
 
 @contextlib.contextmanager
@@ -95,10 +116,15 @@ def candidates_rx(name: bytes, rel: bytes, fold: bool) -> re.Pattern[bytes]:
     and ``name`` is a suffix of ``rel``: so the tail is a suffix of ``"/" + rel`` (the
     ``/`` for ``**/x``, which matches ``x``) -- :func:`_tail`.
     """
-    first = b"!/*?\\[\\\\ \r\0" + b"".join(re.escape(t[:1]) for t in (name, rel) if t)
-    body = (rb"\n(?=[" + first + rb"])(?=!?/?(?:" + _head(name) + rb"|" + _head(rel) + rb"))(?="
-            + _tail(b"/" + rel) + rb")")
-    return re.compile(body, re.IGNORECASE if fold else 0)
+    return _union([(name, rel)], fold)
+
+
+def _union(texts: Sequence[tuple[bytes, bytes]], fold: bool) -> re.Pattern[bytes]:
+    """The lines :func:`candidates_rx` finds for any of ``texts`` (``(name, rel)`` pairs)."""
+    first = b"!/*?\\[\\\\ \r\0" + b"".join(re.escape(t[:1]) for pair in texts for t in pair if t)
+    each = b"|".join(rb"(?=!?/?(?:" + _head(name) + rb"|" + _head(rel) + rb"))(?=" + _tail(b"/" + rel) + rb")"
+                     for name, rel in texts)
+    return re.compile(rb"\n(?=[" + first + rb"])(?:" + each + rb")", re.IGNORECASE if fold else 0)
 
 
 class _LazyTable(_Table):
@@ -155,7 +181,7 @@ class LazyIgnoreList(IgnoreList):
     (see the module). Its indices are 0-based lines; it answers what
     :meth:`IgnoreList.from_bytes` of the same bytes answers."""
 
-    __slots__ = ("_cap", "_found", "_full", "_lock", "_n", "_pats", "_scans", "data", "first")
+    __slots__ = ("_cands", "_cap", "_found", "_full", "_lock", "_n", "_pats", "_scans", "data", "first")
     plannable = False
 
     def __init__(self, source: str, base: str, data: bytes, fold: bool, sig: object = None) -> None:
@@ -176,6 +202,7 @@ class LazyIgnoreList(IgnoreList):
         self._n = breaks + 1 - skipped - ends
         self._pats: dict[int, Pattern | None] = {}  # slot -> its rule (None: no rule there)
         self._found: dict[tuple[bool, str, str], int] = {}
+        self._cands: dict[tuple[str, str], list[tuple[int, int, int]]] = {}  # by (name, rel)
         self._scans = 0
         self._cap = max(64, self._n // 4)  # lines compiled one by one before a whole compile
         self._full: tuple[_Table, _Table] | None = None  # (others, files), by slot
@@ -204,9 +231,11 @@ class LazyIgnoreList(IgnoreList):
         got = self._found.get(key)
         if got is not None:
             return got
-        found = self._scan(name, rel)
+        found = self._cands.get((name, rel))
         if found is None:
-            return self.whole()[files].best(name, rel)
+            found = self._scan(name, rel)
+            if found is None:
+                return self.whole()[files].best(name, rel)
         data, pats = self.data, self._pats
         got = -1
         for slot, start, end in reversed(found):
@@ -224,13 +253,15 @@ class LazyIgnoreList(IgnoreList):
         return got
 
     def _scan(self, name: str, rel: str) -> list[tuple[int, int, int]] | None:
-        """``(slot, start, end)`` of each line :func:`candidates_rx` lets through, in file
-        order; ``None`` past :data:`MAX_SCANS` texts or :attr:`_cap` lines (then the list
-        is compiled whole)."""
+        """``(slot, start, end)`` of each line :func:`candidates_rx` lets through for
+        ``(name, rel)`` or for another text :func:`expecting` announced (:meth:`_batch`:
+        the same lines serve them all), in file order; ``None`` past :data:`MAX_SCANS`
+        scans or :attr:`_cap` lines (then the list is compiled whole)."""
         self._scans += 1
         if self._scans > MAX_SCANS:
             return None
-        rx = candidates_rx(name.encode("latin-1"), rel.encode("latin-1"), self.fold)
+        texts = self._batch(name, rel)
+        rx = _union([(n.encode("latin-1"), r.encode("latin-1")) for n, r in texts], self.fold)
         data, cap = self.data, self._cap
         size = len(data)
         start = self.first
@@ -250,7 +281,30 @@ class LazyIgnoreList(IgnoreList):
             out.append((slot, start, end if end >= 0 else size))
             if len(out) > cap:
                 return None
+        for text in texts:
+            self._cands[text] = out
         return out
+
+    def _batch(self, name: str, rel: str) -> list[tuple[str, str]]:
+        """``(name, rel)`` and the texts of the paths :func:`expecting` announced and of
+        their directories below this list's base not scanned for yet (at most
+        :data:`MAX_BATCH`), as this list's views (latin-1, folded as it folds)."""
+        out = {(name, rel): None}
+        base, known = self.base, self._cands
+        for path in _EXPECTED.get():
+            view = os.fsencode(path).decode("latin-1")
+            if self.fold:
+                view = _fold(view)
+            if not view.startswith(base) or len(view) == len(base):
+                continue
+            parts = view[len(base):].split("/")
+            for k in range(1, len(parts) + 1):
+                text = (parts[k - 1], "/".join(parts[:k]))
+                if text not in known:
+                    out[text] = None
+                    if len(out) >= MAX_BATCH:
+                        return list(out)
+        return list(out)
 
     def whole(self) -> tuple[_Table, _Table]:
         """The tables of every rule by slot (``(others, files)``), compiled once."""
@@ -269,6 +323,7 @@ class LazyIgnoreList(IgnoreList):
                     if any(p.dir_only for _, p in items) else dtab
                 full = self._full = (dtab, ftab)
                 self._found.clear()
+                self._cands.clear()
         return full
 
     def rules(self) -> list[Pattern]:
