@@ -15,7 +15,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pathgate.runtime.ignore import _lazy, _rules
-from pathgate.runtime.ignore._lazy import LazyIgnoreList, candidates_rx, expecting, lazy_list, one_shot
+from pathgate.runtime.ignore._lazy import (
+    LazyIgnoreList,
+    _pieces_fit,
+    candidates_rx,
+    expecting,
+    lazy_list,
+    one_shot,
+)
 from pathgate.runtime.ignore._rules import IgnoreList, clean_line, decide, line_pattern
 from pathgate.runtime.ignore._wildmatch import _fold
 
@@ -86,7 +93,8 @@ def test_lazy_list_decides_as_the_whole_compile(data: bytes, asked: list[str], f
     assert lazy.nlines == full.nlines
     # announced: 0 nothing, 1 the paths asked (one scan for them all), 2 other paths
     told = [] if not announced else [base + p for p in asked] if announced == 1 else [base + "a/b", "x", "src/é"]
-    with expecting(told):
+    with expecting(told), pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_lazy, "NARROW", 0 if announced else 32)  # each text narrows the lines found for all
         for path in asked:
             path = base + path
             for is_dir in (False, True, None):
@@ -108,6 +116,7 @@ def test_a_line_that_matches_is_a_candidate(line: bytes, path: str, fold: bool) 
         rx = candidates_rx(name.encode("latin-1"), rel.encode("latin-1"), fold)
         assert rx.match(b"\n" + line) is not None, (line, path)
         assert rx.search(b"x\n" + line + b"\nz") is not None
+        assert _pieces_fit(pt, rel), (line, path)  # the literal runs' test, before translating
 
 
 def test_candidates_leave_out_lines_that_cannot_match() -> None:
@@ -190,3 +199,18 @@ def test_announced_paths_are_scanned_for_at_once(monkeypatch: pytest.MonkeyPatch
     assert lazy._scans == 1  # the paths and their directories: one scan
     assert _answer(lazy, "other", False, False) is None
     assert lazy._scans == 2
+
+
+@pytest.mark.parametrize(("line", "path"), [
+    ("**/foo", "foo"), ("**/foo", "a/foo"), ("a/**/b", "a/b"), ("a/**", "a/x/y"), ("a\\ b*", "a bc"),
+    ("\\*x?", "*xy"), ("x\\\\*", "x\\"), ("*.py", "src/A.py"), ("s*/**/*.tmp1", "src/q/z.tmp1"),
+    ("/g*n/**", "gen/x"), ("!*a*", "b/cab"), ("A*B", "ab"),
+])
+def test_literal_runs_of_a_matching_rule_occur_in_the_path(line: str, path: str) -> None:
+    fold = line == "A*B"
+    cleaned = clean_line(line.encode())
+    assert cleaned is not None
+    pt = line_pattern("f", 1, cleaned, fold)
+    rel, name = _views(path, fold)
+    assert pt.matches(name, rel), (line, path)
+    assert _pieces_fit(pt, rel)

@@ -57,6 +57,8 @@ _SKIPPED = re.compile(rb"\n(?=[\n#])")  # a line after this break holds no rule
 _EXPECTED: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("pathgate_ignore_expected", default=())
 #: Texts (a path and each of its ancestors, below a list's base) one scan looks for at most.
 MAX_BATCH = 16
+#: Lines found for several texts at once past which each text keeps only its own.
+NARROW = 32
 
 
 @contextlib.contextmanager
@@ -92,14 +94,16 @@ def _head(text: bytes) -> bytes:
     return rx
 
 
-def _tail(text: bytes) -> bytes:
+def _tail(texts: Sequence[bytes]) -> bytes:
     """A line whose literal tail -- what follows its last wildcard character, or the whole
-    body when it has none -- ends as ``text`` does (its last :data:`TAIL_CAP` characters)
-    or is a suffix of it; or a line holding a NUL (its pattern ends there: let through)."""
-    s = text[-TAIL_CAP:]
-    sufs = b"|".join(re.escape(s[k:]) for k in range(len(s) + 1))
-    return (rb"(?>(?:" + _NSP + rb"*" + _SP + rb")*)(?:" + _NSP + rb"*" + re.escape(s)
-            + rb"|!?/?(?:" + sufs + rb"))" + _END + rb"|[^\n]*\0")
+    body when it has none -- ends as one of ``texts`` does (its last :data:`TAIL_CAP`
+    characters) or is a suffix of it; or a line holding a NUL (its pattern ends there: let
+    through). The line is read once (its last wildcard found without backtracking), however
+    many texts."""
+    ends = dict.fromkeys(t[-TAIL_CAP:] for t in texts)
+    sufs = b"|".join(dict.fromkeys(re.escape(s[k:]) for s in ends for k in range(len(s) + 1)))
+    return (rb"(?>(?:" + _NSP + rb"*" + _SP + rb")*)(?:" + _NSP + rb"*(?:" + b"|".join(map(re.escape, ends))
+            + rb")|!?/?(?:" + sufs + rb"))" + _END + rb"|[^\n]*\0")
 
 
 def candidates_rx(name: bytes, rel: bytes, fold: bool) -> re.Pattern[bytes]:
@@ -120,11 +124,32 @@ def candidates_rx(name: bytes, rel: bytes, fold: bool) -> re.Pattern[bytes]:
 
 
 def _union(texts: Sequence[tuple[bytes, bytes]], fold: bool) -> re.Pattern[bytes]:
-    """The lines :func:`candidates_rx` finds for any of ``texts`` (``(name, rel)`` pairs)."""
-    first = b"!/*?\\[\\\\ \r\0" + b"".join(re.escape(t[:1]) for pair in texts for t in pair if t)
-    each = b"|".join(rb"(?=!?/?(?:" + _head(name) + rb"|" + _head(rel) + rb"))(?=" + _tail(b"/" + rel) + rb")"
-                     for name, rel in texts)
-    return re.compile(rb"\n(?=[" + first + rb"])(?:" + each + rb")", re.IGNORECASE if fold else 0)
+    """The lines whose head fits one of ``texts`` (``(name, rel)`` pairs) and whose tail
+    fits one of them: every line :func:`candidates_rx` finds for any of them (and maybe
+    more), at the cost of one text's test per line."""
+    first = b"!/*?\\[\\\\ \r\0" + b"".join(dict.fromkeys(re.escape(t[:1]) for pair in texts for t in pair if t))
+    heads = b"|".join(dict.fromkeys(_head(t) for pair in texts for t in pair))
+    tail = _tail([b"/" + rel for _, rel in texts])
+    return re.compile(rb"\n(?=[" + first + rb"])(?=!?/?(?:" + heads + rb"))(?=" + tail + rb")",
+                      re.IGNORECASE if fold else 0)
+
+
+_PIECES = re.compile(r"[*?\\]+")
+
+
+def _pieces_fit(pt: Pattern, rel: str) -> bool:
+    """Does every literal run of glob rule ``pt`` (between its ``*?\\``; a rule with a
+    bracket expression is not looked at) occur in ``rel`` -- a necessary condition for it
+    to match ``rel`` or its basename, checked before translating the rule? The runs' edge
+    slashes are left out (``**/`` also matches no directory)."""
+    glob = pt.glob
+    if not glob or "[" in glob:
+        return True
+    for piece in _PIECES.split(glob):
+        piece = piece.strip("/")
+        if piece and (_fold(piece) if pt.fold else piece) not in rel:
+            return False
+    return True
 
 
 class _LazyTable(_Table):
@@ -181,7 +206,7 @@ class LazyIgnoreList(IgnoreList):
     (see the module). Its indices are 0-based lines; it answers what
     :meth:`IgnoreList.from_bytes` of the same bytes answers."""
 
-    __slots__ = ("_cands", "_cap", "_found", "_full", "_lock", "_n", "_pats", "_scans", "data", "first")
+    __slots__ = ("_cands", "_cap", "_found", "_full", "_lock", "_n", "_pats", "_scans", "_shared", "data", "first")
     plannable = False
 
     def __init__(self, source: str, base: str, data: bytes, fold: bool, sig: object = None) -> None:
@@ -203,6 +228,7 @@ class LazyIgnoreList(IgnoreList):
         self._pats: dict[int, Pattern | None] = {}  # slot -> its rule (None: no rule there)
         self._found: dict[tuple[bool, str, str], int] = {}
         self._cands: dict[tuple[str, str], list[tuple[int, int, int]]] = {}  # by (name, rel)
+        self._shared: dict[tuple[str, str], list[tuple[int, int, int]]] = {}  # (see _scan)
         self._scans = 0
         self._cap = max(64, self._n // 4)  # lines compiled one by one before a whole compile
         self._full: tuple[_Table, _Table] | None = None  # (others, files), by slot
@@ -233,9 +259,11 @@ class LazyIgnoreList(IgnoreList):
             return got
         found = self._cands.get((name, rel))
         if found is None:
-            found = self._scan(name, rel)
+            shared = self._shared.pop((name, rel), None)  # found by the scan for another text
+            found = self._scan(name, rel) if shared is None else self._narrow(name, rel, shared)
             if found is None:
                 return self.whole()[files].best(name, rel)
+            self._cands[name, rel] = found
         data, pats = self.data, self._pats
         got = -1
         for slot, start, end in reversed(found):
@@ -246,7 +274,7 @@ class LazyIgnoreList(IgnoreList):
                     return self.whole()[files].best(name, rel)
                 cleaned = clean_line(data[start:end])
                 pt = pats[slot] = None if cleaned is None else line_pattern(self.source, slot + 1, cleaned, self.fold)
-            if pt is not None and not (files and pt.dir_only) and pt.matches(name, rel):
+            if pt is not None and not (files and pt.dir_only) and _pieces_fit(pt, rel) and pt.matches(name, rel):
                 got = slot
                 break
         self._found[key] = got
@@ -281,16 +309,27 @@ class LazyIgnoreList(IgnoreList):
             out.append((slot, start, end if end >= 0 else size))
             if len(out) > cap:
                 return None
-        for text in texts:
-            self._cands[text] = out
+        if len(texts) > 1:
+            for text in texts[1:]:
+                self._shared[text] = out
+            return self._narrow(name, rel, out)
         return out
+
+    def _narrow(self, name: str, rel: str, lines: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+        """Of ``lines`` (found for several texts at once), those :func:`candidates_rx` finds
+        for ``(name, rel)`` alone (a few lines: kept as they are)."""
+        if len(lines) <= NARROW:
+            return lines
+        rx, data = candidates_rx(name.encode("latin-1"), rel.encode("latin-1"), self.fold), self.data
+        return [(slot, start, end) for slot, start, end in lines
+                if (rx.match(data, start - 1) if slot else rx.match(b"\n" + data[start:end])) is not None]
 
     def _batch(self, name: str, rel: str) -> list[tuple[str, str]]:
         """``(name, rel)`` and the texts of the paths :func:`expecting` announced and of
         their directories below this list's base not scanned for yet (at most
         :data:`MAX_BATCH`), as this list's views (latin-1, folded as it folds)."""
         out = {(name, rel): None}
-        base, known = self.base, self._cands
+        base, known, shared = self.base, self._cands, self._shared
         for path in _EXPECTED.get():
             view = os.fsencode(path).decode("latin-1")
             if self.fold:
@@ -300,7 +339,7 @@ class LazyIgnoreList(IgnoreList):
             parts = view[len(base):].split("/")
             for k in range(1, len(parts) + 1):
                 text = (parts[k - 1], "/".join(parts[:k]))
-                if text not in known:
+                if text not in known and text not in shared:
                     out[text] = None
                     if len(out) >= MAX_BATCH:
                         return list(out)
@@ -324,6 +363,7 @@ class LazyIgnoreList(IgnoreList):
                 full = self._full = (dtab, ftab)
                 self._found.clear()
                 self._cands.clear()
+                self._shared.clear()
         return full
 
     def rules(self) -> list[Pattern]:
