@@ -8,11 +8,14 @@ for a file of :data:`._rules.LAZY_MIN_BYTES` or more, which decides as git does:
 basename and path asked, the lines that can match them are found by one regular expression over
 the file's bytes (:func:`candidates_rx`, in C), and only those lines are compiled -- by the
 very function a whole compile uses (:func:`._rules.line_pattern`) -- and tested last to first,
-the first that matches deciding.
+the first that matches deciding (a glob rule only once its literal runs were all found in the
+path: :func:`_pieces_fit`, before it is translated). A check that announces its paths
+(:func:`expecting`: ``GateCore``'s ignore facts) has each list scanned once for all of them
+and their directories.
 
 The expression is a necessary condition only, so it may let through lines that cannot match;
 it never leaves out one that can (:func:`candidates_rx` says why), and every decision is a
-compiled rule's own. After :data:`MAX_SCANS` distinct texts, or once more lines were compiled
+compiled rule's own. After :data:`MAX_SCANS` scans, or once more lines were compiled
 one by one than a quarter of the file holds, the whole list is compiled once, by line
 (``pathgate check-ignore`` or ``glob`` asking many paths): at most about the cost of compiling
 it up front.
@@ -39,7 +42,8 @@ from pathgate.runtime.ignore._wildmatch import _fold
 
 __all__ = ["MAX_BATCH", "MAX_SCANS", "LazyIgnoreList", "candidates_rx", "expecting", "lazy_list", "one_shot"]
 
-#: Distinct ``(basename, path)`` texts a lazy list scans for before it compiles whole.
+#: Scans of its bytes (one per text asked, or per batch of announced texts) a lazy list
+#: makes before it compiles whole.
 MAX_SCANS = 32
 #: Characters of a text the literal-head test follows (past them, any line passes).
 HEAD_CAP = 48

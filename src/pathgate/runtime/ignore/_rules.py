@@ -438,7 +438,9 @@ class IgnoreList:
         some holder keeps the list alive (:data:`_COMPILED`): every session, runtime and
         remedy check that reads the same bytes of the same file at the same directory shares
         one list. The key is the content itself (compared byte for byte), so an edit is
-        always a new compile; ``sig`` is the signature of the first compile (informative)."""
+        always a new compile; ``sig`` is the signature of the first compile (informative).
+        Inside :func:`._lazy.one_shot` (a command asking a few paths), bytes of
+        :data:`LAZY_MIN_BYTES` or more not compiled already give a :class:`._lazy.LazyIgnoreList`."""
         key = (source, base, fold, data)
         with _COMPILED_LOCK:
             got = _COMPILED.get(key)
