@@ -34,7 +34,7 @@ import re
 import threading
 import weakref
 from collections.abc import Iterator, Sequence
-from typing import overload
+from typing import Any, overload
 
 from pathgate.runtime.ignore import _rules
 from pathgate.runtime.ignore._rules import IgnoreList, Pattern, _Table, clean_line, line_pattern
@@ -88,14 +88,31 @@ def one_shot() -> Iterator[None]:
         _rules._ONE_SHOT.reset(token)
 
 
-def _head(text: bytes) -> bytes:
+def _heads(texts: Sequence[bytes]) -> bytes:
     """A line body (after ``!`` and a leading ``/``) whose literal head -- what precedes its
-    first ``*?[\\`` -- is a prefix of ``text``, or that is ``text`` itself (then followed by
-    a dir slash, spaces, CR, NUL or its end). Past :data:`HEAD_CAP` characters, anything."""
-    rx = rb"" if len(text) > HEAD_CAP else rb"(?:[*?\[\\/ \r\0\n]|\Z)"
-    for c in reversed(text[:HEAD_CAP]):
-        rx = rb"(?:" + _WILD + rb"|" + re.escape(bytes((c,))) + rx + rb")"
-    return rx
+    first ``*?[\\`` -- is a prefix of one of ``texts``, or that is one of them itself (then
+    followed by a dir slash, spaces, CR, NUL or its end). Past :data:`HEAD_CAP` characters
+    of a text, anything. One trie of the texts: a line is read once, whatever their number."""
+    trie: dict[int, dict[int, Any] | bool] = {}
+    for text in texts:
+        node = trie
+        for c in text[:HEAD_CAP]:
+            node = node.setdefault(c, {})  # type: ignore[assignment]
+        node[_ENDS if len(text) <= HEAD_CAP else _GOES_ON] = True
+    return _trie_rx(trie)
+
+
+_ENDS, _GOES_ON = -1, -2  # (trie marks: a text ends here; a text goes on past the cap)
+
+
+def _trie_rx(node: dict[int, Any]) -> bytes:
+    if _GOES_ON in node:
+        return b""
+    alts = [_WILD]
+    if _ENDS in node:
+        alts.append(rb"[/ \r\0\n]|\Z")
+    alts.extend(re.escape(bytes((c,))) + _trie_rx(node[c]) for c in sorted(k for k in node if k >= 0))
+    return b"(?:" + b"|".join(alts) + b")"
 
 
 def _tail(texts: Sequence[bytes]) -> bytes:
@@ -103,11 +120,29 @@ def _tail(texts: Sequence[bytes]) -> bytes:
     body when it has none -- ends as one of ``texts`` does (its last :data:`TAIL_CAP`
     characters) or is a suffix of it; or a line holding a NUL (its pattern ends there: let
     through). The line is read once (its last wildcard found without backtracking), however
-    many texts."""
-    ends = dict.fromkeys(t[-TAIL_CAP:] for t in texts)
-    sufs = b"|".join(dict.fromkeys(re.escape(s[k:]) for s in ends for k in range(len(s) + 1)))
-    return (rb"(?>(?:" + _NSP + rb"*" + _SP + rb")*)(?:" + _NSP + rb"*(?:" + b"|".join(map(re.escape, ends))
-            + rb")|!?/?(?:" + sufs + rb"))" + _END + rb"|[^\n]*\0")
+    many texts: the endings and suffixes are tries."""
+    ends = list(dict.fromkeys(t[-TAIL_CAP:] for t in texts))
+    sufs = list(dict.fromkeys(s[k:] for s in ends for k in range(len(s) + 1)))
+    return (rb"(?>(?:" + _NSP + rb"*" + _SP + rb")*)(?:" + _NSP + rb"*" + _literals(ends)
+            + rb"|!?/?" + _literals(sufs) + rb")" + _END + rb"|[^\n]*\0")
+
+
+def _literals(strings: Sequence[bytes]) -> bytes:
+    """Any one of ``strings`` (literally), as a trie: at each character one branch."""
+    trie: dict[int, Any] = {}
+    for text in strings:
+        node = trie
+        for c in text:
+            node = node.setdefault(c, {})
+        node[_ENDS] = True
+    return _literal_rx(trie)
+
+
+def _literal_rx(node: dict[int, Any]) -> bytes:
+    alts = [re.escape(bytes((c,))) + _literal_rx(node[c]) for c in sorted(k for k in node if k >= 0)]
+    if _ENDS in node:
+        alts.append(b"")
+    return alts[0] if len(alts) == 1 else b"(?:" + b"|".join(alts) + b")"
 
 
 def candidates_rx(name: bytes, rel: bytes, fold: bool) -> re.Pattern[bytes]:
@@ -119,7 +154,7 @@ def candidates_rx(name: bytes, rel: bytes, fold: bool) -> re.Pattern[bytes]:
     :func:`._rules.clean_line` trims. A pattern without a ``/`` before its end is tested on
     ``name``, else (a leading ``/`` dropped) on ``rel``; a literal one matches only the
     text itself, a glob only texts starting with its literal head (``_simple_length``: up
-    to the first ``*?[\\``) -- :func:`_head`. Whatever it is tested on, a match ends with
+    to the first ``*?[\\``) -- :func:`_heads`. Whatever it is tested on, a match ends with
     the pattern's literal tail (after its last ``*?[]\\``: nothing after it is a wildcard),
     and ``name`` is a suffix of ``rel``: so the tail is a suffix of ``"/" + rel`` (the
     ``/`` for ``**/x``, which matches ``x``) -- :func:`_tail`.
@@ -132,7 +167,7 @@ def _union(texts: Sequence[tuple[bytes, bytes]], fold: bool) -> re.Pattern[bytes
     fits one of them: every line :func:`candidates_rx` finds for any of them (and maybe
     more), at the cost of one text's test per line."""
     first = b"!/*?\\[\\\\ \r\0" + b"".join(dict.fromkeys(re.escape(t[:1]) for pair in texts for t in pair if t))
-    heads = b"|".join(dict.fromkeys(_head(t) for pair in texts for t in pair))
+    heads = _heads([t for pair in texts for t in pair])
     tail = _tail([b"/" + rel for _, rel in texts])
     return re.compile(rb"\n(?=[" + first + rb"])(?=!?/?(?:" + heads + rb"))(?=" + tail + rb")",
                       re.IGNORECASE if fold else 0)
