@@ -214,3 +214,11 @@ def test_literal_runs_of_a_matching_rule_occur_in_the_path(line: str, path: str)
     rel, name = _views(path, fold)
     assert pt.matches(name, rel), (line, path)
     assert _pieces_fit(pt, rel)
+
+
+def test_rule_count_across_count_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_lazy, "_WINDOW", 3)
+    for data in (b"a\n\n\n#x\n\nb\n#\n\n\nc", b"\n" * 20, b"ab\n\n#\n" * 7, b"#\n" * 9 + b"z"):
+        for cut in range(len(data) + 1):  # every alignment of the windows
+            part = data[cut:]
+            assert len(LazyIgnoreList("f", "", part, False)) == len(IgnoreList.from_bytes("f", "", part, False))

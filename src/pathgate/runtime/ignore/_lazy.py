@@ -173,6 +173,17 @@ def _union(texts: Sequence[tuple[bytes, bytes]], fold: bool) -> re.Pattern[bytes
                       re.IGNORECASE if fold else 0)
 
 
+def _skipped(data: bytes, start: int) -> int:
+    """The lines after ``start`` holding no rule (empty or a comment): a line break followed
+    by one or by ``#``, counted a window at a time (a file of line breaks alone makes no list
+    of them all)."""
+    n, size = 0, len(data)
+    for pos in range(start, size, _WINDOW):  # (endpos one further: the lookahead sees past it)
+        n += len(_SKIPPED.findall(data, pos, pos + _WINDOW + 1))
+    return n
+
+
+_WINDOW = 1 << 20
 _PIECES = re.compile(r"[*?\\]+")
 
 
@@ -262,7 +273,7 @@ class LazyIgnoreList(IgnoreList):
         self.nlines = breaks + (0 if ends or not data else 1)
         # the rules: the lines (``breaks + 1`` pieces, the last empty after a final break)
         # less the empty and comment ones
-        skipped = len(_SKIPPED.findall(data, self.first)) + (data[self.first:self.first + 1] in (b"", b"\n", b"#"))
+        skipped = _skipped(data, self.first) + (data[self.first:self.first + 1] in (b"", b"\n", b"#"))
         self._n = breaks + 1 - skipped - ends
         self._pats: dict[int, Pattern | None] = {}  # slot -> its rule (None: no rule there)
         self._found: dict[tuple[bool, str, str], int] = {}
