@@ -78,8 +78,10 @@ def run_hook(agent_name: str, data: bytes, *, root: str | None = None, config: s
         if not isinstance(payload, dict):
             raise ValueError("the payload must be a JSON object")
         from pathgate.runtime._gating import run_now
+        from pathgate.runtime.ignore._lazy import one_shot
 
-        return run_now(_answer(agent, payload, root, config, renderer))
+        with one_shot():  # a few paths judged, then the process exits: no whole compile of a huge ignore file
+            return run_now(_answer(agent, payload, root, config, renderer))
     except Exception as exc:  # fail closed, whatever broke
         detail = f"{type(exc).__name__}: {exc}" if not isinstance(exc, ValueError) else str(exc)
         return agent.fail(f"pathgate hook {agent_name}: blocked because the check failed ({detail})")

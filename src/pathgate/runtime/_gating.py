@@ -145,13 +145,18 @@ class InlineFacts:
                 if f.resolved is None:
                     f.resolved = drive_sync(resolve_flow(core.root, f.request, allow_outside=allow), core.ops)
         elif fact is Fact.MATCH:
+            from pathgate.runtime.ignore._lazy import expecting
+
             decide = ignore_decider(core.policy, self.ctx.purpose)
             is_secret = core.pipeline.secrets.is_secret_facts
-            session = core.index.session()
-            for f in pending:
-                r = f.resolved
-                if r is not None and r.relpath is not None and f.match is None:
-                    f.match, f.remedy = decide(session, r.relpath, r.is_dir, is_secret(f, self.ctx.root))
+            relpaths = [f.resolved.relpath for f in pending if f.resolved is not None and f.resolved.relpath]
+            # (a huge ignore file read lazily by a one-shot command is scanned once for them all)
+            with expecting(relpaths):
+                session = core.index.session()
+                for f in pending:
+                    r = f.resolved
+                    if r is not None and r.relpath is not None and f.match is None:
+                        f.match, f.remedy = decide(session, r.relpath, r.is_dir, is_secret(f, self.ctx.root))
         elif fact is Fact.OPEN:
             self._open(pending)
 

@@ -74,6 +74,8 @@ def _entry_table(lst: IgnoreList, files: bool, state: _State, prefix: str) -> _T
     pending rules whose lead ends here as they are; a segmented rule whose directory
     components all matched as the basename rule of its last component. ``None`` when no
     rule can match."""
+    if not lst.plannable:
+        return lst.file_table() if files else lst.dtab  # a lazy list: asked whole (``_lazy``)
     settled, pending, alive, depth = state
     pats = lst.patterns
     keep: list[tuple[int, Pattern]] = []

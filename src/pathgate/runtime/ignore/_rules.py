@@ -10,6 +10,7 @@ a list from bytes (:meth:`IgnoreList.from_bytes`) or from lines
 
 from __future__ import annotations
 
+import contextvars
 import os
 import re
 import threading
@@ -240,14 +241,30 @@ def _iter_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
     lineno = 0
     for raw in data.split(b"\n"):
         lineno += 1
-        if not raw or raw[0] == 0x23:  # empty or '#'
-            continue
-        if raw.endswith(b"\r"):
-            raw = raw[:-1]
-        nul = raw.find(b"\0")
-        if nul >= 0:
-            raw = raw[:nul]
-        yield lineno, _trim_trailing_spaces(raw)
+        got = clean_line(raw)
+        if got is not None:
+            yield lineno, got
+
+
+def clean_line(raw: bytes) -> bytes | None:
+    """One line of an ignore file (its bytes between two line breaks, after the file's
+    byte-order mark for the first) as :func:`parse_lines` gives its pattern, or ``None``
+    when it holds none (empty, a comment): ``add_patterns_from_buffer``'s per-line steps."""
+    if not raw or raw[0] == 0x23:  # empty or '#'
+        return None
+    if raw.endswith(b"\r"):
+        raw = raw[:-1]
+    nul = raw.find(b"\0")
+    if nul >= 0:
+        raw = raw[:nul]
+    return _trim_trailing_spaces(raw)
+
+
+def line_pattern(source: str, lineno: int, cleaned: bytes, fold: bool) -> Pattern:
+    """The rule :meth:`IgnoreList.from_bytes` compiles for line ``lineno`` (1-based) of
+    ``source`` whose pattern bytes (:func:`clean_line`) are ``cleaned``."""
+    shown = cleaned.decode("utf-8", "surrogateescape")
+    return compile_pattern(cleaned.decode("latin-1"), Rule(source, lineno, shown, shown.startswith("!")), fold)
 
 
 class _Table:
@@ -334,6 +351,10 @@ class IgnoreList:
     the root and the repository-wide lists).
     """
 
+    #: Can a directory's plan narrow it (:mod:`._plan`)? A lazy list (:mod:`._lazy`) is
+    #: asked whole, its table finding the few lines that can match a path.
+    plannable = True
+
     __slots__ = ("__weakref__", "_lasts", "anchored", "base", "dtab", "fold", "ftab",
                  "has_dir_rules", "memos", "nlines", "offset", "patterns", "segmented", "sig",
                  "source", "specs", "unanchored")
@@ -347,12 +368,14 @@ class IgnoreList:
         self.fold = fold
         self.sig = sig
         # compiled in slices, the interpreter lock offered between them (:data:`SLICE`)
-        self.patterns: list[Pattern] = []
-        add = self.patterns.append
+        pats: list[Pattern] = []
+        add = pats.append
         for k, (lineno, view, shown) in enumerate(lines, 1):
             add(compile_pattern(view, Rule(source, lineno, shown, shown.startswith("!")), fold))
             if not k % SLICE:
                 _pause(0)
+        #: the rules, by index (a :class:`._lazy.LazyIgnoreList` indexes them by line)
+        self.patterns: Sequence[Pattern] = pats
         self.has_dir_rules = any(p.dir_only for p in self.patterns)
         # the table for entries known to be files is built on first use when it differs
         # (check-ignore, which never knows, rarely needs it)
@@ -415,12 +438,20 @@ class IgnoreList:
         some holder keeps the list alive (:data:`_COMPILED`): every session, runtime and
         remedy check that reads the same bytes of the same file at the same directory shares
         one list. The key is the content itself (compared byte for byte), so an edit is
-        always a new compile; ``sig`` is the signature of the first compile (informative)."""
+        always a new compile; ``sig`` is the signature of the first compile (informative).
+        Inside :func:`._lazy.one_shot` (a command asking a few paths), bytes of
+        :data:`LAZY_MIN_BYTES` or more not compiled already give a :class:`._lazy.LazyIgnoreList`."""
         key = (source, base, fold, data)
         with _COMPILED_LOCK:
             got = _COMPILED.get(key)
         if got is not None:
             return got
+        if len(data) >= LAZY_MIN_BYTES and _ONE_SHOT.get():
+            # a one-shot command asks a few paths: only the lines that can match them are
+            # compiled (:mod:`._lazy`; a list compiled whole already, above, is reused)
+            from pathgate.runtime.ignore._lazy import lazy_list
+
+            return lazy_list(source, base, data, fold, sig)
         lst = cls.from_bytes(source, base, data, fold, sig)
         with _COMPILED_LOCK:
             got = _COMPILED.get(key)  # (a thread that compiled the same bytes meanwhile)
@@ -475,6 +506,11 @@ _pause: Callable[[float], None] = time.sleep  # (a seam: tests count the offers)
 _COMPILED: weakref.WeakValueDictionary[tuple[str, str, bool, bytes], IgnoreList] = \
     weakref.WeakValueDictionary()
 _COMPILED_LOCK = threading.Lock()
+
+#: Bytes from which an ignore file read inside :func:`._lazy.one_shot` is a lazy list.
+LAZY_MIN_BYTES = 64 << 10
+#: Set by :func:`._lazy.one_shot` (``pathgate hook``): this context asks a few paths only.
+_ONE_SHOT: contextvars.ContextVar[bool] = contextvars.ContextVar("pathgate_ignore_one_shot", default=False)
 
 
 def decide(chain: tuple[IgnoreList, ...], path: str, name: str, is_dir: bool | None,
