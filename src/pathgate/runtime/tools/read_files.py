@@ -299,10 +299,35 @@ def _assemble_whole(requested: Sequence[str], facts: Sequence[PathFacts], verdic
     order look-ups; a path with a verdict is :func:`_assemble`'s own step."""
     remaining = call_budget
     first_of: dict[str, str] = {}
+    seen = first_of.setdefault
     results: list[FileResult] = []
     append = results.append
     for path, f, verdict in zip(requested, facts, verdicts, strict=True):
         r = f.resolved
+        if verdict is None and r is not None:  # the common case first: a file every gate passed
+            real = r.real
+            if real is not None:
+                rel = r.relpath
+                relpath = (rel or ".") if rel is not None else real  # shown_relpath
+                first = seen(real, path)
+                if first is not path:  # (spellings are distinct: only this one is this object)
+                    append(FileResult(path=path, relpath=relpath, same_as=first))
+                    continue
+                opened = f.opened
+                text = None if opened is None else opened.text
+                data = None if opened is None else opened.data
+                if text is None or data is None:
+                    raise AssertionError(f"no text read for a path every gate passed: {path!r}")
+                # lines counted on the UTF-8 bytes (b"\n" is never part of another character)
+                total = data.count(b"\n") + (1 if data and data[-1] != 10 else 0)
+                n = len(text)
+                if n <= remaining:
+                    remaining -= n
+                    append(FileResult(path=path, content=text, relpath=relpath, total_lines=total))
+                    continue
+                append(_cut(path, relpath, text, remaining, total, call_budget))
+                remaining = 0
+                continue
         if r is None:
             relpath, key = f.name, path
         else:
@@ -318,20 +343,7 @@ def _assemble_whole(requested: Sequence[str], facts: Sequence[PathFacts], verdic
             append(FileResult(path=path, relpath=relpath, same_as=first_of[key]))
             continue
         first_of[key] = path
-        opened = f.opened
-        text = None if opened is None else opened.text
-        data = None if opened is None else opened.data
-        if text is None or data is None:
-            raise AssertionError(f"no text read for a path every gate passed: {path!r}")
-        # lines counted on the UTF-8 bytes (b"\n" is never part of another character)
-        total = data.count(b"\n") + (1 if data and data[-1] != 10 else 0)
-        n = len(text)
-        if n <= remaining:
-            remaining -= n
-            append(FileResult(path=path, content=text, relpath=relpath, total_lines=total))
-            continue
-        append(_cut(path, relpath, text, remaining, total, call_budget))
-        remaining = 0
+        raise AssertionError(f"no text read for a path every gate passed: {path!r}")
     return results
 
 
