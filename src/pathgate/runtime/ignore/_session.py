@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from pathgate.runtime.fs import DirFds, OsFS
+from pathgate.runtime.fs import DIR_FLAGS, DirFds, OsFS
 from pathgate.runtime.ignore import _descent
 from pathgate.runtime.ignore._globals import current_globals as _current_globals
 from pathgate.runtime.ignore._index import DirNode, IgnoreIndex, SourceInfo
@@ -257,35 +257,37 @@ class IgnoreSession:
         move_to_end = nodes.move_to_end
         record = fast[0].record
         anchors = fast[0]
-        open_dir = dirs._open_dir
+        open_, flags = os.open, DIR_FLAGS  # (``dirs._open_dir`` on the real filesystem, without its partial)
         cap_fds, max_cut = dirs.CACHE_FDS, dirs.CACHE_DEPTH - 1
         proved_child = self._proved_child
 
         def step(rel: str) -> tuple[int, DirNode | None]:
             fds = dirs._fds
-            if len(fds) >= cap_fds or not rel or rel.count("/") >= max_cut:
-                return held_dir(rel, dirs)
-            fd = fds.get(rel)
-            if fd is not None:
+            if len(fds) >= cap_fds or not rel or rel.count("/") >= max_cut or rel in fds:
                 return held_dir(rel, dirs)  # (open already: its node, else the general way)
             cut = rel.rfind("/")
             up = rel[:cut] if cut >= 0 else ""
             fd = fds.get(up)
             if fd is not None:  # walk order: the parent is open (one level)
-                missing = [rel]
+                levels: list[str] = [rel]
+                names = [rel[cut + 1:]]
             else:
-                up, fd, missing = dirs.deepest_open(rel)
+                up, fd, levels = dirs.deepest_open(rel)
                 if fd is None:
                     return held_dir(rel, dirs)
+                names = rel.split("/")[-len(levels):]  # (top down)
+                levels.reverse()  # (``deepest_open``'s own list: top down now)
             parent = sdirs.get(up)
             if parent is None:
                 return held_dir(rel, dirs)
             fstat = anchors.fstat  # (a seam for tests: read per step, as ``_open_down`` does)
-            for r in reversed(missing):
+            k = 0
+            for r in levels:
                 try:
-                    fd = fds[r] = open_dir(r[r.rfind("/") + 1:], dir_fd=fd)
+                    fd = fds[r] = open_(names[k], flags, dir_fd=fd)
                 except (OSError, ValueError):
                     return -1, None
+                k += 1
                 node = sdirs.get(r)
                 if node is None:
                     if parent.stop is not None:

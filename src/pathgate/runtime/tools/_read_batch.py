@@ -141,8 +141,10 @@ def batch_chunk(*, root: str, ops: FileOps, index: IgnoreIndex, ctx: GateContext
                             opened = Opened(None, st)  # over the size limit: not read
                         else:
                             data = read(fd, want)
-                            if short_is_end and len(data) < want < _SHORT_READS_CAP and data.find(
-                                    b"\x00", 0, BINARY_SNIFF) < 0:
+                            got = len(data)
+                            if short_is_end and got < want < _SHORT_READS_CAP and (
+                                    0 not in data if got <= BINARY_SNIFF
+                                    else data.find(b"\x00", 0, BINARY_SNIFF) < 0):
                                 try:  # the whole file, text
                                     opened = Opened(None, st, False, data, data.decode("utf-8"))
                                 except UnicodeDecodeError:
