@@ -131,7 +131,7 @@ async def read_files(
     ctx = _read_context(policy, root, model)
 
     spellings = list(dict.fromkeys(requested)) if len(requested) > 1 else requested
-    facts = [PathFacts(s, lexical_name(s, root)) for s in spellings]
+    facts = _facts_of(spellings, root)
     on_loop = len(facts) == 1 and _may_run_on_loop(runtime, facts[0])
     verdicts: list[Verdict | None] | None = None
     fused = False
@@ -158,6 +158,14 @@ async def read_files(
     # without a repeated spelling, a request's position is its spelling's
     by_spelling = {s: i for i, s in enumerate(spellings)} if len(spellings) != len(requested) else None
     return _assemble(requested, by_spelling, facts, verdicts, windows, offset, limit, call_budget)
+
+
+def _facts_of(spellings: Sequence[str], root: str) -> list[PathFacts]:
+    """``[PathFacts(s, lexical_name(s, root)) for s in spellings]``: a relative spelling
+    without an empty, ``.`` or ``..`` component, a NUL or a trailing ``/`` is its own lexical
+    name (``lexical_name``'s first test, here without a frame a path)."""
+    return [PathFacts(s, s if s and s[0] not in "./" and s[-1] != "/" and "\x00" not in s and "/." not in s
+                      and "//" not in s else lexical_name(s, root)) for s in spellings]
 
 
 #: (id(policy), root, model) -> (the policy, the read context): a ``GateContext`` is frozen and
