@@ -336,19 +336,20 @@ def _assemble_whole(requested: Sequence[str], facts: Sequence[PathFacts], verdic
                 append(_cut(path, relpath, text, remaining, total, call_budget))
                 remaining = 0
                 continue
+        shown: str | None
         if r is None:
-            relpath, key = f.name, path
+            shown, key = f.name, path
         else:
             real = r.real
             rel = r.relpath
-            relpath = (rel or ".") if rel is not None else real  # shown_relpath
+            shown = (rel or ".") if rel is not None else real  # shown_relpath
             key = real if real is not None else path
         if verdict is not None:
-            inside = None if verdict.opaque or r is None or r.relpath is None else relpath
+            inside = None if verdict.opaque or r is None or r.relpath is None else shown
             append(FileResult(path=path, verdict=verdict, relpath=inside))
             continue
         if key in first_of:
-            append(FileResult(path=path, relpath=relpath, same_as=first_of[key]))
+            append(FileResult(path=path, relpath=shown, same_as=first_of[key]))
             continue
         first_of[key] = path
         raise AssertionError(f"no text read for a path every gate passed: {path!r}")
