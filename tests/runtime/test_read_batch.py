@@ -6,13 +6,14 @@ separate steps give."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pathgate import Policy, Runtime
-from pathgate.runtime.fs import DirFds, OsFS, read_fstated
+from pathgate.runtime.fs import DirFds, OsFS, is_local_tree, read_fstated
 from pathgate.runtime.fs._read import read_rest
 from pathgate.runtime.ignore import IgnoreSession
 from pathgate.runtime.tools import _read_facts
@@ -39,13 +40,15 @@ def _node_id(node: Any) -> Any:
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize("walk", [False, True])
 @pytest.mark.parametrize("cap", [256, 3])
 async def test_held_dir_equals_trim_get_and_dir_node(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                     cap: int) -> None:
-    """``held_dir`` gives, step by step, the descriptor (the same directory), the node and the
-    descriptors kept that ``trim``, ``get`` and ``dir_node`` give one after the other, for
-    directories in and out of walk order, excluded ones, a symlink, a missing one, a file,
-    one deeper than ``CACHE_DEPTH``, and a descriptor cap that trims between them."""
+                                                     cap: int, walk: bool) -> None:
+    """``held_dir`` (and ``held_walk``'s step, ``walk``) gives, step by step, the descriptor
+    (the same directory), the node and the descriptors kept that ``trim``, ``get`` and
+    ``dir_node`` give one after the other, for directories in and out of walk order, excluded
+    ones, a symlink, a missing one, a file, one deeper than ``CACHE_DEPTH``, and a descriptor
+    cap that trims between them."""
     root = write_tree(tmp_path / "t", FILES)
     monkeypatch.setattr(DirFds, "CACHE_FDS", cap)
     rt = Runtime(root, Policy())
@@ -55,6 +58,7 @@ async def test_held_dir_equals_trim_get_and_dir_node(tmp_path: Path, monkeypatch
         with DirFds(OsFS(), str(root)) as one, DirFds(OsFS(), str(root)) as two:
             s1 = IgnoreSession(index, dir_fd=one.held)
             s2 = IgnoreSession(index, dir_fd=two.held)
+            step = s2.held_walk(two) if walk else (lambda rel, s2=s2, two=two: s2.held_dir(rel, two))
             for rel in order:
                 one.trim()
                 try:
@@ -63,7 +67,7 @@ async def test_held_dir_equals_trim_get_and_dir_node(tmp_path: Path, monkeypatch
                     fd1, node1 = -1, None
                 else:
                     node1 = s1.dir_node(rel)
-                fd2, node2 = s2.held_dir(rel, two)
+                fd2, node2 = step(rel)
                 assert (fd1 < 0) == (fd2 < 0), rel
                 if fd1 >= 0:
                     assert os.path.samestat(os.fstat(fd1), os.fstat(fd2)), rel
@@ -119,3 +123,49 @@ def test_read_rest_gives_what_read_fstated_gives(tmp_path: Path) -> None:
             finally:
                 for fd in fds:
                     os.close(fd)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("old", [False, True])
+async def test_held_walk_proves_each_directory_again_each_batch(tmp_path: Path, old: bool) -> None:
+    """A directory proven in one batch and changed before the next (an ignore file created
+    in it, edited in place in another, a level swapped for a symlink) is seen changed by the
+    next batch's walk: its answers are a fresh runtime's. ``old``: the directories look old
+    enough to carry proofs (one ``fstat`` of each stands for its missing ignore files)."""
+    root = write_tree(tmp_path / "t", {**FILES, "a/b/c/g.txt": "g\n", "k/l/m/o.txt": "o\n", "a/e/.gitignore": "zz\n"})
+    paths = ["a/b/c/f.txt", "a/b/c/g.txt", "a/b/d/g.txt", "a/e/h.txt", "k/l/m/n.txt", "k/l/m/o.txt"]
+    rt = Runtime(root, Policy())
+    if old:
+        rt.index._wall_ns = lambda: time.time_ns() + 60 * 10**9
+    for _ in range(2):  # the index's nodes, and their proofs
+        assert all(r.verdict is None for r in await rt.read_files(paths))
+    (root / "a/b/c/.gitignore").write_text("g.txt\n")  # a new ignore file
+    (root / "a/e/.gitignore").write_text("h.txt\n")  # one edited in place
+    os.rename(root / "k/l", tmp_path / "out")
+    os.symlink(tmp_path / "out", root / "k/l")  # a level swapped for a symlink out of the root
+    got = await rt.read_files(paths)
+    fresh = await Runtime(root, Policy()).read_files(paths)
+    assert got == fresh
+    assert [r.verdict is None for r in got] == [True, False, True, False, False, False]
+    anchors = rt.index._anchors
+    assert anchors is not None and bool(anchors.record) is (old and is_local_tree(str(root)))
+
+
+def test_facts_of_is_lexical_name_per_spelling() -> None:
+    """``read_files._facts_of`` names each spelling as ``lexical_name`` does."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from pathgate.runtime.gates import PathFacts, lexical_name
+    from pathgate.runtime.tools.read_files import _facts_of
+
+    root = "/r/oot"
+    parts = st.sampled_from(["a", ".", "..", "", "b.txt", ".env", "x\x00", "/", "r", "oot", "é"])
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.lists(st.lists(parts, max_size=5).map("/".join), max_size=6))
+    def check(spellings: list[str]) -> None:
+        spellings = [*spellings, root + "/a", "/r/oot", "a/", "./a", "a//b", ".a", "a/.b", "a/b."]
+        assert _facts_of(spellings, root) == [PathFacts(s, lexical_name(s, root)) for s in spellings]
+
+    check()

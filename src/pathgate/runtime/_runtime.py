@@ -549,19 +549,18 @@ def _spell_reads(results: list[FileResult]) -> list[FileResult]:
     lone surrogate) is kept as is; any other goes through ``spell_names``."""
     if FileResult.__struct_fields__ != _READ_FIELDS:
         return spell_names(results)
-    from operator import attrgetter, is_  # (a batch's test below, each step one C loop)
-
     # the whole batch at once: every result passes the test below when none has a verdict or
-    # a ``same_as``, each shows its path as its relpath (the same object), the paths joined are
-    # printable ASCII without a quote, and every content is ASCII -- else each one is tested
-    n = len(results)
-    paths = list(map(attrgetter("path"), results))
-    contents = list(map(attrgetter("content"), results))
-    if (list(map(attrgetter("verdict"), results)).count(None) == n
-            and list(map(attrgetter("same_as"), results)).count(None) == n
-            and all(map(is_, map(attrgetter("relpath"), results), paths))
-            and contents.count(None) == 0 and all(map(str.isascii, contents))):
-        joined = "".join(paths)
+    # a ``same_as``, each shows its path as its relpath (the same object), every content is
+    # ASCII, and the paths joined are printable ASCII without a quote -- else each one is
+    # tested (one loop: a field read by the interpreter's specialised attribute load costs a
+    # tenth of ``operator.attrgetter``'s)
+    for r in results:
+        content = r.content
+        if (r.verdict is not None or r.same_as is not None or r.relpath is not r.path or content is None
+                or not content.isascii()):
+            break
+    else:
+        joined = "".join([r.path for r in results])
         # printable ASCII: no control character (``str.isprintable`` on ASCII), one table look-up a byte
         if joined.isascii() and '"' not in joined and joined.encode("ascii").translate(
                 b"\x00" * 32 + b"\x01" * 95 + b"\x00" * 129).find(b"\x00") < 0:

@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from pathgate.runtime.fs import DirFds, OsFS
+from pathgate.runtime.fs import DIR_FLAGS, DirFds, OsFS
 from pathgate.runtime.ignore import _descent
 from pathgate.runtime.ignore._globals import current_globals as _current_globals
 from pathgate.runtime.ignore._index import DirNode, IgnoreIndex, SourceInfo
@@ -240,6 +240,78 @@ class IgnoreSession:
         except (OSError, ValueError):
             return -1, None
         return fd, self._dir(rel)
+
+    def held_walk(self, dirs: DirFds) -> Callable[[str], tuple[int, DirNode | None]]:
+        """``lambda rel: self.held_dir(rel, dirs)`` for a batch's many directories: the same
+        answers, system calls and nodes, with what does not change during the batch (the
+        session's anchors, ``dirs``' seam and limits) looked up once, and the common step --
+        each missing level opened from its open parent and proven by one ``fstat`` of its
+        new descriptor (:func:`_still_proved`) -- written out without a frame per level.
+        Anything else is :meth:`held_dir` itself."""
+        held_dir = self.held_dir
+        fast = self._anchors
+        if fast is None or type(dirs.ops) is not OsFS:
+            return lambda rel: held_dir(rel, dirs)
+        sdirs = self._dirs
+        nodes = self._index._nodes
+        move_to_end = nodes.move_to_end
+        record = fast[0].record
+        anchors = fast[0]
+        open_, flags = os.open, DIR_FLAGS  # (``dirs._open_dir`` on the real filesystem, without its partial)
+        cap_fds, max_cut = dirs.CACHE_FDS, dirs.CACHE_DEPTH - 1
+        proved_child = self._proved_child
+
+        def step(rel: str) -> tuple[int, DirNode | None]:
+            fds = dirs._fds
+            if len(fds) >= cap_fds or not rel or rel.count("/") >= max_cut or rel in fds:
+                return held_dir(rel, dirs)  # (open already: its node, else the general way)
+            cut = rel.rfind("/")
+            up = rel[:cut] if cut >= 0 else ""
+            fd = fds.get(up)
+            if fd is not None:  # walk order: the parent is open (one level)
+                levels: list[str] = [rel]
+                names = [rel[cut + 1:]]
+            else:
+                up, fd, levels = dirs.deepest_open(rel)
+                if fd is None:
+                    return held_dir(rel, dirs)
+                names = rel.split("/")[-len(levels):]  # (top down)
+                levels.reverse()  # (``deepest_open``'s own list: top down now)
+            parent = sdirs.get(up)
+            if parent is None:
+                return held_dir(rel, dirs)
+            fstat = anchors.fstat  # (a seam for tests: read per step, as ``_open_down`` does)
+            k = 0
+            for r in levels:
+                try:
+                    fd = fds[r] = open_(names[k], flags, dir_fd=fd)
+                except (OSError, ValueError):
+                    return -1, None
+                k += 1
+                node = sdirs.get(r)
+                if node is None:
+                    if parent.stop is not None:
+                        node = sdirs[r] = parent  # excluded or fail-closed above (as ``_down_held``)
+                    else:
+                        cached = nodes.get(r)
+                        proof = None if cached is None or cached.parent is not parent else cached.proof
+                        if proof is not None:  # ``_still_proved``, written out
+                            st = fstat(fd)
+                            if proof[0] == (st.st_dev, st.st_ino, st.st_mode, st.st_nlink, st.st_size,
+                                            st.st_mtime_ns, st.st_ctime_ns) and (
+                                    not proof[1] or all(_lstat_sig(n, fd) == sig for n, sig in proof[1])):
+                                try:
+                                    move_to_end(r)
+                                except KeyError:
+                                    pass
+                                node = cached
+                        if node is None:  # no proof, or it failed: ``_down_held``'s own way
+                            node = proved_child(parent, r, record)
+                        sdirs[r] = node
+                parent = node
+            return fd, parent
+
+        return step
 
     def _open_down(self, missing: list[str], fd: int, parent: DirNode, fds: dict[str, int],
                    open_dir: Callable[..., int], fast: tuple[DirAnchors, Callable[[str], int | None]]

@@ -5,12 +5,12 @@
 of thousands of small files takes: a worker thread (no inline bound), the real filesystem, the
 gates built in alone (:class:`~pathgate.runtime.tools._read_checks._KnownGates`). Its direct
 route is :meth:`ReadFacts._plain_route <pathgate.runtime.tools._read_facts.ReadFacts._plain_route>`'s,
-written as one function per file (:func:`_direct_route`) -- the same checks in the same order,
-the same system calls (the parent's descriptor, ``openat`` with ``O_NOFOLLOW``, ``fstat``, the
-relink look, one read sized by ``fstat``, ``close``), the same facts -- without the frames of
-``read_fstated``, ``decode`` and the linked-secret gate's helper per file, and the directory step
-fused with the ignore session's proof (``IgnoreSession.held_dir``). Any other spelling or
-outcome takes the general route exactly as there.
+written out in the chunk's loop -- the same checks in the same order, the same system calls (the
+parent's descriptor, ``openat`` with ``O_NOFOLLOW``, ``fstat``, the relink look, one read sized
+by ``fstat``, ``close``), the same facts -- without a frame per file (nor those of
+``read_fstated``, ``decode`` and the linked-secret gate's helper), and the directory step fused
+with the ignore session's proof (``IgnoreSession.held_walk``: ``held_dir`` for many
+directories). Any other spelling or outcome takes the general route exactly as there.
 """
 
 from __future__ import annotations
@@ -48,22 +48,34 @@ def batch_chunk(*, root: str, ops: FileOps, index: IgnoreIndex, ctx: GateContext
                 general: General, cancelled: Callable[[], None], relink_local: bool, short_is_end: bool
                 ) -> Callable[[Sequence[PathFacts]], list[None]]:
     """The chunk function (``ReadFacts._make_chunk``'s, ``on_loop=None``, ``OsFS``, a root
-    other than ``/``) with the direct route of :func:`_direct_route`. ``cleared``: the inline
-    gates' count; ``relink_local``: the tree is local (``seen_links`` trusts an old
-    ``st_ctime``); ``short_is_end``: ``read_fstated``'s."""
-    direct = _direct_route(root=root, ctx=ctx, known=known, cleared=cleared, tail_checks=tail_checks,
-                           is_secret=is_secret, short_is_end=short_is_end)
+    other than ``/``) with the direct route written out in its loop (:func:`_direct_route`'s
+    steps, no frame per file). ``cleared``: the inline gates' count; ``relink_local``: the tree
+    is local (``seen_links`` trusts an old ``st_ctime``); ``short_is_end``: ``read_fstated``'s."""
+    croot = ctx.root
+    size_limit = ctx.size_limit
     git_dirs = known.git_dirs
+    linked = known.linked
+    # the linked-secret gate on a file of one link, without its frame: its own test (the
+    # registry of ``croot``, when made, knows the inode?), or the gate itself without a root
+    ask = linked is not None and not croot
+    regs = None if linked is None or ask else known.registries
+    everything = cleared + len(tail_checks)
+    prefix = root + "/"
+    open_, fstat, close, read = os.open, os.fstat, os.close, os.read
+    big = size_limit + 1
 
     def chunk(items: Sequence[PathFacts]) -> list[None]:
         state = _ChunkState(time_ns() - RELINK_MARGIN_NS if relink_local else 0)
+        relink_since = state.relink_since
+        opened_of = state.opened
         with DirFds(ops, root) as dirs:
             session = IgnoreSession(index, dir_fd=dirs.held)
-            held_dir, file_memo = session.held_dir, session.file_memo
+            step, file_memo, decide_entry = session.held_walk(dirs), session.file_memo, session.decide_entry
             memo: Mapping[str, Match] | None = None
             last: str | None = None  # the parent of the last plain spelling, its fd and node
             dir_fd = -1
-            node = None
+            node: DirNode | None = None
+            stop: Match | None = None
             dir_git = False
             for k, f in enumerate(items):
                 if not k & 15:
@@ -77,112 +89,101 @@ def batch_chunk(*, root: str, ops: FileOps, index: IgnoreIndex, ctx: GateContext
                 parent, _, name = request.rpartition("/")
                 if parent != last:
                     last = parent
-                    dir_fd, node = held_dir(parent, dirs)  # trim, open and validate, one walk
-                    memo = None if node is None else file_memo(node)  # (``decide_entry``'s own)
+                    dir_fd, node = step(parent)  # trim, open and validate, one walk
+                    if node is None:
+                        general(f, session, dirs, state, dir_fd, name)
+                        continue
+                    stop = node.stop
+                    memo = file_memo(node)  # (``decide_entry``'s own)
                     # ``is_git_internal(request, git_dirs)``, per directory: its components and
                     # git directories, then the name alone (``request == g``: the only way a path
                     # of this directory is a git directory when the directory itself is not)
                     dir_git = bool(parent) and is_git_internal(parent, git_dirs)
-                if node is None or not direct(f, request, name, dir_fd, node, session, memo, dir_git, state):
+                elif node is None:
                     general(f, session, dirs, state, dir_fd, name)
+                    continue
+                # -- the direct route (``ReadFacts._plain_route``'s steps): every fact, or the general route
+                match = stop
+                if match is None:
+                    if memo is not None and request.isascii():
+                        match = memo.get(name)
+                    if match is None:
+                        try:
+                            match = decide_entry(node, request, name, False)
+                        except ValueError:  # an unencodable name: the general route says what it is
+                            match = _UNDECIDED
+                if match.ignored:  # blocked (or a directory's rule): the general route, with its remedy
+                    general(f, session, dirs, state, dir_fd, name)
+                    continue
+                secret = f.plain_secret
+                if secret is None:
+                    secret = is_secret(f, croot)
+                if secret or dir_git or (git_dirs and request in git_dirs) or (
+                        "git" in name.casefold() and is_git_name(name)):
+                    general(f, session, dirs, state, dir_fd, name)
+                    continue
+                try:
+                    fd = open_(name, OPEN_FLAGS, dir_fd=dir_fd)
+                except OSError:  # a symlink (ELOOP), missing, unreadable: the general route's answer
+                    general(f, session, dirs, state, dir_fd, name)
+                    continue
+                opened = None
+                try:
+                    st = fstat(fd)
+                    nlink = st.st_nlink
+                    if nlink == 1 and st.st_ctime_ns >= relink_since:
+                        st = seen_links(st, name, dir_fd)  # an alias renamed away since the open
+                        nlink = st.st_nlink
+                    mode = st.st_mode
+                    if S_ISREG(mode) and nlink:
+                        want = st.st_size + 1  # ``_whole``, written out
+                        if want > big:
+                            opened = Opened(None, st)  # over the size limit: not read
+                        else:
+                            data = read(fd, want)
+                            got = len(data)
+                            if short_is_end and got < want < _SHORT_READS_CAP and (
+                                    0 not in data if got <= BINARY_SNIFF
+                                    else data.find(b"\x00", 0, BINARY_SNIFF) < 0):
+                                try:  # the whole file, text
+                                    opened = Opened(None, st, False, data, data.decode("utf-8"))
+                                except UnicodeDecodeError:
+                                    opened = Opened(None, st, False, data, None, True)
+                            else:
+                                opened = read_rest(fd, st, data, size_limit, short_is_end)
+                    elif not S_ISDIR(mode) and nlink:
+                        opened = Opened(None, st)
+                    # else a directory, or unlinked since the open: the general route decides it
+                except OSError:
+                    opened = None
+                finally:
+                    close(fd)
+                if opened is None:
+                    general(f, session, dirs, state, dir_fd, name)
+                    continue
+                real = prefix + request
+                f.resolved = Resolved(request, real, request, None, st)
+                f.match = match
+                f.secret = secret  # what ``is_secret_facts`` keeps once the real path is known
+                f.opened = opened_of[real] = opened
+                if opened.text is not None and nlink == 1:
+                    if ask:
+                        verdict = linked(f, ctx)  # type: ignore[misc]  # (``ask``: not None)
+                        if verdict is None:
+                            f.cleared = everything
+                            continue
+                        _discard(verdict)
+                    else:
+                        reg = None if regs is None else regs.get(croot)  # type: ignore[arg-type]
+                        if reg is None or not reg.known(st):  # (``LinkedSecretGate.check``'s pass)
+                            f.cleared = everything
+                            continue
+                f.cleared = cleared + _tail_passed(tail_checks, f, ctx)  # the pipeline skips these
         return [None]  # one per chunk: ``_fused`` counts the chunks
 
     return chunk
 
 
-#: The direct route of one plain spelling: ``(facts, request, name, the parent's descriptor, its
-#: validated node, the session, the node's file memo, the parent is git internals, the chunk's
-#: state) -> every fact filled in``.
-Direct = Callable[[PathFacts, str, str, int, DirNode, IgnoreSession, Mapping[str, Match] | None, bool,
-                   _ChunkState], bool]
-
-
-def _direct_route(*, root: str, ctx: GateContext, known: _KnownGates, cleared: int, tail_checks: tuple[_Check, ...],
-                  is_secret: Callable[[PathFacts, str | None], bool], short_is_end: bool) -> Direct:
-    """``ReadFacts._plain_route`` with the built-in gates (``known``) in a worker: ``True`` when
-    it filled in every fact, ``False`` (the facts as they were) when the general route must."""
-    croot = ctx.root
-    size_limit = ctx.size_limit
-    git_dirs = known.git_dirs
-    linked = known.linked
-    # the linked-secret gate on a file of one link, without its frame: its own test (the
-    # registry of ``croot``, when made, knows the inode?), or the gate itself without a root
-    ask = linked is not None and not croot
-    regs = None if linked is None or ask else known.registries
-    everything = cleared + len(tail_checks)
-    prefix = root + "/"
-    open_, fstat, close = os.open, os.fstat, os.close
-
-    def direct(f: PathFacts, request: str, name: str, dir_fd: int, node: DirNode, session: IgnoreSession,
-               memo: Mapping[str, Match] | None, dir_git: bool, state: _ChunkState) -> bool:
-        match = node.stop
-        if match is None and memo is not None and request.isascii():
-            match = memo.get(name)
-        if match is None:
-            try:
-                match = session.decide_entry(node, request, name, False)
-            except ValueError:  # an unencodable name: the general route says what it is
-                return False
-        if match.ignored:
-            return False  # blocked (or a directory's rule): the general route, with its remedy
-        secret = f.plain_secret
-        if secret is None:
-            secret = is_secret(f, croot)
-        if secret or dir_git or (git_dirs and request in git_dirs) or (
-                "git" in name.casefold() and is_git_name(name)):
-            return False
-        try:
-            fd = open_(name, OPEN_FLAGS, dir_fd=dir_fd)
-        except OSError:  # a symlink (ELOOP), missing, unreadable: the general route's answer
-            return False
-        try:
-            st = fstat(fd)
-            if st.st_nlink == 1 and st.st_ctime_ns >= state.relink_since:
-                st = seen_links(st, name, dir_fd)  # an alias renamed away since the open
-            mode = st.st_mode
-            if S_ISREG(mode) and st.st_nlink:
-                opened = _whole(fd, st, size_limit, short_is_end)
-            elif not S_ISDIR(mode) and st.st_nlink:
-                opened = Opened(st=st)
-            else:
-                return False  # a directory, or unlinked since the open: the general route decides it
-        except OSError:
-            return False
-        finally:
-            close(fd)
-        real = prefix + request
-        f.resolved = Resolved(request, real, request, None, st)
-        f.match = match
-        f.secret = secret  # what ``is_secret_facts`` keeps once the real path is known
-        f.opened = state.opened[real] = opened
-        if opened.text is not None and st.st_nlink == 1:
-            if ask:
-                verdict = linked(f, ctx)  # type: ignore[misc]  # (``ask``: not None)
-                if verdict is None:
-                    f.cleared = everything
-                    return True
-                _discard(verdict)
-            else:
-                reg = None if regs is None else regs.get(croot)  # type: ignore[arg-type]
-                if reg is None or not reg.known(st):  # (``LinkedSecretGate.check``'s pass)
-                    f.cleared = everything
-                    return True
-        f.cleared = cleared + _tail_passed(tail_checks, f, ctx)  # the pipeline skips these
-        return True
-
-    return direct
-
-
-def _whole(fd: int, st: os.stat_result, size_limit: int, short_is_end: bool) -> Opened:
-    """``read_fstated(fd, st, size_limit, None, short_is_end)`` of a regular file: the whole
-    file in one ``read`` decoded here, anything else through ``fs.read_rest``."""
-    want = st.st_size + 1
-    if want > size_limit + 1:
-        return Opened(st=st)  # over the size limit: not read
-    data = os.read(fd, want)
-    if short_is_end and len(data) < want < _SHORT_READS_CAP and data.find(b"\x00", 0, BINARY_SNIFF) < 0:
-        try:  # the whole file, text
-            return Opened(st=st, data=data, text=data.decode("utf-8"))
-        except UnicodeDecodeError:
-            return Opened(st=st, data=data, binary=True)
-    return read_rest(fd, st, data, size_limit, short_is_end)
+#: ``decide_entry`` raised (an unencodable name): ignored as far as the direct route is
+#: concerned -- the general route says what it is.
+_UNDECIDED = Match(ignored=True)

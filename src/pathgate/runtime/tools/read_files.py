@@ -154,7 +154,7 @@ async def read_files(
     ctx = _read_context(policy, root, model)
 
     spellings = list(dict.fromkeys(requested)) if len(requested) > 1 else requested
-    facts = [PathFacts(s, lexical_name(s, root)) for s in spellings]
+    facts = _facts_of(spellings, root)
     on_loop = len(facts) == 1 and _may_run_on_loop(runtime, facts[0])
     verdicts: list[Verdict | None] | None = None
     fused = False
@@ -181,6 +181,14 @@ async def read_files(
     # without a repeated spelling, a request's position is its spelling's
     by_spelling = {s: i for i, s in enumerate(spellings)} if len(spellings) != len(requested) else None
     return _assemble(requested, by_spelling, facts, verdicts, windows, offset, limit, call_budget)
+
+
+def _facts_of(spellings: Sequence[str], root: str) -> list[PathFacts]:
+    """``[PathFacts(s, lexical_name(s, root)) for s in spellings]``: a relative spelling
+    without an empty, ``.`` or ``..`` component, a NUL or a trailing ``/`` is its own lexical
+    name (``lexical_name``'s first test, here without a frame a path)."""
+    return [PathFacts(s, s if s and s[0] not in "./" and s[-1] != "/" and "\x00" not in s and "/." not in s
+                      and "//" not in s else lexical_name(s, root)) for s in spellings]
 
 
 #: (id(policy), root, model) -> (the policy, the read context): a ``GateContext`` is frozen and
@@ -322,39 +330,52 @@ def _assemble_whole(requested: Sequence[str], facts: Sequence[PathFacts], verdic
     order look-ups; a path with a verdict is :func:`_assemble`'s own step."""
     remaining = call_budget
     first_of: dict[str, str] = {}
+    seen = first_of.setdefault
     results: list[FileResult] = []
     append = results.append
     for path, f, verdict in zip(requested, facts, verdicts, strict=True):
         r = f.resolved
+        if verdict is None and r is not None:  # the common case first: a file every gate passed
+            real = r.real
+            if real is not None:
+                rel = r.relpath
+                relpath = (rel or ".") if rel is not None else real  # shown_relpath
+                first = seen(real, path)
+                if first is not path:  # (spellings are distinct: only this one is this object)
+                    append(FileResult(path=path, relpath=relpath, same_as=first))
+                    continue
+                opened = f.opened
+                text = None if opened is None else opened.text
+                data = None if opened is None else opened.data
+                if text is None or data is None:
+                    raise AssertionError(f"no text read for a path every gate passed: {path!r}")
+                # lines counted on the UTF-8 bytes (b"\n" is never part of another character)
+                total = data.count(b"\n") + (1 if data and data[-1] != 10 else 0)
+                n = len(text)
+                if n <= remaining:
+                    remaining -= n
+                    append(FileResult(path=path, content=text, relpath=relpath, total_lines=total))
+                    continue
+                append(_cut(path, relpath, text, remaining, total, call_budget))
+                remaining = 0
+                continue
+        shown: str | None
         if r is None:
-            relpath, key = f.name, path
+            shown, key = f.name, path
         else:
             real = r.real
             rel = r.relpath
-            relpath = (rel or ".") if rel is not None else real  # shown_relpath
+            shown = (rel or ".") if rel is not None else real  # shown_relpath
             key = real if real is not None else path
         if verdict is not None:
-            inside = None if verdict.opaque or r is None or r.relpath is None else relpath
+            inside = None if verdict.opaque or r is None or r.relpath is None else shown
             append(FileResult(path=path, verdict=verdict, relpath=inside))
             continue
         if key in first_of:
-            append(FileResult(path=path, relpath=relpath, same_as=first_of[key]))
+            append(FileResult(path=path, relpath=shown, same_as=first_of[key]))
             continue
         first_of[key] = path
-        opened = f.opened
-        text = None if opened is None else opened.text
-        data = None if opened is None else opened.data
-        if text is None or data is None:
-            raise AssertionError(f"no text read for a path every gate passed: {path!r}")
-        # lines counted on the UTF-8 bytes (b"\n" is never part of another character)
-        total = data.count(b"\n") + (1 if data and data[-1] != 10 else 0)
-        n = len(text)
-        if n <= remaining:
-            remaining -= n
-            append(FileResult(path=path, content=text, relpath=relpath, total_lines=total))
-            continue
-        append(_cut(path, relpath, text, remaining, total, call_budget))
-        remaining = 0
+        raise AssertionError(f"no text read for a path every gate passed: {path!r}")
     return results
 
 
