@@ -235,6 +235,9 @@ class ReadFacts:
             return [None] * len(items)
 
         await run_chunked(chunk, pending, runtime.limiter.get())
+        # a hop may end after its call's cancel (the walk's first step ran in it: the call
+        # may have no other checkpoint left before its answer)
+        await anyio.lowlevel.checkpoint_if_cancelled()
 
     def _decider(self, on_loop: bool = False) -> Decider:
         """The ignore decision (and verified remedy) of one real relpath, for a worker thread
