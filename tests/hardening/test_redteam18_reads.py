@@ -184,3 +184,16 @@ async def test_a_read_past_its_components_bound_is_refused(anyio_backend: str, t
             with pytest.raises(ToolArgumentError, match="path components or") as info:
                 await rt.read_files(paths)
             assert info.value.field == "paths"
+
+
+@pytest.mark.parametrize("tool", ["list_directory", "glob", "code_search"])
+async def test_a_discovery_path_past_its_components_bound_is_refused(
+        anyio_backend: str, tmp_path: Path, tool: str) -> None:
+    from pathgate.runtime.tools.read_files import MAX_PATH_COMPONENTS
+
+    args = {"list_directory": {}, "glob": {"pattern": "*"}, "code_search": {"regex": "x"}}[tool]
+    async with Runtime(tmp_path) as rt:
+        await rt.call(tool, {**args, "path": "a/" * MAX_PATH_COMPONENTS})  # answered (not there)
+        with pytest.raises(ToolArgumentError, match=f"{tool}: `path` holds more than") as info:
+            await getattr(rt, tool)(**args, path="a/" * (MAX_PATH_COMPONENTS + 1))
+        assert info.value.field == "path"

@@ -42,6 +42,7 @@ from pathgate.runtime.tools._pattern import GlobPattern, compile_glob
 from pathgate.runtime.tools._regex import Regex, compile_regex
 from pathgate.runtime.tools._scan import MAX_LINE, DirChain, LinkedSecret, Scanner
 from pathgate.runtime.tools._search_budget import cut_hits
+from pathgate.runtime.tools.read_files import check_path_size
 
 if TYPE_CHECKING:
     from pathgate.runtime._gating import GateCore
@@ -67,6 +68,7 @@ def _check_args(regex: object, path: object, max_results: object, context: objec
         raise ToolArgumentError("code_search: `regex` must be a non-empty string", field="regex")
     if not isinstance(path, str):
         raise ToolArgumentError("code_search: `path` must be a string", field="path")
+    check_path_size("code_search", path)  # (red team 19 K2)
     if max_results is not None and (isinstance(max_results, bool) or not isinstance(max_results, int)
                                     or max_results < 0):
         raise ToolArgumentError("code_search: `max_results` must be an integer >= 0", field="max_results")

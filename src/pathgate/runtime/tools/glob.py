@@ -22,6 +22,7 @@ from pathgate.runtime._walk import DIR, Entry
 from pathgate.runtime.tools._compiled import compiled
 from pathgate.runtime.tools._discover import Discovery
 from pathgate.runtime.tools._pattern import compile_glob
+from pathgate.runtime.tools.read_files import check_path_size
 
 if TYPE_CHECKING:
     from pathgate.runtime._gating import GateCore
@@ -47,6 +48,7 @@ async def glob(
     """See :meth:`pathgate.Runtime.glob`."""
     if not isinstance(path, str):
         raise ToolArgumentError("glob: `path` must be a string", field="path")
+    check_path_size("glob", path)  # (red team 19 K2)
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
         raise ToolArgumentError("glob: `limit` must be an integer >= 0", field="limit")
     # never on the event loop: a model-supplied pattern may be long (linear, but not free)

@@ -18,6 +18,7 @@ import msgspec
 from pathgate.errors import ToolArgumentError
 from pathgate.results import DirEntry, EntryKind, ListResult
 from pathgate.runtime.tools._discover import Discovery
+from pathgate.runtime.tools.read_files import check_path_size
 
 if TYPE_CHECKING:
     from pathgate.runtime._runtime import Runtime
@@ -45,6 +46,7 @@ async def list_directory(runtime: Runtime, path: str = ".", *, limit: int | None
     """See :meth:`pathgate.Runtime.list_directory`."""
     if not isinstance(path, str):
         raise ToolArgumentError("list_directory: `path` must be a string", field="path")
+    check_path_size("list_directory", path)  # (red team 19 K2)
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
         raise ToolArgumentError("list_directory: `limit` must be an integer >= 0", field="limit")
     cap = DEFAULT_LIST_LIMIT if limit is None else (limit or None)

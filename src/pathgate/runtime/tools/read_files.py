@@ -39,8 +39,8 @@ if TYPE_CHECKING:
     from pathgate.config import Policy
     from pathgate.runtime._runtime import Runtime
 
-__all__ = ["MAX_PATHS", "MAX_PATH_CHARS", "MAX_PATH_COMPONENTS", "ReadFacts", "apply_window", "count_lines",
-           "read_files"]
+__all__ = ["MAX_PATHS", "MAX_PATH_CHARS", "MAX_PATH_COMPONENTS", "ReadFacts", "apply_window",
+           "check_path_size", "count_lines", "read_files"]
 
 
 #: ``Verdict.detail`` of the notice on a result the output budget cut.
@@ -71,6 +71,14 @@ MAX_PATHS = 4096
 #: these bounds ~0.3 s at worst, and a batch of 4,096 ordinary paths fits.
 MAX_PATH_COMPONENTS = 32 * 1024
 MAX_PATH_CHARS = 1024 * 1024
+
+
+def check_path_size(tool: str, path: str, field: str = "path") -> None:
+    """Refuse a discovery tool's ``path`` past the bounds a read's paths have together."""
+    if len(path) > 4096 and (len(path) > MAX_PATH_CHARS
+                             or path.count("/") + path.count("\\") > MAX_PATH_COMPONENTS):
+        raise ToolArgumentError(f"{tool}: `{field}` holds more than {MAX_PATH_COMPONENTS:,} components "
+                                f"or {MAX_PATH_CHARS:,} characters", field=field)
 
 
 def _check_paths(paths: Any) -> list[str]:
