@@ -174,7 +174,7 @@ def test_a_regex_of_many_unicode_classes_is_refused_before_re2_parses_it() -> No
 async def test_a_read_past_its_components_bound_is_refused(anyio_backend: str, tmp_path: Path) -> None:
     """Red team 19 K2: one path of 1,000,000 components stalled the event loop 7-9 s (each
     written component is judged as a secret's name on the loop)."""
-    from pathgate.runtime.tools.read_files import MAX_PATH_CHARS, MAX_PATH_COMPONENTS
+    from pathgate.runtime.tools._arg_bounds import MAX_PATH_CHARS, MAX_PATH_COMPONENTS
 
     async with Runtime(tmp_path) as rt:
         deep = "a/" * MAX_PATH_COMPONENTS
@@ -189,7 +189,7 @@ async def test_a_read_past_its_components_bound_is_refused(anyio_backend: str, t
 @pytest.mark.parametrize("tool", ["list_directory", "glob", "code_search"])
 async def test_a_discovery_path_past_its_components_bound_is_refused(
         anyio_backend: str, tmp_path: Path, tool: str) -> None:
-    from pathgate.runtime.tools.read_files import MAX_PATH_COMPONENTS
+    from pathgate.runtime.tools._arg_bounds import MAX_PATH_COMPONENTS
 
     args = {"list_directory": {}, "glob": {"pattern": "*"}, "code_search": {"regex": "x"}}[tool]
     async with Runtime(tmp_path) as rt:

@@ -35,6 +35,7 @@ import msgspec
 from pathgate.errors import ToolArgumentError
 from pathgate.results import SearchResult, Unsearched
 from pathgate.runtime._walk import DIR, FILE, Entry
+from pathgate.runtime.tools._arg_bounds import check_path_size
 from pathgate.runtime.tools._compiled import KEPT_SEARCHES, compiled
 from pathgate.runtime.tools._discover import Discovery
 from pathgate.runtime.tools._excluded import MAX_UNSEARCHED, count_in_excluded
@@ -42,7 +43,6 @@ from pathgate.runtime.tools._pattern import GlobPattern, compile_glob
 from pathgate.runtime.tools._regex import Regex, compile_regex
 from pathgate.runtime.tools._scan import MAX_LINE, DirChain, LinkedSecret, Scanner
 from pathgate.runtime.tools._search_budget import cut_hits
-from pathgate.runtime.tools.read_files import check_path_size
 
 if TYPE_CHECKING:
     from pathgate.runtime._gating import GateCore

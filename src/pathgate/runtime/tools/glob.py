@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING
 from pathgate.errors import ToolArgumentError
 from pathgate.results import GlobResult
 from pathgate.runtime._walk import DIR, Entry
+from pathgate.runtime.tools._arg_bounds import check_path_size
 from pathgate.runtime.tools._compiled import compiled
 from pathgate.runtime.tools._discover import Discovery
 from pathgate.runtime.tools._pattern import compile_glob
-from pathgate.runtime.tools.read_files import check_path_size
 
 if TYPE_CHECKING:
     from pathgate.runtime._gating import GateCore

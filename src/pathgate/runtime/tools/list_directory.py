@@ -17,8 +17,8 @@ import msgspec
 
 from pathgate.errors import ToolArgumentError
 from pathgate.results import DirEntry, EntryKind, ListResult
+from pathgate.runtime.tools._arg_bounds import check_path_size
 from pathgate.runtime.tools._discover import Discovery
-from pathgate.runtime.tools.read_files import check_path_size
 
 if TYPE_CHECKING:
     from pathgate.runtime._runtime import Runtime

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from pathgate.errors import ToolArgumentError
 from pathgate.runtime.fs import ReadRequest, WouldBlock, run_chunked
 from pathgate.runtime.gates import GateContext, PathFacts, lexical_name
+from pathgate.runtime.tools._arg_bounds import MAX_PATH_CHARS, MAX_PATH_COMPONENTS
 from pathgate.runtime.tools._read_facts import ReadFacts
 from pathgate.runtime.tools._window import MAX_SCAN, Window, read_window
 from pathgate.verdicts import FileResult, Gate, Status, Verdict
@@ -39,8 +40,7 @@ if TYPE_CHECKING:
     from pathgate.config import Policy
     from pathgate.runtime._runtime import Runtime
 
-__all__ = ["MAX_PATHS", "MAX_PATH_CHARS", "MAX_PATH_COMPONENTS", "ReadFacts", "apply_window",
-           "check_path_size", "count_lines", "read_files"]
+__all__ = ["MAX_PATHS", "ReadFacts", "apply_window", "count_lines", "read_files"]
 
 
 #: ``Verdict.detail`` of the notice on a result the output budget cut.
@@ -65,22 +65,6 @@ _STR_ONLY = frozenset({str})
 #: event loop: 150,000 paths (one 4.5 MB message) stalled every other agent's calls for 2-6 s
 #: (red team 18 J10); at this bound ~0.06 s.
 MAX_PATHS = 4096
-#: Components (``/``-separated) and characters all the paths of one call may hold together:
-#: each written component is judged on the event loop (a secret's name), and one path of
-#: 1,000,000 components stalled every other agent's calls for 7-9 s (red team 19 K2); at
-#: these bounds ~0.3 s at worst, and a batch of 4,096 ordinary paths fits.
-MAX_PATH_COMPONENTS = 32 * 1024
-MAX_PATH_CHARS = 1024 * 1024
-
-
-def check_path_size(tool: str, path: str, field: str = "path") -> None:
-    """Refuse a discovery tool's ``path`` past the bounds a read's paths have together."""
-    if len(path) > 4096 and (len(path) > MAX_PATH_CHARS
-                             or path.count("/") + path.count("\\") > MAX_PATH_COMPONENTS):
-        raise ToolArgumentError(f"{tool}: `{field}` holds more than {MAX_PATH_COMPONENTS:,} components "
-                                f"or {MAX_PATH_CHARS:,} characters", field=field)
-
-
 def _check_paths(paths: Any) -> list[str]:
     if isinstance(paths, Sequence) and not isinstance(paths, (str, bytes)) and len(paths) > MAX_PATHS:
         raise ToolArgumentError(
