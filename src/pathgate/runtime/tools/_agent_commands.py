@@ -7,7 +7,8 @@ code at the next tool call, as if it had written the settings file itself. So th
 are never writable, like the settings that name them (:func:`runs`):
 
 * every file a ``command`` (hooks, status lines, MCP servers), its ``args``, ``env``
-  values and ``envFile``, or a helper command (``apiKeyHelper``, Gemini's
+  values (also read as paths whatever they look like, and one steering git into the
+  project leaves nothing writable: :mod:`._settings_env`) and ``envFile``, or a helper command (``apiKeyHelper``, Gemini's
   ``toolCallCommand`` …) names, in the settings files of :data:`SETTINGS` under the
   root and in the user-level ones (a user's hook may name ``$CLAUDE_PROJECT_DIR/…``): each
   command is split as a shell would (``shlex``), a project-directory variable

@@ -10,16 +10,24 @@ build logic as ``buildSrc/`` is). :func:`module_manifests` names them:
 
 * ``pom.xml``: each ``<module>`` (Maven 4: ``<subproject>``) — a directory's ``pom.xml``,
   or the file named — read in turn for its own modules, and each ``<parent>``'s
-  ``<relativePath>`` (its parents, not its modules); commented-out modules count too;
+  ``<relativePath>`` (its parents, not its modules); commented-out modules count too; a
+  value is read as Maven reads it (trimmed, ``\`` as ``/``), and one Maven would first
+  interpolate or decode (``${m}``, ``&#115;``, CDATA, a comment inside, a tag with
+  attributes) cannot be checked (red team 18 J2);
 * ``settings.gradle``/``settings.gradle.kts``: the string literals of each ``include`` and
-  ``includeFlat`` statement (``':a:b'`` → ``a/b/build.gradle(.kts)``), of each ``file(…)`` a
-  ``projectDir`` line names, and each ``includeBuild`` directory with everything below it.
+  ``includeFlat`` statement (``':a:b'`` → ``a/b/build.gradle(.kts)``), the directory a
+  ``projectDir`` assignment sets (``file('x')``, ``new File(settingsDir, 'x')``,
+  ``settingsDir.resolve("x")``), and each ``includeBuild`` directory with everything below
+  it; a script naming ``buildFileName``, setting ``projectDir`` otherwise or building a
+  project path from a template (``"$x"``) cannot be checked (red team 18 J3);
+* a JavaScript package manager's configuration (``.npmrc``, ``.yarnrc.yml`` …): the code it
+  loads first (:mod:`._package_managers`).
 
 Read bounded and never through a link (:func:`~._guard_read.read_unlinked`): more than
 :data:`MAX_FILES` build files, :data:`MAX_BYTES` read in all, a build file past
 :data:`MAX_FILE` or one that is a link cannot be checked (:class:`~._settings_load.Unchecked`:
-nothing below is writable). Projects a build adds in code (``file('.').eachDir { include
-it.name }``, a property in a module's name) are not followed. Each file read is recorded
+nothing below is writable). Projects a Gradle build adds in code without a literal
+(``file('.').eachDir { include it.name }``) are not followed. Each file read is recorded
 with its signature, so the caller's cache notices an edited module list. Standard library only.
 """
 

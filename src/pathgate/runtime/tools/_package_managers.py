@@ -123,7 +123,9 @@ def _npmrc(first: str, read: Callable[[str], bytes | None], root: str) -> Iterat
         raw = read(path)
         if raw is None:
             continue
-        here = os.path.dirname(path)
+        # a relative value is read from the directory npm runs in (the first file's), and
+        # from the file's own
+        bases = dict.fromkeys((os.path.dirname(first), os.path.dirname(path)))
         for line in raw.decode("utf-8", "replace").splitlines():
             key, eq, value = line.partition("=")
             key = key.strip().strip("'\"").lower().replace("_", "-").removesuffix("[]")
@@ -132,14 +134,15 @@ def _npmrc(first: str, read: Callable[[str], bytes | None], root: str) -> Iterat
             value = value.strip()
             if value[:1] in ("'", '"') and value[-1:] == value[:1] and len(value) > 1:
                 value = value[1:-1]
-            if key in _NODE_OPTIONS:
-                yield from _node_options(value, here)
-            elif key in _NPMRC_FILES:
-                for target, tree in _file(value, here):
-                    yield target, tree
-                    if key in _NPMRC_CONFIGS and target.startswith(inside) and target not in seen:
-                        seen.add(target)
-                        queue.append(target)
+            for here in bases:
+                if key in _NODE_OPTIONS:
+                    yield from _node_options(value, here)
+                elif key in _NPMRC_FILES:
+                    for target, tree in _file(value, here):
+                        yield target, tree
+                        if key in _NPMRC_CONFIGS and target.startswith(inside) and target not in seen:
+                            seen.add(target)
+                            queue.append(target)
 
 
 def _yarnrc(text: str) -> list[tuple[str, bool]]:
