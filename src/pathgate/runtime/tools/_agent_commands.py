@@ -8,8 +8,8 @@ are never writable, like the settings that name them (:func:`runs`):
 
 * every file a ``command`` (hooks, status lines, MCP servers), its ``args``, ``env``
   values (also read as paths whatever they look like, and one steering git into the
-  project leaves nothing writable: :mod:`._settings_env`) and ``envFile``, or a helper command (``apiKeyHelper``, Gemini's
-  ``toolCallCommand`` …) names, in the settings files of :data:`SETTINGS` under the
+  project leaves nothing writable: :mod:`._settings_env`) and ``envFile``, or a helper
+  command (``apiKeyHelper``, Gemini's ``toolCallCommand`` …) names, in the settings files of :data:`SETTINGS` under the
   root and in the user-level ones (a user's hook may name ``$CLAUDE_PROJECT_DIR/…``): each
   command is split as a shell would (``shlex``), a project-directory variable
   (``$CLAUDE_PROJECT_DIR``, ``${workspaceFolder}`` …) or any leading variable is read as the

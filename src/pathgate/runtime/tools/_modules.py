@@ -11,7 +11,7 @@ build logic as ``buildSrc/`` is). :func:`module_manifests` names them:
 * ``pom.xml``: each ``<module>`` (Maven 4: ``<subproject>``) — a directory's ``pom.xml``,
   or the file named — read in turn for its own modules, and each ``<parent>``'s
   ``<relativePath>`` (its parents, not its modules); commented-out modules count too; a
-  value is read as Maven reads it (trimmed, ``\`` as ``/``), and one Maven would first
+  value is read as Maven reads it (trimmed, a backslash as ``/``), and one Maven would first
   interpolate or decode (``${m}``, ``&#115;``, CDATA, a comment inside, a tag with
   attributes) cannot be checked (red team 18 J2);
 * ``settings.gradle``/``settings.gradle.kts``: the string literals of each ``include`` and
