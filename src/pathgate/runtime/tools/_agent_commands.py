@@ -248,10 +248,11 @@ def _add(out: dict[str, bool], commands: Iterable[tuple[list[str], str | None, s
     """Add to ``out`` what ``(words, cwd, start)`` commands name; ``False`` past
     :data:`_MAX_NAMED` new paths (the rest unread)."""
     count = 0
+    budget = [_MAX_NAMED]  # env entries resolved (:func:`._settings_env.env_paths`)
     for words, cwd, start in commands:
         if words[:1] == [_ENV]:  # an `env` entry: its value read as paths
             bases = [start, *(os.path.join(start, c) for c in (_expand(cwd, start) if cwd else ()))]
-            found: Iterable[tuple[str, bool]] = env_paths(words[1], words[2], bases, root, _expand)
+            found: Iterable[tuple[str, bool]] = env_paths(words[1], words[2], bases, root, _expand, budget)
         else:
             found = _paths(words, cwd, start, root, reads=reads)
         for full, tree in found:

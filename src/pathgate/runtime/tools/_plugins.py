@@ -45,6 +45,8 @@ __all__ = ["Plugins", "marketplaces", "plugin_files"]
 _MAX_MARKETPLACES = 64
 _MAX_PLUGINS = 256
 _MAX_FILE = 1024 * 1024
+#: Bytes of the plugins' manifests read for one marketplace in all.
+_MAX_BYTES = 8 * 1024 * 1024
 #: A plugin's files whose commands Claude Code runs (hooks, MCP and LSP servers, its default
 #: settings).
 _COMMAND_FILES = ("hooks/hooks.json", ".claude-plugin/plugin.json", ".mcp.json", ".lsp.json", "settings.json")
@@ -91,9 +93,10 @@ class Plugins:
     commands the caller reads as a settings file, and ``(plugin directory, object)`` for each
     marketplace entry whose inline components the caller reads as settings."""
 
-    __slots__ = ("files", "inline", "protected")
+    __slots__ = ("bytes", "files", "inline", "protected")
 
     def __init__(self, market: str) -> None:
+        self.bytes = 0  # of the plugins' manifests read (past :data:`_MAX_BYTES`: unchecked)
         self.protected: list[tuple[str, bool]] = [(os.path.join(market, ".claude-plugin"), True)]
         self.files: list[tuple[str, str]] = []
         self.inline: list[tuple[str, object]] = []
@@ -138,18 +141,23 @@ def plugin_files(market: str, root: str, reads: Reads) -> Plugins:
                 found.files.append((pdir, path))
             entry = {k: v for k, v in plugin.items() if k != "source"}
             found.inline.append((pdir, entry))
-            for fields in (_plugin_json(pdir, root, reads), entry):
+            for fields in (_plugin_json(pdir, root, reads, found), entry):
                 _components(fields, pdir, found)
     return found
 
 
-def _plugin_json(pdir: str, root: str, reads: Reads) -> dict[str, object]:
+def _plugin_json(pdir: str, root: str, reads: Reads, found: Plugins) -> dict[str, object]:
     """The plugin's ``.claude-plugin/plugin.json`` (JSON or JSONC; none when missing);
-    :class:`Unchecked` when it cannot be read or does not parse."""
+    :class:`Unchecked` when it cannot be read, does not parse or the manifests read for
+    ``found`` pass :data:`_MAX_BYTES`."""
     path = os.path.join(pdir, ".claude-plugin", "plugin.json")
     reads.record(path)
     try:
-        data = parse(read_unlinked(path, root, _MAX_FILE))
+        raw = read_unlinked(path, root, _MAX_FILE)
+        found.bytes += len(raw)
+        if found.bytes > _MAX_BYTES:
+            raise Unchecked
+        data = parse(raw)
     except FileNotFoundError:
         return {}
     except (Linked, OSError):

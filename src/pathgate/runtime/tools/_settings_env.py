@@ -64,12 +64,14 @@ _MAX_ENTRIES = 1024
 _GLUED = re.compile(r"^-[A-Za-z]([^-=].*)$")
 
 
-def env_paths(name: str, value: str, bases: list[str], root: str,
-              expand: Callable[[str, str], list[str]]) -> Iterator[tuple[str, bool]]:
-    """The absolute paths the ``env`` entry ``name=value`` makes programs read, each with
-    whether everything below it counts, read from each of ``bases`` (the directory the
-    agent CLI starts in first; ``expand``: a leading variable or ``~`` read as the caller
-    reads them); :class:`Unchecked` as the module says. Blocking (``realpath``)."""
+def env_paths(name: str, value: str, bases: list[str], root: str, expand: Callable[[str, str], list[str]],
+              budget: list[int]) -> Iterator[tuple[str, bool]]:
+    """The absolute paths the ``env`` entry ``name=value`` makes programs read inside
+    ``root`` (as written, or through a link when read), each with whether everything below it
+    counts, read from each of ``bases`` (the directory the agent CLI starts in first;
+    ``expand``: a leading variable or ``~`` read as the caller reads them); :class:`Unchecked`
+    as the module says, or once the entries read for one settings file (``budget[0]``, spent
+    here: each outside path is resolved) run out. Blocking (``realpath``)."""
     if _GIT_CONFIG.match(name):
         raise Unchecked
     directory = name in DIRECTORIES or name in GIT_STEERING
@@ -80,13 +82,20 @@ def env_paths(name: str, value: str, bases: list[str], root: str,
     for entry in entries:
         for text in expand(entry, bases[0]):
             for base in bases:
+                budget[0] -= 1
+                if budget[0] < 0:
+                    raise Unchecked
                 full = os.path.normpath(os.path.join(base, text))
-                if name in GIT_STEERING:
-                    real = realpath(full)
-                    if real is None or (full + "/").startswith(inside) or (real + "/").startswith(inside):
+                if (full + "/").startswith(inside):
+                    if name in GIT_STEERING:
                         raise Unchecked
+                    yield full, directory
                     continue
-                yield full, directory
+                real = realpath(full)  # outside as written: inside through a link?
+                if real is None or (real + "/").startswith(inside):
+                    if name in GIT_STEERING:
+                        raise Unchecked
+                    yield full, directory
 
 
 def _entries(value: str, directory: bool) -> list[str]:
