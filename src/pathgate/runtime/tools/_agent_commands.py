@@ -248,7 +248,7 @@ def _add(out: dict[str, bool], commands: Iterable[tuple[list[str], str | None, s
     """Add to ``out`` what ``(words, cwd, start)`` commands name; ``False`` past
     :data:`_MAX_NAMED` new paths (the rest unread)."""
     count = 0
-    budget = [_MAX_NAMED]  # env entries resolved (:func:`._settings_env.env_paths`)
+    budget = [_MAX_ENV_RESOLVED]  # env entries resolved (:func:`._settings_env.env_paths`)
     for words, cwd, start in commands:
         if words[:1] == [_ENV]:  # an `env` entry: its value read as paths
             bases = [start, *(os.path.join(start, c) for c in (_expand(cwd, start) if cwd else ()))]
@@ -292,6 +292,9 @@ def _add_plugins(out: dict[str, bool], markets: list[str], base: str, root: str,
     return True
 
 
+#: ``env`` entries outside the root one settings file may name (each resolved once, at the
+#: parse); past it the file cannot be checked.
+_MAX_ENV_RESOLVED = 1024
 #: Distinct paths (spellings, with each ``cd`` and ``cwd`` reading) one project settings
 #: file may name; past it the file cannot be checked (red team 14 F7: ~88,000 named paths made every
 #: write cost seconds). Real files name a few dozen.

@@ -19,7 +19,9 @@ names them for each configuration file :data:`CONFIG_NAMES` holds:
   ``globalPnpmfile``, ``scriptShell``, ``nodeOptions``;
 * ``bunfig.toml``: every ``preload`` and ``plugins`` (top level, ``[test]``, ``[serve.static]``).
 
-Read bounded and never through a link by the caller's reader (:class:`~._modules.Reads`).
+Read bounded and never through a link by the caller's reader (:class:`~._modules.Reads`),
+each file up to :data:`_MAX_CONFIG` bytes (a ``bunfig.toml`` :data:`_MAX_TOML`) and
+:data:`_MAX_VALUES` values: past it, it cannot be checked.
 A value the reader cannot take literally — an environment variable (``${X}``), a YAML flow
 or block value, a key spelled otherwise on a line that names it, a TOML file that does not
 parse — cannot be checked (:class:`~._settings_load.Unchecked`: nothing below is writable).
@@ -63,6 +65,12 @@ _YAML_PLUGINS = re.compile(r"^([\"']?)plugins\1\s*:\s*(.*)$")
 _YARNRC_PATH = re.compile(r"""^\s*"?yarn-path"?\s*:?\s+(?:"([^"\\$]*)"|([^\s"'$#]+))\s*$""")
 #: Nesting read in ``bunfig.toml``.
 _MAX_DEPTH = 16
+#: Bytes of one configuration file (real ones are a few hundred), and of a ``bunfig.toml``
+#: (parsed as TOML, the slowest reader): past it, it cannot be checked.
+_MAX_CONFIG = 256 * 1024
+_MAX_TOML = 64 * 1024
+#: Values one configuration file (with the ``.npmrc`` files it names) may set.
+_MAX_VALUES = 1024
 
 
 def config_files(path: str, read: Callable[[str], bytes | None], root: str) -> Iterator[tuple[str, bool]]:
@@ -71,10 +79,17 @@ def config_files(path: str, read: Callable[[str], bytes | None], root: str) -> I
     caller's bounded, unlinked reader (``None``: missing). :class:`Unchecked` for a value
     that cannot be read literally. Blocking."""
     name = os.path.basename(path)
+
+    def bounded(at: str) -> bytes | None:
+        raw = read(at)
+        if raw is not None and len(raw) > (_MAX_TOML if name == "bunfig.toml" else _MAX_CONFIG):
+            raise Unchecked
+        return raw
+
     if name == ".npmrc":
-        yield from _npmrc(path, read, root)
+        yield from _npmrc(path, bounded, root)
         return
-    raw = read(path)
+    raw = bounded(path)
     if raw is None:
         return
     text = raw.decode("utf-8", "replace")
@@ -85,6 +100,8 @@ def config_files(path: str, read: Callable[[str], bytes | None], root: str) -> I
         values = _bunfig(text)
     else:
         values = _yaml(text)
+    if len(values) > _MAX_VALUES:
+        raise Unchecked
     for value, options in values:
         yield from (_node_options(value, here) if options else _file(value, here))
 
@@ -118,6 +135,7 @@ def _npmrc(first: str, read: Callable[[str], bytes | None], root: str) -> Iterat
     queue = [first]
     seen = {first}
     inside = root.rstrip("/") + "/"
+    values = 0
     while queue:
         path = queue.pop(0)
         raw = read(path)
@@ -131,6 +149,9 @@ def _npmrc(first: str, read: Callable[[str], bytes | None], root: str) -> Iterat
             key = key.strip().strip("'\"").lower().replace("_", "-").removesuffix("[]")
             if not eq or key.startswith((";", "#")):
                 continue
+            values += key in _NODE_OPTIONS or key in _NPMRC_FILES
+            if values > _MAX_VALUES:
+                raise Unchecked
             value = value.strip()
             if value[:1] in ("'", '"') and value[-1:] == value[:1] and len(value) > 1:
                 value = value[1:-1]

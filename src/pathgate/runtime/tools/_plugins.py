@@ -45,8 +45,10 @@ __all__ = ["Plugins", "marketplaces", "plugin_files"]
 _MAX_MARKETPLACES = 64
 _MAX_PLUGINS = 256
 _MAX_FILE = 1024 * 1024
-#: Bytes of the plugins' manifests read for one marketplace in all.
+#: Bytes of the plugins' manifests read for one marketplace in all, and the paths its
+#: plugins may name (each component path counts; the default ones of 256 plugins are 3,584).
 _MAX_BYTES = 8 * 1024 * 1024
+_MAX_PATHS = 8192
 #: A plugin's files whose commands Claude Code runs (hooks, MCP and LSP servers, its default
 #: settings).
 _COMMAND_FILES = ("hooks/hooks.json", ".claude-plugin/plugin.json", ".mcp.json", ".lsp.json", "settings.json")
@@ -143,6 +145,8 @@ def plugin_files(market: str, root: str, reads: Reads) -> Plugins:
             found.inline.append((pdir, entry))
             for fields in (_plugin_json(pdir, root, reads, found), entry):
                 _components(fields, pdir, found)
+            if len(found.protected) > _MAX_PATHS:
+                raise Unchecked
     return found
 
 

@@ -70,8 +70,8 @@ def env_paths(name: str, value: str, bases: list[str], root: str, expand: Callab
     ``root`` (as written, or through a link when read), each with whether everything below it
     counts, read from each of ``bases`` (the directory the agent CLI starts in first;
     ``expand``: a leading variable or ``~`` read as the caller reads them); :class:`Unchecked`
-    as the module says, or once the entries read for one settings file (``budget[0]``, spent
-    here: each outside path is resolved) run out. Blocking (``realpath``)."""
+    as the module says, or once the paths outside the root resolved for one settings file
+    (``budget[0]``, spent here) run out. Blocking (``realpath``)."""
     if _GIT_CONFIG.match(name):
         raise Unchecked
     directory = name in DIRECTORIES or name in GIT_STEERING
@@ -82,15 +82,15 @@ def env_paths(name: str, value: str, bases: list[str], root: str, expand: Callab
     for entry in entries:
         for text in expand(entry, bases[0]):
             for base in bases:
-                budget[0] -= 1
-                if budget[0] < 0:
-                    raise Unchecked
                 full = os.path.normpath(os.path.join(base, text))
                 if (full + "/").startswith(inside):
                     if name in GIT_STEERING:
                         raise Unchecked
                     yield full, directory
                     continue
+                budget[0] -= 1
+                if budget[0] < 0:
+                    raise Unchecked
                 real = realpath(full)  # outside as written: inside through a link?
                 if real is None or (real + "/").startswith(inside):
                     if name in GIT_STEERING:
