@@ -128,3 +128,16 @@ async def test_env_steering_git_outside_the_project_changes_nothing(anyio_backen
     write_tree(env, {**_FILES, **_settings_env({"GIT_CONFIG_GLOBAL": str(tmp_path / "elsewhere"),
                                                 "HOME": str(tmp_path / "home"), "EDITOR": "vim"})})
     assert await _writable(env, "tools/fsmon.sh", "notes.md") == {"tools/fsmon.sh": True, "notes.md": True}
+
+
+async def test_plugin_component_paths_past_the_bound_leave_nothing_writable(anyio_backend: str, env: Path) -> None:
+    _plugin(env, {"name": "fmt", "commands": [f"./c/{i}.md" for i in range(8200)]}, {}, {})
+    assert await _writable(env, "notes.md") == {"notes.md": False}
+
+
+async def test_env_paths_outside_past_the_bound_leave_nothing_writable(anyio_backend: str, env: Path) -> None:
+    variables = {f"V{i}": " ".join(f"/elsewhere/{i}/{k}" for k in range(11)) for i in range(100)}
+    write_tree(env, _settings_env(variables))
+    assert await _writable(env, "notes.md") == {"notes.md": False}
+    write_tree(env, _settings_env(dict(list(variables.items())[:90])))
+    assert await _writable(env, "notes.md") == {"notes.md": True}

@@ -143,3 +143,24 @@ async def test_a_package_manager_setting_not_read_leaves_nothing_writable(anyio_
                                                                          files: dict[str, str]) -> None:
     write_tree(env, {**claude_hook("yarn lint"), "package.json": '{"name": "x"}', **files})
     assert await _writable(env, "notes.md") == {"notes.md": False}
+
+
+@pytest.mark.parametrize("target", [".env", "missing", "plain.txt"])
+async def test_a_linked_package_manager_file_is_never_read(anyio_backend: str, env: Path, target: str) -> None:
+    """Whatever the link leads to (a secret, nothing, a plain file), the answer is the same."""
+    write_tree(env, {**claude_hook("yarn lint"), "package.json": '{"name": "x"}', ".env": "yarnPath: x.cjs\n",
+                     "plain.txt": "yarnPath: x.cjs\n"})
+    (env / ".yarnrc.yml").symlink_to(target)
+    assert await _writable(env, "notes.md", "x.cjs") == {"notes.md": False, "x.cjs": False}
+
+
+@pytest.mark.parametrize("files", [
+    {".npmrc": "".join(f"node-options=--require ./p{i}.js\n" for i in range(1100))},
+    {".yarnrc.yml": "plugins:\n" + "".join(f"  - path: p/{i}.cjs\n" for i in range(1100))},
+    {"bunfig.toml": "preload = [" + ", ".join(f'"./p{i}.ts"' for i in range(1100)) + "]\n"},
+    {"bunfig.toml": "# " + "x" * (64 * 1024) + "\n"},
+])
+async def test_a_package_manager_file_past_its_bounds_leaves_nothing_writable(anyio_backend: str, env: Path,
+                                                                             files: dict[str, str]) -> None:
+    write_tree(env, {**claude_hook("yarn lint"), "package.json": '{"name": "x"}', **files})
+    assert await _writable(env, "notes.md") == {"notes.md": False}
