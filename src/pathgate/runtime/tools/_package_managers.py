@@ -35,6 +35,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from pathgate.runtime.tools._command_words import candidates
+from pathgate.runtime.tools._named_index import realpath
 from pathgate.runtime.tools._settings_load import Unchecked
 from pathgate.runtime.tools._shell_words import _split
 
@@ -77,7 +78,21 @@ def config_files(path: str, read: Callable[[str], bytes | None], root: str) -> I
     """The files (absolute) the package-manager configuration file ``path`` makes its
     package manager load, each with whether everything below it counts; ``read`` is the
     caller's bounded, unlinked reader (``None``: missing). :class:`Unchecked` for a value
-    that cannot be read literally. Blocking."""
+    that cannot be read literally. A path outside ``root`` counts only when a link leads it
+    inside (resolved here, once: the caller keeps what is yielded for every write).
+    Blocking."""
+    inside = root.rstrip("/") + "/"
+    for target, tree in _config_files(path, read, root):
+        if target.startswith(inside):
+            yield target, tree
+        else:
+            real = realpath(target)
+            if real is None or (real + "/").startswith(inside):
+                yield target, tree
+
+
+def _config_files(path: str, read: Callable[[str], bytes | None], root: str) -> Iterator[tuple[str, bool]]:
+    """:func:`config_files`, outside paths and all."""
     name = os.path.basename(path)
 
     def bounded(at: str) -> bytes | None:

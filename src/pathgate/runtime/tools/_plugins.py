@@ -179,8 +179,11 @@ def _components(fields: dict[str, object], pdir: str, found: Plugins) -> None:
     for key, value in fields.items():
         if key not in _COMPONENT_FIELDS:
             for text in _strings(value):  # another field's `./x`: counted, never followed
-                if text.startswith(("./", "../", *_PLUGIN_ROOT)):
-                    found.protected.append((_component(text, pdir), True))
+                if text.startswith(("./", *_PLUGIN_ROOT)):
+                    try:
+                        found.protected.append((_component(text, pdir), True))
+                    except Unchecked:
+                        continue  # not a path Claude Code reads: nothing to protect
             continue
         items = value if isinstance(value, list) else [value]
         for item in items:
