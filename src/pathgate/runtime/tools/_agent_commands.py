@@ -7,8 +7,9 @@ code at the next tool call, as if it had written the settings file itself. So th
 are never writable, like the settings that name them (:func:`runs`):
 
 * every file a ``command`` (hooks, status lines, MCP servers), its ``args``, ``env``
-  values and ``envFile``, or a helper command (``apiKeyHelper``, Gemini's
-  ``toolCallCommand`` …) names, in the settings files of :data:`SETTINGS` under the
+  values (also read as paths whatever they look like, and one steering git into the
+  project leaves nothing writable: :mod:`._settings_env`) and ``envFile``, or a helper
+  command (``apiKeyHelper``, Gemini's ``toolCallCommand`` …) names, in the settings files of :data:`SETTINGS` under the
   root and in the user-level ones (a user's hook may name ``$CLAUDE_PROJECT_DIR/…``): each
   command is split as a shell would (``shlex``), a project-directory variable
   (``$CLAUDE_PROJECT_DIR``, ``${workspaceFolder}`` …) or any leading variable is read as the
@@ -61,6 +62,7 @@ from pathgate.runtime.tools._named_index import MAX_LOOSE_COMPONENTS, NamedIndex
 from pathgate.runtime.tools._named_index import realpath as _realpath
 from pathgate.runtime.tools._plugins import marketplaces, plugin_files
 from pathgate.runtime.tools._runners import root_entries
+from pathgate.runtime.tools._settings_env import env_paths
 from pathgate.runtime.tools._settings_load import Strings, Unchecked, load
 from pathgate.runtime.tools._shell_words import _split
 
@@ -152,6 +154,9 @@ MAX_DEPTH = 64
 
 #: The name a settings file that cannot be checked is given: every path counts.
 UNCHECKED = "\0unchecked"
+#: The first word of an ``env`` entry read as paths (``[_ENV, name, value]``): no command
+#: word can hold a NUL.
+_ENV = "\0env"
 
 
 def in_hook_dir(normalized: str) -> bool:
@@ -243,8 +248,14 @@ def _add(out: dict[str, bool], commands: Iterable[tuple[list[str], str | None, s
     """Add to ``out`` what ``(words, cwd, start)`` commands name; ``False`` past
     :data:`_MAX_NAMED` new paths (the rest unread)."""
     count = 0
+    budget = [_MAX_ENV_RESOLVED]  # env entries resolved (:func:`._settings_env.env_paths`)
     for words, cwd, start in commands:
-        for full, tree in _paths(words, cwd, start, root, reads=reads):
+        if words[:1] == [_ENV]:  # an `env` entry: its value read as paths
+            bases = [start, *(os.path.join(start, c) for c in (_expand(cwd, start) if cwd else ()))]
+            found: Iterable[tuple[str, bool]] = env_paths(words[1], words[2], bases, root, _expand, budget)
+        else:
+            found = _paths(words, cwd, start, root, reads=reads)
+        for full, tree in found:
             count += full not in out
             out[full] = out.get(full, False) or tree
         if count > _MAX_NAMED:
@@ -263,10 +274,13 @@ def _add_plugins(out: dict[str, bool], markets: list[str], base: str, root: str,
         for mdir in dict.fromkeys(os.path.normpath(os.path.join(base, m)) for m in _expand(market, base)):
             if not (mdir + "/").startswith(inside):
                 continue  # the user's own, outside the project
-            protected, files = plugin_files(mdir, root, reads)
-            for path, tree in protected:
+            found = plugin_files(mdir, root, reads)
+            for path, tree in found.protected:
                 out[path] = out.get(path, False) or tree
-            for pdir, path in files:
+            for pdir, entry in found.inline:  # a marketplace entry's inline hooks and servers
+                if not _add(out, ((w, c, s) for w, c in _commands(entry) for s in (pdir, base)), root, reads):
+                    return False
+            for pdir, path in found.files:
                 sig = unlinked_signature(path)
                 reads.sigs[path] = sig
                 parsed = None if sig is None else _parsed(path, sig, root)
@@ -278,6 +292,9 @@ def _add_plugins(out: dict[str, bool], markets: list[str], base: str, root: str,
     return True
 
 
+#: ``env`` entries outside the root one settings file may name (each resolved once, at the
+#: parse); past it the file cannot be checked.
+_MAX_ENV_RESOLVED = 1024
 #: Distinct paths (spellings, with each ``cd`` and ``cwd`` reading) one project settings
 #: file may name; past it the file cannot be checked (red team 14 F7: ~88,000 named paths made every
 #: write cost seconds). Real files name a few dozen.
@@ -371,7 +388,10 @@ def _commands(node: object, depth: int = 0, inherited: str | None = None
             elif key == "env" and isinstance(value, dict):  # NODE_OPTIONS="--require ./x.js"
                 for name, text in value.items():
                     if isinstance(text, str):
+                        yield [_ENV, str(name), text], cwd  # as paths (:mod:`._settings_env`)
                         yield _split(text), cwd
+                        if str(name).upper() in ("NODE_OPTIONS", "NPM_CONFIG_NODE_OPTIONS"):
+                            yield ["node", *_split(text)], cwd  # `--require ./pre` loads pre.js
                         if name in PATH_VARS:  # {"PYTHONPATH": "tools"}: read as the assignment
                             yield [f"{name}={text}"], cwd
             elif key == "envFile" and isinstance(value, str):

@@ -10,16 +10,24 @@ build logic as ``buildSrc/`` is). :func:`module_manifests` names them:
 
 * ``pom.xml``: each ``<module>`` (Maven 4: ``<subproject>``) — a directory's ``pom.xml``,
   or the file named — read in turn for its own modules, and each ``<parent>``'s
-  ``<relativePath>`` (its parents, not its modules); commented-out modules count too;
+  ``<relativePath>`` (its parents, not its modules); commented-out modules count too; a
+  value is read as Maven reads it (trimmed, a backslash as ``/``), and one Maven would first
+  interpolate or decode (``${m}``, ``&#115;``, CDATA, a comment inside, a tag with
+  attributes) cannot be checked (red team 18 J2);
 * ``settings.gradle``/``settings.gradle.kts``: the string literals of each ``include`` and
-  ``includeFlat`` statement (``':a:b'`` → ``a/b/build.gradle(.kts)``), of each ``file(…)`` a
-  ``projectDir`` line names, and each ``includeBuild`` directory with everything below it.
+  ``includeFlat`` statement (``':a:b'`` → ``a/b/build.gradle(.kts)``), the directory a
+  ``projectDir`` assignment sets (``file('x')``, ``new File(settingsDir, 'x')``,
+  ``settingsDir.resolve("x")``), and each ``includeBuild`` directory with everything below
+  it; a script naming ``buildFileName``, setting ``projectDir`` otherwise or building a
+  project path from a template (``"$x"``) cannot be checked (red team 18 J3);
+* a JavaScript package manager's configuration (``.npmrc``, ``.yarnrc.yml`` …): the code it
+  loads first (:mod:`._package_managers`).
 
 Read bounded and never through a link (:func:`~._guard_read.read_unlinked`): more than
 :data:`MAX_FILES` build files, :data:`MAX_BYTES` read in all, a build file past
 :data:`MAX_FILE` or one that is a link cannot be checked (:class:`~._settings_load.Unchecked`:
-nothing below is writable). Projects a build adds in code (``file('.').eachDir { include
-it.name }``, a property in a module's name) are not followed. Each file read is recorded
+nothing below is writable). Projects a Gradle build adds in code without a literal
+(``file('.').eachDir { include it.name }``) are not followed. Each file read is recorded
 with its signature, so the caller's cache notices an edited module list. Standard library only.
 """
 
@@ -30,6 +38,7 @@ import re
 from collections.abc import Iterator
 
 from pathgate.runtime.tools._guard_read import Linked, read_unlinked, unlinked_signature
+from pathgate.runtime.tools._package_managers import CONFIG_NAMES, config_files
 from pathgate.runtime.tools._settings_load import Unchecked
 
 __all__ = ["MAX_BYTES", "MAX_FILE", "MAX_FILES", "Reads", "module_manifests", "reads_module_list"]
@@ -39,14 +48,30 @@ MAX_FILES = 2048
 #: Bytes read for one manifest in all, and from one build file.
 MAX_BYTES = 8 * 1024 * 1024
 MAX_FILE = 1024 * 1024
-#: A module, a subproject or a parent's relative path in a ``pom.xml`` (no nesting: linear).
-_POM_REFS = re.compile(rb"<(module|subproject)>([^<]*)</\1>|<relativePath>([^<]*)</relativePath>")
+#: Where a module, a subproject or a parent's relative path starts in a ``pom.xml`` (any
+#: spelling of the tag: ``<module >``, ``<module a="b">``, ``<relativePath/>``).
+_POM_TAG = re.compile(rb"<(module|subproject|relativePath)(?![\w.:-])")
+#: The element read literally from that start: ``<tag>text</tag>`` (blanks before each
+#: ``>``), or an empty ``<tag/>``. Text holding ``<`` (a comment, CDATA), ``&`` (an entity)
+#: or ``${`` (a property Maven interpolates) is not literal (red team 18 J2).
+_POM_ELEMENT = re.compile(rb"<(module|subproject|relativePath)\s*(?:/>|>([^<&]*)</\1\s*>)")
 #: The statements of a Gradle settings script that add projects or builds.
 _GRADLE_STATEMENT = re.compile(rb"\b(include|includeFlat|includeBuild|projectDir)\b")
 #: A string literal (Groovy and Kotlin: single or double quotes; no escapes in project paths).
 _LITERAL = re.compile(rb"""'([^'\n\\]*)'|"([^"\n\\$]*)\"""")
-#: A ``file('x')``/``File("x")`` call: the directory a ``projectDir`` line names.
-_FILE_CALL = re.compile(rb"""\b(?:file|File)\s*\(\s*(?:'([^'\n]*)'|"([^"\n]*)")""")
+#: What a ``projectDir`` assignment may set, read literally: ``file('x')``, ``File("x")``,
+#: ``new File(settingsDir, 'x')`` (``rootDir`` is the settings directory too),
+#: ``settingsDir.resolve("x")``; any other right-hand side cannot be checked (red team 18 J3).
+_PROJECT_DIR = re.compile(rb"""\s*=\s*(?:(?:new\s+)?(?:file|File)\s*\(\s*(?:(?:settingsDir|rootDir)\s*,\s*)?"""
+                          rb"""|(?:settingsDir|rootDir)\s*\.\s*resolve\s*\(\s*)"""
+                          rb"""(?:'([^'\n\\$]*)'|"([^"\n\\$]*)")\s*\)""")
+#: What follows ``projectDir`` when it is set (an assignment, a call), not read.
+_SETS = re.compile(rb"\s*(?:=(?!=)|\()")
+#: A settings script naming a build file other than ``build.gradle`` (``buildFileName``), or
+#: setting a directory by a setter: cannot be checked.
+_UNREAD = re.compile(rb"[bB]uildFileName|setProjectDir")
+#: A double-quoted string with a template (``"$name"``): a project path made in code.
+_TEMPLATE = re.compile(rb'"[^"\n]*\$')
 _GRADLE_SETTINGS = ("settings.gradle", "settings.gradle.kts")
 _GRADLE_BUILD = ("build.gradle", "build.gradle.kts")
 #: Characters a statement is read over (its arguments over several lines), and statements
@@ -59,9 +84,10 @@ _MAX_SCANNED = 1024 * 1024
 
 def reads_module_list(path: str) -> bool:
     """Does a build start from the manifest ``path`` and read other build files it lists
-    (``pom.xml``, ``settings.gradle``)?"""
+    (``pom.xml``, ``settings.gradle``), or load code its configuration names (a package
+    manager's ``.npmrc``, ``.yarnrc.yml`` …: :mod:`._package_managers`)?"""
     name = os.path.basename(path)
-    return name == "pom.xml" or name in _GRADLE_SETTINGS
+    return name == "pom.xml" or name in _GRADLE_SETTINGS or name in CONFIG_NAMES
 
 
 class Reads:
@@ -135,6 +161,8 @@ def module_manifests(manifest: str, root: str, reads: dict[str, object]) -> Iter
     reader = _Reader(root, reads)
     if os.path.basename(manifest) == "pom.xml":
         yield from _maven(manifest, reader)
+    elif os.path.basename(manifest) in CONFIG_NAMES:
+        yield from config_files(manifest, reader.read, root)
     else:
         yield from _gradle(manifest, reader)
 
@@ -153,9 +181,9 @@ def _maven(pom: str, reader: _Reader) -> Iterator[tuple[str, bool]]:
         if raw is None:
             continue
         here = os.path.dirname(path)
-        for m in _POM_REFS.finditer(raw):
-            ref = (m.group(2) if m.group(1) else m.group(3)).decode("utf-8", "replace").strip()
-            if not ref or "${" in ref or (m.group(1) and not modules):
+        for kind, ref in _pom_refs(raw):
+            module = kind != b"relativePath"
+            if not ref or (module and not modules):
                 continue
             target = os.path.normpath(os.path.join(here, ref))
             if not target.endswith(".xml"):
@@ -164,7 +192,24 @@ def _maven(pom: str, reader: _Reader) -> Iterator[tuple[str, bool]]:
                 continue
             seen.add(target)
             yield target, False
-            queue.append((target, bool(m.group(1)) and modules))
+            queue.append((target, module and modules))
+
+
+def _pom_refs(raw: bytes) -> Iterator[tuple[bytes, str]]:
+    """``(tag, value)`` of each module, subproject and parent's relative path of a
+    ``pom.xml``, as Maven reads the value: trimmed, ``\\`` read as ``/``. A value that is
+    not literal text (:data:`_POM_ELEMENT`: a property, an entity, CDATA, a comment inside, a
+    tag with attributes, an unclosed tag) cannot be checked: :class:`Unchecked`, never
+    skipped (Maven interpolates and decodes it, then reads that module). Linear: each
+    element is matched once from its start."""
+    for m in _POM_TAG.finditer(raw):
+        el = _POM_ELEMENT.match(raw, m.start())
+        if el is None:
+            raise Unchecked
+        text = el.group(2) or b""
+        if b"${" in text:
+            raise Unchecked
+        yield el.group(1), text.decode("utf-8", "replace").strip().replace("\\", "/")
 
 
 def _gradle(settings: str, reader: _Reader) -> Iterator[tuple[str, bool]]:
@@ -173,6 +218,8 @@ def _gradle(settings: str, reader: _Reader) -> Iterator[tuple[str, bool]]:
     raw = reader.read(settings)
     if raw is None:
         return
+    if _UNREAD.search(raw):
+        raise Unchecked
     here = os.path.dirname(settings)
     scanned = 0
     for n, m in enumerate(_GRADLE_STATEMENT.finditer(raw)):
@@ -182,8 +229,15 @@ def _gradle(settings: str, reader: _Reader) -> Iterator[tuple[str, bool]]:
         if n >= _MAX_STATEMENTS or scanned > _MAX_SCANNED:
             raise Unchecked
         if kind == b"projectDir":
-            dirs = [(a or b).decode("utf-8", "replace") for a, b in _FILE_CALL.findall(span)]
+            if not _SETS.match(span):
+                continue  # read, not set (``"${rootProject.projectDir}/x"``)
+            literal = _PROJECT_DIR.match(span)
+            if literal is None:
+                raise Unchecked
+            dirs = [(literal.group(1) or literal.group(2) or b"").decode("utf-8", "replace")]
         else:
+            if _TEMPLATE.search(span):
+                raise Unchecked
             dirs = [(a or b).decode("utf-8", "replace") for a, b in _LITERAL.findall(span)]
         for value in dirs:
             if not value:

@@ -16,11 +16,19 @@ source, the files whose commands Claude Code runs (``hooks/hooks.json``,
 ``.claude-plugin/plugin.json``, ``.mcp.json``, ``.lsp.json`` — read by the caller as
 settings files, ``${CLAUDE_PLUGIN_ROOT}`` as the plugin's directory) and the directories
 never writable as a whole (``.claude-plugin/``, ``hooks/``, and ``agents/``, ``skills/``,
-``commands/``, whose files carry hooks and tool grants as ``.claude/``'s do). Read bounded and
-never through a link (:func:`~._guard_read.read_unlinked`): a ``marketplace.json`` past
-:data:`_MAX_FILE`, more than :data:`_MAX_PLUGINS` plugins or :data:`_MAX_MARKETPLACES`
-marketplaces, or a link cannot be checked (:class:`~._settings_load.Unchecked`). Standard
-library only.
+``commands/``, whose files carry hooks and tool grants as ``.claude/``'s do; ``bin/``, whose
+programs are on the Bash tool's ``PATH``). A plugin's manifest (``plugin.json``) and its
+marketplace entry may move its components (red team 18 J4: ``"hooks": "./config/hooks.json"``):
+each path a component field (:data:`_COMPONENT_FIELDS`) names is never writable with
+everything below it, one whose file holds commands (``hooks``, ``mcpServers``, ``lspServers``,
+``monitors``) is read as a settings file too, an inline object in a marketplace entry is read
+as settings; any other ``./`` path either holds counts too. A component value not understood
+(not a string, a list of them or an object; a variable other than ``${CLAUDE_PLUGIN_ROOT}``;
+a path leaving the plugin's directory) cannot be checked. Read bounded and never through a
+link (:func:`~._guard_read.read_unlinked`): a ``marketplace.json`` or ``plugin.json`` past
+:data:`_MAX_FILE` or not JSON, more than :data:`_MAX_PLUGINS` plugins or
+:data:`_MAX_MARKETPLACES` marketplaces, or a link cannot be checked
+(:class:`~._settings_load.Unchecked`). Standard library only.
 """
 
 from __future__ import annotations
@@ -30,17 +38,33 @@ import os
 
 from pathgate.runtime.tools._guard_read import Linked, read_unlinked
 from pathgate.runtime.tools._modules import Reads
-from pathgate.runtime.tools._settings_load import Unchecked
+from pathgate.runtime.tools._settings_load import Strings, Unchecked, parse
 
-__all__ = ["marketplaces", "plugin_files"]
+__all__ = ["Plugins", "marketplaces", "plugin_files"]
 
 _MAX_MARKETPLACES = 64
 _MAX_PLUGINS = 256
 _MAX_FILE = 1024 * 1024
-#: A plugin's files whose commands Claude Code runs (hooks, MCP and LSP servers).
-_COMMAND_FILES = ("hooks/hooks.json", ".claude-plugin/plugin.json", ".mcp.json", ".lsp.json")
+#: Bytes of the plugins' manifests read for one marketplace in all, and the paths its
+#: plugins may name (each component path counts; the default ones of 256 plugins are 3,584).
+_MAX_BYTES = 8 * 1024 * 1024
+_MAX_PATHS = 8192
+#: A plugin's files whose commands Claude Code runs (hooks, MCP and LSP servers, its default
+#: settings).
+_COMMAND_FILES = ("hooks/hooks.json", ".claude-plugin/plugin.json", ".mcp.json", ".lsp.json", "settings.json")
+#: A plugin's other files never writable: a root ``SKILL.md`` is a skill (``!`cmd``` lines,
+#: tool grants).
+_OTHER_FILES = ("SKILL.md",)
 #: A plugin's directories never writable as a whole.
-_TREES = (".claude-plugin", "hooks", "agents", "skills", "commands")
+_TREES = (".claude-plugin", "hooks", "agents", "skills", "commands", "bin", "monitors", "output-styles")
+#: Manifest (and marketplace entry) fields naming a plugin's components: a path, a list of
+#: them, or (the ones with commands) an inline object.
+_COMPONENT_FIELDS = frozenset({"commands", "agents", "skills", "hooks", "mcpServers", "lspServers", "outputStyles",
+                               "monitors", "themes"})
+#: Component fields whose files hold commands (read as settings files).
+_COMMAND_FIELDS = frozenset({"hooks", "mcpServers", "lspServers", "monitors"})
+#: How ``${CLAUDE_PLUGIN_ROOT}`` may be spelled at the start of a component path.
+_PLUGIN_ROOT = ("${CLAUDE_PLUGIN_ROOT}", "$CLAUDE_PLUGIN_ROOT")
 
 
 def marketplaces(data: object) -> list[str]:
@@ -65,30 +89,43 @@ def marketplaces(data: object) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def plugin_files(market: str, root: str, reads: Reads) -> tuple[list[tuple[str, bool]], list[tuple[str, str]]]:
-    """For the marketplace directory ``market`` (absolute, inside ``root``): the paths never
-    writable (each with whether everything below it counts), and ``(plugin directory, file)``
-    for each file whose commands the caller reads. :class:`Unchecked` when the marketplace
-    cannot be checked. Blocking."""
+class Plugins:
+    """What :func:`plugin_files` found for one marketplace: the paths never writable (each
+    with whether everything below it counts), ``(plugin directory, file)`` for each file whose
+    commands the caller reads as a settings file, and ``(plugin directory, object)`` for each
+    marketplace entry whose inline components the caller reads as settings."""
+
+    __slots__ = ("bytes", "files", "inline", "protected")
+
+    def __init__(self, market: str) -> None:
+        self.bytes = 0  # of the plugins' manifests read (past :data:`_MAX_BYTES`: unchecked)
+        self.protected: list[tuple[str, bool]] = [(os.path.join(market, ".claude-plugin"), True)]
+        self.files: list[tuple[str, str]] = []
+        self.inline: list[tuple[str, object]] = []
+
+
+def plugin_files(market: str, root: str, reads: Reads) -> Plugins:
+    """For the marketplace directory ``market`` (absolute, inside ``root``): what its
+    plugins run (:class:`Plugins`). :class:`Unchecked` when the marketplace cannot be
+    checked. Blocking."""
     manifest = os.path.join(market, ".claude-plugin", "marketplace.json")
-    protected: list[tuple[str, bool]] = [(os.path.join(market, ".claude-plugin"), True)]
+    found = Plugins(market)
     reads.record(manifest)
     try:
         doc = json.loads(read_unlinked(manifest, root, _MAX_FILE))
     except FileNotFoundError:
-        return protected, []
+        return found
     except (Linked, OSError, ValueError, RecursionError):
         if os.path.lexists(manifest):
             raise Unchecked from None
-        return protected, []
+        return found
     plugins = doc.get("plugins") if isinstance(doc, dict) else None
     if not isinstance(plugins, list):
-        return protected, []
+        return found
     if len(plugins) > _MAX_PLUGINS:
         raise Unchecked
     meta = doc.get("metadata")
     prefix = meta.get("pluginRoot") if isinstance(meta, dict) else None
-    files: list[tuple[str, str]] = []
     inside = root.rstrip("/") + "/"
     for plugin in plugins:
         source = plugin.get("source") if isinstance(plugin, dict) else None
@@ -98,9 +135,93 @@ def plugin_files(market: str, root: str, reads: Reads) -> tuple[list[tuple[str, 
         for pdir in dict.fromkeys(os.path.normpath(os.path.join(b, source)) for b in bases):
             if not (pdir + "/").startswith(inside):
                 continue
-            protected += [(os.path.join(pdir, t), True) for t in _TREES]
+            found.protected += [(os.path.join(pdir, t), True) for t in _TREES]
+            found.protected += [(os.path.join(pdir, name), False) for name in _OTHER_FILES]
             for name in _COMMAND_FILES:
                 path = os.path.join(pdir, name)
-                protected.append((path, False))
-                files.append((pdir, path))
-    return protected, files
+                found.protected.append((path, False))
+                found.files.append((pdir, path))
+            entry = {k: v for k, v in plugin.items() if k != "source"}
+            found.inline.append((pdir, entry))
+            for fields in (_plugin_json(pdir, root, reads, found), entry):
+                _components(fields, pdir, found)
+            if len(found.protected) > _MAX_PATHS:
+                raise Unchecked
+    return found
+
+
+def _plugin_json(pdir: str, root: str, reads: Reads, found: Plugins) -> dict[str, object]:
+    """The plugin's ``.claude-plugin/plugin.json`` (JSON or JSONC; none when missing);
+    :class:`Unchecked` when it cannot be read, does not parse or the manifests read for
+    ``found`` pass :data:`_MAX_BYTES`."""
+    path = os.path.join(pdir, ".claude-plugin", "plugin.json")
+    reads.record(path)
+    try:
+        raw = read_unlinked(path, root, _MAX_FILE)
+        found.bytes += len(raw)
+        if found.bytes > _MAX_BYTES:
+            raise Unchecked
+        data = parse(raw)
+    except FileNotFoundError:
+        return {}
+    except (Linked, OSError):
+        if os.path.lexists(path):
+            raise Unchecked from None
+        return {}
+    if isinstance(data, Strings) or not isinstance(data, dict):
+        raise Unchecked
+    return data
+
+
+def _components(fields: dict[str, object], pdir: str, found: Plugins) -> None:
+    """Add to ``found`` the components a manifest or marketplace entry ``fields`` names (see
+    the module)."""
+    for key, value in fields.items():
+        if key not in _COMPONENT_FIELDS:
+            for text in _strings(value):  # another field's `./x`: counted, never followed
+                if text.startswith(("./", *_PLUGIN_ROOT)):
+                    try:
+                        found.protected.append((_component(text, pdir), True))
+                    except Unchecked:
+                        continue  # not a path Claude Code reads: nothing to protect
+            continue
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if isinstance(item, dict):
+                continue  # inline: plugin.json is read as settings, an entry by the caller
+            if not isinstance(item, str):
+                raise Unchecked
+            path = _component(item, pdir)
+            found.protected.append((path, True))
+            if key in _COMMAND_FIELDS:
+                found.files.append((pdir, path))
+
+
+def _component(text: str, pdir: str) -> str:
+    """The absolute path a component value names, from the plugin directory ``pdir``;
+    :class:`Unchecked` for one not understood or leaving ``pdir``."""
+    for var in _PLUGIN_ROOT:
+        if text.startswith(var):
+            text = "./" + text[len(var):].lstrip("/")
+            break
+    if not text or "$" in text or text.startswith(("~", "/", "%")) or "\\" in text:
+        raise Unchecked
+    path = os.path.normpath(os.path.join(pdir, text))
+    if not (path + "/").startswith(pdir.rstrip("/") + "/"):
+        raise Unchecked
+    return path
+
+
+def _strings(value: object) -> list[str]:
+    """The strings a JSON value holds, at any depth."""
+    out: list[str] = []
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            out.append(node)
+        elif isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return out

@@ -52,8 +52,13 @@ def is_interpreter(base: str) -> bool:
 #: Task runners and the manifests (root-relative; a trailing ``/``: everything below it
 #: counts) they take their commands from.
 _RUNNERS: dict[str, tuple[str, ...]] = {
+    # with the code the package manager itself loads first (red team 18 J11): Yarn's release
+    # and plugins, Plug'n'Play's loaders, pnpm's hook file and workspace list (what their
+    # configuration files name besides: :mod:`._package_managers`)
     **dict.fromkeys(("npm", "pnpm", "yarn", "npx", "bun", "bunx", "corepack"),
-                    ("package.json", ".npmrc", ".yarnrc", ".yarnrc.yml", "bunfig.toml")),
+                    ("package.json", ".npmrc", ".yarnrc", ".yarnrc.yml", "bunfig.toml", ".yarn/releases/",
+                     ".yarn/plugins/", ".pnp.cjs", ".pnp.loader.mjs", ".pnpmfile.cjs", ".pnpmfile.mjs",
+                     "pnpm-workspace.yaml")),
     **dict.fromkeys(("make", "gmake"), ("Makefile", "makefile", "GNUmakefile")),
     "just": ("justfile", ".justfile", "Justfile"),
     **dict.fromkeys(("uv", "uvx", "poetry", "hatch", "pdm", "rye", "tox", "nox"),

@@ -1,0 +1,258 @@
+"""The code a JavaScript package manager's own configuration makes it load (for the write
+guard's reading of the commands agent settings run).
+
+A hook that starts ``yarn``, ``npm``, ``pnpm`` or ``bun`` runs more than the project's
+scripts: before any script, the package manager loads what its configuration names —
+Yarn's ``yarnPath`` (the global ``yarn`` re-executes itself with that file) and its
+``plugins``, Yarn 1's ``yarn-path``, npm's ``node-options`` (``--require ./pre.js`` in every
+script's ``node``), ``script-shell`` and ``onload-script``, pnpm's ``pnpmfile``, bun's
+``preload``. These files are part of the runner, as ``.mvn/`` is Maven's: an agent that
+rewrites one gets its code run at the next hook (red team 18 J11). :func:`config_files`
+names them for each configuration file :data:`CONFIG_NAMES` holds:
+
+* ``.npmrc`` (ini, npm/pnpm/yarn 1): the values of :data:`_NPMRC_FILES`, the operands of
+  ``node-options`` as ``node`` reads them, and the ``globalconfig``/``userconfig`` files
+  named, read in turn;
+* ``.yarnrc`` (Yarn 1): ``yarn-path``;
+* ``.yarnrc.yml`` (Yarn 2+) and ``pnpm-workspace.yaml`` (pnpm 10 reads settings there):
+  ``yarnPath``, each ``plugins`` entry (``- path: x`` or ``- x``), ``pnpmfile``,
+  ``globalPnpmfile``, ``scriptShell``, ``nodeOptions``;
+* ``bunfig.toml``: every ``preload`` and ``plugins`` (top level, ``[test]``, ``[serve.static]``).
+
+Read bounded and never through a link by the caller's reader (:class:`~._modules.Reads`),
+each file up to :data:`_MAX_CONFIG` bytes (a ``bunfig.toml`` :data:`_MAX_TOML`) and
+:data:`_MAX_VALUES` values: past it, it cannot be checked.
+A value the reader cannot take literally — an environment variable (``${X}``), a YAML flow
+or block value, a key spelled otherwise on a line that names it, a TOML file that does not
+parse — cannot be checked (:class:`~._settings_load.Unchecked`: nothing below is writable).
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterator
+
+from pathgate.runtime.tools._command_words import candidates
+from pathgate.runtime.tools._named_index import realpath
+from pathgate.runtime.tools._settings_load import Unchecked
+from pathgate.runtime.tools._shell_words import _split
+
+__all__ = ["CONFIG_NAMES", "config_files"]
+
+#: The package managers' configuration files read for what they load.
+CONFIG_NAMES = frozenset({".npmrc", ".yarnrc", ".yarnrc.yml", "bunfig.toml", "pnpm-workspace.yaml"})
+#: ``.npmrc`` keys (normalised: lower case, ``_`` as ``-``) whose value is a program or a
+#: file npm, pnpm or yarn 1 runs or loads.
+_NPMRC_FILES = frozenset({"script-shell", "shell", "onload-script", "pnpmfile", "global-pnpmfile", "init-module",
+                          "node-gyp", "git", "editor", "browser", "globalconfig", "userconfig"})
+#: ``.npmrc`` keys naming another ``.npmrc`` (read in turn when inside the project).
+_NPMRC_CONFIGS = frozenset({"globalconfig", "userconfig"})
+#: ``.npmrc`` keys whose value is a line of ``node`` options.
+_NODE_OPTIONS = frozenset({"node-options"})
+#: YAML keys whose value names a file (``.yarnrc.yml``, ``pnpm-workspace.yaml``).
+_YAML_FILES = ("yarnPath", "path", "pnpmfile", "globalPnpmfile", "scriptShell")
+_YAML_OPTIONS = ("nodeOptions",)
+_YAML_KEY = re.compile(r"^(\s*)(?:-\s+)?([\"']?)(" + "|".join(_YAML_FILES + _YAML_OPTIONS) + r")\2\s*:(?:\s+(.*)|$)")
+#: Words of a YAML line that make it one :data:`_YAML_KEY` must read.
+_YAML_NAMES = re.compile(r"yarnPath|pnpmfile|Pnpmfile|scriptShell|nodeOptions")
+#: A plain or quoted YAML scalar (no escapes, no flow or block value, no anchor or tag),
+#: with an optional comment after it.
+_YAML_SCALAR = re.compile(r"""^(?:'([^'\\]*)'|"([^"\\]*)"|([^\s'"\[\]{}|>&*!%@`#,][^#]*?))\s*(?:#.*)?$""")
+#: The ``plugins`` key of ``.yarnrc.yml`` at the top level.
+_YAML_PLUGINS = re.compile(r"^([\"']?)plugins\1\s*:\s*(.*)$")
+#: A ``.yarnrc`` (Yarn 1) ``yarn-path`` line: ``yarn-path "./x.js"``, ``"yarn-path" x``.
+_YARNRC_PATH = re.compile(r"""^\s*"?yarn-path"?\s*:?\s+(?:"([^"\\$]*)"|([^\s"'$#]+))\s*$""")
+#: Nesting read in ``bunfig.toml``.
+_MAX_DEPTH = 16
+#: Bytes of one configuration file (real ones are a few hundred), and of a ``bunfig.toml``
+#: (parsed as TOML, the slowest reader): past it, it cannot be checked.
+_MAX_CONFIG = 256 * 1024
+_MAX_TOML = 64 * 1024
+#: Values one configuration file (with the ``.npmrc`` files it names) may set.
+_MAX_VALUES = 1024
+
+
+def config_files(path: str, read: Callable[[str], bytes | None], root: str) -> Iterator[tuple[str, bool]]:
+    """The files (absolute) the package-manager configuration file ``path`` makes its
+    package manager load, each with whether everything below it counts; ``read`` is the
+    caller's bounded, unlinked reader (``None``: missing). :class:`Unchecked` for a value
+    that cannot be read literally. A path outside ``root`` counts only when a link leads it
+    inside (resolved here, once: the caller keeps what is yielded for every write).
+    Blocking."""
+    inside = root.rstrip("/") + "/"
+    for target, tree in _config_files(path, read, root):
+        if target.startswith(inside):
+            yield target, tree
+        else:
+            real = realpath(target)
+            if real is None or (real + "/").startswith(inside):
+                yield target, tree
+
+
+def _config_files(path: str, read: Callable[[str], bytes | None], root: str) -> Iterator[tuple[str, bool]]:
+    """:func:`config_files`, outside paths and all."""
+    name = os.path.basename(path)
+
+    def bounded(at: str) -> bytes | None:
+        raw = read(at)
+        if raw is not None and len(raw) > (_MAX_TOML if name == "bunfig.toml" else _MAX_CONFIG):
+            raise Unchecked
+        return raw
+
+    if name == ".npmrc":
+        yield from _npmrc(path, bounded, root)
+        return
+    raw = bounded(path)
+    if raw is None:
+        return
+    text = raw.decode("utf-8", "replace")
+    here = os.path.dirname(path)
+    if name == ".yarnrc":
+        values = _yarnrc(text)
+    elif name == "bunfig.toml":
+        values = _bunfig(text)
+    else:
+        values = _yaml(text)
+    if len(values) > _MAX_VALUES:
+        raise Unchecked
+    for value, options in values:
+        yield from (_node_options(value, here) if options else _file(value, here))
+
+
+def _file(value: str, here: str) -> Iterator[tuple[str, bool]]:
+    """The file ``value`` names, read from ``here``: a variable cannot be checked; a path
+    in the home (``~``) is not the project's."""
+    value = value.strip()
+    if not value:
+        return
+    if "$" in value or value.startswith("%"):
+        raise Unchecked
+    if value.startswith("~"):
+        return
+    yield os.path.normpath(os.path.join(here, value.replace("\\", "/"))), True
+
+
+def _node_options(value: str, here: str) -> Iterator[tuple[str, bool]]:
+    """The files a line of ``node`` options loads (``--require ./pre.js``, ``-r pre``,
+    ``--import=./x.mjs``), as the command ``node <options>`` is read."""
+    if "$" in value:
+        raise Unchecked
+    for cand, tree in candidates(["node", *_split(value)], False):
+        if cand != "node" and not cand.startswith(("~", "%")):
+            yield os.path.normpath(os.path.join(here, cand)), tree
+
+
+def _npmrc(first: str, read: Callable[[str], bytes | None], root: str) -> Iterator[tuple[str, bool]]:
+    """What an ``.npmrc`` (and each ``globalconfig``/``userconfig`` inside the project it
+    names, in turn) makes npm load."""
+    queue = [first]
+    seen = {first}
+    inside = root.rstrip("/") + "/"
+    values = 0
+    while queue:
+        path = queue.pop(0)
+        raw = read(path)
+        if raw is None:
+            continue
+        # a relative value is read from the directory npm runs in (the first file's), and
+        # from the file's own
+        bases = dict.fromkeys((os.path.dirname(first), os.path.dirname(path)))
+        for line in raw.decode("utf-8", "replace").splitlines():
+            key, eq, value = line.partition("=")
+            key = key.strip().strip("'\"").lower().replace("_", "-").removesuffix("[]")
+            if not eq or key.startswith((";", "#")):
+                continue
+            values += key in _NODE_OPTIONS or key in _NPMRC_FILES
+            if values > _MAX_VALUES:
+                raise Unchecked
+            value = value.strip()
+            if value[:1] in ("'", '"') and value[-1:] == value[:1] and len(value) > 1:
+                value = value[1:-1]
+            for here in bases:
+                if key in _NODE_OPTIONS:
+                    yield from _node_options(value, here)
+                elif key in _NPMRC_FILES:
+                    for target, tree in _file(value, here):
+                        yield target, tree
+                        if key in _NPMRC_CONFIGS and target.startswith(inside) and target not in seen:
+                            seen.add(target)
+                            queue.append(target)
+
+
+def _yarnrc(text: str) -> list[tuple[str, bool]]:
+    """Yarn 1's ``yarn-path``; a line naming it otherwise cannot be checked."""
+    out: list[tuple[str, bool]] = []
+    for line in text.splitlines():
+        if "yarn-path" not in line or line.lstrip().startswith("#"):
+            continue
+        m = _YARNRC_PATH.match(line)
+        if m is None:
+            raise Unchecked
+        out.append((m.group(1) or m.group(2) or "", False))
+    return out
+
+
+def _yaml(text: str) -> list[tuple[str, bool]]:
+    """The file-valued settings of a ``.yarnrc.yml`` or ``pnpm-workspace.yaml`` (see the
+    module): ``(value, is a line of node options)``."""
+    out: list[tuple[str, bool]] = []
+    in_plugins = False
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if not line[0].isspace() and not line.startswith("-"):
+            top = _YAML_PLUGINS.match(line)
+            in_plugins = top is not None
+            if top is not None and top.group(2).split("#", 1)[0].strip():
+                raise Unchecked  # a flow list (`plugins: [x]`)
+            if in_plugins:
+                continue
+        m = _YAML_KEY.match(line)
+        if m is not None:
+            out.append((_scalar(m.group(4) or ""), m.group(3) in _YAML_OPTIONS))
+            continue
+        if _YAML_NAMES.search(line):
+            raise Unchecked  # a spelling not read (`{yarnPath: x}`, `? yarnPath`)
+        item = line.lstrip()
+        if in_plugins and item.startswith("-"):
+            value = item[1:].strip()
+            if value and not re.match(r"[\w\"'-]+\s*:", value):  # `- x` (not `- spec: …`)
+                out.append((_scalar(value), False))
+    return out
+
+
+def _scalar(value: str) -> str:
+    """A YAML value read literally (see :data:`_YAML_SCALAR`); :class:`Unchecked` else."""
+    m = _YAML_SCALAR.match(value.strip())
+    if m is None or "${" in value:
+        raise Unchecked
+    return (m.group(1) or m.group(2) or m.group(3) or "").strip()
+
+
+def _bunfig(text: str) -> list[tuple[str, bool]]:
+    """Every ``preload`` and ``plugins`` of a ``bunfig.toml``, at any level."""
+    import tomllib
+
+    try:
+        doc = tomllib.loads(text)
+    except (ValueError, RecursionError):
+        raise Unchecked from None
+    out: list[tuple[str, bool]] = []
+    stack: list[tuple[object, int]] = [(doc, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        if depth > _MAX_DEPTH:
+            raise Unchecked
+        for key, value in node.items():
+            if key in ("preload", "plugins"):
+                items = [value] if isinstance(value, str) else value
+                if not isinstance(items, list) or not all(isinstance(v, str) for v in items):
+                    raise Unchecked
+                out += [(v, False) for v in items]
+            else:
+                stack.append((value, depth + 1))
+    return out
