@@ -250,9 +250,8 @@ class Runtime(GateCore):
         return anyio.from_thread.run(_wait, answer)
 
     def _discovery_facts(self, ctx: GateContext) -> FactSource:
-        """Discovery's start directory and symlinks: ``read_files``' facts, thread backend
-        (``REAL`` and ``MATCH`` in one hop)."""
-        return ReadFacts(self, self.backends.pick("thread"), ctx, with_match=True)
+        """Discovery's start directory and symlinks: ``read_files``' facts, thread backend."""
+        return ReadFacts(self, self.backends.pick("thread"), ctx)
 
     # -- discovery tools (typed, raw results) ----------------------------------------------
 

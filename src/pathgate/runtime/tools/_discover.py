@@ -5,11 +5,7 @@ A discovery call:
 
 1. checks its start directory like an explicit read would (path, secrets, host filter,
    ignore — the gates that need no descriptor); a blocked start directory is the result's
-   ``verdict``, never an exception. Its resolution and ignore decision take one worker hop,
-   and with the built-in gates alone that hop also takes the walk's first step when the
-   tool gave its walk plan (the gates run there on the facts, the pipeline again on the
-   loop and alone decides; a refused start directory's step is dropped unseen): a listing
-   is one hop, not three;
+   ``verdict``, never an exception;
 2. walks below it with the pruning walker in chunks, one worker-thread hop per chunk, so
    cancellation is prompt and no thread job outlives the call;
 3. runs the walked candidates through the path-only gates (``GatePipeline.check_entries``);
@@ -38,6 +34,7 @@ event loop through ``anyio.from_thread``), skipping a filtered directory whole.
 from __future__ import annotations
 
 import errno
+import os
 import stat
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -47,12 +44,8 @@ from pathgate.results import Unsearched
 from pathgate.runtime._links import secret_memo
 from pathgate.runtime._walk import DIR, FILE, SYMLINK, Entry, Walker
 from pathgate.runtime.gates import Fact, GateContext, GatePipeline, HostFilterGate, PathFacts, lexical_name
-from pathgate.runtime.gates.ignore import IgnoreGate
 from pathgate.runtime.gates.path import GIT_INTERNALS, PathGate
-from pathgate.runtime.gates.secrets import SecretsGate
 from pathgate.runtime.ignore import IgnoreSession, Match
-from pathgate.runtime.tools._discover_parts import WalkPlan, _Ahead
-from pathgate.runtime.tools._discover_parts import _LinkCheck as _LinkCheck
 from pathgate.runtime.tools._excluded import MAX_UNSEARCHED, count_in_excluded
 from pathgate.runtime.tools._judge_batch import admit_whole, git_batchable, to_judge
 from pathgate.runtime.tools._omissions import Omissions
@@ -84,9 +77,6 @@ INLINE_ON_LOOP = 512
 
 
 _INLINE_GATES = frozenset({"path", "secrets", "ignore"})
-#: The start directory's gates :meth:`Discovery._walk_ahead` may run ahead in its hop (sync,
-#: pure functions of the facts).
-_AHEAD_GATES = (PathGate, SecretsGate, IgnoreGate)
 _SECRET = Verdict(status=Status.BLOCKED, gate=Gate.SECRETS, opaque=True)
 _OPAQUE_IGNORE = Verdict(status=Status.BLOCKED, gate=Gate.IGNORE, opaque=True)
 _GIT = Verdict(status=Status.BLOCKED, gate=Gate.PATH, detail=GIT_INTERNALS)
@@ -185,8 +175,6 @@ class Discovery:
             self._decide = partial(_by_dir, matcher, self._is_secret)
         self._is_git: Callable[[str], bool] | None = is_git
         self._secret_name = self._is_secret  # by name only (no hard-link aliases)
-        #: the walk's first step run in the start directory's hop (:meth:`start_dir`)
-        self._ahead: _Ahead | None = None
         #: the secret-inode registry's snapshot a live glob validated (no multi-linked secret)
         self._snapshot: object | None = None
         #: a live glob's list-at-once matcher (from the root), also for excluded directories
@@ -213,31 +201,10 @@ class Discovery:
 
     # -- the start directory ---------------------------------------------------------------
 
-    async def start_dir(self, path: str, plan: WalkPlan | None = None) -> tuple[str, Verdict | None]:
-        """Resolve the start directory like an explicit read; ``(relpath, verdict)``.
-
-        ``plan``: the walk the caller will make from the start directory (``plan(relpath)``
-        gives its ``descend``, ``want`` and ``kept_links``): its first step may run in the
-        start directory's hop (:meth:`_walk_ahead`), one hop fewer."""
-        try:
-            return await self._start_dir(path, plan)
-        except BaseException:
-            self._drop_ahead()
-            raise
-
-    async def _start_dir(self, path: str, plan: WalkPlan | None) -> tuple[str, Verdict | None]:
+    async def start_dir(self, path: str) -> tuple[str, Verdict | None]:
+        """Resolve the start directory like an explicit read; ``(relpath, verdict)``."""
         facts = PathFacts(request=path, name=lexical_name(path, self.runtime.root))
-        source = self._source
-        checks = self._ahead_checks() if plan is not None and hasattr(source, "ahead") else None
-        if plan is not None and checks is not None:
-            source.ahead = partial(self._walk_ahead, plan, checks)  # type: ignore[attr-defined]
-        try:
-            (verdict,) = await self.pipeline.run([facts], self.read_ctx, source)
-        finally:
-            if checks is not None:
-                source.ahead = None  # type: ignore[attr-defined]
-        if verdict is not None or self._ahead is None or self._ahead.start != facts.relpath:
-            self._drop_ahead()
+        (verdict,) = await self.pipeline.run([facts], self.read_ctx, self._source)
         if verdict is not None:
             return "", verdict
         resolved = facts.resolved
@@ -258,36 +225,22 @@ class Discovery:
             return "", Verdict(status=Status.FILE_DOES_NOT_EXIST, gate=Gate.EXISTENCE)
         return resolved.relpath, None
 
-    def _ahead_checks(self) -> tuple[Callable[..., object], ...] | None:
-        """The start directory's gates as :meth:`_walk_ahead` runs them ahead, when they are
-        the built-in path-only ones alone and no live index replays the walk (else ``None``:
-        no step ahead)."""
-        gates = self.pipeline.gates
-        if self.runtime.live_index is not None or not all(type(g) in _AHEAD_GATES for g in gates):
-            return None
-        return tuple(g.check for g in gates)
-
     # -- the walk --------------------------------------------------------------------------
 
     async def walk(self, start: str, descend: Callable[[str], bool] | None = None,
                    want: Callable[[str], bool] | None = None, *, kept_links: bool = True) -> list[list[Entry]]:
         """Walk below ``start`` in worker-thread steps; return the chunks (bounded).
 
-        The walk is a :class:`Walker` advanced by one step per hop (the first in the start
-        directory's hop when :meth:`start_dir` was given this walk's plan); the thread that
-        runs a step owns it until the step returns, and closing it (here, also on
-        cancellation) never touches a running step: the step releases the descriptors
-        itself. The budget counts entries as if secrets did not exist (their number must not
-        show). Entries that report a directory that could not be entered are collected in
+        The walk is a :class:`Walker` advanced by one step per hop; the thread that runs a
+        step owns it until the step returns, and closing it (here, also on cancellation)
+        never touches a running step: the step releases the descriptors itself. The budget
+        counts entries as if secrets did not exist (their number must not show). Entries
+        that report a directory that could not be entered are collected in
         :attr:`unlisted`, not returned. ``kept_links`` false: kept files are not tested for
         hard links to secrets here (the caller tests each one it opens, code_search)."""
         run = self.runtime.run_blocking
         chunks: list[list[Entry]] = []
         live = self.runtime.live_index
-        ahead, self._ahead = self._ahead, None
-        if ahead is not None and (live is not None or ahead.start != start or ahead.kept_links != kept_links):
-            ahead.walker.close()  # (not this walk: the tool asked another)
-            ahead = None
         if live is not None:  # the live index replays the same entries (issue 15)
             from pathgate.runtime._live import set_index_mode
 
@@ -298,24 +251,11 @@ class Discovery:
                     await self._prejudge([e for e in replayed if e.error is None])
                 chunks.append(self._admit(replayed))
                 return chunks
-        walker = ahead.walker if ahead is not None else Walker(self.session, start, descend=descend, want=want,
-                                                               kept_links=kept_links)
-        check: _LinkCheck | None = None if ahead is None else ahead.check
-        first = ahead is None
+        walker = Walker(self.session, start, descend=descend, want=want, kept_links=kept_links)
+        check: _LinkCheck | None = None
+        first = True
         try:
-            more = True
-            if ahead is not None:  # the first step ran in the start directory's hop
-                if ahead.error is not None:
-                    self.start_error = _listing_verdict(ahead.error)  # (as below)
-                    more = False
-                elif not ahead.chunk:
-                    more = False
-                else:
-                    if not self._inline:
-                        await self._prejudge([e for e in ahead.chunk if e.error is None])
-                    chunks.append(self._admit(ahead.chunk))
-                    more = not (self.stopped_early or walker.done)
-            while more:
+            while True:
                 try:
                     if first:  # the first step's hop also decides the walk's hard-link test
                         first = False
@@ -342,32 +282,6 @@ class Discovery:
         if reg is not None:
             reg.walk_files = sum(1 for c in chunks for e in c if e.kind == FILE)
         return chunks
-
-    def _walk_ahead(self, plan: WalkPlan, checks: tuple[Callable[..., object], ...], f: PathFacts) -> None:
-        """In the start directory's hop (worker thread), after its ``REAL`` and ``MATCH``:
-        when it is a directory the built-in gates let through (run here on its facts, the
-        pipeline runs them again and alone decides), the walk's first step, kept for
-        :meth:`walk` (:class:`_Ahead`; closed unused by :meth:`start_dir` when the start
-        directory is refused)."""
-        r = f.resolved
-        if r is None or r.relpath is None or not r.is_dir:
-            return
-        for check_gate in checks:  # each must pass without awaiting
-            result = check_gate(f, self.read_ctx)
-            if result is not None:
-                close = getattr(result, "close", None)
-                if close is not None and not isinstance(result, Verdict):
-                    close()  # an awaitable (never awaited: the pipeline asks again)
-                return
-        descend, want, kept_links = plan(r.relpath)
-        walker = Walker(self.session, r.relpath, descend=descend, want=want, kept_links=kept_links)
-        check, chunk, err = self._first_step(walker)
-        self._ahead = _Ahead(r.relpath, kept_links, walker, check, chunk, err)
-
-    def _drop_ahead(self) -> None:
-        ahead, self._ahead = self._ahead, None
-        if ahead is not None:
-            ahead.walker.close()
 
     async def live_glob(self, start: str, descend: Callable[[str], bool] | None,
                         want: Callable[[str], bool], pattern: GlobPattern | None = None,
@@ -598,3 +512,59 @@ class Discovery:
         directories the walk could not enter (:meth:`unsearched_unlisted`)."""
         unlisted = await self.unsearched_unlisted()
         return (await count_in_excluded(self, dirs, wanted) + unlisted)[:MAX_UNSEARCHED]
+
+
+class _LinkCheck:
+    """Is a multi-linked regular file (its ``lstat``) a hard link of a secret? Built per
+    worker-thread hop: the secret-inode registry is validated once, on the first
+    multi-linked file met (none: no I/O at all); ``strict_hard_links`` answers yes for
+    every one. :meth:`entry` also notes an alias's relpath in ``aliases``."""
+
+    __slots__ = ("_check", "aliases", "runtime")
+
+    def __init__(self, runtime: GateCore, aliases: set[str]) -> None:
+        self.runtime = runtime
+        self.aliases = aliases
+        self._check: Callable[[os.stat_result], bool] | None = None
+
+    def __call__(self, st: os.stat_result) -> bool:
+        return self._checker()(st)
+
+    def armed(self) -> bool:
+        """Can any file be a secret's alias now (strict mode, or a multi-linked secret)?"""
+        return self._checker() is not _never
+
+    def _checker(self) -> Callable[[os.stat_result], bool]:
+        check = self._check
+        if check is None:
+            pipeline = self.runtime.pipeline
+            reg = None if pipeline.strict_hard_links else pipeline.secret_inodes(self.runtime.root)
+            if pipeline.strict_hard_links:
+                check = _always
+            else:
+                check = (None if reg is None else reg.checker()) or _never
+            self._check = check
+        return check
+
+    def entry(self, e: Entry, restat: str | None = None) -> bool:
+        """Is walked entry ``e`` a secret's alias (noted in ``aliases``)? ``restat`` (the
+        root): a file stored with one link is ``lstat``-ed again first."""
+        links = e.links
+        if links is None and restat is not None and e.kind == FILE and e.error is None:
+            try:
+                st = os.lstat(os.path.join(restat, e.relpath))
+            except OSError:
+                return False
+            links = st if st.st_nlink > 1 else None
+        if links is None or not self(links):
+            return False
+        self.aliases.add(e.relpath)
+        return True
+
+
+def _always(st: os.stat_result) -> bool:
+    return True
+
+
+def _never(st: os.stat_result) -> bool:
+    return False

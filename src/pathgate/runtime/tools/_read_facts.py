@@ -110,19 +110,10 @@ class ReadFacts:
     ahead)."""
 
     def __init__(self, runtime: Runtime, backend: AsyncFS, ctx: GateContext, *,
-                 one_hop: bool = False, on_loop: bool = False, fused: bool = False,
-                 with_match: bool = False) -> None:
+                 one_hop: bool = False, on_loop: bool = False, fused: bool = False) -> None:
         """``fused``: the caller already ran this source's fused step (:meth:`loop_chunk`) on
-        the pending paths: fetching ``REAL`` and ``MATCH`` finds them there. ``with_match``
-        (discovery's start directory and symlinks, thread backend): fetching ``REAL`` also
-        decides ``MATCH`` in the same worker hop (:meth:`_resolve_match`), and
-        :attr:`ahead`, when set, runs there too."""
+        the pending paths: fetching ``REAL`` and ``MATCH`` finds them there."""
         self.runtime = runtime
-        self._with_match = with_match and isinstance(backend, ThreadFS)
-        #: With ``with_match``: run in the worker thread after one path's ``REAL`` and
-        #: ``MATCH`` (a fetch of one path), on its facts: work that may follow (discovery's
-        #: first walk step, ``Discovery.start_dir``); the pipeline still decides alone.
-        self.ahead: Callable[[PathFacts], None] | None = None
         self.backend = backend
         self.ctx = ctx
         self._inline: _Gates | None = None
@@ -180,14 +171,10 @@ class ReadFacts:
                 return  # fetched by the caller's own fused step (``loop_chunk``)
             if self._inline is not None:
                 await self._fused(pending, self._inline)
-            elif self._with_match:
-                await self._resolve_match(pending)
             else:
                 await self._resolve(pending)
         elif fact is Fact.MATCH:
-            if self._with_match:  # (decided with REAL: only facts resolved otherwise are left)
-                await self._match([f for f in pending if f.match is None])
-            elif not self._matched:
+            if not self._matched:
                 await self._match(pending)
         elif fact is Fact.OPEN:
             await self._open(pending)
@@ -199,45 +186,6 @@ class ReadFacts:
         )
         for facts, resolved in zip(todo, results, strict=True):
             facts.resolved = resolved
-
-    async def _resolve_match(self, pending: Sequence[PathFacts]) -> None:
-        """``REAL`` and ``MATCH`` in one worker hop per chunk: each path resolved as
-        :meth:`_resolve` does (``ThreadFS.resolve``) and its real relpath decided as
-        :meth:`_match` does, the same calls in the same thread kind, one hop instead of two
-        (a discovery call's start directory: a small call waits one round of turns, not
-        two). The facts belong to this call and the loop awaits the hop. Then
-        :attr:`ahead` on a lone path's facts."""
-        runtime, backend = self.runtime, self.backend
-        assert isinstance(backend, ThreadFS)
-        ops, root, index = backend.ops, runtime.root, runtime.index
-        allow_outside = runtime.policy.allow_outside_root
-        is_secret = runtime.pipeline.secrets.is_secret_facts
-        croot = self.ctx.root
-        decide = self._decider()
-        ahead = self.ahead if len(pending) == 1 else None
-
-        def chunk(items: Sequence[PathFacts]) -> list[None]:
-            memo = DirStatMemo(ops)
-            session = index.session()
-            decided: dict[tuple[str, bool, bool], tuple[Match, Remedy | None]] = {}
-            for f in items:
-                r = f.resolved
-                if r is None:
-                    r = f.resolved = drive_sync(resolve_flow(root, f.request, allow_outside=allow_outside), memo)
-                if r.relpath is not None and f.match is None:
-                    key = (r.relpath, r.is_dir, is_secret(f, croot))
-                    got = decided.get(key)
-                    if got is None:
-                        got = decided[key] = decide(session, *key)
-                    f.match, f.remedy = got
-            if ahead is not None:
-                ahead(items[0])
-            return [None] * len(items)
-
-        await run_chunked(chunk, pending, runtime.limiter.get())
-        # a hop may end after its call's cancel (the walk's first step ran in it: the call
-        # may have no other checkpoint left before its answer)
-        await anyio.lowlevel.checkpoint_if_cancelled()
 
     def _decider(self, on_loop: bool = False) -> Decider:
         """The ignore decision (and verified remedy) of one real relpath, for a worker thread

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -108,7 +108,7 @@ async def code_search(
     defer = linked_secret is not None and linked_secret is runtime.index.linked_secret
     for kept_links in (not defer, True):
         d = Discovery(runtime, model=model)
-        start, verdict = await d.start_dir(path, partial(_walk_plan, pat, kept_links))
+        start, verdict = await d.start_dir(path)
         if verdict is not None:
             return SearchResult(regex=regex, path=path, hits=(), verdict=verdict, limit=cap)
         files, unsearched = await _candidates(d, start, pat, kept_links)
@@ -188,19 +188,6 @@ def _aliases_in(d: Discovery, rels: Sequence[str]) -> int:
     return n
 
 
-def _walk_plan(pat: GlobPattern | None, kept_links: bool, start: str
-               ) -> tuple[Callable[[str], bool] | None, Callable[[str], bool] | None, bool]:
-    """The walk of the files to search below ``start`` (``Discovery.start_dir``'s plan, and
-    :func:`_candidates`'): ``descend``, ``want`` (``None``: every file), ``kept_links``."""
-    cut = len(start) + 1 if start else 0
-
-    def wanted(rel: str) -> bool:
-        return pat is None or pat.match(rel[cut:])
-
-    descend = None if pat is None or not pat.prunes else (lambda rel: pat.could_match_below(rel[cut:]))
-    return descend, (None if pat is None else wanted), kept_links
-
-
 async def _candidates(d: Discovery, start: str, pat: GlobPattern | None,
                       kept_links: bool = True) -> tuple[list[str], list[Unsearched]]:
     """The files to search below ``start`` (sorted), gated; omissions go to ``d``.
@@ -210,10 +197,10 @@ async def _candidates(d: Discovery, start: str, pat: GlobPattern | None,
     def wanted(rel: str) -> bool:
         return pat is None or pat.match(rel[cut:])
 
-    descend, want, _ = _walk_plan(pat, kept_links, start)
+    descend = None if pat is None or not pat.prunes else (lambda rel: pat.could_match_below(rel[cut:]))
     candidates: list[Entry] = []
     excluded_dirs: list[Entry] = []
-    chunks = await d.walk(start, descend, want, kept_links=kept_links)
+    chunks = await d.walk(start, descend, None if pat is None else wanted, kept_links=kept_links)
     if d.start_error is not None:
         return [], []
     for chunk in chunks:

@@ -13,7 +13,6 @@ driven by :func:`~pathgate.runtime._gating.run_now`: ``pathgate glob``, no event
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pathgate.errors import ToolArgumentError
@@ -55,33 +54,26 @@ async def glob(
     pat = await compiled(runtime.run_blocking, compile_glob, pattern)
     cap = DEFAULT_GLOB_LIMIT if limit is None else (limit or None)
     d = Discovery(runtime, model=model)
-    prunes = pat.prunes  # "**/…": every directory may hold a match, skip the pre-filter
-
-    def plan(start: str) -> tuple[Callable[[str], bool] | None, Callable[[str], bool], bool]:
-        """The walk from ``start`` (its first step may run in the start directory's hop)."""
-        cut = _rel_to(start)
-
-        def descend(rel: str) -> bool:
-            return pat.could_match_below(rel[cut:])
-
-        def want(rel: str) -> bool:  # runs in the walk, before any ignore decision
-            return pat.match(rel[cut:])
-
-        return (descend if prunes else None), want, True
-
-    start, verdict = await d.start_dir(path, plan)
+    start, verdict = await d.start_dir(path)
     if verdict is not None:
         return GlobResult(pattern=pattern, path=path, matches=(), verdict=verdict, limit=cap)
 
     cut = _rel_to(start)
-    descend, want, _ = plan(start)
+
+    def descend(rel: str) -> bool:
+        return pat.could_match_below(rel[cut:])
+
+    def want(rel: str) -> bool:  # runs in the walk, before any ignore decision
+        return pat.match(rel[cut:])
+
+    prunes = pat.prunes  # "**/…": every directory may hold a match, skip the pre-filter
     excluded_dirs: list[Entry] = []
-    fast = await d.live_glob(start, descend, want, pat)
+    fast = await d.live_glob(start, descend if prunes else None, want, pat)
     if fast is not None:  # the live index with its stored verdicts (issue 15)
         matches, met = fast
         excluded_dirs = [e for e in met if not prunes or pat.could_match_below(e.relpath[cut:])]
     else:
-        chunks = await d.walk(start, descend, want)
+        chunks = await d.walk(start, descend if prunes else None, want)
         if d.start_error is not None:
             return GlobResult(pattern=pattern, path=path, matches=(), verdict=d.start_error, limit=cap)
         candidates: list[Entry] = []

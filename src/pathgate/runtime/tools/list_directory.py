@@ -10,7 +10,6 @@ entries are neither listed nor counted, so the cut never depends on one).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -32,15 +31,6 @@ DEFAULT_LIST_LIMIT = 500
 MAX_HIDDEN_NAMES = 20
 
 
-def _no_descend(_rel: str) -> bool:
-    return False
-
-
-def _plan(_start: str) -> tuple[Callable[[str], bool], None, bool]:
-    """The walk of a listing (``Discovery.start_dir``'s plan): the start directory alone."""
-    return _no_descend, None, True
-
-
 async def list_directory(runtime: Runtime, path: str = ".", *, limit: int | None = None,
                          model: str | None = None) -> ListResult:
     """See :meth:`pathgate.Runtime.list_directory`."""
@@ -52,10 +42,10 @@ async def list_directory(runtime: Runtime, path: str = ".", *, limit: int | None
     cap = DEFAULT_LIST_LIMIT if limit is None else (limit or None)
     d = Discovery(runtime, model=model)
     d.omissions.max_examples = MAX_HIDDEN_NAMES
-    start, verdict = await d.start_dir(path, _plan)  # (the walk's one step: in the same hop)
+    start, verdict = await d.start_dir(path)
     if verdict is not None:
         return ListResult(path=path, entries=(), verdict=verdict, limit=cap)
-    chunks = await d.walk(start, _no_descend)
+    chunks = await d.walk(start, lambda _rel: False)
     if d.start_error is not None:
         return ListResult(path=path, entries=(), verdict=d.start_error, limit=cap)
     entries = [e for chunk in chunks for e in chunk]
