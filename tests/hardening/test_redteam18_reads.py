@@ -53,12 +53,12 @@ def test_bracket_members_agree_with_a_byte_by_byte_reading(monkeypatch: pytest.M
     atoms = ["a", "z", "A", "Z", "-", "\\", "!", "^", "]", "[", ":", "[:alpha:]", "[:upper:]",
              "[:lower:]", "[:digit:]", "/", "0", "\xe9", "\u0101", "M", "m", "_"]
     rnd = random.Random(18)
-    for _ in range(3000):
+    for _ in range(1000):
         p = "[" + "".join(rnd.choice(atoms) for _ in range(rnd.randint(0, 6))) + "]"
         for pathname in (False, True):
             for fold in (False, True):
                 bracket_members(p, 0, pathname, fold)
-    assert len(seen) > 8000  # most random brackets parse
+    assert len(seen) > 2600  # most random brackets parse
     assert bracket_members("[[:upper:]]", 0, False, True) == (sorted(_CLASSES["lower"]), 11)
     assert bracket_members("[!a-z]", 0, True, False) == (
         [t for t in range(256) if not 97 <= t <= 122 and t != 47], 6)
