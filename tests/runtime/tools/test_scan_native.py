@@ -16,6 +16,7 @@ from pathgate.runtime.fs import PATH_MAX, OsFS
 from pathgate.runtime.ignore import IgnoreConfig, IgnoreIndex
 from pathgate.runtime.tools import _scan
 from pathgate.runtime.tools._regex import compile_regex
+from tests.runtime.tools._scans import drain
 
 
 class _Seam(OsFS):
@@ -24,11 +25,7 @@ class _Seam(OsFS):
 
 def _scan_all(ops: OsFS, root: Path, files: list[str], pattern: str = "needle") -> _scan.Scanner:
     sc = _scan.Scanner(ops, str(root), files, compile_regex(pattern), search_limit=1 << 20)
-    try:
-        while not sc.done:
-            sc.step()
-    finally:
-        sc.close()
+    drain(sc)
     return sc
 
 
@@ -84,11 +81,7 @@ def test_a_file_grown_past_the_cap_after_fstat_is_too_large(tmp_path: Path) -> N
     (tmp_path / "f.txt").write_bytes(b"needle\n" * 400)
     sc = _scan.Scanner(_LyingFS(-2000), str(tmp_path), ["f.txt"], compile_regex("needle"),
                        search_limit=1000)
-    try:
-        while not sc.done:
-            sc.step()
-    finally:
-        sc.close()
+    drain(sc)
     assert sc.hits == [] and sc.too_large == 1
 
 

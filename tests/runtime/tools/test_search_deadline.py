@@ -25,6 +25,7 @@ from pathgate.results import SearchResult
 from pathgate.runtime.fs import OsFS
 from pathgate.runtime.tools import _scan
 from pathgate.runtime.tools._regex import compile_regex
+from tests.runtime.tools._scans import drain
 
 NOTE = "the search stopped at its time limit"
 
@@ -49,11 +50,7 @@ def _scan_files(root: Path, files: list[str], seconds: float | None, clock: Call
                 regex: str = "needle") -> _scan.Scanner:
     sc = _scan.Scanner(OsFS(), str(root), files, compile_regex(regex), search_limit=64 << 20,
                        seconds=seconds, clock=clock)
-    try:
-        while not sc.done:
-            sc.step()
-    finally:
-        sc.close()
+    drain(sc)
     return sc
 
 
@@ -111,11 +108,7 @@ def test_a_long_line_the_limit_cannot_pay_for_is_not_searched(tmp_path: Path) ->
     sc = _scan.Scanner(OsFS(), str(root), ["a.txt"], compile_regex("needle"), search_limit=64 << 20,
                        seconds=5.0, clock=lambda: 0.0)
     sc.rate = 1e5  # measured: 100 KB/s, so 3 MB would take 30 s
-    try:
-        while not sc.done:
-            sc.step()
-    finally:
-        sc.close()
+    drain(sc)
     assert sc.timed_out and sc.unfinished == 1 and sc.hits == []
     sc = _scan_files(root, ["a.txt"], 5.0, lambda: 0.0)  # at a usual speed: searched
     assert not sc.timed_out and [h.line for h in sc.hits] == [1]

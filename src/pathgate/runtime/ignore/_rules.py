@@ -130,7 +130,8 @@ class Pattern(msgspec.Struct, gc=False, eq=False):
 
     @property
     def wild(self) -> Wildmatch | None:
-        """git's ``wildmatch`` for a glob line with :data:`WILD_STAR_RUNS` runs of ``*``."""
+        """git's ``wildmatch`` for a glob line with :data:`WILD_STAR_RUNS` runs of ``*`` or
+        more than :data:`WILD_BRACKETS` brackets."""
         if not self._prepped:
             self._prep()
         return self._wild

@@ -11,15 +11,24 @@ from __future__ import annotations
 
 from pathgate.errors import ToolArgumentError
 
-__all__ = ["MAX_PATH_CHARS", "MAX_PATH_COMPONENTS", "check_path_size"]
+__all__ = ["MAX_PATH_CHARS", "MAX_PATH_COMPONENTS", "check_path_size", "check_paths_size"]
 
 MAX_PATH_COMPONENTS = 32 * 1024
 MAX_PATH_CHARS = 1024 * 1024
 
 
+def check_paths_size(tool: str, paths: list[str], field: str = "paths") -> None:
+    """Refuse ``paths`` (one call's, together) past :data:`MAX_PATH_COMPONENTS` components or
+    :data:`MAX_PATH_CHARS` characters, with a :class:`ToolArgumentError` naming ``field``."""
+    chars = sum(map(len, paths))
+    # a path has no more components than characters: most calls stop at the first test
+    if chars > MAX_PATH_CHARS or (chars > MAX_PATH_COMPONENTS and sum(
+            p.count("/") + p.count("\\") for p in paths) > MAX_PATH_COMPONENTS):
+        raise ToolArgumentError(f"{tool}: `{field}` holds more than {MAX_PATH_COMPONENTS:,} path components "
+                                f"or {MAX_PATH_CHARS:,} characters in all (split it into several calls)",
+                                field=field)
+
+
 def check_path_size(tool: str, path: str, field: str = "path") -> None:
-    """Refuse a discovery tool's ``path`` past the bounds a read's paths have together."""
-    if len(path) > 4096 and (len(path) > MAX_PATH_CHARS
-                             or path.count("/") + path.count("\\") > MAX_PATH_COMPONENTS):
-        raise ToolArgumentError(f"{tool}: `{field}` holds more than {MAX_PATH_COMPONENTS:,} components "
-                                f"or {MAX_PATH_CHARS:,} characters", field=field)
+    """:func:`check_paths_size` for a discovery tool's one ``path``."""
+    check_paths_size(tool, [path], field)

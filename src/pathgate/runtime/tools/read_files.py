@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from pathgate.errors import ToolArgumentError
 from pathgate.runtime.fs import ReadRequest, WouldBlock, run_chunked
 from pathgate.runtime.gates import GateContext, PathFacts, lexical_name
-from pathgate.runtime.tools._arg_bounds import MAX_PATH_CHARS, MAX_PATH_COMPONENTS
+from pathgate.runtime.tools._arg_bounds import check_paths_size
 from pathgate.runtime.tools._read_facts import ReadFacts
 from pathgate.runtime.tools._window import MAX_SCAN, Window, read_window
 from pathgate.verdicts import FileResult, Gate, Status, Verdict
@@ -65,6 +65,8 @@ _STR_ONLY = frozenset({str})
 #: event loop: 150,000 paths (one 4.5 MB message) stalled every other agent's calls for 2-6 s
 #: (red team 18 J10); at this bound ~0.06 s.
 MAX_PATHS = 4096
+
+
 def _check_paths(paths: Any) -> list[str]:
     if isinstance(paths, Sequence) and not isinstance(paths, (str, bytes)) and len(paths) > MAX_PATHS:
         raise ToolArgumentError(
@@ -79,12 +81,7 @@ def _check_paths(paths: Any) -> list[str]:
             if not isinstance(p, str):
                 raise ToolArgumentError(f"read_files: `paths[{i}]` must be a string", field=f"paths[{i}]")
         checked = list(paths)
-    if (len(checked) > 1 or (checked and len(checked[0]) > 4096)) and (
-            sum(map(len, checked)) > MAX_PATH_CHARS
-            or sum(p.count("/") + p.count("\\") for p in checked) > MAX_PATH_COMPONENTS):
-        raise ToolArgumentError(
-            f"read_files: `paths` holds more than {MAX_PATH_COMPONENTS:,} path components or "
-            f"{MAX_PATH_CHARS:,} characters in all (split it into several calls)", field="paths")
+    check_paths_size("read_files", checked)  # (red team 19 K2)
     return checked
 
 
