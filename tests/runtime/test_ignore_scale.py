@@ -158,3 +158,43 @@ def test_double_star_slash_before_a_literal_tail_matches_zero_directories(
         got = decide((lst,), rel, rel.rpartition("/")[2], False, lambda _: False, rel)
         want = _one_by_one(lst.patterns, rel, False)
         assert (lst.patterns.index(got) if got is not None else -1) == want, rel
+
+
+def _star_line(rng: random.Random) -> str:
+    """A line git's wildmatch port decides (three or more runs of ``*``), with classes,
+    escapes, ``**`` and slashes: the rules the chunks' RE2 filter screens."""
+    atoms = ["a", "b", "c", "x1", "*", "*", "**", "?", "[ab]", "[!a]", "[a-c]", "[[:upper:]]", "\\*",
+             "\\a", ".", "/", "**/", "/**/", "\xe9"]
+    body = "*" + "*".join(rng.choice(atoms) for _ in range(rng.randint(2, 5))) + rng.choice(["*", "*c", "*.c"])
+    return ("!" + body) if rng.random() < 0.2 else body
+
+
+def _filters(lst: IgnoreList) -> list[object]:
+    from pathgate.runtime.ignore._groups import _Chunk, _Chunks
+
+    found: list[object] = []
+    for group in (lst.dtab.bglob, getattr(lst.dtab, "pglob", None)):
+        rest = getattr(group, "rest", group)
+        chunks = rest.chunks if isinstance(rest, _Chunks) else [rest] if isinstance(rest, _Chunk) else []
+        found += [c.filt for c in chunks if c.filt]
+    return found
+
+
+@pytest.mark.parametrize("fold", [False, True], ids=["case", "ignore-case"])
+def test_star_run_rules_screened_by_one_regex_decide_as_one_by_one(fold: bool) -> None:
+    """Red team 20 L1: star-run rules (one Python automaton run each) are screened per chunk
+    by one RE2 regex once a chunk has been asked about a few texts; the screen only skips
+    rules that cannot match, so every decision equals the rules tested one by one (the
+    generated patterns include classes, escapes, ``**`` and latin-1 bytes)."""
+    rng = random.Random(20)
+    lines = [_star_line(rng) for _ in range(6 * CHUNK)]
+    lst = IgnoreList.from_lines(lines, fold=fold)
+    pats = _compiled(lines, fold)
+    comps = ["a", "b", "c", "ab", "abc", "x1", "Abc.c", "a*b", "ca.c", "\xe9ab", "bca", "z", "a.c", "cab.c"]
+    rels = sorted({"/".join(rng.choice(comps) for _ in range(rng.randint(1, 4))) for _ in range(600)})
+    for rel in rels:
+        view = rel.lower() if fold else rel
+        want = _one_by_one(pats, view, False)
+        got = decide((lst,), view, view.rpartition("/")[2], False, lambda _: False, rel)
+        assert (lst.patterns.index(got) if got is not None else -1) == want, rel
+    assert _filters(lst), "no chunk built its filter: the screen was not exercised"

@@ -16,6 +16,16 @@ however many rules a (possibly hostile) ignore file holds:
 
 A bucket is only a necessary condition: the rules in it are still decided by their own
 regex or git's ``wildmatch``, so the decisions are the rules' own.
+
+The rules git's ``wildmatch`` port decides (``Pattern.wild``: star runs a backtracking regex
+would choke on, many brackets) are one Python automaton run each, ~30 µs: a chunk of them
+asked about many texts first runs one RE2 regex of all of them (linear time, no
+backtracking; built after :data:`FILTER_AFTER` texts, so a one-shot hook asking about three
+paths compiles nothing). When it does not match, none of them can (their regex translations
+decide as the automaton does: a generated-pattern differential in the tests), so only the
+few it leaves out (longer than :data:`FILTER_GLOB` characters) run; when it matches, every
+rule runs as before, so a filter can only save work, never change a decision (red team 20
+L1: 5,000 lines like ``*a*b*c*`` made a glob over 100 files take 31 s).
 """
 
 from __future__ import annotations
@@ -33,13 +43,59 @@ __all__ = ["CHUNK", "GlobGroup", "glob_group"]
 
 #: Rules per regex; a group of more rules is indexed by literal prefix / suffix.
 CHUNK = 64
+#: Texts a chunk's automaton rules are tested on one by one before their RE2 filter is built.
+FILTER_AFTER = 4
+#: Longest wildmatch pattern (characters) put in a chunk's RE2 filter (longer ones always run).
+FILTER_GLOB = 4096
+#: Program memory of one filter (bytes); a filter that does not fit is not used.
+FILTER_MEM = 32 << 20
+
+
+def _re2_filter(rules: list[tuple[int, Pattern]]) -> tuple[Callable[[str], bool] | None, list[tuple[int, Pattern]]]:
+    """One RE2 regex matching a text when any of ``rules`` (automaton rules, descending) may
+    (``None``: no filter), and the rules it leaves out (too long, or the regex did not
+    compile: then all), which always run."""
+    import re2  # type: ignore[import-untyped]  # (only when a chunk has such rules and many texts)
+
+    parts: list[str] = []
+    left: list[tuple[int, Pattern]] = []
+    for idx, pt in rules:
+        body = pt.filter_body() if len(pt.glob) <= FILTER_GLOB else ""
+        if body is None or "(?!)" in body:
+            continue  # it can match nothing (the automaton agrees: never true)
+        if body:
+            parts.append(f"(?:{body})")
+        else:
+            left.append((idx, pt))
+    if not parts:
+        return None, left
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1
+    options.dot_nl = True
+    options.never_capture = True
+    options.log_errors = False
+    options.max_mem = FILTER_MEM
+    rx = re2._re2.RE2("|".join(parts).encode("latin-1"), options)
+    if not rx.ok():
+        return None, rules
+    match = rx.Match
+    both = re2._Anchor.ANCHOR_BOTH
+
+    def may_match(text: str) -> bool:
+        try:
+            data = text.encode("latin-1")
+        except UnicodeEncodeError:  # (a latin-1 view never has such a character)
+            return True
+        return bool(match(both, data, 0, len(data))[0][0] >= 0)
+
+    return may_match, left
 
 
 class _Chunk:
     """At most :data:`CHUNK` rules (ascending index): one regex, compiled on first use,
     and the rules git's ``wildmatch`` port decides (``Pattern.wild``)."""
 
-    __slots__ = ("ids", "quick", "rules", "rx", "top", "wild")
+    __slots__ = ("asked", "filt", "ids", "quick", "rules", "rx", "top", "unfiltered", "wild")
 
     def __init__(self, rules: list[tuple[int, Pattern]]) -> None:
         self.rules = rules
@@ -50,6 +106,11 @@ class _Chunk:
         self.rx: re.Pattern[str] | None = None
         self.ids: list[int] = []
         self.wild: list[tuple[int, Pattern]] = []
+        # the automaton rules' RE2 filter (:func:`_re2_filter`): texts asked before it is
+        # built, the filter (False: none), the rules it leaves out (descending)
+        self.asked = 0
+        self.filt: Callable[[str], bool] | bool | None = None
+        self.unfiltered: list[tuple[int, Pattern]] = []
 
     def _build(self) -> re.Pattern[str]:
         # built aside and published regex last: a thread that sees ``rx`` sees the rest
@@ -82,11 +143,21 @@ class _Chunk:
             idx = self.ids[m.lastindex - 1]  # type: ignore[operator]  # a group matched
             if idx > best:
                 best = idx
-        for idx, pt in self.wild:
-            if idx <= best:
-                break
-            if pt.wild(text):  # type: ignore[misc]  # wild is set for these
-                return idx
+        wild = self.wild
+        if wild and wild[0][0] > best:
+            filt = self.filt
+            if filt is None:
+                self.asked += 1  # (a race only builds the filter a text early or late)
+                if self.asked > FILTER_AFTER:
+                    got, self.unfiltered = _re2_filter(wild)
+                    filt = self.filt = got if got is not None else False
+            if filt and not filt(text):  # type: ignore[operator]  # a filter when truthy
+                wild = self.unfiltered  # none of the others can match
+            for idx, pt in wild:
+                if idx <= best:
+                    break
+                if pt.wild(text):  # type: ignore[misc]  # wild is set for these
+                    return idx
         return best
 
 

@@ -136,6 +136,15 @@ class Pattern(msgspec.Struct, gc=False, eq=False):
             self._prep()
         return self._wild
 
+    def filter_body(self) -> str | None:
+        """The regex source of this glob line even when :attr:`wild` decides it (for the
+        linear-time filter of :mod:`._groups`, which matches it with RE2, never with ``re``);
+        ``None`` when it can match nothing."""
+        body = translate_wildmatch(self.glob, self.kind == _PGLOB, self.fold)
+        if body is None:
+            return None
+        return literal_regex(self.anchor) + body if self.anchor else body
+
     @property
     def regex(self) -> re.Pattern[str] | None:
         """:attr:`body`, compiled (on first use)."""
