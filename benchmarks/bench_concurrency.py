@@ -184,7 +184,7 @@ def summarise(seq: Run, conc: Run, agents: int) -> dict[str, Any]:
 
 async def block(tree: Path, agents: int, calls: int, pairs: int, mc: int | None,
                 long_call: float | None, stalls: bool = False, window: int | None = None,
-                quantum: float | None = None, weight: str | None = None) -> list[dict[str, Any]]:
+                quantum: float | None = None) -> list[dict[str, Any]]:
     """One backend, one setting: a warmed runtime, ``pairs`` (sequential, concurrent) pairs."""
     kw: dict[str, Any] = {} if mc is None else {"max_concurrency": mc}
     rt = Runtime(tree, policy=Policy(**kw))
@@ -196,8 +196,6 @@ async def block(tree: Path, agents: int, calls: int, pairs: int, mc: int | None,
         rt.limiter.window = window
     if quantum is not None:
         rt.limiter.quantum = quantum
-    if weight is not None:  # "rr": turns round robin (the scheduler before the weight)
-        rt.limiter.weight = None if weight == "rr" else float(weight)
     plan = _mixed_calls(tree, agents, calls)
     await run_plan(rt, plan[:5], False)  # warm: ignore index, regexes
     out = []
@@ -267,8 +265,6 @@ def main() -> None:
                     help="the scheduler's window of calls taking turns (repeat to compare)")
     ap.add_argument("--quantum", type=float, action="append",
                     help="the scheduler's hop time per turn, seconds (repeat to compare)")
-    ap.add_argument("--weight", action="append",
-                    help="the scheduler's service weight, or 'rr' for round-robin turns (repeat to compare)")
     ap.add_argument("--stalls", action="store_true", help="sample where the loop is when it is late")
     ap.add_argument("--label", default="", help="prefix of the variant names")
     ap.add_argument("--json", help="append the raw per-pair figures to this file")
@@ -282,16 +278,14 @@ def main() -> None:
     for _ in range(args.rounds):
         for backend in args.backends.split(","):
             for mc in args.max_concurrency or [None]:
-                for lc, win, q, wt in [(lc, w, q, wt) for lc in args.long_call_seconds or [None]
-                                       for w in args.window or [None] for q in args.quantum or [None]
-                                       for wt in args.weight or [None]]:
+                for lc, win, q in [(lc, w, q) for lc in args.long_call_seconds or [None]
+                                   for w in args.window or [None] for q in args.quantum or [None]]:
                     name = f"{args.label}{backend} mc={mc or Policy().max_concurrency}"
                     name += f" long={lc:g}s" if lc else ""
                     name += f" window={win}" if win else ""
                     name += f" quantum={q:g}s" if q is not None else ""
-                    name += f" weight={wt}" if wt is not None else ""
                     rows = anyio.run(block, tree, args.agents, args.calls, args.pairs, mc, lc, args.stalls, win, q,
-                                     wt, backend=backend)
+                                     backend=backend)
                     results.setdefault(name, []).extend(rows)
                     for r in rows:
                         print(f"  {name}: conc/seq {r['ratio']:.2f}, p99/Little {r['p99_little']:.2f}, "

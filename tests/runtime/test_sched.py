@@ -295,13 +295,11 @@ async def test_ticket_counts_hops_and_waits(anyio_backend: str) -> None:
     assert ticket.hops == 1 and ticket.waited > 0 and ticket.deferred == 0
 
 
-async def _granted_order(window: int, quantum: float = 0.0, hops: int = 2, weight: float | None = None,
-                         used: float = 0.0) -> list[str]:
-    """Two calls, A (older, started at 1.0, having used ``used`` seconds of hop time) and B
-    (started at 2.0), each with ``hops`` hops, one token: the order hops are granted in, each
-    hop released before its call asks the next one (the scheduler driven directly, so a hop's
-    service is only the moment between its grant and its release)."""
-    sched = HopScheduler({MAIN: 1, READS: 1}, HOUR, HOUR, window=window, quantum=quantum, weight=weight)
+async def _granted_order(window: int, quantum: float = 0.0, hops: int = 2) -> list[str]:
+    """Two calls, A (older) and B, each with ``hops`` hops, one token: the order hops are
+    granted in, each hop released before its call asks the next one (the scheduler driven
+    directly, so a hop's service is only the moment between its grant and its release)."""
+    sched = HopScheduler({MAIN: 1, READS: 1}, HOUR, HOUR, window=window, quantum=quantum)
     names = {c: [f"{c}{i}" for i in range(1, hops + 1)] for c in "ab"}
     granted: list[str] = []
     asks = {name: anyio.Event() for mine in names.values() for name in mine}
@@ -318,7 +316,7 @@ async def _granted_order(window: int, quantum: float = 0.0, hops: int = 2, weigh
 
     assert sched.try_acquire(MAIN, "holder")
     async with anyio.create_task_group() as tg:
-        tg.start_soon(call, Ticket(1.0, service=used), names["a"])
+        tg.start_soon(call, Ticket(1.0), names["a"])
         tg.start_soon(call, Ticket(2.0), names["b"])
         asks["a1"].set()
         asks["b1"].set()
@@ -351,13 +349,3 @@ async def test_quantum_keeps_a_calls_turn(anyio_backend: str) -> None:
     assert await _granted_order(1024, 0.0, 3) == ["a1", "b1", "a2", "b2", "a3", "b3"]
     assert await _granted_order(1024, HOUR, 3) == ["a1", "b1", "a2", "a3", "b2", "b3"]
     assert await _granted_order(1, 0.0, 3) == ["a1", "a2", "a3", "b1", "b2", "b3"]
-
-
-async def test_weight_moves_a_call_back_by_its_service(anyio_backend: str) -> None:
-    """With a service weight a call's place is its start plus the weight times the hop time
-    it has used: A (started 1 s before B) goes first while it has used less than 1 s / weight,
-    after that B goes first; a new call is never put behind a big one for more than that."""
-    assert await _granted_order(1024, 0.0, 3, weight=5.0) == ["a1", "a2", "a3", "b1", "b2", "b3"]
-    assert await _granted_order(1024, 0.0, 3, weight=5.0, used=0.1) == ["a1", "a2", "a3", "b1", "b2", "b3"]
-    assert await _granted_order(1024, 0.0, 3, weight=5.0, used=0.3) == ["b1", "b2", "b3", "a1", "a2", "a3"]
-    assert await _granted_order(1024, 0.0, 3, weight=0.0, used=0.3) == ["a1", "a2", "a3", "b1", "b2", "b3"]

@@ -42,7 +42,6 @@ from pathgate.runtime.fs._sched import (
     MAX_DEFER_SECONDS,
     QUANTUM_SECONDS,
     READS,
-    SERVICE_WEIGHT,
     WINDOW,
     FairLimiter,
     HopScheduler,
@@ -98,7 +97,6 @@ class IoLimiter:
         self.max_defer_seconds = MAX_DEFER_SECONDS
         self.window = WINDOW
         self.quantum = QUANTUM_SECONDS
-        self.weight = SERVICE_WEIGHT
         self._limiters: dict[tuple[bool, str], anyio.CapacityLimiter] = {}
         self._schedulers: dict[bool, HopScheduler] = {}
 
@@ -110,7 +108,7 @@ class IoLimiter:
             if sched is None:
                 sched = self._schedulers[asyncio] = HopScheduler(
                     {MAIN: self.tokens, READS: self.read_tokens}, self.long_call_seconds, self.max_defer_seconds,
-                    window=self.window, quantum=self.quantum, weight=self.weight)
+                    window=self.window, quantum=self.quantum)
             limiter = self._limiters[(asyncio, pool)] = FairLimiter(sched, pool)
         return limiter
 

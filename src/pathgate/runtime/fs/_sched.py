@@ -62,7 +62,6 @@ __all__ = [
     "MAX_DEFER_SECONDS",
     "QUANTUM_SECONDS",
     "READS",
-    "SERVICE_WEIGHT",
     "FairLimiter",
     "HopScheduler",
     "Ticket",
@@ -80,10 +79,6 @@ WINDOW = 1024
 #: Hop time (seconds) a call may use per turn: its next hops keep its place in the turn order
 #: until it has used this much since its turn began, then it goes behind every other call.
 QUANTUM_SECONDS = 0.075
-#: How much a call's used hop time moves it back in the turn order: a call's place is its start
-#: plus this many times the hop time it had used when its turn began (0: strictly oldest call
-#: first; None: turns in the order they were last granted, round robin).
-SERVICE_WEIGHT: float | None = None
 #: The pool of ``read_files``' one-hop reads: its hops come first (rank 0).
 READS = "reads"
 #: The pool of everything else (walks, searches, matches, writes).
@@ -171,8 +166,6 @@ class HopScheduler:
     window: int = WINDOW
     #: Hop time a call may use per turn (:data:`QUANTUM_SECONDS`).
     quantum: float = QUANTUM_SECONDS
-    #: :data:`SERVICE_WEIGHT`.
-    weight: float | None = SERVICE_WEIGHT
     free: dict[str, int] = field(init=False)
     waiting: list[_Waiter] = field(default_factory=list)
     #: How many of :attr:`waiting` wait for each pool.
@@ -251,17 +244,15 @@ class HopScheduler:
                             else (1, 1, w.ticket.start, 0, w.seq))
         return [(0 if w.rank == 0 or (w.promoted and w.rank == 2) else w.rank, w) for w in ranked]
 
-    def _key(self, w: _Waiter) -> tuple[int, int, float, float, int]:
+    @staticmethod
+    def _key(w: _Waiter) -> tuple[int, int, float, float, int]:
         """Reads and promoted long calls' hops by call start, short calls' hops by the start
         of their call's turn, then long calls' hops by call start."""
         t = w.ticket
         if w.rank == 0 or (w.rank == 2 and w.promoted):
             return (0, w.rank, t.start, 0, w.seq)
         if w.rank == 1:
-            if self.weight is None:
-                return (1, 0, t.turn, t.start, w.seq)
-            new_turn = t.turn < 0 or t.service - t.turn_service >= self.quantum
-            return (1, 0, t.start + self.weight * (t.service if new_turn else t.turn_service), t.start, w.seq)
+            return (1, 0, t.turn, t.start, w.seq)
         return (2, 0, t.start, 0, w.seq)
 
     def _dispatch(self) -> None:
