@@ -69,6 +69,9 @@ _COPY = (".bak", ".orig", ".old", ".save", ".backup")
 #: ``#.env#``, ``..env.swp``, ``id_rsa.bak``, JetBrains' safe-write ``.env___jb_old___``).
 _BACKUP_ENDS = ("~", "#", *_SWAP, *_COPY, "___jb_old___", "___jb_tmp___")
 _NUMBERED = re.compile(r"(.+)\.~[0-9]+")
+#: Backup layers peeled from a name (``#.env.bak#~`` is three); a name with more is judged a
+#: secret (red team 20 L14: 1,500 ``#`` pairs recursed past Python's limit, every tool failed).
+BACKUP_LAYERS = 32
 
 
 def backup_of(norm: str) -> str | None:
@@ -161,12 +164,16 @@ class SecretMatcher:
         return any(self.is_secret_name(c) for c in written_components(body))
 
     def _is_secret_norm(self, norm: str) -> bool:
-        if is_env_name(norm):
-            return True
-        if self._base.match(norm) is not None:
-            return True
-        original = backup_of(norm)
-        return original is not None and self._is_secret_norm(original)
+        """Is ``norm`` named like a secret, or a backup of one (layer by layer; past
+        :data:`BACKUP_LAYERS` layers a secret: fail closed, no recursion on a hostile name)?"""
+        name: str | None = norm
+        for _ in range(BACKUP_LAYERS + 1):
+            if name is None:
+                return False
+            if is_env_name(name) or self._base.match(name) is not None:
+                return True
+            name = backup_of(name)
+        return name is not None
 
     def _quick_base(self, norm: str) -> bool:
         """Is the normalised basename ``norm`` itself named like a secret (``.env`` rules,
@@ -182,10 +189,14 @@ class SecretMatcher:
     def _quick_name(self, norm: str) -> bool:
         """:meth:`_is_secret_norm` with the basename patterns tested as strings
         (:meth:`_quick_base`), a backup's original too."""
-        if self._quick_base(norm):
-            return True
-        original = backup_of(norm) if norm.endswith(_BACKUP_ENDS) else None
-        return original is not None and self._quick_name(original)
+        name: str | None = norm
+        for _ in range(BACKUP_LAYERS + 1):
+            if name is None:
+                return False
+            if self._quick_base(name):
+                return True
+            name = backup_of(name) if name.endswith(_BACKUP_ENDS) else None
+        return name is not None
 
     def _dir_info(self, head: str) -> tuple[bool, str]:
         """``(secret, normalised)`` for a directory path: secret when one of its components
