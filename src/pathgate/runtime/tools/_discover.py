@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 from pathgate.results import Unsearched
 from pathgate.runtime._links import secret_memo
 from pathgate.runtime._walk import DIR, FILE, SYMLINK, Entry, Walker
-from pathgate.runtime.gates import Fact, GateContext, GatePipeline, HostFilterGate, PathFacts, lexical_name
+from pathgate.runtime.gates import Fact, GateContext, GatePipeline, HostFilterGate, IgnoreGate, PathFacts, lexical_name
 from pathgate.runtime.gates.path import GIT_INTERNALS, PathGate
 from pathgate.runtime.ignore import IgnoreSession, Match
 from pathgate.runtime.tools._excluded import MAX_UNSEARCHED, count_in_excluded
@@ -497,6 +497,8 @@ class Discovery:
                     v = Verdict(status=Status.BLOCKED, gate=Gate.IGNORE, rule=own.rule, ancestor=own.ancestor)
                     if self.pipeline.secrets.is_secret_facts(f):
                         v = Verdict(status=Status.BLOCKED, gate=Gate.IGNORE, opaque=True)
+                    else:  # decided by a source the host filter hides: its opaque verdict
+                        v = await _unless_hidden(self.pipeline, own, v)
                 out[i] = v
         return out
 
@@ -512,6 +514,18 @@ class Discovery:
         directories the walk could not enter (:meth:`unsearched_unlisted`)."""
         unlisted = await self.unsearched_unlisted()
         return (await count_in_excluded(self, dirs, wanted) + unlisted)[:MAX_UNSEARCHED]
+
+
+async def _unless_hidden(pipeline: GatePipeline, match: Match, verdict: Verdict) -> Verdict:
+    """``verdict``, or the host filter's opaque one when the ignore source that decided
+    ``match`` is one it hides (:meth:`IgnoreGate.source_verdict`)."""
+    for gate in pipeline.gates:
+        if isinstance(gate, IgnoreGate) and gate.hidden is not None:
+            got = gate.source_verdict(match)
+            if got is not None and not isinstance(got, Verdict):
+                got = await got
+            return verdict if got is None else got
+    return verdict
 
 
 class _LinkCheck:
