@@ -481,8 +481,10 @@ class Discovery:
         elif plain and self._inline:
             self._judge_inline(entries, plain, out)
         elif plain:
+            negated = await self._hidden_negations(entries, plain)
             verdicts = await self.pipeline.check_entries(
-                [_Walked(entries[i].relpath, entries[i].kind == DIR, entries[i].match) for i in plain],
+                [_Walked(entries[i].relpath, entries[i].kind == DIR, negated.get(i, entries[i].match))
+                 for i in plain],
                 self.ctx,
             )
             aliases = self._aliases
@@ -501,6 +503,15 @@ class Discovery:
                         v = await _unless_hidden(self.pipeline, own, v)
                 out[i] = v
         return out
+
+    async def _hidden_negations(self, entries: Sequence[Entry], plain: Sequence[int]) -> dict[int, Match]:
+        """With a host filter, the kept entries a negation re-included (the gates answer
+        one a hidden source's negation decided as the filter's block: :mod:`._hidden`)."""
+        if not any(isinstance(g, IgnoreGate) and g.hidden is not None for g in self.pipeline.gates):
+            return {}
+        from pathgate.runtime.tools._hidden import negated_matches
+
+        return await self.runtime.run_blocking(partial(negated_matches, self.session, entries, plain))
 
     # -- excluded directories ----------------------------------------------------------------
 

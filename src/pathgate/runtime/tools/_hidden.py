@@ -1,0 +1,53 @@
+"""Discovery and the ignore sources a host filter hides (red team 18 J8, 19 K3).
+
+A walk keeps an entry no rule excludes with no decision attached (``Entry.match`` is
+``None``), also when a *negation* re-included it. With a host filter, such a negation may
+come from a source the filter hides, and then the path must be answered as the filter hiding
+it (the ignore gate's :meth:`~pathgate.runtime.gates.ignore.IgnoreGate.source_verdict`), in
+listings as in reads. :func:`negated_matches` finds, in a worker thread, the kept entries a
+negation decided, so the gates see that decision; entries of directories whose rule chain
+holds no negation are not matched again.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Sequence
+
+from pathgate.runtime._walk import DIR, Entry
+from pathgate.runtime.ignore import IgnoreSession, Match
+from pathgate.runtime.ignore._rules import IgnoreList
+
+__all__ = ["negated_matches"]
+
+_NEGATES: weakref.WeakKeyDictionary[IgnoreList, bool] = weakref.WeakKeyDictionary()
+
+
+def _negates(lst: IgnoreList) -> bool:
+    """Does ``lst`` hold a negated rule? (once per compiled list)"""
+    got = _NEGATES.get(lst)
+    if got is None:
+        got = _NEGATES[lst] = any(p.negated for p in lst.patterns)
+    return got
+
+
+def negated_matches(session: IgnoreSession, entries: Sequence[Entry], plain: Sequence[int]) -> dict[int, Match]:
+    """Of the kept entries among ``plain`` (indices into ``entries``; no decision attached),
+    those a negation re-included, with that decision (blocking: a worker thread)."""
+    out: dict[int, Match] = {}
+    chains: dict[str, bool] = {}
+    nodes = session._dirs
+    for i in plain:
+        e = entries[i]
+        if e.match is not None:
+            continue
+        parent = e.relpath.rpartition("/")[0]
+        negates = chains.get(parent)
+        if negates is None:
+            node = nodes.get(parent)
+            negates = chains[parent] = node is None or any(_negates(lst) for lst in node.chain)
+        if negates:
+            m = session.match(e.relpath, e.kind == DIR)
+            if m.rule is not None and not m.ignored:
+                out[i] = m
+    return out
