@@ -509,9 +509,12 @@ class Discovery:
         one a hidden source's negation decided as the filter's block: :mod:`._hidden`)."""
         if not any(isinstance(g, IgnoreGate) and g.hidden is not None for g in self.pipeline.gates):
             return {}
-        from pathgate.runtime.tools._hidden import negated_matches
+        from pathgate.runtime.tools._hidden import negated_matches, to_rematch
 
-        return await self.runtime.run_blocking(partial(negated_matches, self.session, entries, plain))
+        which = to_rematch(self.session, entries, plain)
+        if not which:
+            return {}
+        return await self.runtime.run_blocking(partial(negated_matches, self.session, entries, which))
 
     # -- excluded directories ----------------------------------------------------------------
 

@@ -6,7 +6,8 @@ come from a source the filter hides, and then the path must be answered as the f
 it (the ignore gate's :meth:`~pathgate.runtime.gates.ignore.IgnoreGate.source_verdict`), in
 listings as in reads. :func:`negated_matches` finds, in a worker thread, the kept entries a
 negation decided, so the gates see that decision; entries of directories whose rule chain
-holds no negation are not matched again.
+holds no negation (:func:`to_rematch`, on the loop) are not matched again, and a call meeting
+none takes no extra worker-thread hop.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathgate.runtime._walk import DIR, Entry
 from pathgate.runtime.ignore import IgnoreSession, Match
 from pathgate.runtime.ignore._rules import IgnoreList
 
-__all__ = ["negated_matches"]
+__all__ = ["negated_matches", "to_rematch"]
 
 _NEGATES: weakref.WeakKeyDictionary[IgnoreList, bool] = weakref.WeakKeyDictionary()
 
@@ -31,12 +32,13 @@ def _negates(lst: IgnoreList) -> bool:
     return got
 
 
-def negated_matches(session: IgnoreSession, entries: Sequence[Entry], plain: Sequence[int]) -> dict[int, Match]:
-    """Of the kept entries among ``plain`` (indices into ``entries``; no decision attached),
-    those a negation re-included, with that decision (blocking: a worker thread)."""
-    out: dict[int, Match] = {}
+def to_rematch(session: IgnoreSession, entries: Sequence[Entry], plain: Sequence[int]) -> list[int]:
+    """Of ``plain`` (indices into ``entries``), the kept entries (no decision attached) whose
+    directory's rule chain holds a negation, or is not known here (no I/O: the session's
+    nodes, else the index's cached ones)."""
+    out: list[int] = []
     chains: dict[str, bool] = {}
-    nodes = session._dirs
+    mine, shared = session._dirs, session._index._nodes
     for i in plain:
         e = entries[i]
         if e.match is not None:
@@ -44,10 +46,20 @@ def negated_matches(session: IgnoreSession, entries: Sequence[Entry], plain: Seq
         parent = e.relpath.rpartition("/")[0]
         negates = chains.get(parent)
         if negates is None:
-            node = nodes.get(parent)
+            node = mine.get(parent) or shared.get(parent)
             negates = chains[parent] = node is None or any(_negates(lst) for lst in node.chain)
         if negates:
-            m = session.match(e.relpath, e.kind == DIR)
-            if m.rule is not None and not m.ignored:
-                out[i] = m
+            out.append(i)
+    return out
+
+
+def negated_matches(session: IgnoreSession, entries: Sequence[Entry], which: Sequence[int]) -> dict[int, Match]:
+    """Of the entries ``which`` (:func:`to_rematch`), those a negation re-included, with that
+    decision (blocking: a worker thread)."""
+    out: dict[int, Match] = {}
+    for i in which:
+        e = entries[i]
+        m = session.match(e.relpath, e.kind == DIR)
+        if m.rule is not None and not m.ignored:
+            out[i] = m
     return out
