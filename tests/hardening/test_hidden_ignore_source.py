@@ -240,3 +240,23 @@ def test_source_names_ask_outside_spellings_only_when_outside_paths_are_allowed(
     assert source_names(ix, "/elsewhere/ignore") == ()
     assert source_names(ix, "/elsewhere/ignore", outside=True) == ("/elsewhere/ignore",)
     assert source_names(ix, "../.gitignore", outside=True) == (str(tmp_path.parent / ".gitignore"),)
+
+
+async def test_a_hidden_config_include_that_fails_git_is_not_named(anyio_backend: str, tmp_path: Path) -> None:
+    """A config ``[include]`` target the filter hides that git cannot parse: every path fails
+    closed, as the filter's bare block (the fail-closed reason would name the hidden file)."""
+    root = tmp_path / "t"
+    (root / "private").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    with open(root / ".git/config", "a") as f:
+        f.write("[include]\n\tpath = ../private/cfg\n")
+    (root / "private/cfg").write_text("[core\nbroken\n")
+    (root / "a.txt").write_text("alpha\n")
+    async with Runtime(root) as plain:
+        assert "private/cfg" in (await plain.call("read_files", {"paths": ["a.txt"]}, renderer="verbose"))["a.txt"]
+    async with Runtime(root, Policy(host_filter=_hiding(("private",), "sync"))) as rt:
+        for renderer in RENDERERS:
+            out = [await rt.call("read_files", {"paths": ["a.txt"]}, renderer=renderer),
+                   await rt.call("glob", {"pattern": "*"}, renderer=renderer)]
+            assert "cfg" not in json.dumps(out) and "ignore" not in json.dumps(out)
+        assert out[0] == {"files": [{"path": "a.txt", "status": "blocked"}]} or "a.txt" in json.dumps(out[0])
