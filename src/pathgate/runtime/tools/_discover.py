@@ -507,11 +507,12 @@ class Discovery:
     async def _hidden_negations(self, entries: Sequence[Entry], plain: Sequence[int]) -> dict[int, Match]:
         """With a host filter, the kept entries a negation re-included (the gates answer
         one a hidden source's negation decided as the filter's block: :mod:`._hidden`)."""
-        if not any(isinstance(g, IgnoreGate) and g.hidden is not None for g in self.pipeline.gates):
+        gate = next((g for g in self.pipeline.gates if isinstance(g, IgnoreGate) and g.hidden is not None), None)
+        if gate is None or gate.hidden is None:
             return {}
         from pathgate.runtime.tools._hidden import negated_matches, to_rematch
 
-        which = to_rematch(self.session, entries, plain)
+        which = await to_rematch(self.session, entries, plain, gate.hidden)
         if not which:
             return {}
         return await self.runtime.run_blocking(partial(negated_matches, self.session, entries, which))

@@ -6,18 +6,21 @@ come from a source the filter hides, and then the path must be answered as the f
 it (the ignore gate's :meth:`~pathgate.runtime.gates.ignore.IgnoreGate.source_verdict`), in
 listings as in reads. :func:`negated_matches` finds, in a worker thread, the kept entries a
 negation decided, so the gates see that decision; entries of directories whose rule chain
-holds no negation (:func:`to_rematch`, on the loop) are not matched again, and a call meeting
-none takes no extra worker-thread hop.
+holds no negation from a hidden source (:func:`to_rematch`, on the loop: the filter is asked
+once per list holding a negation) are not matched again, and a call meeting none takes no
+extra worker-thread hop.
 """
 
 from __future__ import annotations
 
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pathgate.runtime._walk import DIR, Entry
+from pathgate.runtime.gates import GateResult
 from pathgate.runtime.ignore import IgnoreSession, Match
 from pathgate.runtime.ignore._rules import IgnoreList
+from pathgate.verdicts import BUILTIN_SOURCE, Verdict
 
 __all__ = ["negated_matches", "to_rematch"]
 
@@ -32,12 +35,15 @@ def _negates(lst: IgnoreList) -> bool:
     return got
 
 
-def to_rematch(session: IgnoreSession, entries: Sequence[Entry], plain: Sequence[int]) -> list[int]:
+async def to_rematch(session: IgnoreSession, entries: Sequence[Entry], plain: Sequence[int],
+                     judge: Callable[[str], GateResult]) -> list[int]:
     """Of ``plain`` (indices into ``entries``), the kept entries (no decision attached) whose
-    directory's rule chain holds a negation, or is not known here (no I/O: the session's
-    nodes, else the index's cached ones)."""
+    directory's rule chain holds a negation from a source the host filter hides (``judge``:
+    the ignore gate's filter verdict on a source label, asked once per such list, awaited
+    when async), or is not known here. No I/O: the session's nodes, else the index's."""
     out: list[int] = []
     chains: dict[str, bool] = {}
+    hidden: dict[int, bool] = {}
     mine, shared = session._dirs, session._index._nodes
     for i in plain:
         e = entries[i]
@@ -47,7 +53,22 @@ def to_rematch(session: IgnoreSession, entries: Sequence[Entry], plain: Sequence
         negates = chains.get(parent)
         if negates is None:
             node = mine.get(parent) or shared.get(parent)
-            negates = chains[parent] = node is None or any(_negates(lst) for lst in node.chain)
+            if node is None:
+                negates = True
+            else:
+                negates = False
+                for lst in node.chain:
+                    if lst.source != BUILTIN_SOURCE and _negates(lst):
+                        got = hidden.get(id(lst))
+                        if got is None:
+                            verdict = judge(lst.source)
+                            if verdict is not None and not isinstance(verdict, Verdict):
+                                verdict = await verdict
+                            got = hidden[id(lst)] = verdict is not None
+                        if got:
+                            negates = True
+                            break
+            chains[parent] = negates
         if negates:
             out.append(i)
     return out
