@@ -47,6 +47,7 @@ from pathgate.runtime.gates import Fact, GateContext, GatePipeline, HostFilterGa
 from pathgate.runtime.gates.path import GIT_INTERNALS, PathGate
 from pathgate.runtime.ignore import IgnoreSession, Match
 from pathgate.runtime.tools._excluded import MAX_UNSEARCHED, count_in_excluded
+from pathgate.runtime.tools._hidden import negated_matches, to_rematch, unless_hidden
 from pathgate.runtime.tools._judge_batch import admit_whole, git_batchable, to_judge
 from pathgate.runtime.tools._omissions import Omissions
 from pathgate.runtime.tools._secret_walk import _ONE_CALL, _by_dir, _each, _memo, _pretested
@@ -500,7 +501,7 @@ class Discovery:
                     if self.pipeline.secrets.is_secret_facts(f):
                         v = Verdict(status=Status.BLOCKED, gate=Gate.IGNORE, opaque=True)
                     else:  # decided by a source the host filter hides: its opaque verdict
-                        v = await _unless_hidden(self.pipeline, own, v)
+                        v = await unless_hidden(self.pipeline, own, v)
                 out[i] = v
         return out
 
@@ -510,8 +511,6 @@ class Discovery:
         gate = next((g for g in self.pipeline.gates if isinstance(g, IgnoreGate) and g.hidden is not None), None)
         if gate is None or gate.hidden is None:
             return {}
-        from pathgate.runtime.tools._hidden import negated_matches, to_rematch
-
         which = await to_rematch(self.session, entries, plain, gate.hidden)
         if not which:
             return {}
@@ -529,18 +528,6 @@ class Discovery:
         directories the walk could not enter (:meth:`unsearched_unlisted`)."""
         unlisted = await self.unsearched_unlisted()
         return (await count_in_excluded(self, dirs, wanted) + unlisted)[:MAX_UNSEARCHED]
-
-
-async def _unless_hidden(pipeline: GatePipeline, match: Match, verdict: Verdict) -> Verdict:
-    """``verdict``, or the host filter's opaque one when the ignore source that decided
-    ``match`` is one it hides (:meth:`IgnoreGate.source_verdict`)."""
-    for gate in pipeline.gates:
-        if isinstance(gate, IgnoreGate) and gate.hidden is not None:
-            got = gate.source_verdict(match)
-            if got is not None and not isinstance(got, Verdict):
-                got = await got
-            return verdict if got is None else got
-    return verdict
 
 
 class _LinkCheck:

@@ -17,12 +17,12 @@ import weakref
 from collections.abc import Callable, Sequence
 
 from pathgate.runtime._walk import DIR, Entry
-from pathgate.runtime.gates import GateResult
+from pathgate.runtime.gates import GatePipeline, GateResult, IgnoreGate
 from pathgate.runtime.ignore import IgnoreSession, Match
 from pathgate.runtime.ignore._rules import IgnoreList
 from pathgate.verdicts import BUILTIN_SOURCE, Verdict
 
-__all__ = ["negated_matches", "to_rematch"]
+__all__ = ["negated_matches", "to_rematch", "unless_hidden"]
 
 _NEGATES: weakref.WeakKeyDictionary[IgnoreList, bool] = weakref.WeakKeyDictionary()
 
@@ -84,3 +84,15 @@ def negated_matches(session: IgnoreSession, entries: Sequence[Entry], which: Seq
         if m.rule is not None and not m.ignored:
             out[i] = m
     return out
+
+
+async def unless_hidden(pipeline: GatePipeline, match: Match, verdict: Verdict) -> Verdict:
+    """``verdict``, or the host filter's opaque one when the ignore source that decided
+    ``match`` is one it hides (:meth:`IgnoreGate.source_verdict`)."""
+    for gate in pipeline.gates:
+        if isinstance(gate, IgnoreGate) and gate.hidden is not None:
+            got = gate.source_verdict(match)
+            if got is not None and not isinstance(got, Verdict):
+                got = await got
+            return verdict if got is None else got
+    return verdict
