@@ -41,6 +41,7 @@ from pathgate.runtime.gates.host_filter import HostFilterGate
 from pathgate.runtime.gates.ignore import IgnoreGate
 from pathgate.runtime.gates.path import PathGate
 from pathgate.runtime.ignore import IgnoreIndex
+from pathgate.runtime.ignore._secret_sources import source_names
 from pathgate.verdicts import Verdict
 
 if TYPE_CHECKING:
@@ -341,11 +342,23 @@ class GateCore:
 
     def _arm_aliases(self, pipeline: GatePipeline) -> None:
         """Let ``pipeline``'s ignore gates ask whether a multi-linked file they would block
-        is a secret's alias (then opaque, not explained), when secrets are enforced."""
-        if self.policy.enforce_secrets:
-            for gate in pipeline.gates:
-                if isinstance(gate, IgnoreGate):
+        is a secret's alias (then opaque, not explained), when secrets are enforced; and,
+        with a host filter, whether the ignore source that decided is one the filter hides
+        (then the filter's opaque verdict: :meth:`_hidden_source`)."""
+        host = next((g for g in self.pipeline.gates if isinstance(g, HostFilterGate)), None)
+        for gate in pipeline.gates:
+            if isinstance(gate, IgnoreGate):
+                if self.policy.enforce_secrets:
                     gate.alias = self._is_secret_alias
+                if host is not None:
+                    gate.hidden = functools.partial(self._hidden_source, host)
+
+    def _hidden_source(self, host: HostFilterGate, label: str) -> Verdict | Awaitable[Verdict | None] | None:
+        """The read host filter's verdict on the ignore source labelled ``label`` (each of its
+        spellings: :func:`~pathgate.runtime.ignore._secret_sources.source_names`; no I/O).
+        Its rules keep applying; the ignore gate answers what they decide with this verdict,
+        so the source's name and lines never reach the model."""
+        return host.judge_names(source_names(self.index, label, self.policy.allow_outside_root))
 
     async def _is_secret_alias(self, st: os.stat_result) -> bool:
         """Is the multi-linked regular file with this ``lstat`` a secret's alias (any such

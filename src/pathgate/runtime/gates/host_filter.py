@@ -7,7 +7,9 @@ It sees the real project-relative path (``"."`` for the root; the absolute real 
 as written (its lexical normalisation) lead elsewhere in the project, that spelling first:
 ``src/l_private`` linked to ``src/app.py`` asks about both, so a name the filter refuses is
 refused whatever it points to. Unlike the TypeScript original, a host
-filter does not switch ignore rules off: both apply.
+filter does not switch ignore rules off: both apply -- even the rules of an ignore source the
+filter hides (a filter only ever hides more), whose decisions are then answered with this
+gate's opaque verdict (:meth:`HostFilterGate.judge_names`, asked by the ignore gate).
 
 Before any I/O (:meth:`HostFilterGate.check_written`), the filter also judges the
 directories a spelling passes through *as written* and then leaves with ``..``
@@ -20,7 +22,7 @@ awaited in the same order, one call at a time (a host filter may be a network ca
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 
 from pathgate.config import HostFilter
 from pathgate.runtime.gates._base import Fact, GateContext, GateResult, PathFacts, dropped_prefixes
@@ -98,6 +100,12 @@ class HostFilterGate:
         """The filter's answer for one project-relative spelling (the path gate asks before
         explaining a block, so a refused name stays opaque)."""
         return self._ask_all([name])
+
+    def judge_names(self, names: Sequence[str]) -> GateResult:
+        """The filter's answer for several spellings of one file, in order (the first refusal
+        decides; ``None``: every one passes). The ignore gate asks it about the ignore source
+        whose rule decided a path, so a source the filter hides is never quoted."""
+        return self._ask_all(list(names)) if names else None
 
     def check(self, facts: PathFacts, ctx: GateContext) -> GateResult:
         subject = facts.subject

@@ -14,6 +14,13 @@ link to ``.env`` inside an ignored ``build/``) is a bare opaque ``[BLOCKED]``, a
 secrets gate answers for the secret itself — the explanation would otherwise say the file
 exists and quote the rule that hides it. ``remedy`` holds lines verified to unblock the path,
 when the renderers' remedy module is installed (see ``MATCH`` fetching in ``read_files``).
+
+With a host filter, the ignore source whose rule decided (the path's own rule, an excluded
+ancestor's, an unreadable file's name -- and a negation that re-included the path) is first
+put to the filter (:attr:`IgnoreGate.hidden`): a source the filter hides still applies its
+rules (a filter only hides more) but is never named nor quoted, so what it decides is the
+host filter's own opaque ``[BLOCKED]``, as if the filter hid the path itself (no reason, no
+remedy, not counted in omission notes). A filter that raises answers the same (fail closed).
 """
 
 from __future__ import annotations
@@ -23,10 +30,12 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from pathgate.runtime.gates._base import Fact, GateContext, GateResult, PathFacts
-from pathgate.verdicts import Gate, Status, Verdict
+from pathgate.verdicts import BUILTIN_SOURCE, Gate, Status, Verdict
 
 if TYPE_CHECKING:
     import os
+
+    from pathgate.runtime.ignore import Match
 
 #: What a secret's alias is answered with (the secrets gate's own opaque verdict).
 _ALIAS = Verdict(status=Status.BLOCKED, gate=Gate.SECRETS, opaque=True)
@@ -45,11 +54,20 @@ class IgnoreGate:
         #: Set by the runtime when secrets are enforced: is this multi-linked regular file
         #: (its ``lstat``) a secret's alias? (blocking work done the runtime's way)
         self.alias: Callable[[os.stat_result], Awaitable[bool]] | None = None
+        #: Set by the runtime when a host filter applies: the filter's verdict on the ignore
+        #: source labelled so (``Rule.source``, ``Match.unreadable``; ``None``: visible).
+        self.hidden: Callable[[str], GateResult] | None = None
 
     def check(self, facts: PathFacts, ctx: GateContext) -> GateResult:
         match = facts.match
-        if match is None or not match.ignored:
+        if match is None:
             return None
+        if not match.ignored:
+            rule = match.rule
+            if rule is None or self.hidden is None or (ctx.purpose == "read" and self.mode == "discovery"):
+                return None
+            # a negation re-included it: the hidden source's decision shows as the filter's
+            return self.source_verdict(match)
         if ctx.purpose == "read" and self.mode == "discovery":
             return None
         resolved = facts.resolved
@@ -65,11 +83,43 @@ class IgnoreGate:
             remedy=facts.remedy,
         )
         st = None if resolved is None else resolved.st
-        if self.alias is not None and st is not None and st.st_nlink > 1 and stat.S_ISREG(st.st_mode):
-            return self._unless_alias(self.alias, st, verdict)
+        alias = self.alias
+        if alias is None or st is None or st.st_nlink < 2 or not stat.S_ISREG(st.st_mode):
+            st = None
+        if self.hidden is not None:
+            opaque = self.source_verdict(match)
+            if isinstance(opaque, Verdict):
+                return opaque
+            if opaque is not None:
+                return self._unless_hidden(opaque, alias if st is not None else None, st, verdict)
+        if st is not None and alias is not None:
+            return self._unless_alias(alias, st, verdict)
         return verdict
+
+    def source_verdict(self, match: Match) -> GateResult:
+        """The host filter's verdict on the ignore source that decided ``match`` (its rule's,
+        else the unreadable file's; ``None``: no filter, the built-in list, or visible)."""
+        hidden = self.hidden
+        if hidden is None:
+            return None
+        label = match.unreadable if match.rule is None else match.rule.source
+        if label is None or label == BUILTIN_SOURCE:
+            return None
+        return hidden(label)
 
     @staticmethod
     async def _unless_alias(alias: Callable[[os.stat_result], Awaitable[bool]], st: os.stat_result,
                             verdict: Verdict) -> Verdict:
         return _ALIAS if await alias(st) else verdict
+
+    @classmethod
+    async def _unless_hidden(cls, opaque: Awaitable[Verdict | None],
+                             alias: Callable[[os.stat_result], Awaitable[bool]] | None,
+                             st: os.stat_result | None, verdict: Verdict) -> Verdict:
+        """An async filter's verdict on the deciding source, then the alias check."""
+        got = await opaque
+        if got is not None:
+            return got
+        if alias is not None and st is not None:
+            return await cls._unless_alias(alias, st, verdict)
+        return verdict

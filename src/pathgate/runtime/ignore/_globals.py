@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, cast
 from pathgate.runtime.fs import OsFS
 from pathgate.runtime.ignore import _gitconfig, _upper
 from pathgate.runtime.ignore._rules import IgnoreList, Match
+from pathgate.runtime.ignore._secret_sources import spellings
 from pathgate.verdicts import BUILTIN_SOURCE
 
 if TYPE_CHECKING:
@@ -31,7 +32,8 @@ __all__ = ["Globals", "current_globals", "make_probe"]
 class Globals:
     """Repository-wide state resolved once per change: git layout, config, global lists."""
 
-    __slots__ = ("config", "fold", "hooks", "key", "node", "paths", "steering", "top", "upper", "warnings")
+    __slots__ = ("config", "fold", "hooks", "key", "names", "node", "paths", "steering", "top", "upper",
+                 "warnings")
 
     def __init__(self, key: object, fold: bool, node: DirNode, warnings: tuple[str, ...],
                  paths: tuple[str, ...], steering: tuple[str, ...] = (),
@@ -55,6 +57,10 @@ class Globals:
         self.fold = fold
         self.node = node
         self.warnings = warnings
+        #: each repository-wide source's label -> its absolute spellings (as written,
+        #: normalised, real target): what the host filter is asked about it
+        #: (:func:`._secret_sources.source_names`)
+        self.names: dict[str, tuple[str, ...]] = {}
 
 
 def config_key(ix: IgnoreIndex) -> tuple[object, ...]:
@@ -83,6 +89,7 @@ def load_globals(ix: IgnoreIndex, key: tuple[object, ...]) -> Globals:
     stop: Match | None = None
     warnings: list[str] = []
     paths: list[str] = []
+    names: dict[str, tuple[str, ...]] = {}
     if ix._builtin is not None:
         builtin = ix._builtin
         if fold:
@@ -115,6 +122,7 @@ def load_globals(ix: IgnoreIndex, key: tuple[object, ...]) -> Globals:
         for shown, path in cands:
             if up is not None:
                 shown = up.label(shown)
+            names[shown] = spellings(path)
             sig = ix._stat_sig(path, follow=True)
             sigs.append(sig)
             paths.append(path)
@@ -153,10 +161,12 @@ def load_globals(ix: IgnoreIndex, key: tuple[object, ...]) -> Globals:
     for w in warnings:
         ix._warn(w)
     steering = (*ix._git_watch, *paths, *(settings.steering if settings is not None else ()))
-    return Globals(key, fold, node, tuple(warnings), tuple(paths), tuple(dict.fromkeys(steering)), upper,
-                   settings.hooks if settings is not None else None,
-                   settings.config if settings is not None else (),
-                   settings.top if settings is not None else None)
+    g = Globals(key, fold, node, tuple(warnings), tuple(paths), tuple(dict.fromkeys(steering)), upper,
+                settings.hooks if settings is not None else None,
+                settings.config if settings is not None else (),
+                settings.top if settings is not None else None)
+    g.names = names
+    return g
 
 
 def _load_upper(ix: IgnoreIndex, up: _upper.Upper, fold: bool, read: list[tuple[str, bytes, _Sig]],

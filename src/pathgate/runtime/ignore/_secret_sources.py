@@ -15,6 +15,14 @@ written, ``..`` not resolved), its lexical normalisation, its real (symlink-reso
 target, or — for a regular file with more than one link — its inode, shared with a
 secret-named file of the project (the secret-inode registry, :attr:`~._index.IgnoreIndex.
 linked_secret`). Paths inside the project are judged relative to its root, others whole.
+
+A source the *host filter* hides is different: its content is policy, not a secret, and a
+filter may only ever hide more, so it is read as rules like any other (reading it as absent
+would un-hide what it excludes). What must not reach the model is its name and lines: the
+ignore gate answers a verdict such a source decides as the host filter's own opaque
+``[BLOCKED]`` (:meth:`~pathgate.runtime.gates.ignore.IgnoreGate.check`). The names the filter
+is asked about for a source are :func:`source_names` -- the same spellings as above, taken
+when the repository-wide sources are loaded (:func:`spellings`), so asking does no I/O.
 """
 
 from __future__ import annotations
@@ -26,7 +34,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathgate.runtime.ignore._index import IgnoreIndex
 
-__all__ = ["is_secret_source"]
+__all__ = ["is_secret_source", "source_names", "spellings"]
 
 
 def _below(path: str, root: str) -> str:
@@ -38,6 +46,44 @@ def _below(path: str, root: str) -> str:
     return path
 
 
+def spellings(path: str) -> tuple[str, ...]:
+    """The absolute spellings of a repository-wide source at ``path`` (absolute, as
+    configured) a judge asks about: every component as written (``..`` dropped), its lexical
+    normalisation and its real target, distinct (the real target costs a ``realpath``)."""
+    return _spellings(path, os.path.realpath(path))
+
+
+def _spellings(path: str, real: str) -> tuple[str, ...]:
+    written = "/".join(c for c in path.split("/") if c not in ("", ".", ".."))
+    return tuple(dict.fromkeys(("/" + written, os.path.normpath(path), real)))
+
+
+def source_names(ix: IgnoreIndex, label: str, outside: bool = False) -> tuple[str, ...]:
+    """The names the host filter is asked about for the ignore source labelled ``label`` (a
+    ``Rule.source`` or ``Match.unreadable``): project-relative for spellings inside the root,
+    absolute for the others only when ``outside`` (``allow_outside_root``: the filter sees
+    outside paths then; otherwise it is never asked about them). A repository-wide source is
+    asked by the spellings taken when it was loaded (:func:`spellings`: as written,
+    normalised, real target); a per-directory file by its label (a real directory's file,
+    never followed). No I/O."""
+    root = ix.root
+    g = ix._globals
+    known = None if g is None else g.names.get(label)
+    if known is None:
+        path = os.path.expanduser(label) if label.startswith("~") else label
+        path = os.path.normpath(path if path.startswith("/") else os.path.join(root, path))
+        known = (path,)
+    out: list[str] = []
+    for spelling in known:
+        rel = _below(spelling, root)
+        if rel == spelling:  # outside the root
+            if outside:
+                out.append(spelling)
+        elif rel:
+            out.append(rel)
+    return tuple(dict.fromkeys(out))
+
+
 def is_secret_source(ix: IgnoreIndex, path: str) -> bool:
     """Is the repository-wide ignore source at ``path`` (absolute, as configured) a secret
     by the index's secret tests? ``False`` when the index has none (``check-ignore``)."""
@@ -45,9 +91,8 @@ def is_secret_source(ix: IgnoreIndex, path: str) -> bool:
     if judge is None:
         return False
     root = ix.root
-    written = "/".join(c for c in path.split("/") if c not in ("", ".", ".."))
     real = os.path.realpath(path)
-    for spelling in dict.fromkeys(("/" + written, os.path.normpath(path), real)):
+    for spelling in _spellings(path, real):
         rel = _below(spelling, root)
         if rel and judge(rel):
             return True

@@ -43,10 +43,11 @@ from typing import TYPE_CHECKING
 from pathgate.results import Unsearched
 from pathgate.runtime._links import secret_memo
 from pathgate.runtime._walk import DIR, FILE, SYMLINK, Entry, Walker
-from pathgate.runtime.gates import Fact, GateContext, GatePipeline, HostFilterGate, PathFacts, lexical_name
+from pathgate.runtime.gates import Fact, GateContext, GatePipeline, HostFilterGate, IgnoreGate, PathFacts, lexical_name
 from pathgate.runtime.gates.path import GIT_INTERNALS, PathGate
 from pathgate.runtime.ignore import IgnoreSession, Match
 from pathgate.runtime.tools._excluded import MAX_UNSEARCHED, count_in_excluded
+from pathgate.runtime.tools._hidden import negated_matches, to_rematch, unless_hidden
 from pathgate.runtime.tools._judge_batch import admit_whole, git_batchable, to_judge
 from pathgate.runtime.tools._omissions import Omissions
 from pathgate.runtime.tools._secret_walk import _ONE_CALL, _by_dir, _each, _memo, _pretested
@@ -481,8 +482,10 @@ class Discovery:
         elif plain and self._inline:
             self._judge_inline(entries, plain, out)
         elif plain:
+            negated = await self._hidden_negations(entries, plain)
             verdicts = await self.pipeline.check_entries(
-                [_Walked(entries[i].relpath, entries[i].kind == DIR, entries[i].match) for i in plain],
+                [_Walked(entries[i].relpath, entries[i].kind == DIR, negated.get(i, entries[i].match))
+                 for i in plain],
                 self.ctx,
             )
             aliases = self._aliases
@@ -497,8 +500,21 @@ class Discovery:
                     v = Verdict(status=Status.BLOCKED, gate=Gate.IGNORE, rule=own.rule, ancestor=own.ancestor)
                     if self.pipeline.secrets.is_secret_facts(f):
                         v = Verdict(status=Status.BLOCKED, gate=Gate.IGNORE, opaque=True)
+                    else:  # decided by a source the host filter hides: its opaque verdict
+                        v = await unless_hidden(self.pipeline, own, v)
                 out[i] = v
         return out
+
+    async def _hidden_negations(self, entries: Sequence[Entry], plain: Sequence[int]) -> dict[int, Match]:
+        """With a host filter, the kept entries a negation re-included (the gates answer
+        one a hidden source's negation decided as the filter's block: :mod:`._hidden`)."""
+        gate = next((g for g in self.pipeline.gates if isinstance(g, IgnoreGate) and g.hidden is not None), None)
+        if gate is None or gate.hidden is None:
+            return {}
+        which = await to_rematch(self.session, entries, plain, gate.hidden)
+        if not which:
+            return {}
+        return await self.runtime.run_blocking(partial(negated_matches, self.session, entries, which))
 
     # -- excluded directories ----------------------------------------------------------------
 
