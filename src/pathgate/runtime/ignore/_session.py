@@ -265,18 +265,16 @@ class IgnoreSession:
             fds = dirs._fds
             if len(fds) >= cap_fds or not rel or rel in fds or rel.count("/") >= max_cut:
                 return held_dir(rel, dirs)  # (open already: its node, else the general way)
-            cut = rel.rfind("/")
-            up = rel[:cut] if cut >= 0 else ""
+            up, _, name = rel.rpartition("/")  # (``""``: the root)
             fd = fds.get(up)
             if fd is not None:  # walk order: the parent is open (one level)
-                levels: Sequence[tuple[str, str]] = ((rel, rel[cut + 1:]),)
+                levels: Sequence[tuple[str, str]] = ((rel, name),)
             else:  # (``dirs.deepest_open``, each level with its name)
-                todo = [(rel, rel[cut + 1:])]
-                while cut >= 0:
+                todo = [(rel, name)]
+                while up:
                     cur = up
-                    cut = cur.rfind("/")
-                    up = cur[:cut] if cut >= 0 else ""
-                    todo.append((cur, cur[cut + 1:]))
+                    up, _, name = cur.rpartition("/")
+                    todo.append((cur, name))
                     fd = fds.get(up)
                     if fd is not None:
                         break
