@@ -169,3 +169,32 @@ def test_facts_of_is_lexical_name_per_spelling() -> None:
         assert _facts_of(spellings, root) == [PathFacts(s, lexical_name(s, root)) for s in spellings]
 
     check()
+
+
+def test_paths_size_counts_separators_as_each_path_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``check_paths_size`` counts the separators of all paths joined at once: it refuses
+    exactly the calls whose per-path counts (``/`` and ``\\``) sum past the bound, or whose
+    characters do (bounds made small; paths with and without backslashes)."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from pathgate.errors import ToolArgumentError
+    from pathgate.runtime.tools import _arg_bounds
+
+    monkeypatch.setattr(_arg_bounds, "MAX_PATH_COMPONENTS", 9)
+    monkeypatch.setattr(_arg_bounds, "MAX_PATH_CHARS", 40)
+
+    @settings(max_examples=600, deadline=None)
+    @given(st.lists(st.text(alphabet="/\\ab", max_size=9), max_size=8))
+    def check(paths: list[str]) -> None:
+        chars = sum(len(p) for p in paths)
+        separators = sum(p.count("/") + p.count("\\") for p in paths)
+        expect = chars > 40 or separators > 9
+        try:
+            _arg_bounds.check_paths_size("read_files", paths)
+        except ToolArgumentError:
+            assert expect, paths
+        else:
+            assert not expect, paths
+
+    check()

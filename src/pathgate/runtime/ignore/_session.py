@@ -263,31 +263,34 @@ class IgnoreSession:
 
         def step(rel: str) -> tuple[int, DirNode | None]:
             fds = dirs._fds
-            if len(fds) >= cap_fds or not rel or rel.count("/") >= max_cut or rel in fds:
+            if len(fds) >= cap_fds or not rel or rel in fds or rel.count("/") >= max_cut:
                 return held_dir(rel, dirs)  # (open already: its node, else the general way)
-            cut = rel.rfind("/")
-            up = rel[:cut] if cut >= 0 else ""
+            up, _, name = rel.rpartition("/")  # (``""``: the root)
             fd = fds.get(up)
             if fd is not None:  # walk order: the parent is open (one level)
-                levels: list[str] = [rel]
-                names = [rel[cut + 1:]]
-            else:
-                up, fd, levels = dirs.deepest_open(rel)
+                levels: Sequence[tuple[str, str]] = ((rel, name),)
+            else:  # (``dirs.deepest_open``, each level with its name)
+                todo = [(rel, name)]
+                while up:
+                    cur = up
+                    up, _, name = cur.rpartition("/")
+                    todo.append((cur, name))
+                    fd = fds.get(up)
+                    if fd is not None:
+                        break
                 if fd is None:
                     return held_dir(rel, dirs)
-                names = rel.split("/")[-len(levels):]  # (top down)
-                levels.reverse()  # (``deepest_open``'s own list: top down now)
+                todo.reverse()  # (top down)
+                levels = todo
             parent = sdirs.get(up)
             if parent is None:
                 return held_dir(rel, dirs)
             fstat = anchors.fstat  # (a seam for tests: read per step, as ``_open_down`` does)
-            k = 0
-            for r in levels:
+            for r, name in levels:
                 try:
-                    fd = fds[r] = open_(names[k], flags, dir_fd=fd)
+                    fd = fds[r] = open_(name, flags, dir_fd=fd)
                 except (OSError, ValueError):
                     return -1, None
-                k += 1
                 node = sdirs.get(r)
                 if node is None:
                     if parent.stop is not None:
