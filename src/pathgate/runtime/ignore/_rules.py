@@ -115,7 +115,7 @@ class Pattern(msgspec.Struct, gc=False, eq=False):
         body = translate_wildmatch(self.glob, pathname, self.fold)
         if body is not None:
             if star_runs(self.glob) >= WILD_STAR_RUNS:
-                self._wild = Wildmatch(self.glob, pathname, self.fold, self.anchor or "")
+                self._wild = Wildmatch(self.glob, pathname, self.fold, self.anchor or "", translated=True)
             else:
                 self._body = literal_regex(self.anchor) + body if self.anchor else body
         self._prepped = True

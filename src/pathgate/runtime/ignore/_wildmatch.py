@@ -361,13 +361,15 @@ class Wildmatch:
 
     __slots__ = ("brackets", "fold", "lit", "nfa", "p", "pathname", "valid")
 
-    def __init__(self, p: str, pathname: bool, fold: bool = False, lit: str = "") -> None:
+    def __init__(self, p: str, pathname: bool, fold: bool = False, lit: str = "", *,
+                 translated: bool = False) -> None:
         self.p = p
         self.pathname = pathname
         self.fold = fold
         self.lit = lit
         self.brackets: dict[int, tuple[frozenset[int], int]] = {}
-        self.valid = translate_wildmatch(p, pathname, fold) is not None
+        # (``translated``: the caller's own translate_wildmatch said the pattern is valid)
+        self.valid = translated or translate_wildmatch(p, pathname, fold) is not None
         i = 0
         n = len(p)
         while self.valid and i < n:
