@@ -79,14 +79,21 @@ def expecting(relpaths: Sequence[str]) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def one_shot() -> Iterator[None]:
+def one_shot(max_scans: int = MAX_SCANS) -> Iterator[None]:
     """Within: ignore files of :data:`._rules.LAZY_MIN_BYTES` or more are read as
-    :class:`LazyIgnoreList` (for a command that asks a few paths, then exits)."""
+    :class:`LazyIgnoreList` (for a command that asks a few paths, then exits), each
+    compiling whole after ``max_scans`` scans (fewer for a walk, which asks entry by entry)."""
     token = _rules._ONE_SHOT.set(True)
+    budget = _BUDGET.set(max_scans)
     try:
         yield
     finally:
+        _BUDGET.reset(budget)
         _rules._ONE_SHOT.reset(token)
+
+
+#: Scans a lazy list makes before it compiles whole (:func:`one_shot`).
+_BUDGET: contextvars.ContextVar[int] = contextvars.ContextVar("pathgate_ignore_scans", default=MAX_SCANS)
 
 
 #: Set by :func:`settled`: lazy lists compile whole at their next scan.
@@ -385,7 +392,7 @@ class LazyIgnoreList(IgnoreList):
         the same lines serve them all), in file order; ``None`` past :data:`MAX_SCANS`
         scans or :attr:`_cap` lines (then the list is compiled whole)."""
         self._scans += 1
-        if self._scans > MAX_SCANS or _SETTLED.get():
+        if self._scans > min(MAX_SCANS, _BUDGET.get()) or _SETTLED.get():
             return None
         texts = self._batch(name, rel)
         rx = _union([(n.encode("latin-1"), r.encode("latin-1")) for n, r in texts], self.fold)
