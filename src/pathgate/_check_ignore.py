@@ -24,6 +24,11 @@ Configuration and layout errors git dies on (:class:`GitFatal`) exit 128 with gi
 messages go to stderr as git's ``vreportf`` writes them. Like git, an ignore file that cannot
 be read only warns and counts as empty: this command mirrors git; the gates fail closed
 instead. The index is never consulted (``--no-index`` is implied; ``--index`` is accepted).
+
+A run asking a few paths (at most :data:`LAZY_PATHS`: its arguments, or ``--stdin``'s first
+read and until that many were answered) reads a huge ignore file line by line, as ``pathgate
+hook`` does (:mod:`pathgate.runtime.ignore._lazy`); a long list compiles it whole up front
+(:class:`_Laziness`). The answers are the same either way.
 """
 
 from __future__ import annotations
