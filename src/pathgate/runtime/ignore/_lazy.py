@@ -18,7 +18,8 @@ it never leaves out one that can (:func:`candidates_rx` says why), and every dec
 compiled rule's own. After :data:`MAX_SCANS` scans, or once more lines were compiled
 one by one than a quarter of the file holds, the whole list is compiled once, by line
 (``pathgate check-ignore`` or ``glob`` asking many paths): at most about the cost of compiling
-it up front.
+it up front. A command may lower that budget (:func:`one_shot`'s ``max_scans``: ``glob``, which
+asks entry by entry) or end it (:func:`settled`: a ``check-ignore --stdin`` stream past its bound).
 
 Rules are indexed by their 0-based line (``slot``), not by their rank among the rules: the
 tables compare indices of one list only, and :attr:`LazyIgnoreList.patterns` maps a slot back
