@@ -6,7 +6,8 @@ The tree is G7's: a root ``.gitignore`` of ``--lines`` glob lines ``gen/**/cache
 ``gen/q/cache12z/y.tmp12`` is one the lines aim at, a deep one has many directories). Each round runs, one
 after the other: the hook (a Claude Code ``Read`` of ``src/a.py``) from each source tree given
 (``--src`` after, ``--before`` the old tree), ``git check-ignore`` of the same path, and the CLI commands
-``pathgate check-ignore``, ``explain`` and ``glob`` (``--cli``). Every command is a fresh process
+``pathgate check-ignore`` (the path as an argument, and ``-v -n --stdin`` of it and another),
+``explain`` and ``glob`` (``--cli``). Every command is a fresh process
 under GNU ``/usr/bin/time -f "%e %M"``: wall seconds and peak RSS; medians of ``--runs``.
 Byte code is cached (a temporary ``PYTHONPYCACHEPREFIX``, warmed by one untimed run of each)::
 
@@ -56,12 +57,17 @@ def _cases(root: str, path: str, srcs: dict[str, str], cli: bool, cache: str) ->
     payload = json.dumps({"tool_name": "Read", "tool_input": {"file_path": path}, "cwd": root}).encode()
     base = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "GIT_"))}
     out = [("git check-ignore", ["git", "-C", root, "check-ignore", path], dict(base), b"")]
+    if cli:
+        out.append(("git check-ignore -vn --stdin", ["git", "-C", root, "check-ignore", "-v", "-n", "--stdin"],
+                    dict(base), f"{path}\nsrc/b/c.py\n".encode()))
     for label, src in srcs.items():
         env = dict(base, PYTHONPATH=src, PYTHONPYCACHEPREFIX=os.path.join(cache, label), CLAUDE_PROJECT_DIR=root)
         py = [sys.executable, "-m", "pathgate"]
         out.append((f"hook {label}", [*py, "hook", "claude-code", "--root", root], env, payload))
         if cli:
             out.append((f"check-ignore {label}", [*py, "check-ignore", "--root", root, path], env, b""))
+            out.append((f"check-ignore -vn --stdin {label}", [*py, "check-ignore", "--root", root, "-v", "-n",
+                                                              "--stdin"], env, f"{path}\nsrc/b/c.py\n".encode()))
             out.append((f"explain {label}", [*py, "explain", "--root", root, path], env, b""))
             out.append((f"glob {label}", [*py, "glob", "--root", root, "src/*.py"], env, b""))
     return out
@@ -98,9 +104,9 @@ def main() -> None:
     for name, rows in results.items():
         wall = statistics.median(w for w, _ in rows)
         rss = statistics.median(r for _, r in rows) / 1024
-        print(f"  {name:24} {wall:6.2f} s  {rss:7.1f} MiB  ({wall / git:5.1f}x git)  outputs={len(outputs[name])}")
+        print(f"  {name:32} {wall:6.2f} s  {rss:7.1f} MiB  ({wall / git:5.1f}x git)  outputs={len(outputs[name])}")
     for label in srcs:
-        for kind in ("hook", "check-ignore", "explain", "glob"):
+        for kind in ("hook", "check-ignore", "check-ignore -vn --stdin", "explain", "glob"):
             a, b = outputs.get(f"{kind} after", set()), outputs.get(f"{kind} {label}", set())
             if a and b and a != b:
                 print(f"  !! {kind}: outputs differ between after and {label}")

@@ -24,6 +24,11 @@ Configuration and layout errors git dies on (:class:`GitFatal`) exit 128 with gi
 messages go to stderr as git's ``vreportf`` writes them. Like git, an ignore file that cannot
 be read only warns and counts as empty: this command mirrors git; the gates fail closed
 instead. The index is never consulted (``--no-index`` is implied; ``--index`` is accepted).
+
+A run asking a few paths (at most :data:`LAZY_PATHS`: its arguments, or ``--stdin``'s first
+read and until that many were answered) reads a huge ignore file line by line, as ``pathgate
+hook`` does (:mod:`pathgate.runtime.ignore._lazy`); a long list compiles it whole up front
+(:class:`_Laziness`). The answers are the same either way.
 """
 
 from __future__ import annotations
@@ -31,13 +36,15 @@ from __future__ import annotations
 import contextlib
 import gc
 import io
+import itertools
 import os
 import re
 import stat as _stat
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import BinaryIO
 
+from pathgate._check_ignore_opts import _Fatal, _parse
 from pathgate._pathspec import PathspecError, Resolver
 from pathgate.runtime.ignore import DirNode, IgnoreConfig, IgnoreIndex, IgnoreSession, Match
 from pathgate.runtime.ignore._gitconfig import GitFatal, GitSettings, discover, resolve
@@ -63,12 +70,6 @@ usage: pathgate check-ignore [<options>] <pathname>...
     --ignore-case         ASCII case-insensitive matching (core.ignoreCase)
 """
 
-
-
-class _Fatal(Exception):
-    def __init__(self, message: str, code: int = 128) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 # ---------------------------------------------------------------------------------------
@@ -139,127 +140,6 @@ def unquote_c_style(quoted: bytes) -> bytes | None:
         else:
             return None
     return None
-
-
-# ---------------------------------------------------------------------------------------
-# option parsing (parse-options.c: bundled short flags, abbreviated and negated long
-# options, permuted arguments, ``--`` and ``--end-of-options``)
-# ---------------------------------------------------------------------------------------
-
-# (long name, short letter, kind): kind "bool" | "count" | "string" | "help"
-# pathgate's own options come first, so an ambiguous abbreviation names git's like git.
-_OPTIONS: tuple[tuple[str | None, str | None, str], ...] = (
-    ("help", "h", "help"), ("root", None, "string"), ("git-only", None, "bool"),
-    ("excludes-file", None, "string"), ("ignore-case", None, "bool"),
-    ("quiet", "q", "count"), ("verbose", "v", "bool"), ("stdin", None, "bool"),
-    (None, "z", "bool"), ("non-matching", "n", "bool"), ("no-index", None, "bool"),
-)
-
-
-def _key(opt: tuple[str | None, str | None, str]) -> str:
-    return opt[1] or str(opt[0])
-
-
-def _lookup_long(arg: str) -> tuple[tuple[str | None, str | None, str], bool, str | None]:
-    """git's ``parse_long_opt`` (``arg`` without the ``--``): ``(option, negated, value
-    after '=')``; unique prefixes and ``--no-`` negations as git accepts them."""
-    arg_name, eq, arg_value = arg.partition("=")
-    Opt = tuple[str | None, str | None, str]
-    abbrev: tuple[Opt, bool] | None = None
-    ambiguous: tuple[Opt, bool] | None = None
-    for opt in _OPTIONS:
-        ln = opt[0]
-        if ln is None:
-            continue
-        unset = opt_unset = False
-        while True:  # git's "again:"
-            rest = arg[len(ln):] if arg.startswith(ln) else None
-            is_abbrev = False
-            if rest is None:
-                if ln.startswith(arg_name):
-                    is_abbrev = True
-                elif "no-".startswith(arg):
-                    unset = is_abbrev = True
-                elif not arg.startswith("no-"):
-                    if ln.startswith("no-"):
-                        ln, opt_unset = ln[3:], True
-                        continue
-                    break
-                else:
-                    unset = True
-                    if arg[3:].startswith(ln):
-                        rest = arg[3 + len(ln):]
-                    elif ln.startswith(arg[3:]):
-                        is_abbrev = True
-                    else:
-                        break
-            if is_abbrev:
-                if abbrev is not None:
-                    ambiguous = abbrev
-                abbrev = (opt, unset != opt_unset)
-                break
-            assert rest is not None
-            if rest and rest[0] != "=":
-                break
-            return opt, unset != opt_unset, rest[1:] if rest else None
-    if ambiguous is not None and abbrev is not None:
-        a, b = ambiguous, abbrev
-        raise _Fatal(f"error: ambiguous option: {arg} (could be --{'no-' if a[1] else ''}"
-                     f"{a[0][0]} or --{'no-' if b[1] else ''}{b[0][0]})", 130)
-    if abbrev is None:
-        raise _Fatal(f"error: unknown option `{arg}'", 129)
-    return abbrev[0], abbrev[1], arg_value if eq else None
-
-
-def _set(opts: dict[str, object], opt: tuple[str | None, str | None, str], negated: bool,
-         value: str | None, argv: Sequence[str], i: int) -> int:
-    key, kind, shown = _key(opt), opt[2], ("no-" if negated else "") + str(opt[0])
-    if kind == "help":
-        raise _Fatal("", -1)
-    if kind == "string":
-        if negated:
-            if value is not None:
-                raise _Fatal(f"error: option `{shown}' takes no value", 129)
-            opts.pop(key, None)
-            return i
-        if value is None:
-            if i >= len(argv):
-                raise _Fatal(f"error: option `{shown}' requires a value", 129)
-            value, i = argv[i], i + 1
-        opts[key] = value
-        return i
-    if value is not None:
-        raise _Fatal(f"error: option `{shown}' takes no value", 129)
-    if kind == "count":
-        prev = opts.get(key, 0)
-        opts[key] = 0 if negated else (prev if isinstance(prev, int) else 0) + 1
-    else:
-        opts[key] = not negated
-    return i
-
-
-def _parse(argv: Sequence[str]) -> tuple[dict[str, object], list[str]]:
-    opts: dict[str, object] = {}
-    paths: list[str] = []
-    shorts = {o[1]: o for o in _OPTIONS if o[1]}
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        i += 1
-        if a in ("--", "--end-of-options"):
-            paths.extend(argv[i:])
-            break
-        if not a.startswith("-") or a == "-":
-            paths.append(a)
-        elif a.startswith("--"):
-            opt, negated, value = _lookup_long(a[2:])
-            i = _set(opts, opt, negated, value, argv, i)
-        else:
-            for ch in a[1:]:
-                if ch not in shorts:
-                    raise _Fatal(f"error: unknown switch `{ch}'", 129)
-                i = _set(opts, shorts[ch], False, None, argv, i)
-    return opts, paths
 
 
 # ---------------------------------------------------------------------------------------
@@ -458,20 +338,88 @@ def _run(argv: Sequence[str], out: BinaryIO) -> int:
     if deferred is not None:
         raise deferred
     quiet, verbose, nul, use_stdin, non_matching = _check_options(opts, paths)
-    answers = _Answers(IgnoreSession(index, private=True), Resolver(index.root, cwd), out,
-                       verbose=verbose, nul=nul, quiet=quiet, non_matching=non_matching,
-                       full=quote_path)
-    if use_stdin:
-        with _few_collections():
-            answers.stdin(sys.stdin.buffer, _flush_each_answer(out))
-    else:
-        if "" in paths:
-            raise _Fatal(_EMPTY)
-        rels = [answers.specs.resolve(arg) for arg in paths]  # git checks every path first
-        for arg, rel in zip(paths, rels, strict=True):
-            answers.emit(_fs(arg), answers.session.match_pathspec(rel))
+    with _Laziness() as lazy:
+        if use_stdin:
+            # the first records read before the session is made: few of them, and huge ignore
+            # files are read line by line for them (:class:`_Laziness`)
+            batches = _stdin_batches(sys.stdin.buffer, nul)
+            first = next(batches, [])
+            lazy.start(len(first))
+        else:
+            lazy.start(len(paths))
+        answers = _Answers(IgnoreSession(index, private=True), Resolver(index.root, cwd), out,
+                           verbose=verbose, nul=nul, quiet=quiet, non_matching=non_matching,
+                           full=quote_path)
+        if use_stdin:
+            with _few_collections():
+                answers.stdin(itertools.chain((first,), batches), _flush_each_answer(out), lazy)
+        else:
+            if "" in paths:
+                raise _Fatal(_EMPTY)
+            rels = [answers.specs.resolve(arg) for arg in paths]  # git checks every path first
+            with lazy.expecting(rels):
+                for arg, rel in zip(paths, rels, strict=True):
+                    answers.emit(_fs(arg), answers.session.match_pathspec(rel))
     out.flush()
     return 0 if answers.num else 1
+
+
+#: Paths a run asks at most while huge ignore files (``_rules.LAZY_MIN_BYTES`` and more) are
+#: read line by line (:mod:`pathgate.runtime.ignore._lazy`); past them, compiled whole.
+LAZY_PATHS = 64
+
+
+class _Laziness:
+    """Whether huge ignore files are lazy lists for this run: when it asks at most
+    :data:`LAZY_PATHS` paths (its arguments; with ``--stdin``, the records of the first
+    read, then until that many were answered). A lazy list decides exactly as the whole
+    compile does (``_lazy``): the choice is one of cost only. Many paths -- a list piped
+    in -- compile every list whole up front, as before (its per-directory plans are the fast
+    route); a stream that goes past the bound leaves lazy mode: lists read from then on are
+    compiled whole, and those read lazily compile whole at their next scan
+    (``_lazy.settled``)."""
+
+    def __init__(self) -> None:
+        self.lazy = False
+        self.left = 0  # paths that may still be asked lazily
+        self._stack = contextlib.ExitStack()
+
+    def __enter__(self) -> _Laziness:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stack.close()
+
+    def start(self, count: int) -> None:
+        """The run asks ``count`` paths first: lazy lists when they are few."""
+        if 0 < count <= LAZY_PATHS:
+            from pathgate.runtime.ignore._lazy import one_shot
+
+            self.lazy, self.left = True, LAZY_PATHS
+            self._stack.enter_context(one_shot())
+
+    def expecting(self, relpaths: Sequence[str]) -> contextlib.AbstractContextManager[None]:
+        """Announce the paths about to be decided (a lazy list scans once for them all)."""
+        if not self.lazy:
+            return contextlib.nullcontext()
+        from pathgate.runtime.ignore._lazy import expecting
+
+        return expecting(relpaths)
+
+    def fits(self, count: int) -> bool:
+        """Are ``count`` more paths still asked lazily? Past the bound, lists are compiled
+        whole from now on."""
+        if not self.lazy:
+            return False
+        self.left -= count
+        if self.left >= 0:
+            return True
+        from pathgate.runtime.ignore._lazy import settled
+
+        self.lazy = False
+        self._stack.close()  # (leaves one_shot: lists read from now on are compiled whole)
+        self._stack.enter_context(settled())
+        return False
 
 
 _DOTS = frozenset(("", ".", ".."))  # names that never take the last-directory shortcut
@@ -524,40 +472,49 @@ class _Answers:
             self._last_dir = arg[:cut + 1 - len(prefix)]
             self._last_node = node
 
-    def stdin(self, stream: BinaryIO, flush: bool) -> None:
-        """Answer every ``--stdin`` record; ``flush``: after each batch (git: each answer)."""
+    def stdin(self, batches: Iterable[list[bytes]], flush: bool, lazy: _Laziness) -> None:
+        """Answer every ``--stdin`` record (:func:`_stdin_batches`); ``flush``: after each
+        batch (git: each answer)."""
+        for batch in batches:
+            if lazy.fits(len(batch)):  # (a few records: huge ignore files scanned once for them all)
+                prefix = self.specs.prefix or ""
+                with lazy.expecting([prefix + rec.decode("utf-8", "surrogateescape") for rec in batch]):
+                    self._batch(batch)
+            else:
+                self._batch(batch)
+            if flush:
+                self.out.flush()  # git flushes each answer; here each batch (_stdin_batches)
+
+    def _batch(self, batch: list[bytes]) -> None:
         quoted = not self.nul
         decide = self.session.decide_entry
         prefix = self.specs.prefix or ""
         quiet_misses = not self.non_matching
         # (operators rather than method calls below: this loop runs once per path)
-        for batch in _stdin_batches(stream, self.nul):
-            for rec in batch:
+        for rec in batch:
+            if not rec:
+                raise _Fatal(_EMPTY)
+            if quoted and (rec[0] == 0x22 or 0 in rec):  # '"' or a NUL
+                rec = _line_path(rec)
                 if not rec:
                     raise _Fatal(_EMPTY)
-                if quoted and (rec[0] == 0x22 or 0 in rec):  # '"' or a NUL
-                    rec = _line_path(rec)
-                    if not rec:
-                        raise _Fatal(_EMPTY)
-                try:
-                    arg = rec.decode()
-                except UnicodeDecodeError:
-                    arg = rec.decode("utf-8", "surrogateescape")
-                last = self._last_dir
-                if last is not None and arg[:len(last)] == last:
-                    cut = len(last)
-                    name = arg[cut:]
-                    node = self._last_node
-                    if "/" not in name and name not in _DOTS and node is not None:
-                        stop = node.stop
-                        m = stop if stop is not None else decide(
-                            node, prefix + arg if prefix else arg, name, None)
-                        if m.rule is not None or not quiet_misses:
-                            self.emit(rec, m)
-                        continue
-                self.answer(rec, arg)
-            if flush:
-                self.out.flush()  # git flushes each answer; here each batch (_stdin_batches)
+            try:
+                arg = rec.decode()
+            except UnicodeDecodeError:
+                arg = rec.decode("utf-8", "surrogateescape")
+            last = self._last_dir
+            if last is not None and arg[:len(last)] == last:
+                cut = len(last)
+                name = arg[cut:]
+                node = self._last_node
+                if "/" not in name and name not in _DOTS and node is not None:
+                    stop = node.stop
+                    m = stop if stop is not None else decide(
+                        node, prefix + arg if prefix else arg, name, None)
+                    if m.rule is not None or not quiet_misses:
+                        self.emit(rec, m)
+                    continue
+            self.answer(rec, arg)
 
 
 @contextlib.contextmanager

@@ -59,17 +59,36 @@ def run_inline(make_core: Callable[[], GateCore], tool: str, tool_args: Mapping[
     from pathgate.runtime.tools._secret_walk import one_call
 
     call = (_glob if tool == "glob" else _code_search)()  # loaded before the core is built
-    core = make_core()
-    one_call(core)  # the process makes this one call: nothing is kept for another
-    try:
-        chosen = core.renderer_for(model, renderer)
-        with _few_collections(last):
-            result = run_now(call(core, tool_args, model))
-        return render_discovery(chosen, _spelled(result, spell_names))
-    except NeedsEventLoop:
-        raise
-    except Exception as exc:  # these tools only read: the same call on a runtime words it exactly
-        raise NeedsEventLoop(f"an error the tool chain reports: {type(exc).__name__}") from exc
+    with _lazy_ignore(tool):
+        core = make_core()
+        one_call(core)  # the process makes this one call: nothing is kept for another
+        try:
+            chosen = core.renderer_for(model, renderer)
+            with _few_collections(last):
+                result = run_now(call(core, tool_args, model))
+            return render_discovery(chosen, _spelled(result, spell_names))
+        except NeedsEventLoop:
+            raise
+        except Exception as exc:  # these tools only read: the same call on a runtime words it exactly
+            raise NeedsEventLoop(f"an error the tool chain reports: {type(exc).__name__}") from exc
+
+
+#: Scans of a huge ignore file a ``glob`` walk makes (one per entry it decides) before the
+#: file is compiled whole (:mod:`pathgate.runtime.ignore._lazy`).
+GLOB_SCANS = 8
+
+
+def _lazy_ignore(tool: str) -> contextlib.AbstractContextManager[None]:
+    """``glob``: huge ignore files read line by line while the walk decides few entries
+    (a pattern under one directory), compiled whole after :data:`GLOB_SCANS` scans (a walk
+    of the tree). The decisions are the whole compile's either way; the walk's cost is not
+    that of a whole compile up front, whose per-directory plans of a 300,000-line list cost
+    more than the walk itself (``benchmarks/RESULTS.md``, tenth session)."""
+    if tool != "glob":
+        return contextlib.nullcontext()
+    from pathgate.runtime.ignore._lazy import one_shot
+
+    return one_shot(GLOB_SCANS)
 
 
 def _glob() -> Callable[..., Any]:

@@ -32,6 +32,10 @@ EXIT_OK = 0
 EXIT_BLOCKED = 1  # nothing found / not served
 EXIT_ERROR = 2
 
+#: ``explain`` of at most this many paths reads a huge ignore file line by line for them
+#: (:mod:`pathgate.runtime.ignore._lazy`) rather than compiling it whole.
+EXPLAIN_LAZY_PATHS = 64
+
 #: Global options: accepted before the command too; defaults applied after parsing.
 _GLOBAL_DEFAULTS: dict[str, Any] = {"root": ".", "config": None, "git_only": False, "debug": False}
 
@@ -394,14 +398,19 @@ def _cmd_ls(args: argparse.Namespace) -> int:
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
+    import contextlib
+
     from pathgate._explain import explain_paths, format_explanation
     from pathgate.runtime._gating import GateCore, NeedsEventLoop, run_now
+    from pathgate.runtime.ignore._lazy import one_shot
 
     paths = list(args.paths)
-    try:  # without an event loop: the runtime's gates, decided in this thread
-        explanations = run_now(explain_paths(_runtime(args, core=GateCore), paths))
-    except NeedsEventLoop:  # e.g. a hard-linked file: the same check, on a runtime
-        explanations = _run_async(explain_paths, _runtime(args), paths)
+    # a few paths asked: a huge ignore file read line by line for them, not compiled whole
+    with one_shot() if len(paths) <= EXPLAIN_LAZY_PATHS else contextlib.nullcontext():
+        try:  # without an event loop: the runtime's gates, decided in this thread
+            explanations = run_now(explain_paths(_runtime(args, core=GateCore), paths))
+        except NeedsEventLoop:  # e.g. a hard-linked file: the same check, on a runtime
+            explanations = _run_async(explain_paths, _runtime(args), paths)
     if args.json:
         _print_json(explanations)
     else:

@@ -18,7 +18,8 @@ it never leaves out one that can (:func:`candidates_rx` says why), and every dec
 compiled rule's own. After :data:`MAX_SCANS` scans, or once more lines were compiled
 one by one than a quarter of the file holds, the whole list is compiled once, by line
 (``pathgate check-ignore`` or ``glob`` asking many paths): at most about the cost of compiling
-it up front.
+it up front. A command may lower that budget (:func:`one_shot`'s ``max_scans``: ``glob``, which
+asks entry by entry) or end it (:func:`settled`: a ``check-ignore --stdin`` stream past its bound).
 
 Rules are indexed by their 0-based line (``slot``), not by their rank among the rules: the
 tables compare indices of one list only, and :attr:`LazyIgnoreList.patterns` maps a slot back
@@ -40,7 +41,8 @@ from pathgate.runtime.ignore import _rules
 from pathgate.runtime.ignore._rules import IgnoreList, Pattern, _Table, clean_line, line_pattern
 from pathgate.runtime.ignore._wildmatch import _fold
 
-__all__ = ["MAX_BATCH", "MAX_SCANS", "LazyIgnoreList", "candidates_rx", "expecting", "lazy_list", "one_shot"]
+__all__ = ["MAX_BATCH", "MAX_SCANS", "LazyIgnoreList", "candidates_rx", "expecting", "lazy_list", "one_shot",
+           "settled"]
 
 #: Scans of its bytes (one per text asked, or per batch of announced texts) a lazy list
 #: makes before it compiles whole.
@@ -78,14 +80,37 @@ def expecting(relpaths: Sequence[str]) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def one_shot() -> Iterator[None]:
+def one_shot(max_scans: int = MAX_SCANS) -> Iterator[None]:
     """Within: ignore files of :data:`._rules.LAZY_MIN_BYTES` or more are read as
-    :class:`LazyIgnoreList` (for a command that asks a few paths, then exits)."""
+    :class:`LazyIgnoreList` (for a command that asks a few paths, then exits), each
+    compiling whole after ``max_scans`` scans (fewer for a walk, which asks entry by entry)."""
     token = _rules._ONE_SHOT.set(True)
+    budget = _BUDGET.set(max_scans)
     try:
         yield
     finally:
+        _BUDGET.reset(budget)
         _rules._ONE_SHOT.reset(token)
+
+
+#: Scans a lazy list makes before it compiles whole (:func:`one_shot`).
+_BUDGET: contextvars.ContextVar[int] = contextvars.ContextVar("pathgate_ignore_scans", default=MAX_SCANS)
+
+
+#: Set by :func:`settled`: lazy lists compile whole at their next scan.
+_SETTLED: contextvars.ContextVar[bool] = contextvars.ContextVar("pathgate_ignore_settled", default=False)
+
+
+@contextlib.contextmanager
+def settled() -> Iterator[None]:
+    """Within: a lazy list compiles whole instead of scanning its bytes again (a command
+    that turned out to ask many paths: ``pathgate check-ignore --stdin`` past its bound).
+    Decisions already made stay (they are the whole compile's)."""
+    token = _SETTLED.set(True)
+    try:
+        yield
+    finally:
+        _SETTLED.reset(token)
 
 
 def _heads(texts: Sequence[bytes]) -> bytes:
@@ -202,6 +227,10 @@ def _pieces_fit(pt: Pattern, rel: str) -> bool:
     return True
 
 
+class _PastCap(Exception):
+    """More lines compiled one by one than a lazy list allows: compile it whole."""
+
+
 class _LazyTable(_Table):
     """:class:`._rules._Table`'s ``best`` for a :class:`LazyIgnoreList` (one for the entries
     known to be files, one for the others)."""
@@ -307,28 +336,56 @@ class LazyIgnoreList(IgnoreList):
         got = self._found.get(key)
         if got is not None:
             return got
+        found = self._candidates(name, rel)
+        if found is None:
+            return self.whole()[files].best(name, rel)
+        got = -1
+        try:
+            for slot, start, end in reversed(found):
+                pt = self._rule(slot, start, end)
+                if pt is not None and not (files and pt.dir_only) and _pieces_fit(pt, rel) and pt.matches(name, rel):
+                    got = slot
+                    break
+        except _PastCap:
+            return self.whole()[files].best(name, rel)
+        self._found[key] = got
+        return got
+
+    def matching(self, name: str, rel: str, files: bool) -> list[Pattern]:
+        """:meth:`IgnoreList.matching`: every rule matching, from the lines that can match
+        only (the lines :meth:`best` looks at, all of them)."""
+        if self._full is None:
+            found = self._candidates(name, rel)
+            if found is not None:
+                with contextlib.suppress(_PastCap):
+                    return [pt for pt in (self._rule(*line) for line in reversed(found))
+                            if pt is not None and not (files and pt.dir_only) and _pieces_fit(pt, rel)
+                            and pt.matches(name, rel)]
+        return super().matching(name, rel, files)  # (every rule: the whole compile)
+
+    def _candidates(self, name: str, rel: str) -> list[tuple[int, int, int]] | None:
+        """``(slot, start, end)`` of the lines that can match ``(name, rel)`` (remembered);
+        ``None`` when the list is to be compiled whole instead."""
         found = self._cands.get((name, rel))
         if found is None:
             shared = self._shared.pop((name, rel), None)  # found by the scan for another text
             found = self._scan(name, rel) if shared is None else self._narrow(name, rel, shared)
-            if found is None:
-                return self.whole()[files].best(name, rel)
-            self._cands[name, rel] = found
-        data, pats = self.data, self._pats
-        got = -1
-        for slot, start, end in reversed(found):
-            if slot in pats:
-                pt = pats[slot]
-            else:
-                if len(pats) >= self._cap:
-                    return self.whole()[files].best(name, rel)
-                cleaned = clean_line(data[start:end])
-                pt = pats[slot] = None if cleaned is None else line_pattern(self.source, slot + 1, cleaned, self.fold)
-            if pt is not None and not (files and pt.dir_only) and _pieces_fit(pt, rel) and pt.matches(name, rel):
-                got = slot
-                break
-        self._found[key] = got
-        return got
+            if found is not None:
+                self._cands[name, rel] = found
+        return found
+
+    def _rule(self, slot: int, start: int, end: int) -> Pattern | None:
+        """The rule of line ``slot`` (bytes ``start:end``), compiled on first use; ``None``
+        for a line holding none. Raises :class:`_PastCap` past :attr:`_cap` lines compiled
+        one by one."""
+        pats = self._pats
+        if slot in pats:
+            return pats[slot]
+        if len(pats) >= self._cap:
+            raise _PastCap
+        cleaned = clean_line(self.data[start:end])
+        pt = pats[slot] = None if cleaned is None else line_pattern(self.source, slot + 1, cleaned, self.fold)
+        return pt
 
     def _scan(self, name: str, rel: str) -> list[tuple[int, int, int]] | None:
         """``(slot, start, end)`` of each line :func:`candidates_rx` lets through for
@@ -336,7 +393,7 @@ class LazyIgnoreList(IgnoreList):
         the same lines serve them all), in file order; ``None`` past :data:`MAX_SCANS`
         scans or :attr:`_cap` lines (then the list is compiled whole)."""
         self._scans += 1
-        if self._scans > MAX_SCANS:
+        if self._scans > min(MAX_SCANS, _BUDGET.get()) or _SETTLED.get():
             return None
         texts = self._batch(name, rel)
         rx = _union([(n.encode("latin-1"), r.encode("latin-1")) for n, r in texts], self.fold)

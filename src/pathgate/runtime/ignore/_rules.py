@@ -509,6 +509,11 @@ class IgnoreList:
         pt = decide((self,), path_v, name_v, is_dir, lambda _: is_dir, relpath)
         return NO_MATCH if pt is None else pt.match
 
+    def matching(self, name: str, rel: str, files: bool) -> list[Pattern]:
+        """Every rule matching basename ``name`` or base-relative path ``rel`` (folded latin-1
+        views), last line first; dir-only rules left out for ``files``."""
+        return [pt for pt in reversed(self.patterns) if not (files and pt.dir_only) and pt.matches(name, rel)]
+
     def __len__(self) -> int:
         return len(self.patterns)
 

@@ -183,11 +183,7 @@ class IgnoreSession:
                 isd = self._lstat_isdir(relpath)
             for lst in node.chain:
                 rel = path_v[len(lst.base):] if lst.base else path_v
-                for pt in reversed(lst.patterns):
-                    if pt.dir_only and not isd:
-                        continue
-                    if pt.matches(name_v, rel):
-                        matching.append(pt.rule)
+                matching.extend(pt.rule for pt in lst.matching(name_v, rel, not isd))
         return Explanation(relpath=relpath, match=m,
                            sources=tuple(self.source_infos(relpath)),
                            matching=tuple(matching), ancestors=tuple(ancestors))
