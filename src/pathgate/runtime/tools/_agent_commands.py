@@ -253,6 +253,8 @@ def _add(out: dict[str, bool], commands: Iterable[tuple[list[str], str | None, s
         if words[:1] == [_ENV]:  # an `env` entry: its value read as paths
             bases = [start, *(os.path.join(start, c) for c in (_expand(cwd, start) if cwd else ()))]
             found: Iterable[tuple[str, bool]] = env_paths(words[1], words[2], bases, root, _expand, budget)
+            if words[1].lower() in _NPM_CONFIG_FILES:  # an `.npmrc` by another name: read as one
+                found = _with_npmrc(list(found), bases, root, reads)
         else:
             found = _paths(words, cwd, start, root, reads=reads)
         for full, tree in found:
@@ -290,6 +292,26 @@ def _add_plugins(out: dict[str, bool], markets: list[str], base: str, root: str,
                 if not _add(out, ((w, c, s) for w, c in commands for s in (pdir, base)), root, reads):
                     return False
     return True
+
+
+#: ``env`` variables naming a file npm reads as its user or global ``.npmrc`` (npm takes any
+#: ``npm_config_*`` variable whatever its case).
+_NPM_CONFIG_FILES = frozenset({"npm_config_userconfig", "npm_config_globalconfig"})
+
+
+def _with_npmrc(found: list[tuple[str, bool]], bases: list[str], root: str,
+                reads: Reads) -> list[tuple[str, bool]]:
+    """``found`` (the paths an ``NPM_CONFIG_USERCONFIG`` value names) with what each of
+    them inside ``root`` makes npm load, read as an ``.npmrc`` (:mod:`._package_managers`:
+    ``node-options``, ``script-shell``, ``onload-script`` …; a relative value from each of
+    ``bases``, where npm may run)."""
+    inside = root.rstrip("/") + "/"
+    out = list(found)
+    for full, _tree in found:
+        if full.startswith(inside):
+            for base in bases:
+                out += reads.expand(full, root, npmrc=base)
+    return out
 
 
 #: ``env`` entries outside the root one settings file may name (each resolved once, at the

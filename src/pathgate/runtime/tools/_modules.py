@@ -101,12 +101,14 @@ class Reads:
         self.sigs: dict[str, object] = {}
         self.expanded: set[str] = set()
 
-    def expand(self, manifest: str, root: str) -> list[tuple[str, bool]]:
-        """:func:`module_manifests` of ``manifest``, the first time it is asked for."""
-        if manifest in self.expanded:
+    def expand(self, manifest: str, root: str, *, npmrc: str | None = None) -> list[tuple[str, bool]]:
+        """:func:`module_manifests` of ``manifest`` (with ``npmrc``: read as an ``.npmrc``
+        whatever its name, npm running in that directory), the first time it is asked for."""
+        key = f"{manifest}\0{npmrc}" if npmrc else manifest
+        if key in self.expanded:
             return []
-        self.expanded.add(manifest)
-        return list(module_manifests(manifest, root, self.sigs))
+        self.expanded.add(key)
+        return list(module_manifests(manifest, root, self.sigs, npmrc=npmrc))
 
     def record(self, path: str) -> None:
         """Note a file read for the parse (``package.json`` for its ``main``)."""
@@ -153,13 +155,18 @@ class _Reader:
         return raw
 
 
-def module_manifests(manifest: str, root: str, reads: dict[str, object]) -> Iterator[tuple[str, bool]]:
+def module_manifests(manifest: str, root: str, reads: dict[str, object], *,
+                     npmrc: str | None = None) -> Iterator[tuple[str, bool]]:
     """The build files (absolute, inside ``root``) a build started from ``manifest`` reads
-    besides it, each with whether everything below it counts; every file read is added to
-    ``reads`` (path → :func:`~._guard_read.unlinked_signature`). :class:`Unchecked` past a
-    bound (see the module). Blocking."""
+    besides it, each with whether everything below it counts (``npmrc``: ``manifest`` is an
+    ``.npmrc`` whatever its name, as ``NPM_CONFIG_USERCONFIG`` names one, npm running in
+    the directory ``npmrc``); every file read
+    is added to ``reads`` (path → :func:`~._guard_read.unlinked_signature`).
+    :class:`Unchecked` past a bound (see the module). Blocking."""
     reader = _Reader(root, reads)
-    if os.path.basename(manifest) == "pom.xml":
+    if npmrc:
+        yield from config_files(manifest, reader.read, root, name=".npmrc", cwd=npmrc)
+    elif os.path.basename(manifest) == "pom.xml":
         yield from _maven(manifest, reader)
     elif os.path.basename(manifest) in CONFIG_NAMES:
         yield from config_files(manifest, reader.read, root)

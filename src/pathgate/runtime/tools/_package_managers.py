@@ -12,7 +12,9 @@ names them for each configuration file :data:`CONFIG_NAMES` holds:
 
 * ``.npmrc`` (ini, npm/pnpm/yarn 1): the values of :data:`_NPMRC_FILES`, the operands of
   ``node-options`` as ``node`` reads them, and the ``globalconfig``/``userconfig`` files
-  named, read in turn;
+  named, read in turn (as is a file an agent settings' ``NPM_CONFIG_USERCONFIG`` or
+  ``NPM_CONFIG_GLOBALCONFIG`` names: ``name``), a relative value from the directory npm
+  runs in and from the file's own;
 * ``.yarnrc`` (Yarn 1): ``yarn-path``;
 * ``.yarnrc.yml`` (Yarn 2+) and ``pnpm-workspace.yaml`` (pnpm 10 reads settings there):
   ``yarnPath``, each ``plugins`` entry (``- path: x`` or ``- x``), ``pnpmfile``,
@@ -74,7 +76,8 @@ _MAX_TOML = 64 * 1024
 _MAX_VALUES = 1024
 
 
-def config_files(path: str, read: Callable[[str], bytes | None], root: str) -> Iterator[tuple[str, bool]]:
+def config_files(path: str, read: Callable[[str], bytes | None], root: str, *,
+                 name: str | None = None, cwd: str | None = None) -> Iterator[tuple[str, bool]]:
     """The files (absolute) the package-manager configuration file ``path`` makes its
     package manager load, each with whether everything below it counts; ``read`` is the
     caller's bounded, unlinked reader (``None``: missing). :class:`Unchecked` for a value
@@ -82,7 +85,7 @@ def config_files(path: str, read: Callable[[str], bytes | None], root: str) -> I
     inside (resolved here, once: the caller keeps what is yielded for every write).
     Blocking."""
     inside = root.rstrip("/") + "/"
-    for target, tree in _config_files(path, read, root):
+    for target, tree in _config_files(path, read, root, name or os.path.basename(path), cwd):
         if target.startswith(inside):
             yield target, tree
         else:
@@ -91,10 +94,10 @@ def config_files(path: str, read: Callable[[str], bytes | None], root: str) -> I
                 yield target, tree
 
 
-def _config_files(path: str, read: Callable[[str], bytes | None], root: str) -> Iterator[tuple[str, bool]]:
-    """:func:`config_files`, outside paths and all."""
-    name = os.path.basename(path)
-
+def _config_files(path: str, read: Callable[[str], bytes | None], root: str, name: str,
+                  cwd: str | None) -> Iterator[tuple[str, bool]]:
+    """:func:`config_files` (``name``: the kind of file ``path`` is read as; ``cwd``: the
+    directory the package manager runs in, when not the file's), outside paths and all."""
     def bounded(at: str) -> bytes | None:
         raw = read(at)
         if raw is not None and len(raw) > (_MAX_TOML if name == "bunfig.toml" else _MAX_CONFIG):
@@ -102,7 +105,7 @@ def _config_files(path: str, read: Callable[[str], bytes | None], root: str) -> 
         return raw
 
     if name == ".npmrc":
-        yield from _npmrc(path, bounded, root)
+        yield from _npmrc(path, bounded, root, cwd or os.path.dirname(path))
         return
     raw = bounded(path)
     if raw is None:
@@ -144,9 +147,9 @@ def _node_options(value: str, here: str) -> Iterator[tuple[str, bool]]:
             yield os.path.normpath(os.path.join(here, cand)), tree
 
 
-def _npmrc(first: str, read: Callable[[str], bytes | None], root: str) -> Iterator[tuple[str, bool]]:
+def _npmrc(first: str, read: Callable[[str], bytes | None], root: str, cwd: str) -> Iterator[tuple[str, bool]]:
     """What an ``.npmrc`` (and each ``globalconfig``/``userconfig`` inside the project it
-    names, in turn) makes npm load."""
+    names, in turn) makes npm, running in ``cwd``, load."""
     queue = [first]
     seen = {first}
     inside = root.rstrip("/") + "/"
@@ -158,7 +161,7 @@ def _npmrc(first: str, read: Callable[[str], bytes | None], root: str) -> Iterat
             continue
         # a relative value is read from the directory npm runs in (the first file's), and
         # from the file's own
-        bases = dict.fromkeys((os.path.dirname(first), os.path.dirname(path)))
+        bases = dict.fromkeys((cwd, os.path.dirname(path)))
         for line in raw.decode("utf-8", "replace").splitlines():
             key, eq, value = line.partition("=")
             key = key.strip().strip("'\"").lower().replace("_", "-").removesuffix("[]")
