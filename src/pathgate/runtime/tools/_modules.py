@@ -10,7 +10,8 @@ build logic as ``buildSrc/`` is). :func:`module_manifests` names them:
 
 * ``pom.xml``: each ``<module>`` (Maven 4: ``<subproject>``) — a directory's ``pom.xml``,
   or the file named — read in turn for its own modules, and each ``<parent>``'s
-  ``<relativePath>`` (its parents, not its modules); commented-out modules count too; a
+  ``<relativePath>`` (its parents, not its modules) — without one, Maven's default
+  ``../pom.xml`` (inside the project) —; commented-out modules count too; a
   value is read as Maven reads it (trimmed, a backslash as ``/``), and one Maven would first
   interpolate or decode (``${m}``, ``&#115;``, CDATA, a comment inside, a tag with
   attributes) cannot be checked (red team 18 J2);
@@ -202,6 +203,31 @@ def _maven(pom: str, reader: _Reader) -> Iterator[tuple[str, bool]]:
             queue.append((target, module and modules))
 
 
+#: A ``<parent>`` element's start, an empty ``<parent/>``, and its end.
+_POM_PARENT = re.compile(rb"<parent(?![\w.:-])(\s*/>)?")
+_POM_PARENT_END = re.compile(rb"</parent\s*>")
+
+
+def _implicit_parents(raw: bytes) -> Iterator[tuple[bytes, str]]:
+    """A ``<parent>`` without a ``<relativePath>`` inside it is looked up at ``../pom.xml``
+    (Maven's default; an empty ``<relativePath/>`` turns the lookup off and is read by
+    :func:`_pom_refs`): one ``relativePath`` of ``..`` for each, over-inclusive (a ``<parent>``
+    in a comment, one not closed). Linear: the ends and relative paths are found once, each
+    parent's matched by bisection."""
+    import bisect
+
+    ends = [m.start() for m in _POM_PARENT_END.finditer(raw)]
+    relatives = [m.start() for m in _POM_TAG.finditer(raw) if m.group(1) == b"relativePath"]
+    for m in _POM_PARENT.finditer(raw):
+        if m.group(1) is None:
+            i = bisect.bisect_left(ends, m.end())
+            end = ends[i] if i < len(ends) else len(raw)
+            j = bisect.bisect_left(relatives, m.end())
+            if j < len(relatives) and relatives[j] < end:
+                continue  # its own relativePath, read as written
+        yield b"relativePath", ".."
+
+
 def _pom_refs(raw: bytes) -> Iterator[tuple[bytes, str]]:
     """``(tag, value)`` of each module, subproject and parent's relative path of a
     ``pom.xml``, as Maven reads the value: trimmed, ``\\`` read as ``/``. A value that is
@@ -217,6 +243,7 @@ def _pom_refs(raw: bytes) -> Iterator[tuple[bytes, str]]:
         if b"${" in text:
             raise Unchecked
         yield el.group(1), text.decode("utf-8", "replace").strip().replace("\\", "/")
+    yield from _implicit_parents(raw)
 
 
 def _gradle(settings: str, reader: _Reader) -> Iterator[tuple[str, bool]]:
