@@ -56,7 +56,7 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 
 from pathgate.runtime.tools._command_words import PATH_VARS, VAR, candidates
-from pathgate.runtime.tools._guard_read import unlinked_signature
+from pathgate.runtime.tools._guard_read import judge_key, unlinked_signature
 from pathgate.runtime.tools._modules import Reads, reads_module_list
 from pathgate.runtime.tools._named_index import MAX_LOOSE_COMPONENTS, NamedIndex, fold_path
 from pathgate.runtime.tools._named_index import realpath as _realpath
@@ -205,14 +205,15 @@ def _named(base: str, root: str) -> NamedIndex:
     files = _settings_files(base)
     users = _user_files()
     sigs = [_signature(f) if f in users else unlinked_signature(f) for f in files]
-    key = (os.path.expanduser("~"), root, *files, *sigs)
+    key = (os.path.expanduser("~"), root, judge_key(), *files, *sigs)
     hit = _cache.get(base)
     if hit is not None and hit[0] == key and hit[1].still():
         return hit[2]
     reads = Reads()
     named = _collect(files, sigs, base, root, reads)
     now = time.time()
-    if all(s is None or now - s[3] / 1e9 > _RACY for s in sigs) and now - reads.newest() > _RACY:
+    if all(s is None or (isinstance(s[3], int) and now - s[3] / 1e9 > _RACY) for s in sigs) \
+            and now - reads.newest() > _RACY:
         if len(_cache) > 256:
             _cache.clear()
         _cache[base] = (key, reads, named)
@@ -232,7 +233,8 @@ def _collect(files: list[str], sigs: Sequence[object], base: str, root: str, rea
         if parsed is None:
             unchecked = True
             continue
-        commands, markets = parsed
+        commands, markets, followed = parsed
+        out.update((f, out.get(f, False)) for f in followed)  # what a settings link leads to
         try:
             if not _add(out, ((words, cwd, base) for words, cwd in commands), root, reads):
                 unchecked = unchecked or not _is_user_file(path)
@@ -289,6 +291,8 @@ def _add_plugins(out: dict[str, bool], markets: list[str], base: str, root: str,
                 if sig is not None and parsed is None:
                     return False
                 commands = parsed[0] if parsed is not None else []
+                for target in parsed[2] if parsed is not None else ():
+                    out[target] = out.get(target, False)
                 if not _add(out, ((w, c, s) for w, c in commands for s in (pdir, base)), root, reads):
                     return False
     return True
@@ -323,28 +327,33 @@ _MAX_ENV_RESOLVED = 1024
 _MAX_NAMED = 8192
 
 
-#: Per settings file: (its ``stat`` signature, its commands); the user-level files are the
+#: A settings file's commands (``(words, cwd)``), the directory marketplaces it registers and
+#: the real path of the file a link of it led to (:func:`._guard_read.read_guarded`).
+_Parsed = tuple[list[tuple[list[str], str | None]], list[str], list[str]]
+#: Per settings file: (its ``stat`` signature and the judge's key, its commands); the user-level files are the
 #: same for every directory :func:`runs` reads settings for, so each is parsed once.
-_parsed_cache: dict[str, tuple[object, tuple[list[tuple[list[str], str | None]], list[str]] | None]] = {}
+_parsed_cache: dict[str, tuple[object, _Parsed | None]] = {}
 #: Commands one settings file may hold; past it the file cannot be checked (every write is
 #: refused), so a crafted file can neither stall every write nor hide a command at its end.
 _MAX_COMMANDS = 4096
 
 
-def _parsed(path: str, sig: object, root: str) -> tuple[list[tuple[list[str], str | None]], list[str]] | None:
+def _parsed(path: str, sig: object, root: str) -> _Parsed | None:
     """The commands of the settings file at ``path`` (:func:`_commands`) and the directory
     marketplaces it registers (:func:`._plugins.marketplaces`), kept while its signature
     holds; ``None`` when they cannot be told (a bound passed). The user's own files (a heavy
     user's ``~/.claude.json`` lists every project's MCP servers) are not the repository's:
     past a bound, what was read so far counts, as past their size bound."""
+    key = (sig, judge_key())
     hit = _parsed_cache.get(path)
-    if hit is not None and hit[0] == sig:
+    if hit is not None and hit[0] == key:
         return hit[1]
     found: list[tuple[list[str], str | None]] = []
     markets: list[str] = []
-    parsed: tuple[list[tuple[list[str], str | None]], list[str]] | None = (found, markets)
+    followed: list[str] = []
+    parsed: _Parsed | None = (found, markets, followed)
     try:
-        data = _load(path, root)
+        data = _load(path, root, followed)
         items = _commands(data) if not isinstance(data, Strings) else (_string_command(t) for t in data)
         for item in items:
             found.append(item)
@@ -352,10 +361,10 @@ def _parsed(path: str, sig: object, root: str) -> tuple[list[tuple[list[str], st
                 raise Unchecked
         markets += marketplaces(data)
     except Unchecked:
-        parsed = (found, markets) if _is_user_file(path) else None
+        parsed = (found, markets, followed) if _is_user_file(path) else None
     if len(_parsed_cache) > 256:
         _parsed_cache.clear()
-    _parsed_cache[path] = (sig, parsed)
+    _parsed_cache[path] = (key, parsed)
     return parsed
 
 
@@ -384,13 +393,14 @@ def _user_files() -> frozenset[str]:
     return _user_cache[1]
 
 
-def _load(path: str, root: str) -> object:
+def _load(path: str, root: str, followed: list[str]) -> object:
     """The settings file at ``path`` as its agent reads it (:func:`._settings_load.load`; the
     user's own files past the size bound left unread, and read through links; a project's
-    never read through a link: :class:`Unchecked`)."""
+    read through a link only to a file the read gates serve, whose real path goes to
+    ``followed``; else :class:`Unchecked`)."""
     if _is_user_file(path):
         return load(path, _MAX_SETTINGS, user=True)
-    return load(path, _MAX_PROJECT_SETTINGS, root=root)
+    return load(path, _MAX_PROJECT_SETTINGS, root=root, followed=followed)
 
 
 def _commands(node: object, depth: int = 0, inherited: str | None = None

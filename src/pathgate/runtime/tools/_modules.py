@@ -24,7 +24,8 @@ build logic as ``buildSrc/`` is). :func:`module_manifests` names them:
 * a JavaScript package manager's configuration (``.npmrc``, ``.yarnrc.yml`` …): the code it
   loads first (:mod:`._package_managers`).
 
-Read bounded and never through a link (:func:`~._guard_read.read_unlinked`): more than
+Read bounded and never through a link (:func:`~._guard_read.read_unlinked`) but one to a
+file the read gates serve (:func:`~._guard_read.read_guarded`, that file then named too): more than
 :data:`MAX_FILES` build files, :data:`MAX_BYTES` read in all, a build file past
 :data:`MAX_FILE` or one that is a link cannot be checked (:class:`~._settings_load.Unchecked`:
 nothing below is writable). Projects a Gradle build adds in code without a literal
@@ -38,7 +39,7 @@ import os
 import re
 from collections.abc import Iterator
 
-from pathgate.runtime.tools._guard_read import Linked, read_unlinked, unlinked_signature
+from pathgate.runtime.tools._guard_read import Linked, read_guarded, unlinked_signature
 from pathgate.runtime.tools._package_managers import CONFIG_NAMES, config_files
 from pathgate.runtime.tools._settings_load import Unchecked
 
@@ -128,20 +129,23 @@ class Reads:
 class _Reader:
     """The build files read for one manifest, bounded, each recorded with its signature."""
 
-    __slots__ = ("bytes", "reads", "root")
+    __slots__ = ("bytes", "followed", "reads", "root")
 
     def __init__(self, root: str, reads: dict[str, object]) -> None:
         self.root = root
         self.reads = reads
         self.bytes = 0
+        #: The real paths of the files links led to (:func:`~._guard_read.read_guarded`).
+        self.followed: list[str] = []
 
     def read(self, path: str) -> bytes | None:
-        """The file's bytes; ``None`` when missing; :class:`Unchecked` past a bound or for a link."""
+        """The file's bytes; ``None`` when missing; :class:`Unchecked` past a bound or for a
+        link the guard does not follow."""
         self.reads[path] = unlinked_signature(path)
         if len(self.reads) > MAX_FILES:
             raise Unchecked
         try:
-            raw = read_unlinked(path, self.root, MAX_FILE)
+            raw, real = read_guarded(path, self.root, MAX_FILE)
         except FileNotFoundError:
             return None
         except Linked:
@@ -153,6 +157,8 @@ class _Reader:
         self.bytes += len(raw)
         if self.bytes > MAX_BYTES:
             raise Unchecked
+        if real is not None:
+            self.followed.append(real)
         return raw
 
 
@@ -173,6 +179,7 @@ def module_manifests(manifest: str, root: str, reads: dict[str, object], *,
         yield from config_files(manifest, reader.read, root)
     else:
         yield from _gradle(manifest, reader)
+    yield from ((real, False) for real in reader.followed)  # what a build file's link leads to
 
 
 def _inside(path: str, root: str) -> bool:
