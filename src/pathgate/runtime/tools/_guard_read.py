@@ -47,7 +47,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 __all__ = ["MAX_HOPS", "Judge", "Linked", "guard_judge", "judge_key", "judging", "read_guarded", "read_unlinked",
-           "refused_directory", "unlinked_signature"]
+           "refused_directory", "served", "unlinked_signature"]
 
 
 class Linked(Exception):
@@ -282,6 +282,14 @@ def judging(judge: Judge | None) -> Iterator[None]:
         yield
     finally:
         _JUDGE.reset(token)
+
+
+def served(rel: str) -> bool:
+    """Would the read gates serve the project-relative ``rel`` (the current judge's
+    answer; ``False`` without one)? A reader asks before it reads a file whose name alone
+    is the caller's (an environment file a configuration names): a secret is never read."""
+    judge = _JUDGE.get()
+    return judge is not None and judge.serves(rel)
 
 
 def judge_key() -> object:
