@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import contextvars
 import errno
-import inspect
 import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
@@ -246,12 +245,12 @@ class Judge:
             answer = self._host(rel)
         except Exception:
             return False
-        if inspect.isawaitable(answer):
-            close = getattr(answer, "close", None)
-            if close is not None:
-                close()  # (a coroutine never awaited)
-            return False
-        return answer is True
+        if answer is True:
+            return True
+        close = getattr(answer, "close", None)  # an awaitable answer: refused, never awaited
+        if callable(close) and not isinstance(answer, (bool, int, str)):
+            close()
+        return False
 
 
 def guard_judge(core: object) -> Judge | None:
