@@ -105,3 +105,47 @@ def test_module_reading_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(_modules, "MAX_FILES", 2)
     with pytest.raises(Unchecked):
         list(_modules.module_manifests(str(root / "pom.xml"), str(root), {}))
+
+
+_PARENT = "<project><parent><groupId>g</groupId><artifactId>p</artifactId></parent></project>\n"
+
+
+@pytest.mark.parametrize("parent", [
+    "<parent><groupId>g</groupId><artifactId>p</artifactId></parent>",
+    "<parent >\n  <artifactId>p</artifactId>\n</parent >",
+    "<parent/>",
+    "<!-- <parent><artifactId>p</artifactId></parent> -->",
+])
+async def test_a_parent_without_a_relative_path_is_read_from_the_directory_above(
+        anyio_backend: str, env: Path, parent: str) -> None:
+    """Maven's default ``relativePath`` is ``../pom.xml`` (helper wg22, residual 4)."""
+    write_tree(env, {**_claude("mvn -f app/svc/pom.xml verify"), "pom.xml": "<project/>\n",
+                     "app/pom.xml": _PARENT, "app/svc/pom.xml": f"<project>{parent}</project>\n",
+                     "app/svc/src/Main.java": "class Main {}\n", "other/pom.xml": "<project/>\n"})
+    got = await _writable(env, "app/svc/pom.xml", "app/pom.xml", "pom.xml", "other/pom.xml",
+                          "app/svc/src/Main.java")
+    assert got == {"app/svc/pom.xml": False, "app/pom.xml": False, "pom.xml": False, "other/pom.xml": True,
+                   "app/svc/src/Main.java": True}
+
+
+@pytest.mark.parametrize("parent", [
+    "<parent><artifactId>p</artifactId><relativePath/></parent>",
+    "<parent><artifactId>p</artifactId><relativePath>../other</relativePath></parent>",
+    "<modules><module>x</module></modules>",
+])
+async def test_a_parent_with_its_own_relative_path_or_none_does_not_name_the_directory_above(
+        anyio_backend: str, env: Path, parent: str) -> None:
+    write_tree(env, {**_claude("mvn -f a/b/pom.xml verify"), "pom.xml": "<project/>\n", "a/pom.xml": _PARENT,
+                     "a/b/pom.xml": f"<project>{parent}</project>\n", "a/other/pom.xml": "<project/>\n"})
+    got = await _writable(env, "a/b/pom.xml", "a/pom.xml", "a/other/pom.xml")
+    assert got == {"a/b/pom.xml": False, "a/pom.xml": True, "a/other/pom.xml": "../other" not in parent}
+
+
+def test_implicit_parents_are_found_in_linear_time() -> None:
+    """A megabyte of unclosed ``<parent`` tags: one implicit parent each, found without
+    rescanning to the end from each (bisection over the ends found once)."""
+    raw = b"<parent>" * 100_000 + b"<relativePath>x</relativePath></parent>"
+    refs = list(_modules._implicit_parents(raw))
+    assert len(refs) == 0  # every one of them is closed by the one end, after the relative path
+    raw = b"<parent></parent>" * 50_000
+    assert len(list(_modules._implicit_parents(raw))) == 50_000

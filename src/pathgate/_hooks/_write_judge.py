@@ -154,7 +154,9 @@ def write_denial(runtime: GateCore, target: Target, rel: str, renderer: str | No
     names = {normalize_name(n) for n in (CONFIG_FILE, *runtime.policy.all_agent_files)}
     policy = any(n.rsplit("/", 1)[-1] in names or is_agent_settings(n) or in_hook_dir(n) for n in normalized)
     if not policy:
-        policy = steers_guard(real, runtime.index)
+        from pathgate.runtime.tools._guard_read import guard_judge
+
+        policy = steers_guard(real, runtime.index, guard_judge(runtime))
     if not policy and PYPROJECT in normalized:
         new = _new_text(target, _current_text(real))
         policy = declares_pathgate(runtime.root) or (new is not None and mentions_pathgate(new))

@@ -56,7 +56,7 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 
 from pathgate.runtime.tools._command_words import PATH_VARS, VAR, candidates
-from pathgate.runtime.tools._guard_read import unlinked_signature
+from pathgate.runtime.tools._guard_read import judge_key, missing_signature, unlinked_signature
 from pathgate.runtime.tools._modules import Reads, reads_module_list
 from pathgate.runtime.tools._named_index import MAX_LOOSE_COMPONENTS, NamedIndex, fold_path
 from pathgate.runtime.tools._named_index import realpath as _realpath
@@ -134,14 +134,18 @@ def runs(real: str, root: str) -> bool:
         if not os.path.isdir(os.path.join(bases[-1], part)):
             break
         bases.append(os.path.join(bases[-1], part))
+    plain: set[str] = set()  # settings directories seen here to be no link (nor below them)
     for base in bases:
         for d in HOOK_DIRS:
-            linked = _realpath(os.path.join(base, d))
+            full = os.path.join(base, d)
+            linked = _realpath(full)
             if linked is None or real.startswith(linked.rstrip("/") + "/"):
                 return True
+            if linked == full:  # `.claude/hooks` resolves to itself: `.claude` is no link
+                plain.add(full.rpartition("/")[0])
     loose = 0
     for base in bases:
-        index = _named(base, root)
+        index = _named(base, root, plain)
         loose += index.loose  # one bound for every base a write asks (red team 17 H3)
         if loose > MAX_LOOSE_COMPONENTS or index.names(real):
             return True
@@ -194,7 +198,7 @@ def _signature(path: str) -> tuple[int, int, int, int, int] | None:
     return (st.st_dev, st.st_ino, st.st_size, max(st.st_mtime_ns, st.st_ctime_ns), st.st_mtime_ns)
 
 
-def _named(base: str, root: str) -> NamedIndex:
+def _named(base: str, root: str, plain: set[str] | frozenset[str] = frozenset()) -> NamedIndex:
     """The absolute paths (normalised, links not resolved) that the settings files of an
     agent CLI started in ``base`` (a directory of the project ``root``, or the root) name,
     and the settings files themselves, each with whether everything below it counts too,
@@ -204,19 +208,55 @@ def _named(base: str, root: str) -> NamedIndex:
     cached while one is racily new)."""
     files = _settings_files(base)
     users = _user_files()
-    sigs = [_signature(f) if f in users else unlinked_signature(f) for f in files]
-    key = (os.path.expanduser("~"), root, *files, *sigs)
+    sigs = _settings_signatures(files, users, base, plain)
+    key = (os.path.expanduser("~"), root, judge_key(), *files, *sigs)
     hit = _cache.get(base)
     if hit is not None and hit[0] == key and hit[1].still():
         return hit[2]
     reads = Reads()
     named = _collect(files, sigs, base, root, reads)
     now = time.time()
-    if all(s is None or now - s[3] / 1e9 > _RACY for s in sigs) and now - reads.newest() > _RACY:
+    if all(s is None or (isinstance(s[3], int) and now - s[3] / 1e9 > _RACY) for s in sigs) \
+            and now - reads.newest() > _RACY:
         if len(_cache) > 256:
             _cache.clear()
         _cache[base] = (key, reads, named)
     return named
+
+
+def _settings_signatures(files: list[str], users: frozenset[str], base: str,
+                         plain: set[str] | frozenset[str] = frozenset()) -> list[tuple[object, ...] | None]:
+    """The cache signatures of the settings files an agent CLI started in ``base`` reads:
+    the user's own as its agent reads them (through links); a project's as the guard reads
+    it (:func:`._guard_read.unlinked_signature`), one missing behind a directory link of its
+    own path (``.claude`` a link) included — the directories between ``base`` (a real
+    directory) and the file asked once each, those of ``plain`` (known to be no link: the
+    caller resolved a path below them to itself) not at all."""
+    memo: dict[str, os.stat_result | None] = dict.fromkeys(plain)
+
+    def lstat(path: str) -> os.stat_result | None:
+        if path not in memo:
+            try:
+                memo[path] = os.lstat(path)
+            except (OSError, ValueError):
+                memo[path] = None
+        return memo[path]
+
+    out: list[tuple[object, ...] | None] = []
+    start = len(base.rstrip("/")) + 1  # where the settings file's own path starts
+    for f in files:
+        if f in users:
+            out.append(_signature(f))
+            continue
+        sig = unlinked_signature(f, behind=False)
+        if sig is None:
+            parent = f.rpartition("/")[0]
+            # its own directories (`.claude`, `.devcontainer/<name>`): the parent missing
+            # and none above it, the common case, asks nothing more
+            if len(parent) >= start and (lstat(parent) is not None or "/" in parent[start:]):
+                sig = missing_signature(f, f.count("/", start), lstat)
+        out.append(sig)
+    return out
 
 
 def _collect(files: list[str], sigs: Sequence[object], base: str, root: str, reads: Reads) -> NamedIndex:
@@ -232,7 +272,8 @@ def _collect(files: list[str], sigs: Sequence[object], base: str, root: str, rea
         if parsed is None:
             unchecked = True
             continue
-        commands, markets = parsed
+        commands, markets, followed = parsed
+        out.update((f, out.get(f, False)) for f in followed)  # what a settings link leads to
         try:
             if not _add(out, ((words, cwd, base) for words, cwd in commands), root, reads):
                 unchecked = unchecked or not _is_user_file(path)
@@ -253,6 +294,8 @@ def _add(out: dict[str, bool], commands: Iterable[tuple[list[str], str | None, s
         if words[:1] == [_ENV]:  # an `env` entry: its value read as paths
             bases = [start, *(os.path.join(start, c) for c in (_expand(cwd, start) if cwd else ()))]
             found: Iterable[tuple[str, bool]] = env_paths(words[1], words[2], bases, root, _expand, budget)
+            if words[1].lower() in _NPM_CONFIG_FILES:  # an `.npmrc` by another name: read as one
+                found = _with_npmrc(list(found), bases, root, reads)
         else:
             found = _paths(words, cwd, start, root, reads=reads)
         for full, tree in found:
@@ -287,9 +330,31 @@ def _add_plugins(out: dict[str, bool], markets: list[str], base: str, root: str,
                 if sig is not None and parsed is None:
                     return False
                 commands = parsed[0] if parsed is not None else []
+                for target in parsed[2] if parsed is not None else ():
+                    out[target] = out.get(target, False)
                 if not _add(out, ((w, c, s) for w, c in commands for s in (pdir, base)), root, reads):
                     return False
     return True
+
+
+#: ``env`` variables naming a file npm reads as its user or global ``.npmrc`` (npm takes any
+#: ``npm_config_*`` variable whatever its case).
+_NPM_CONFIG_FILES = frozenset({"npm_config_userconfig", "npm_config_globalconfig"})
+
+
+def _with_npmrc(found: list[tuple[str, bool]], bases: list[str], root: str,
+                reads: Reads) -> list[tuple[str, bool]]:
+    """``found`` (the paths an ``NPM_CONFIG_USERCONFIG`` value names) with what each of
+    them inside ``root`` makes npm load, read as an ``.npmrc`` (:mod:`._package_managers`:
+    ``node-options``, ``script-shell``, ``onload-script`` …; a relative value from each of
+    ``bases``, where npm may run)."""
+    inside = root.rstrip("/") + "/"
+    out = list(found)
+    for full, _tree in found:
+        if full.startswith(inside):
+            for base in bases:
+                out += reads.expand(full, root, npmrc=base)
+    return out
 
 
 #: ``env`` entries outside the root one settings file may name (each resolved once, at the
@@ -301,28 +366,33 @@ _MAX_ENV_RESOLVED = 1024
 _MAX_NAMED = 8192
 
 
-#: Per settings file: (its ``stat`` signature, its commands); the user-level files are the
+#: A settings file's commands (``(words, cwd)``), the directory marketplaces it registers and
+#: the real path of the file a link of it led to (:func:`._guard_read.read_guarded`).
+_Parsed = tuple[list[tuple[list[str], str | None]], list[str], list[str]]
+#: Per settings file: (its ``stat`` signature and the judge's key, its commands); the user-level files are the
 #: same for every directory :func:`runs` reads settings for, so each is parsed once.
-_parsed_cache: dict[str, tuple[object, tuple[list[tuple[list[str], str | None]], list[str]] | None]] = {}
+_parsed_cache: dict[str, tuple[object, _Parsed | None]] = {}
 #: Commands one settings file may hold; past it the file cannot be checked (every write is
 #: refused), so a crafted file can neither stall every write nor hide a command at its end.
 _MAX_COMMANDS = 4096
 
 
-def _parsed(path: str, sig: object, root: str) -> tuple[list[tuple[list[str], str | None]], list[str]] | None:
+def _parsed(path: str, sig: object, root: str) -> _Parsed | None:
     """The commands of the settings file at ``path`` (:func:`_commands`) and the directory
     marketplaces it registers (:func:`._plugins.marketplaces`), kept while its signature
     holds; ``None`` when they cannot be told (a bound passed). The user's own files (a heavy
     user's ``~/.claude.json`` lists every project's MCP servers) are not the repository's:
     past a bound, what was read so far counts, as past their size bound."""
+    key = (sig, judge_key())
     hit = _parsed_cache.get(path)
-    if hit is not None and hit[0] == sig:
+    if hit is not None and hit[0] == key:
         return hit[1]
     found: list[tuple[list[str], str | None]] = []
     markets: list[str] = []
-    parsed: tuple[list[tuple[list[str], str | None]], list[str]] | None = (found, markets)
+    followed: list[str] = []
+    parsed: _Parsed | None = (found, markets, followed)
     try:
-        data = _load(path, root)
+        data = _load(path, root, followed)
         items = _commands(data) if not isinstance(data, Strings) else (_string_command(t) for t in data)
         for item in items:
             found.append(item)
@@ -330,10 +400,10 @@ def _parsed(path: str, sig: object, root: str) -> tuple[list[tuple[list[str], st
                 raise Unchecked
         markets += marketplaces(data)
     except Unchecked:
-        parsed = (found, markets) if _is_user_file(path) else None
+        parsed = (found, markets, followed) if _is_user_file(path) else None
     if len(_parsed_cache) > 256:
         _parsed_cache.clear()
-    _parsed_cache[path] = (sig, parsed)
+    _parsed_cache[path] = (key, parsed)
     return parsed
 
 
@@ -362,13 +432,14 @@ def _user_files() -> frozenset[str]:
     return _user_cache[1]
 
 
-def _load(path: str, root: str) -> object:
+def _load(path: str, root: str, followed: list[str]) -> object:
     """The settings file at ``path`` as its agent reads it (:func:`._settings_load.load`; the
     user's own files past the size bound left unread, and read through links; a project's
-    never read through a link: :class:`Unchecked`)."""
+    read through a link only to a file the read gates serve, whose real path goes to
+    ``followed``; else :class:`Unchecked`)."""
     if _is_user_file(path):
         return load(path, _MAX_SETTINGS, user=True)
-    return load(path, _MAX_PROJECT_SETTINGS, root=root)
+    return load(path, _MAX_PROJECT_SETTINGS, root=root, followed=followed)
 
 
 def _commands(node: object, depth: int = 0, inherited: str | None = None

@@ -37,6 +37,7 @@ import shlex
 import stat
 
 from pathgate.runtime.tools._git_commands import into_root
+from pathgate.runtime.tools._guard_read import judge_key, refused_directory
 
 __all__ = ["hook_runs"]
 
@@ -106,16 +107,18 @@ def _scripts(hooks: str) -> list[tuple[str, tuple[object, ...]]]:
             lst = os.lstat(path)
         except (OSError, ValueError):
             continue
+        real: tuple[str, ...] = ()
         if stat.S_ISLNK(lst.st_mode):
             try:
                 st: os.stat_result | None = os.stat(path)
+                real = (os.path.realpath(path),)  # the file read (:func:`._guard_read.read_guarded`)
             except (OSError, ValueError):
                 st = None
         elif stat.S_ISREG(lst.st_mode):
             st = lst
         else:
             continue
-        out.append((name, (*_sig(lst), *(_sig(st) if st is not None else ()))))
+        out.append((name, (*_sig(lst), *(_sig(st) if st is not None else ()), *real)))
     return out
 
 
@@ -124,11 +127,13 @@ def _sig(st: os.stat_result) -> tuple[int, ...]:
 
 
 def _named(hooks: str, root: str, top: str) -> tuple[tuple[str, bool], ...]:
+    if refused_directory(hooks, root):  # (whatever it holds: its scripts' names are not asked)
+        return ((root, True),)
     scripts = [(os.path.join(hooks, n), st) for n, st in _scripts(hooks)]
     husky = os.path.dirname(hooks.rstrip("/")) if os.path.basename(hooks.rstrip("/")) == "_" else None
     if scripts and husky is not None:  # husky v9: .husky/_/<hook> runs .husky/<hook>
         scripts += [(os.path.join(husky, n), st) for n, st in _scripts(husky)]
-    key = tuple((n, sig) for n, sig in scripts)
+    key = (judge_key(), *((n, sig) for n, sig in scripts))
     hit = _cache.get((hooks, root, top))
     if hit is not None and hit[0] == key:
         return hit[1]
@@ -137,7 +142,9 @@ def _named(hooks: str, root: str, top: str) -> tuple[tuple[str, bool], ...]:
         out[husky] = True
     left = _MAX_SCRIPTS
     for path, _ in scripts:
-        text = _read(path, root)
+        text, real = _read(path, root)
+        if real is not None:
+            out[real] = out.get(real, False)  # what a linked hook runs: the file it leads to
         left -= len(text or "")
         if left < 0:  # (red team 16 G3: 28 scripts of 120 KiB each, 17 s to read)
             out[root] = True
@@ -156,19 +163,22 @@ def _named(hooks: str, root: str, top: str) -> tuple[tuple[str, bool], ...]:
     return named
 
 
-def _read(path: str, root: str) -> str | None:
-    """The script's text; ``None`` when it cannot be checked: past :data:`_MAX_SCRIPT`, not a
-    regular file, or reached through a link (:func:`~._guard_read.read_unlinked`: a symbolic
-    link or a hard-linked file inside the project is never read, whatever it leads to — it
-    could be a secret's other name)."""
-    from pathgate.runtime.tools._guard_read import Linked, read_unlinked
+def _read(path: str, root: str) -> tuple[str | None, str | None]:
+    """The script's text (``None`` when it cannot be checked: past :data:`_MAX_SCRIPT`, not
+    a regular file, or reached through a link the guard does not follow) and the real path
+    of the file a link led to. A symbolic link inside the project is followed only to a file
+    the read gates serve (:func:`~._guard_read.read_guarded`); any other link, or a
+    hard-linked file, is never read, whatever it leads to — it could be a secret's other
+    name."""
+    from pathgate.runtime.tools._guard_read import Linked, read_guarded
 
     try:
-        return read_unlinked(path, root, _MAX_SCRIPT).decode("utf-8", "replace")
+        raw, real = read_guarded(path, root, _MAX_SCRIPT)
     except FileNotFoundError:
-        return ""
+        return "", None
     except (OSError, Linked):
-        return None
+        return None, None
+    return raw.decode("utf-8", "replace"), real
 
 
 def _from_script(text: str, root: str, here: str) -> list[tuple[str, bool]]:

@@ -18,17 +18,35 @@ with one link, reached without a symbolic link inside the project:
 
 Anything else raises :class:`Linked`, whatever the link leads to (a secret, a plain file,
 nothing): the caller gives the answer it gives for a file it cannot check, the same in
-every case, so no answer depends on what a link leads to. Standard library and the bounded
-reader of :mod:`pathgate.runtime.fs` only.
+every case, so no answer depends on what a link leads to.
+
+One exception keeps husky-like setups (``.git/hooks/pre-commit -> ../../scripts/pre-commit``,
+a shared ``.claude/settings.json``) usable: while the write guard runs :func:`judging` with
+the read gates' :class:`Judge`, :func:`read_guarded` follows a symbolic link inside the
+project when every step it takes is one the read gates would serve and it ends on a regular
+file of one link inside the project. The link is resolved by hand, one component at a time
+(at most :data:`MAX_HOPS` links): each path a link's text leads through — before it is
+looked at, so no secret's existence is ever asked — and the file it ends on must be served
+(:meth:`Judge.serves`: not a secret name nor below one, not host-filtered, not git
+internals), no step may leave the root; the file is then read by the descriptor-anchored
+route above from its real path, so a component swapped for a link meanwhile is refused. The
+caller protects that file too (it is what the link runs). A link to a secret, to a
+host-filtered or missing file, out of the root, through a secret directory, to a file with
+other hard links — any doubt — is :class:`Linked`, the same answer for each. Standard
+library and the bounded reader of :mod:`pathgate.runtime.fs` only.
 """
 
 from __future__ import annotations
 
+import contextvars
 import errno
 import os
 import stat
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 
-__all__ = ["Linked", "read_unlinked", "unlinked_signature"]
+__all__ = ["MAX_HOPS", "Judge", "Linked", "guard_judge", "judge_key", "judging", "missing_signature", "read_guarded",
+           "read_unlinked", "refused_directory", "served", "unlinked_signature"]
 
 
 class Linked(Exception):
@@ -120,12 +138,244 @@ def _lstat(name: str, fd: int | None = None) -> os.stat_result:
     return st
 
 
-def unlinked_signature(path: str) -> tuple[int, int, int, int, int, int] | None:
-    """A cache signature of ``path`` for a reader that never follows a final link: its
-    ``lstat`` (a link swapped in or re-pointed is a new signature) with its link count;
-    ``None`` when missing. Blocking."""
+def unlinked_signature(path: str, *, behind: bool = True) -> tuple[object, ...] | None:
+    """A cache signature of ``path`` for a reader that follows a final link only as
+    :func:`read_guarded` does: its ``lstat`` (a link swapped in or re-pointed is a new
+    signature) with its link count, and for a symbolic link the real path it leads to and
+    that file's ``stat`` (a link further on re-pointed, the target edited); ``None`` when
+    missing — unless one of its nearest directories is a symbolic link (:func:`missing_signature`;
+    not asked without ``behind``: the caller asks itself). Element 3 is the newest change
+    time (ns). Blocking."""
     try:
         st = os.lstat(path)
     except (OSError, ValueError):
+        return missing_signature(path) if behind else None
+    newest = max(st.st_mtime_ns, st.st_ctime_ns)
+    if not stat.S_ISLNK(st.st_mode):
+        return (st.st_dev, st.st_ino, st.st_size, newest, st.st_mtime_ns, st.st_nlink)
+    try:
+        real: str | None = os.path.realpath(path)
+        t = os.stat(path)
+        target: tuple[int, ...] = (t.st_dev, t.st_ino, t.st_size, t.st_mtime_ns, t.st_ctime_ns, t.st_nlink)
+        newest = max(newest, t.st_mtime_ns, t.st_ctime_ns)
+    except (OSError, ValueError):
+        real, target = None, ()
+    return (st.st_dev, st.st_ino, st.st_size, newest, st.st_mtime_ns, st.st_nlink, real, *target)
+
+
+def refused_directory(path: str, root: str) -> bool:
+    """Is the directory ``path`` (absolute) inside ``root`` reached through a symbolic link
+    the guard would not follow (:func:`read_guarded`'s rule; without a judge, any link)?
+    ``False`` for a path outside the root or with no link on the way. A caller that would
+    read the files of such a directory (git's hooks) reads none and gives its answer for a
+    file it cannot check, whatever the directory holds. Blocking."""
+    rel = _inside(path, root)
+    if rel is None:
+        return False
+    head = root.rstrip("/")
+    for part in rel.split("/"):  # (one lstat a component: asked on every write)
+        head = f"{head}/{part}"
+        st = _lstat_or_none(head)
+        if st is None:
+            return False  # missing, no link before it: nothing there
+        if stat.S_ISLNK(st.st_mode):
+            break
+    else:
+        return False
+    judge = _JUDGE.get()
+    if judge is None:
+        return True
+    try:
+        _resolve(path, root.rstrip("/") or "/", judge)
+    except FileNotFoundError:
+        return False  # missing behind served links: nothing there to read
+    except Linked:
+        return True
+    return False
+
+
+#: Ancestors of a missing path looked at for a symbolic link (a settings file's path adds
+#: at most this many directories to the real directory it is read for).
+_MISSING_DEPTH = 3
+
+
+def missing_signature(path: str, depth: int = _MISSING_DEPTH,
+                      lstat: Callable[[str], os.stat_result | None] | None = None) -> tuple[object, ...] | None:
+    """``None`` for a missing ``path`` none of whose ``depth`` nearest ancestors is a
+    symbolic link; else a signature of the link and of where ``path`` leads (a file missing
+    behind a link is read — followed or refused — rather than taken as absent, so a link to
+    a secret directory answers as one to a secret). ``lstat``: the caller's (memoised)
+    ``lstat``, ``None`` for a missing path."""
+    head = path
+    for _ in range(depth):
+        head = head.rpartition("/")[0]
+        st = lstat(head) if lstat is not None else _lstat_or_none(head)
+        if st is None:
+            continue
+        if not stat.S_ISLNK(st.st_mode):
+            return None
+        try:
+            real: str | None = os.path.realpath(path)
+        except (OSError, ValueError):
+            real = None
+        return (st.st_dev, st.st_ino, -1, max(st.st_mtime_ns, st.st_ctime_ns), st.st_mtime_ns, -1, head, real)
+    return None
+
+
+def _lstat_or_none(path: str) -> os.stat_result | None:
+    try:
+        return os.lstat(path)
+    except (OSError, ValueError):
         return None
-    return (st.st_dev, st.st_ino, st.st_size, max(st.st_mtime_ns, st.st_ctime_ns), st.st_mtime_ns, st.st_nlink)
+
+
+#: Symbolic links one followed path may pass (the kernel's own limit is 40).
+MAX_HOPS = 40
+
+
+class Judge:
+    """Would the read gates serve a project-relative path (:meth:`serves`)? Built from a
+    runtime's (or hook's) secret matcher, host filter and in-project git directories; only
+    read. ``key`` tells judges apart for the guard's caches (equal keys, equal answers)."""
+
+    __slots__ = ("_git_dirs", "_host", "_secret", "key")
+
+    def __init__(self, is_secret: Callable[[str], bool], host_filter: Callable[..., object] | None,
+                 git_dirs: Sequence[str], key: object) -> None:
+        self._secret = is_secret
+        self._host = host_filter
+        self._git_dirs = tuple(git_dirs)
+        self.key = key
+
+    def serves(self, rel: str) -> bool:
+        """Is the project-relative ``rel`` neither git internals, a secret (or below a
+        secret-named directory) nor refused by the host filter (asked as a read; an
+        exception or an awaitable answer counts as a refusal)?"""
+        from pathgate.runtime.gates.path import is_git_internal
+
+        if not rel or rel == "." or is_git_internal(rel, self._git_dirs) or self._secret(rel):
+            return False
+        if self._host is None:
+            return True
+        try:
+            answer = self._host(rel)
+        except Exception:
+            return False
+        if answer is True:
+            return True
+        close = getattr(answer, "close", None)  # an awaitable answer: refused, never awaited
+        if callable(close) and not isinstance(answer, (bool, int, str)):
+            close()
+        return False
+
+
+def guard_judge(core: object) -> Judge | None:
+    """The :class:`Judge` of a runtime or hook core (``root``, ``policy``, ``pipeline``,
+    ``git_dirs``); ``None`` (no link is followed) when its pipeline holds gates of the
+    host's own, which cannot be asked here."""
+    pipeline = getattr(core, "pipeline", None)
+    policy = getattr(core, "policy", None)
+    if pipeline is None or policy is None:
+        return None
+    for gate in pipeline.gates:
+        if not type(gate).__module__.startswith("pathgate.runtime.gates."):
+            return None  # a host gate
+    host = policy.host_filter
+    git_dirs = tuple(getattr(core, "git_dirs", ()))
+    key = (getattr(core, "root", None), tuple(policy.secret_patterns), host, git_dirs)
+    return Judge(pipeline.secrets.is_secret, host, git_dirs, key)
+
+
+_JUDGE: contextvars.ContextVar[Judge | None] = contextvars.ContextVar("pathgate_guard_judge", default=None)
+
+
+@contextmanager
+def judging(judge: Judge | None) -> Iterator[None]:
+    """Within: :func:`read_guarded` may follow links as ``judge`` allows."""
+    token = _JUDGE.set(judge)
+    try:
+        yield
+    finally:
+        _JUDGE.reset(token)
+
+
+def served(rel: str) -> bool:
+    """Would the read gates serve the project-relative ``rel`` (the current judge's
+    answer; ``False`` without one)? A reader asks before it reads a file whose name alone
+    is the caller's (an environment file a configuration names): a secret is never read."""
+    judge = _JUDGE.get()
+    return judge is not None and judge.serves(rel)
+
+
+def judge_key() -> object:
+    """The current judge's key (``None``: none, no link followed), for the guard's caches."""
+    judge = _JUDGE.get()
+    return None if judge is None else judge.key
+
+
+def read_guarded(path: str, root: str, cap: int) -> tuple[bytes, str | None]:
+    """:func:`read_unlinked`, or, under :func:`judging`, a symbolic link inside the project
+    followed as the module says: the bytes, and the real path of the file a link led to
+    (``None``: no link). :class:`Linked` for any doubt once a link was met. Blocking."""
+    try:
+        return read_unlinked(path, root, cap), None
+    except Linked:
+        judge = _JUDGE.get()
+        if judge is None or _inside(path, root) is None:
+            raise
+    real = _resolve(path, root.rstrip("/") or "/", judge)  # (FileNotFoundError: absent behind served links)
+    try:
+        return read_unlinked(real, root, cap), real
+    except (OSError, Linked):
+        raise Linked from None
+
+
+def _resolve(path: str, root: str, judge: Judge) -> str:
+    """The real path ``path`` (inside ``root`` as written) leads to, resolved one component
+    at a time; each step a link's text takes, and the end, must be served by ``judge``
+    (asked before the step is looked at), and so must every step after the first link.
+    :class:`Linked` when a step leaves the root, is refused, is missing where a link's text
+    leads (a dangling link), past :data:`MAX_HOPS` links, or when no symbolic link is on the
+    way (a hard link); ``FileNotFoundError`` when what is missing is the path's own rest
+    behind links the judge serves (a settings file a linked directory does not hold)."""
+    rel = _inside(path, root)
+    assert rel is not None
+    stack = [(c, False) for c in reversed(rel.split("/"))]
+    cur = root
+    hops = 0
+    while stack:
+        part, from_link = stack.pop()
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if cur == root:
+                raise Linked  # out of the root
+            cur = os.path.dirname(cur)
+            continue
+        nxt = f"{cur}/{part}"
+        if (from_link or hops) and not judge.serves(nxt[len(root) + 1:]):
+            raise Linked
+        try:
+            st = os.lstat(nxt)
+        except (OSError, ValueError):
+            if hops and not from_link:
+                raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path) from None
+            raise Linked from None
+        if not stat.S_ISLNK(st.st_mode):
+            cur = nxt
+            continue
+        hops += 1
+        if hops > MAX_HOPS:
+            raise Linked
+        try:
+            text = os.readlink(nxt)
+        except (OSError, ValueError):
+            raise Linked from None
+        if text.startswith("/"):
+            if not text.startswith(root + "/"):
+                raise Linked  # an absolute target outside the root as written
+            cur, text = root, text[len(root) + 1:]
+        stack += [(c, True) for c in reversed(text.split("/"))]
+    if hops == 0 or cur == root or not judge.serves(cur[len(root) + 1:]):
+        raise Linked
+    return cur

@@ -10,7 +10,8 @@ build logic as ``buildSrc/`` is). :func:`module_manifests` names them:
 
 * ``pom.xml``: each ``<module>`` (Maven 4: ``<subproject>``) — a directory's ``pom.xml``,
   or the file named — read in turn for its own modules, and each ``<parent>``'s
-  ``<relativePath>`` (its parents, not its modules); commented-out modules count too; a
+  ``<relativePath>`` (its parents, not its modules) — without one, Maven's default
+  ``../pom.xml`` (inside the project) —; commented-out modules count too; a
   value is read as Maven reads it (trimmed, a backslash as ``/``), and one Maven would first
   interpolate or decode (``${m}``, ``&#115;``, CDATA, a comment inside, a tag with
   attributes) cannot be checked (red team 18 J2);
@@ -23,7 +24,8 @@ build logic as ``buildSrc/`` is). :func:`module_manifests` names them:
 * a JavaScript package manager's configuration (``.npmrc``, ``.yarnrc.yml`` …): the code it
   loads first (:mod:`._package_managers`).
 
-Read bounded and never through a link (:func:`~._guard_read.read_unlinked`): more than
+Read bounded and never through a link (:func:`~._guard_read.read_unlinked`) but one to a
+file the read gates serve (:func:`~._guard_read.read_guarded`, that file then named too): more than
 :data:`MAX_FILES` build files, :data:`MAX_BYTES` read in all, a build file past
 :data:`MAX_FILE` or one that is a link cannot be checked (:class:`~._settings_load.Unchecked`:
 nothing below is writable). Projects a Gradle build adds in code without a literal
@@ -37,7 +39,7 @@ import os
 import re
 from collections.abc import Iterator
 
-from pathgate.runtime.tools._guard_read import Linked, read_unlinked, unlinked_signature
+from pathgate.runtime.tools._guard_read import Linked, read_guarded, unlinked_signature
 from pathgate.runtime.tools._package_managers import CONFIG_NAMES, config_files
 from pathgate.runtime.tools._settings_load import Unchecked
 
@@ -101,12 +103,14 @@ class Reads:
         self.sigs: dict[str, object] = {}
         self.expanded: set[str] = set()
 
-    def expand(self, manifest: str, root: str) -> list[tuple[str, bool]]:
-        """:func:`module_manifests` of ``manifest``, the first time it is asked for."""
-        if manifest in self.expanded:
+    def expand(self, manifest: str, root: str, *, npmrc: str | None = None) -> list[tuple[str, bool]]:
+        """:func:`module_manifests` of ``manifest`` (with ``npmrc``: read as an ``.npmrc``
+        whatever its name, npm running in that directory), the first time it is asked for."""
+        key = f"{manifest}\0{npmrc}" if npmrc else manifest
+        if key in self.expanded:
             return []
-        self.expanded.add(manifest)
-        return list(module_manifests(manifest, root, self.sigs))
+        self.expanded.add(key)
+        return list(module_manifests(manifest, root, self.sigs, npmrc=npmrc))
 
     def record(self, path: str) -> None:
         """Note a file read for the parse (``package.json`` for its ``main``)."""
@@ -125,20 +129,23 @@ class Reads:
 class _Reader:
     """The build files read for one manifest, bounded, each recorded with its signature."""
 
-    __slots__ = ("bytes", "reads", "root")
+    __slots__ = ("bytes", "followed", "reads", "root")
 
     def __init__(self, root: str, reads: dict[str, object]) -> None:
         self.root = root
         self.reads = reads
         self.bytes = 0
+        #: The real paths of the files links led to (:func:`~._guard_read.read_guarded`).
+        self.followed: list[str] = []
 
     def read(self, path: str) -> bytes | None:
-        """The file's bytes; ``None`` when missing; :class:`Unchecked` past a bound or for a link."""
+        """The file's bytes; ``None`` when missing; :class:`Unchecked` past a bound or for a
+        link the guard does not follow."""
         self.reads[path] = unlinked_signature(path)
         if len(self.reads) > MAX_FILES:
             raise Unchecked
         try:
-            raw = read_unlinked(path, self.root, MAX_FILE)
+            raw, real = read_guarded(path, self.root, MAX_FILE)
         except FileNotFoundError:
             return None
         except Linked:
@@ -150,21 +157,29 @@ class _Reader:
         self.bytes += len(raw)
         if self.bytes > MAX_BYTES:
             raise Unchecked
+        if real is not None:
+            self.followed.append(real)
         return raw
 
 
-def module_manifests(manifest: str, root: str, reads: dict[str, object]) -> Iterator[tuple[str, bool]]:
+def module_manifests(manifest: str, root: str, reads: dict[str, object], *,
+                     npmrc: str | None = None) -> Iterator[tuple[str, bool]]:
     """The build files (absolute, inside ``root``) a build started from ``manifest`` reads
-    besides it, each with whether everything below it counts; every file read is added to
-    ``reads`` (path → :func:`~._guard_read.unlinked_signature`). :class:`Unchecked` past a
-    bound (see the module). Blocking."""
+    besides it, each with whether everything below it counts (``npmrc``: ``manifest`` is an
+    ``.npmrc`` whatever its name, as ``NPM_CONFIG_USERCONFIG`` names one, npm running in
+    the directory ``npmrc``); every file read
+    is added to ``reads`` (path → :func:`~._guard_read.unlinked_signature`).
+    :class:`Unchecked` past a bound (see the module). Blocking."""
     reader = _Reader(root, reads)
-    if os.path.basename(manifest) == "pom.xml":
+    if npmrc:
+        yield from config_files(manifest, reader.read, root, name=".npmrc", cwd=npmrc)
+    elif os.path.basename(manifest) == "pom.xml":
         yield from _maven(manifest, reader)
     elif os.path.basename(manifest) in CONFIG_NAMES:
         yield from config_files(manifest, reader.read, root)
     else:
         yield from _gradle(manifest, reader)
+    yield from ((real, False) for real in reader.followed)  # what a build file's link leads to
 
 
 def _inside(path: str, root: str) -> bool:
@@ -195,6 +210,31 @@ def _maven(pom: str, reader: _Reader) -> Iterator[tuple[str, bool]]:
             queue.append((target, module and modules))
 
 
+#: A ``<parent>`` element's start, an empty ``<parent/>``, and its end.
+_POM_PARENT = re.compile(rb"<parent(?![\w.:-])(\s*/>)?")
+_POM_PARENT_END = re.compile(rb"</parent\s*>")
+
+
+def _implicit_parents(raw: bytes) -> Iterator[tuple[bytes, str]]:
+    """A ``<parent>`` without a ``<relativePath>`` inside it is looked up at ``../pom.xml``
+    (Maven's default; an empty ``<relativePath/>`` turns the lookup off and is read by
+    :func:`_pom_refs`): one ``relativePath`` of ``..`` for each, over-inclusive (a ``<parent>``
+    in a comment, one not closed). Linear: the ends and relative paths are found once, each
+    parent's matched by bisection."""
+    import bisect
+
+    ends = [m.start() for m in _POM_PARENT_END.finditer(raw)]
+    relatives = [m.start() for m in _POM_TAG.finditer(raw) if m.group(1) == b"relativePath"]
+    for m in _POM_PARENT.finditer(raw):
+        if m.group(1) is None:
+            i = bisect.bisect_left(ends, m.end())
+            end = ends[i] if i < len(ends) else len(raw)
+            j = bisect.bisect_left(relatives, m.end())
+            if j < len(relatives) and relatives[j] < end:
+                continue  # its own relativePath, read as written
+        yield b"relativePath", ".."
+
+
 def _pom_refs(raw: bytes) -> Iterator[tuple[bytes, str]]:
     """``(tag, value)`` of each module, subproject and parent's relative path of a
     ``pom.xml``, as Maven reads the value: trimmed, ``\\`` read as ``/``. A value that is
@@ -210,6 +250,7 @@ def _pom_refs(raw: bytes) -> Iterator[tuple[bytes, str]]:
         if b"${" in text:
             raise Unchecked
         yield el.group(1), text.decode("utf-8", "replace").strip().replace("\\", "/")
+    yield from _implicit_parents(raw)
 
 
 def _gradle(settings: str, reader: _Reader) -> Iterator[tuple[str, bool]]:

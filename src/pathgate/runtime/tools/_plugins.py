@@ -36,7 +36,7 @@ from __future__ import annotations
 import json
 import os
 
-from pathgate.runtime.tools._guard_read import Linked, read_unlinked
+from pathgate.runtime.tools._guard_read import Linked, read_guarded
 from pathgate.runtime.tools._modules import Reads
 from pathgate.runtime.tools._settings_load import Strings, Unchecked, parse
 
@@ -112,7 +112,10 @@ def plugin_files(market: str, root: str, reads: Reads) -> Plugins:
     found = Plugins(market)
     reads.record(manifest)
     try:
-        doc = json.loads(read_unlinked(manifest, root, _MAX_FILE))
+        raw, real = read_guarded(manifest, root, _MAX_FILE)
+        if real is not None:
+            found.protected.append((real, False))  # what the link leads to
+        doc = json.loads(raw)
     except FileNotFoundError:
         return found
     except (Linked, OSError, ValueError, RecursionError):
@@ -157,7 +160,9 @@ def _plugin_json(pdir: str, root: str, reads: Reads, found: Plugins) -> dict[str
     path = os.path.join(pdir, ".claude-plugin", "plugin.json")
     reads.record(path)
     try:
-        raw = read_unlinked(path, root, _MAX_FILE)
+        raw, real = read_guarded(path, root, _MAX_FILE)
+        if real is not None:
+            found.protected.append((real, False))  # what the link leads to
         found.bytes += len(raw)
         if found.bytes > _MAX_BYTES:
             raise Unchecked

@@ -158,18 +158,21 @@ def root_entries(root: str) -> list[str]:
     """:data:`ROOT_ENTRIES` of ``root`` (absolute), with the file ``package.json``'s ``main``
     names (read as node reads it, bounded; a manifest that cannot be read names nothing
     more), each with whether everything below it counts. A ``package.json`` that is a link
-    (or reached through one) is never read, whatever it leads to
-    (:func:`~._guard_read.read_unlinked`): its ``main`` could be anything, so everything
-    below the root counts. Blocking."""
+    (or reached through one) is read only to a file the read gates serve, that file named
+    too (:func:`~._guard_read.read_guarded`); any other link is never read, whatever it
+    leads to: its ``main`` could be anything, so everything below the root counts. Blocking."""
     import json
     import os
 
-    from pathgate.runtime.tools._guard_read import Linked, read_unlinked
+    from pathgate.runtime.tools._guard_read import Linked, read_guarded
     from pathgate.runtime.tools._settings_load import Unchecked
 
     out = [os.path.join(root, e) for e in ROOT_ENTRIES]
     try:
-        main = json.loads(read_unlinked(os.path.join(root, "package.json"), root, 1 << 20)).get("main")
+        raw, real = read_guarded(os.path.join(root, "package.json"), root, 1 << 20)
+        if real is not None:
+            out.append(real)  # what the link leads to
+        main = json.loads(raw).get("main")
     except Linked:
         raise Unchecked from None
     except (OSError, ValueError, AttributeError, RecursionError):

@@ -19,6 +19,14 @@ So :func:`env_paths` reads every ``env`` value as paths, whatever they look like
 * a variable naming a directory programs load code or configuration from
   (:data:`DIRECTORIES`: ``XDG_DATA_HOME``, ``ZDOTDIR``, ``LD_LIBRARY_PATH``,
   ``PYTHONUSERBASE``, ``CLAUDE_CONFIG_DIR`` …): each entry with everything below it;
+* ``PATH`` (and the library search lists ``LD_LIBRARY_PATH``, ``DYLD_LIBRARY_PATH``): each
+  entry inside the project with everything below it — a hook's command word is looked up
+  there, so any file in that directory named like a command (or any name at all) may be
+  run — and an empty entry (``PATH=/usr/bin:``, ``a::b``) as the directory the program
+  runs in, as the shell and the loader read it: the project's root (``PATH=.``,
+  ``$CLAUDE_PROJECT_DIR``, an empty entry) so leaves nothing writable. The variable's own
+  inherited value (``$PATH`` in ``PATH=./bin:$PATH``) names nothing of the project but a
+  directory literally so named;
 * any other variable: each word of its value, each ``:``-separated entry and each
   ``--opt=value``/``-javaagent:x`` part, as a file (``BASH_ENV``, ``LD_PRELOAD``,
   ``PYTHONSTARTUP``, ``NPM_CONFIG_USERCONFIG``, ``EDITOR`` …; over-inclusive: ``NODE_ENV=
@@ -57,7 +65,11 @@ DIRECTORIES = frozenset({"XDG_DATA_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_DIRS", "Z
                          "DOTNET_ROOT", "VIRTUAL_ENV", "CONDA_PREFIX", "PYENV_ROOT", "RBENV_ROOT", "ASDF_DATA_DIR",
                          "NPM_CONFIG_PREFIX", "npm_config_prefix", "BUN_INSTALL", "DENO_INSTALL_ROOT",
                          "IPYTHONDIR", "JUPYTER_CONFIG_DIR", "CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME",
-                         "CODEX_HOME", "CURSOR_CONFIG_DIR"})
+                         "CODEX_HOME", "CURSOR_CONFIG_DIR", "PATH",
+                         "DYLD_FALLBACK_LIBRARY_PATH"})
+#: ``:`` lists searched in order where an empty entry is the current directory (the shell's
+#: command lookup, the dynamic loader's).
+_SEARCH_LISTS = frozenset({"PATH", "LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH", "DYLD_FALLBACK_LIBRARY_PATH"})
 #: Entries read from one value; past it the settings file cannot be checked.
 _MAX_ENTRIES = 1024
 #: A short option glued to its value (``-r./pre.js``, ``-I.``).
@@ -75,12 +87,15 @@ def env_paths(name: str, value: str, bases: list[str], root: str, expand: Callab
     if _GIT_CONFIG.match(name):
         raise Unchecked
     directory = name in DIRECTORIES or name in GIT_STEERING
-    entries = _entries(value, directory)
+    entries = _entries(value, directory, name in _SEARCH_LISTS)
     if len(entries) > _MAX_ENTRIES:
         raise Unchecked
     inside = root.rstrip("/") + "/"
+    own = (f"${name}", f"${{{name}}}")
     for entry in entries:
-        for text in expand(entry, bases[0]):
+        # the variable's own inherited value (`$PATH`): the host's, not the project's (a
+        # directory literally so named, when the agent CLI does not expand it)
+        for text in [entry] if entry in own else expand(entry, bases[0]):
             for base in bases:
                 full = os.path.normpath(os.path.join(base, text))
                 if (full + "/").startswith(inside):
@@ -98,10 +113,13 @@ def env_paths(name: str, value: str, bases: list[str], root: str, expand: Callab
                     yield full, directory
 
 
-def _entries(value: str, directory: bool) -> list[str]:
-    """The entries of a value: ``:``-separated paths for a directory variable; else each
+def _entries(value: str, directory: bool, search: bool = False) -> list[str]:
+    """The entries of a value: ``:``-separated paths for a directory variable (for a
+    ``search`` list, an empty entry as ``.``: the directory the program runs in); else each
     word (split as a shell would), its ``=``/``:``-separated parts and a glued short
     option's value."""
+    if search:
+        return list(dict.fromkeys(e or "." for e in value.split(":")))
     if directory:
         return [e for e in re.split(r"[:\s]+", value) if e]
     out: list[str] = []

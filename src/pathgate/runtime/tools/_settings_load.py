@@ -55,19 +55,26 @@ def _strip(raw: bytes) -> tuple[bytes, list[bytes]]:
     return b"".join(parts), strings
 
 
-def load(path: str, cap: int, *, user: bool = False, root: str | None = None) -> object:
+def load(path: str, cap: int, *, user: bool = False, root: str | None = None,
+         followed: list[str] | None = None) -> object:
     """The settings file at ``path`` as its agent reads it: JSON, else JSONC, else
     :class:`Strings`; ``None`` when missing or not a regular file. Past ``cap`` bytes:
     :class:`Unchecked`, or ``None`` for a ``user``-level file (``~/.claude.json`` grows with
     Claude Code's history; it is not the repository's). A ``user``-level file is read through
     links, as the agent CLI reads it; a project's (``root``: the project's real root) never
-    is (:func:`~._guard_read.read_unlinked`): one that is a link, or reached through one, is
-    :class:`Unchecked` whatever it leads to (it may be a secret's other name)."""
+    is, but as :func:`~._guard_read.read_guarded` follows one to a file the read gates serve
+    (its real path appended to ``followed``): any other link, or a file reached through one,
+    is :class:`Unchecked` whatever it leads to (it may be a secret's other name)."""
     from pathgate.runtime.fs import read_regular
-    from pathgate.runtime.tools._guard_read import Linked, read_unlinked
+    from pathgate.runtime.tools._guard_read import Linked, read_guarded
 
     try:  # O_NONBLOCK, type checked: a FIFO planted as a settings file must not hang every write
-        raw = read_regular(path, cap, follow=True) if root is None else read_unlinked(path, root, cap)
+        if root is None:
+            raw = read_regular(path, cap, follow=True)
+        else:
+            raw, real = read_guarded(path, root, cap)
+            if real is not None and followed is not None:
+                followed.append(real)
     except Linked:
         raise Unchecked from None
     except OSError as e:

@@ -48,6 +48,7 @@ from pathgate.runtime.gates import (
 from pathgate.runtime.gates.path import is_git_internal
 from pathgate.runtime.gates.secrets import normalize_name
 from pathgate.runtime.tools._agent_commands import in_hook_dir
+from pathgate.runtime.tools._guard_read import guard_judge
 from pathgate.runtime.tools._write_rules import (
     CONFIG_FILE,
     declares_pathgate,
@@ -220,6 +221,6 @@ class WriteFacts:
         assert relpath is not None
         policy = is_root_pyproject(relpath) and declares_pathgate(root, self.runtime._linked_secret())
         if not policy and resolved.real is not None:
-            policy = steers_guard(resolved.real, self.runtime.index)
+            policy = steers_guard(resolved.real, self.runtime.index, guard_judge(self.runtime))
         internal = in_linked_gitdir(root, relpath)
         return internal, policy, not internal and makes_gitdir(root, relpath)

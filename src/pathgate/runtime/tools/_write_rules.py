@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pathgate.runtime.ignore import IgnoreIndex
+    from pathgate.runtime.tools._guard_read import Judge
 
 __all__ = ["AGENT_SETTINGS", "CONFIG_FILE", "GITIGNORE_RULE", "MAX_READ", "declares_pathgate", "in_linked_gitdir",
            "is_agent_settings", "is_root_pyproject", "loosening_change", "makes_gitdir", "mentions_pathgate",
@@ -68,14 +69,24 @@ def is_agent_settings(normalized: str) -> bool:
     return any(path == s or path.endswith("/" + s) for s in AGENT_SETTINGS)
 
 
-def steers_guard(real: str, index: IgnoreIndex) -> bool:
+def steers_guard(real: str, index: IgnoreIndex, judge: Judge | None = None) -> bool:
     """Is the absolute real path ``real`` one of the host's config files, something that
     steers git for ``index``'s root (:func:`steers`; git's user-level files too, whether
     configured or not), Claude Code's user-level ``~/.claude.json``, a file the agent
     CLIs' settings run (:func:`~._agent_commands.runs`), one git's hook scripts run in
     turn (:func:`~._git_hooks.hook_runs`: husky's ``.husky/``, ``.pre-commit-config.yaml``
     …) or one git's configuration runs (:func:`~._git_commands.config_runs`:
-    ``core.fsmonitor``, filters, ``!``-aliases, ``core.pager`` …)? Blocking."""
+    ``core.fsmonitor``, filters, ``!``-aliases, ``core.pager`` …)? With ``judge`` (the
+    read gates', :func:`~._guard_read.guard_judge`), a symbolic link to a file they would
+    serve is read through (:func:`~._guard_read.read_guarded`). Blocking."""
+    from pathgate.runtime.tools._guard_read import judging
+
+    with judging(judge):
+        return _steers_guard(real, index)
+
+
+def _steers_guard(real: str, index: IgnoreIndex) -> bool:
+    """:func:`steers_guard` under its judge."""
     from pathgate.config import _host_config_files
     from pathgate.runtime.tools._agent_commands import runs
     from pathgate.runtime.tools._git_commands import config_runs
