@@ -74,7 +74,10 @@ SETTINGS = (".claude/settings.json", ".claude/settings.local.json", ".cursor/hoo
             ".vscode/mcp.json", ".vscode/settings.json", ".vscode/tasks.json", ".lsp.json",
             # red team 14 F11: what an editor runs from the project (a dev container's
             # `initializeCommand` runs on the host; a launch configuration's `preLaunchTask`)
-            ".vscode/launch.json", ".devcontainer/devcontainer.json", ".devcontainer.json")
+            ".vscode/launch.json", ".devcontainer/devcontainer.json", ".devcontainer.json",
+            # red team 20 L6/L13: other hosts' JSON files naming servers or commands
+            ".roo/mcp.json", ".kiro/settings/mcp.json", ".amazonq/mcp.json", "opencode.json", "opencode.jsonc",
+            ".zed/settings.json", ".zed/tasks.json", ".cursor/worktrees.json")
 #: Where more dev container configurations live: ``.devcontainer/<name>/devcontainer.json``.
 _DEVCONTAINER_DIR = ".devcontainer"
 #: Named dev container configurations read per directory; past it nothing is writable.
@@ -87,7 +90,12 @@ _USER_SETTINGS = (".claude/settings.json", ".claude/settings.local.json", ".curs
 #: subagents, skills and slash commands carry ``hooks:``/``allowed-tools:`` front matter and
 #: ``!`cmd``` lines; Gemini's extensions list MCP servers).
 HOOK_DIRS = (".claude/hooks", ".cursor/hooks", ".gemini/hooks", ".claude/agents", ".claude/skills",
-             ".claude/commands", ".gemini/extensions", ".gemini/commands")
+             ".claude/commands", ".gemini/extensions", ".gemini/commands",
+             # other hosts' hooks, plugins and agent configurations (red team 20 L6): opencode's
+             # plugins, Kiro's agent hooks, Cline's hooks, Amazon Q's agents, Continue's whole
+             # configuration (its MCP servers are YAML files in `.continue/mcpServers/`)
+             ".opencode/plugin", ".opencode/plugins", ".kiro/hooks", ".clinerules/hooks", ".amazonq/agents",
+             ".continue")
 #: JSON keys whose string value is a command line (besides ``command``).
 _COMMAND_KEYS = frozenset({"command", "apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "otelHeadersHelper",
                            "toolDiscoveryCommand", "toolCallCommand", "install", "start",
@@ -96,7 +104,9 @@ _COMMAND_KEYS = frozenset({"command", "apiKeyHelper", "awsAuthRefresh", "awsCred
                            # dev containers: a string (a shell line), an array (one word each)
                            # or an object of named commands (each either)
                            "initializeCommand", "onCreateCommand", "updateContentCommand",
-                           "postCreateCommand", "postStartCommand", "postAttachCommand"})
+                           "postCreateCommand", "postStartCommand", "postAttachCommand",
+                           # Cursor's `.cursor/worktrees.json`
+                           "setup-worktree", "setup-worktree-unix", "setup-worktree-windows"})
 _MAX_SETTINGS = 8 * 1024 * 1024
 #: A project's own settings file past this cannot be checked (real ones are kilobytes).
 _MAX_PROJECT_SETTINGS = 1024 * 1024

@@ -50,7 +50,18 @@ AGENT_SETTINGS = frozenset({".claude/settings.json", ".claude/settings.local.jso
                             # `initializeCommand` runs on the host, a launch configuration its tasks;
                             # `.devcontainer/<name>/devcontainer.json` too (:func:`is_agent_settings`)
                             ".vscode/launch.json", ".vscode/tasks.json", ".devcontainer/devcontainer.json",
-                            ".devcontainer.json"})
+                            ".devcontainer.json",
+                            # other MCP hosts' project servers and commands (red team 20 L6):
+                            # Roo Code, Kiro, Amazon Q, opencode, Zed (context servers, tasks),
+                            # aider (`test-cmd`/`lint-cmd` run after each edit), Codex
+                            ".roo/mcp.json", ".kiro/settings/mcp.json", ".amazonq/mcp.json", "opencode.json",
+                            "opencode.jsonc", ".zed/settings.json", ".zed/tasks.json", ".aider.conf.yml",
+                            ".codex/config.toml",
+                            # Cursor runs `setup-worktree` commands in every agent worktree; Gemini's
+                            # custom seatbelt profile confines the agent, its Dockerfile builds the
+                            # sandbox (red team 20 L13); names as normalised (casefolded)
+                            ".cursor/worktrees.json", ".gemini/sandbox-macos-custom.sb",
+                            ".gemini/sandbox.dockerfile"})
 _SETTINGS_NAMES = frozenset(s.rsplit("/", 1)[-1] for s in AGENT_SETTINGS)
 
 
