@@ -40,3 +40,23 @@ async def test_scripts_their_json_names_are_protected(tmp_path: Path, monkeypatc
                                                "tools/other.sh": "#!/bin/sh\n"})
     got = await writable(root, "tools/srv.sh", "tools/other.sh")
     assert got == {"tools/srv.sh": False, "tools/other.sh": True}
+
+
+@pytest.mark.parametrize(("source", "files"), [
+    ("./mkt.json", {"mkt.json": "", "fmt/hooks/hooks.json": "{}"}),
+    ("./market/plugins.json", {"market/plugins.json": "", "market/fmt/hooks/hooks.json": "{}"}),
+    ("./mp/.claude-plugin/marketplace.json",
+     {"mp/.claude-plugin/marketplace.json": "", "mp/fmt/hooks/hooks.json": "{}"}),
+], ids=["root-file", "named-file", "usual-place"])
+async def test_file_marketplace_anywhere_is_read_where_it_is(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            source: str, files: dict[str, str]) -> None:
+    """L12: a ``file`` marketplace source names its JSON wherever it is; the guard looked
+    for ``<dir>/.claude-plugin/marketplace.json`` instead, leaving the file (whose entries
+    may carry inline hooks) and the plugins it lists writable."""
+    market = json.dumps({"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "fmt", "source": "./fmt"}]})
+    settings = json.dumps({"enabledPlugins": {"fmt@m": True},
+                           "extraKnownMarketplaces": {"m": {"source": {"source": "file", "path": source}}}})
+    files = {k: (market if k.endswith(".json") and "hooks" not in k else v) for k, v in files.items()}
+    root = git_project(tmp_path, monkeypatch, {".claude/settings.json": settings, "notes.md": "x\n", **files})
+    got = await writable(root, *files, "notes.md")
+    assert got == {**dict.fromkeys(files, False), "notes.md": True}

@@ -60,7 +60,7 @@ from pathgate.runtime.tools._guard_read import judge_key, missing_signature, unl
 from pathgate.runtime.tools._modules import Reads, reads_module_list
 from pathgate.runtime.tools._named_index import MAX_LOOSE_COMPONENTS, NamedIndex, fold_path
 from pathgate.runtime.tools._named_index import realpath as _realpath
-from pathgate.runtime.tools._plugins import marketplaces, plugin_files
+from pathgate.runtime.tools._plugins import FILE_SOURCE, Plugins, marketplaces, plugin_files
 from pathgate.runtime.tools._runners import root_entries
 from pathgate.runtime.tools._settings_env import env_paths
 from pathgate.runtime.tools._settings_load import Strings, Unchecked, load
@@ -324,26 +324,47 @@ def _add_plugins(out: dict[str, bool], markets: list[str], base: str, root: str,
     Code runs); ``False`` when one cannot be checked."""
     inside = root.rstrip("/") + "/"
     for market in markets:
+        file_source = market.startswith(FILE_SOURCE)
+        market = market.removeprefix(FILE_SOURCE)
         for mdir in dict.fromkeys(os.path.normpath(os.path.join(base, m)) for m in _expand(market, base)):
             if not (mdir + "/").startswith(inside):
                 continue  # the user's own, outside the project
-            found = plugin_files(mdir, root, reads)
-            for path, tree in found.protected:
-                out[path] = out.get(path, False) or tree
-            for pdir, entry in found.inline:  # a marketplace entry's inline hooks and servers
-                if not _add(out, ((w, c, s) for w, c in _commands(entry) for s in (pdir, base)), root, reads):
+            for market_dir, manifest in _readings(mdir, file_source):
+                if not _add_market(out, plugin_files(market_dir, root, reads, manifest), base, root, reads):
                     return False
-            for pdir, path in found.files:
-                sig = unlinked_signature(path)
-                reads.sigs[path] = sig
-                parsed = None if sig is None else _parsed(path, sig, root)
-                if sig is not None and parsed is None:
-                    return False
-                commands = parsed[0] if parsed is not None else []
-                for target in parsed[2] if parsed is not None else ():
-                    out[target] = out.get(target, False)
-                if not _add(out, ((w, c, s) for w, c in commands for s in (pdir, base)), root, reads):
-                    return False
+    return True
+
+
+def _readings(path: str, file_source: bool) -> list[tuple[str, str | None]]:
+    """``(marketplace directory, its marketplace.json or None for the usual place)`` for a
+    directory source, or for a ``file`` source at ``path`` (red team 20 L12: it may sit
+    anywhere): the file's directory and, when that is ``.claude-plugin``, its parent — both
+    readings of where its relative plugin sources start."""
+    if not file_source:
+        return [(path, None)]
+    parent = os.path.dirname(path)
+    dirs = [parent, os.path.dirname(parent)] if os.path.basename(parent) == ".claude-plugin" else [parent]
+    return [(d, path) for d in dirs]
+
+
+def _add_market(out: dict[str, bool], found: Plugins, base: str, root: str, reads: Reads) -> bool:
+    """Add what one marketplace's plugins run (:func:`_add_plugins`)."""
+    for path, tree in found.protected:
+        out[path] = out.get(path, False) or tree
+    for pdir, entry in found.inline:  # a marketplace entry's inline hooks and servers
+        if not _add(out, ((w, c, s) for w, c in _commands(entry) for s in (pdir, base)), root, reads):
+            return False
+    for pdir, path in found.files:
+        sig = unlinked_signature(path)
+        reads.sigs[path] = sig
+        parsed = None if sig is None else _parsed(path, sig, root)
+        if sig is not None and parsed is None:
+            return False
+        commands = parsed[0] if parsed is not None else []
+        for target in parsed[2] if parsed is not None else ():
+            out[target] = out.get(target, False)
+        if not _add(out, ((w, c, s) for w, c in commands for s in (pdir, base)), root, reads):
+            return False
     return True
 
 

@@ -40,7 +40,7 @@ from pathgate.runtime.tools._guard_read import Linked, read_guarded
 from pathgate.runtime.tools._modules import Reads
 from pathgate.runtime.tools._settings_load import Strings, Unchecked, parse
 
-__all__ = ["Plugins", "marketplaces", "plugin_files"]
+__all__ = ["FILE_SOURCE", "Plugins", "marketplaces", "plugin_files"]
 
 _MAX_MARKETPLACES = 64
 _MAX_PLUGINS = 256
@@ -67,10 +67,15 @@ _COMMAND_FIELDS = frozenset({"hooks", "mcpServers", "lspServers", "monitors"})
 _PLUGIN_ROOT = ("${CLAUDE_PLUGIN_ROOT}", "$CLAUDE_PLUGIN_ROOT")
 
 
+#: Marks a ``file`` marketplace source in :func:`marketplaces`' answer (no path holds a NUL).
+FILE_SOURCE = "\0file:"
+
+
 def marketplaces(data: object) -> list[str]:
     """The paths of the directory marketplaces a settings document registers (under
     ``extraKnownMarketplaces``, or at its top level as ``known_marketplaces.json`` lists
-    them), as written; :class:`Unchecked` past :data:`_MAX_MARKETPLACES`."""
+    them), as written — a ``file`` source's JSON path after :data:`FILE_SOURCE`;
+    :class:`Unchecked` past :data:`_MAX_MARKETPLACES`."""
     if not isinstance(data, dict):
         return []
     found: list[str] = []
@@ -81,9 +86,8 @@ def marketplaces(data: object) -> list[str]:
             if isinstance(source, dict) and source.get("source") in ("directory", "file"):
                 path = source.get("path")
                 if isinstance(path, str) and path:
-                    # a `file` source names the marketplace.json itself
-                    found.append(path if source["source"] == "directory" else os.path.dirname(
-                        os.path.dirname(path.rstrip("/"))) or ".")
+                    # a `file` source names the marketplace's JSON itself, wherever it is
+                    found.append(path if source["source"] == "directory" else FILE_SOURCE + path)
     if len(found) > _MAX_MARKETPLACES:
         raise Unchecked
     return list(dict.fromkeys(found))
@@ -104,12 +108,16 @@ class Plugins:
         self.inline: list[tuple[str, object]] = []
 
 
-def plugin_files(market: str, root: str, reads: Reads) -> Plugins:
+def plugin_files(market: str, root: str, reads: Reads, manifest: str | None = None) -> Plugins:
     """For the marketplace directory ``market`` (absolute, inside ``root``): what its
-    plugins run (:class:`Plugins`). :class:`Unchecked` when the marketplace cannot be
-    checked. Blocking."""
-    manifest = os.path.join(market, ".claude-plugin", "marketplace.json")
+    plugins run (:class:`Plugins`), read from ``manifest`` (a ``file`` source's JSON, itself
+    protected) or ``market/.claude-plugin/marketplace.json``. :class:`Unchecked` when the
+    marketplace cannot be checked. Blocking."""
     found = Plugins(market)
+    if manifest is None:
+        manifest = os.path.join(market, ".claude-plugin", "marketplace.json")
+    else:
+        found.protected.append((manifest, False))
     reads.record(manifest)
     try:
         raw, real = read_guarded(manifest, root, _MAX_FILE)
