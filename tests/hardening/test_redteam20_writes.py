@@ -1,0 +1,76 @@
+"""Red team 20 L2-L5, L7-L10: files a settings hook's runner, a git hook's tool or an agent
+CLI runs or loads that the write guard left writable.
+
+* L7: runners' own files: ``rakelib/*.rake``, every root ``*.sbt``, ``hatch.toml``,
+  ``Taskfile.dist.yml``, ``setup.cfg`` (tox's ``[tox:tox]``).
+* L10: commitlint's configuration (code) under a husky ``commit-msg`` hook.
+* L5: ``RUBYOPT``/``PERL5OPT``-style option variables read as those interpreters' options.
+* L8: Gemini CLI's nested ``tools.discoveryCommand``/``tools.callCommand``, VS Code's
+  ``git.path`` and terminal profile paths.
+* L9: runner options that move the run (``./gradlew -p``, ``task -d``, ``uvx --from``,
+  ``cargo --manifest-path``).
+* L3: Gradle settings naming projects other than by plain literals, ``apply from:``.
+* L2: a Maven ``<module>``/``<relativePath>`` naming a file.
+* L4: npm's ini quoting and comments, js-yaml folded scalars.
+
+Each case also writes ``notes.md``: writable when the file was read, refused when it could
+not be checked (nothing writable).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.hardening._write_env import claude_hook, git_project, writable
+from tests.runtime.tools._writes import write_tree
+
+pytestmark = pytest.mark.anyio
+
+
+async def _writable(root: Path, *paths: str) -> dict[str, bool]:
+    return await writable(root, *paths, text="x\n")
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return git_project(tmp_path, monkeypatch, {"notes.md": "# n\n"})
+
+
+@pytest.mark.parametrize(("cmd", "path"), [
+    ("rake lint", "rakelib/evil.rake"),
+    ("rake lint", "rakefile.rb"),
+    ("sbt test", "evil.sbt"),
+    ("hatch run lint", "hatch.toml"),
+    ("task lint", "Taskfile.dist.yml"),
+    ("task lint", "taskfile.dist.yaml"),
+    ("tox -e lint", "setup.cfg"),
+    ("tox -e lint", "tox.toml"),
+    ("uv run pytest", "setup.py"),
+])
+async def test_l7_a_runners_own_files_are_protected(anyio_backend: str, env: Path, cmd: str, path: str) -> None:
+    write_tree(env, {**claude_hook(cmd), path: "x\n"})
+    assert await _writable(env, path, "notes.md", "other.sbt.txt") == {
+        path: False, "notes.md": True, "other.sbt.txt": True}
+
+
+def _husky(root: Path, hooks: dict[str, str]) -> None:
+    """husky v9: ``core.hooksPath = .husky/_`` whose scripts run ``.husky/<hook>``."""
+    import subprocess
+
+    write_tree(root, {**{f".husky/{h}": text for h, text in hooks.items()},
+                      **{f".husky/_/{h}": '#!/usr/bin/env sh\n. "$(dirname "$0")/h"\n' for h in hooks},
+                      ".husky/_/h": '#!/usr/bin/env sh\nsh -e "$(dirname "$(dirname "$0")")/$(basename "$0")" "$@"\n'})
+    subprocess.run(["git", "-C", str(root), "config", "core.hooksPath", ".husky/_"], check=True)
+
+
+@pytest.mark.parametrize("path", ["commitlint.config.js", ".commitlintrc.cjs", "commitlint.config.mts",
+                                  ".commitlintrc", ".commitlintrc.yaml"])
+async def test_l10_commitlints_configuration_is_protected_under_a_husky_hook(
+        anyio_backend: str, env: Path, path: str) -> None:
+    _husky(env, {"commit-msg": "npx --no -- commitlint --edit $1\n"})
+    write_tree(env, {path: "module.exports = {}\n"})
+    assert await _writable(env, path, "notes.md", "commitlint.md") == {
+        path: False, "notes.md": True, "commitlint.md": True}
