@@ -74,3 +74,25 @@ async def test_l10_commitlints_configuration_is_protected_under_a_husky_hook(
     write_tree(env, {path: "module.exports = {}\n"})
     assert await _writable(env, path, "notes.md", "commitlint.md") == {
         path: False, "notes.md": True, "commitlint.md": True}
+
+
+def _settings(env: dict[str, str], cmd: str) -> dict[str, str]:
+    return {".claude/settings.json": json.dumps(
+        {"env": env, "hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": cmd}]}]}})}
+
+
+@pytest.mark.parametrize(("var", "value", "cmd", "path"), [
+    ("RUBYOPT", "-r./evil", "ruby tools/check.rb", "evil.rb"),
+    ("RUBYOPT", "-Ilib", "ruby tools/check.rb", "lib/rubygems.rb"),
+    ("RUBYOPT", "-I lib -w", "ruby tools/check.rb", "lib/json.rb"),
+    ("PERL5OPT", "-Ilib -Mfoo", "perl tools/check.pl", "lib/foo.pm"),
+    ("PERL5OPT", "-Mfoo", "perl tools/check.pl", "foo.pm"),
+    ("JDK_JAVA_OPTIONS", "-cp lib:ext", "java tools.Check", "ext/tools/Check.class"),
+    ("JAVA_TOOL_OPTIONS", "-Xbootclasspath/a:boot", "mvn -q verify", "boot/java/lang/X.class"),
+    ("DOTNET_STARTUP_HOOKS", "hook.dll:other.dll", "dotnet test", "hook.dll"),
+])
+async def test_l5_an_interpreters_option_variable_is_read_as_its_options(
+        anyio_backend: str, env: Path, var: str, value: str, cmd: str, path: str) -> None:
+    write_tree(env, {**_settings({var: value}, cmd), "tools/check.rb": "1\n", "lib/keep": "x"})
+    assert await _writable(env, path, "notes.md", "tools/other.md") == {
+        path: False, "notes.md": True, "tools/other.md": True}

@@ -97,6 +97,9 @@ _COMMAND_KEYS = frozenset({"command", "apiKeyHelper", "awsAuthRefresh", "awsCred
                            # or an object of named commands (each either)
                            "initializeCommand", "onCreateCommand", "updateContentCommand",
                            "postCreateCommand", "postStartCommand", "postAttachCommand"})
+#: ``env`` variables read as an interpreter's options (red team 20 L5: ``RUBYOPT=-r./evil``
+#: loads ``evil.rb``, ``PERL5OPT=-Ilib`` puts ``lib/`` first on the module path).
+_OPTION_VARS = {"NODE_OPTIONS": "node", "NPM_CONFIG_NODE_OPTIONS": "node", "RUBYOPT": "ruby", "PERL5OPT": "perl"}
 _MAX_SETTINGS = 8 * 1024 * 1024
 #: A project's own settings file past this cannot be checked (real ones are kilobytes).
 _MAX_PROJECT_SETTINGS = 1024 * 1024
@@ -422,8 +425,9 @@ def _commands(node: object, depth: int = 0, inherited: str | None = None
                     if isinstance(text, str):
                         yield [_ENV, str(name), text], cwd  # as paths (:mod:`._settings_env`)
                         yield _split(text), cwd
-                        if str(name).upper() in ("NODE_OPTIONS", "NPM_CONFIG_NODE_OPTIONS"):
-                            yield ["node", *_split(text)], cwd  # `--require ./pre` loads pre.js
+                        program = _OPTION_VARS.get(str(name).upper())
+                        if program is not None:  # `--require ./pre` loads pre.js, `-Ilib` a tree
+                            yield [program, *_split(text)], cwd
                         if name in PATH_VARS:  # {"PYTHONPATH": "tools"}: read as the assignment
                             yield [f"{name}={text}"], cwd
             elif key == "envFile" and isinstance(value, str):

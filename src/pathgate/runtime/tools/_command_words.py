@@ -51,7 +51,7 @@ _FILE_OPTIONS = frozenset({"-f", "--file", "--makefile", "--justfile", "--manife
 _VALUE_OPTIONS = frozenset({"-W", "-X", "-r", "--require", "--import", "--loader", "--experimental-loader", "-I",
                             "-M", "-o", "-O", "--rcfile", "--init-file"})
 #: Extensions a run-position word without one may be loaded with (``node -r ./pre``).
-_RUN_EXTS = (".js", ".cjs", ".mjs", ".ts", ".py", ".sh")
+_RUN_EXTS = (".js", ".cjs", ".mjs", ".ts", ".py", ".sh", ".rb", ".pm", ".pl")
 #: A leading ``NAME=value`` word (an environment assignment before the command).
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _SCRIPT = re.compile(r"\.(sh|bash|zsh|py|pyw|js|mjs|cjs|ts|mts|cts|rb|pl|php|ps1|bat|cmd|lua|r|jar)$", re.I)
