@@ -49,6 +49,11 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     ("tox -e lint", "setup.cfg"),
     ("tox -e lint", "tox.toml"),
     ("uv run pytest", "setup.py"),
+    ("docker compose run --rm mcp", "compose.override.yaml"),
+    ("docker compose up", "docker-compose.yml"),
+    ("mise run lint", ".config/mise/tasks/lint"),
+    ("devbox run lint", "devbox.json"),
+    ("nix run .#lint", "flake.nix"),
 ])
 async def test_l7_a_runners_own_files_are_protected(anyio_backend: str, env: Path, cmd: str, path: str) -> None:
     write_tree(env, {**claude_hook(cmd), path: "x\n"})
@@ -89,10 +94,28 @@ def _settings(env: dict[str, str], cmd: str) -> dict[str, str]:
     ("PERL5OPT", "-Mfoo", "perl tools/check.pl", "foo.pm"),
     ("JDK_JAVA_OPTIONS", "-cp lib:ext", "java tools.Check", "ext/tools/Check.class"),
     ("JAVA_TOOL_OPTIONS", "-Xbootclasspath/a:boot", "mvn -q verify", "boot/java/lang/X.class"),
-    ("DOTNET_STARTUP_HOOKS", "hook.dll:other.dll", "dotnet test", "hook.dll"),
 ])
 async def test_l5_an_interpreters_option_variable_is_read_as_its_options(
         anyio_backend: str, env: Path, var: str, value: str, cmd: str, path: str) -> None:
     write_tree(env, {**_settings({var: value}, cmd), "tools/check.rb": "1\n", "lib/keep": "x"})
     assert await _writable(env, path, "notes.md", "tools/other.md") == {
         path: False, "notes.md": True, "tools/other.md": True}
+
+
+@pytest.mark.parametrize(("at", "doc", "path"), [
+    (".gemini/settings.json", {"tools": {"discoveryCommand": "python3 tools/disc.py"}}, "tools/disc.py"),
+    (".gemini/settings.json", {"tools": {"callCommand": "tools/call.sh"}}, "tools/call.sh"),
+    (".gemini/settings.json", {"mcp": {"serverCommand": "python3 tools/m.py"}}, "tools/m.py"),
+    (".gemini/settings.json", {"mcpServerCommand": "python3 tools/m.py"}, "tools/m.py"),
+    (".vscode/settings.json", {"git.path": "tools/git"}, "tools/git"),
+    (".vscode/settings.json", {"git.path": ["/usr/bin/git", "tools/git"]}, "tools/git"),
+    (".vscode/settings.json", {"terminal.integrated.automationProfile.linux": {"path": "tools/tsh"}}, "tools/tsh"),
+    (".vscode/settings.json", {"terminal.integrated.profiles.linux": {"x": {"path": ["/bin/zsh", "tools/tsh"]}}},
+     "tools/tsh"),
+    (".vscode/settings.json", {"typescript.tsdk": "tools/ts/lib"}, "tools/ts/lib/tsserver.js"),
+])
+async def test_l8_settings_keys_naming_a_program_are_read(anyio_backend: str, env: Path, at: str,
+                                                          doc: dict[str, object], path: str) -> None:
+    write_tree(env, {at: json.dumps(doc), path: "#!/bin/sh\n"})
+    assert await _writable(env, path, "notes.md", "tools/notes.md") == {
+        path: False, "notes.md": True, "tools/notes.md": True}

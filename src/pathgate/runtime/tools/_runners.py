@@ -88,6 +88,16 @@ _RUNNERS: dict[str, tuple[str, ...]] = {
     "sbt": ("*.sbt", "project/", ".sbtopts", ".jvmopts"),  # every root ``*.sbt`` is the build
     "mix": ("mix.exs", ".formatter.exs", "config/"),
     "cmake": ("CMakeLists.txt", "CMakePresets.json", "CMakeUserPresets.json", "cmake/"),
+    # runners seen as MCP server or hook commands (red team 20 L7): Compose merges the
+    # override file into the services it runs; mise, devbox and nix run their files' tasks
+    **dict.fromkeys(("docker", "docker-compose", "podman", "podman-compose"),
+                    ("compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml",
+                     "compose.override.yaml", "compose.override.yml", "docker-compose.override.yaml",
+                     "docker-compose.override.yml", "Dockerfile", "Containerfile")),
+    "mise": ("mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".tool-versions", "mise/", ".mise/",
+             ".config/mise.toml", ".config/mise/", "mise-tasks/", ".mise-tasks/"),
+    "devbox": ("devbox.json",),
+    **dict.fromkeys(("nix", "nix-shell", "nix-build"), ("flake.nix", "flake.lock", "default.nix", "shell.nix")),
 }
 
 
