@@ -119,3 +119,28 @@ async def test_l8_settings_keys_naming_a_program_are_read(anyio_backend: str, en
     write_tree(env, {at: json.dumps(doc), path: "#!/bin/sh\n"})
     assert await _writable(env, path, "notes.md", "tools/notes.md") == {
         path: False, "notes.md": True, "tools/notes.md": True}
+
+
+@pytest.mark.parametrize(("cmd", "path"), [
+    ("./gradlew -p sub check", "sub/build.gradle"),
+    ("./gradlew --project-dir=sub check", "sub/settings.gradle.kts"),
+    ("gradle -b ci/main.gradle check", "ci/settings.gradle"),
+    ("gradle -I ci/init.gradle check", "ci/buildSrc/src/X.kt"),
+    ("task -d ci lint", "ci/Taskfile.yml"),
+    ("uvx --from ./tools/srv srv", "tools/srv/pyproject.toml"),
+    ("uvx --from ./tools/srv srv", "tools/srv/src/srv/__init__.py"),
+    ("uv run --with-editable=./pkgs/a pytest", "pkgs/a/a/__init__.py"),
+    ("cargo test --manifest-path crates/a/Cargo.toml", "crates/a/build.rs"),
+    ("cargo test --manifest-path=crates/a/Cargo.toml", "crates/a/.cargo/config.toml"),
+])
+async def test_l9_a_runners_option_moving_the_run_moves_its_files(anyio_backend: str, env: Path, cmd: str,
+                                                                  path: str) -> None:
+    write_tree(env, {**claude_hook(cmd), path: "x\n"})
+    assert await _writable(env, path, "notes.md", "sub2/build.gradle") == {
+        path: False, "notes.md": True, "sub2/build.gradle": True}
+
+
+async def test_l9_uvx_from_the_root_names_its_entries_not_everything(anyio_backend: str, env: Path) -> None:
+    write_tree(env, {**claude_hook("uvx --from . srv", "cargo -p core test"), "core/lib.rs": "x\n"})
+    assert await _writable(env, "notes.md", "pyproject.toml", "core/lib.rs") == {
+        "notes.md": True, "pyproject.toml": False, "core/lib.rs": True}
