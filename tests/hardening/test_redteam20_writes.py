@@ -186,3 +186,18 @@ async def test_l3_ordinary_settings_scripts_are_read(anyio_backend: str, env: Pa
                            "old/build.gradle", "notes.md") == {
         "core/build.gradle": False, "app/build.gradle": False, "lib/build.gradle": False, "build-logic/x.kt": False,
         "old/build.gradle": True, "notes.md": True}
+
+
+@pytest.mark.parametrize(("pom", "path"), [
+    ("<modules><module>core/build.pom</module></modules>", "core/build.pom"),
+    ("<modules><module>core/POM.XML</module></modules>", "core/POM.XML"),
+    ("<parent><relativePath>base/parent.pom</relativePath></parent>", "base/parent.pom"),
+    ("<modules><module>core/build.pom</module></modules>", "core/sub/pom.xml"),  # read for its modules
+])
+async def test_l2_a_maven_module_naming_a_file_is_that_modules_pom(anyio_backend: str, env: Path, pom: str,
+                                                                   path: str) -> None:
+    write_tree(env, {**claude_hook("mvn -q verify"), "pom.xml": f"<project>{pom}</project>\n",
+                     "core/build.pom": "<project><modules><module>sub</module></modules></project>\n",
+                     "core/POM.XML": "<project/>\n", "base/parent.pom": "<project/>\n", "core/sub/pom.xml": "x"})
+    assert await _writable(env, path, "notes.md", "core/notes.pom.md") == {
+        path: False, "notes.md": True, "core/notes.pom.md": True}

@@ -9,7 +9,7 @@ project ``settings.gradle`` includes, and the whole of an included build (``incl
 build logic as ``buildSrc/`` is). :func:`module_manifests` names them:
 
 * ``pom.xml``: each ``<module>`` (Maven 4: ``<subproject>``) — a directory's ``pom.xml``,
-  or the file named — read in turn for its own modules, and each ``<parent>``'s
+  or the file named, whatever its name (both named) — read in turn for its own modules, and each ``<parent>``'s
   ``<relativePath>`` (its parents, not its modules) — without one, Maven's default
   ``../pom.xml`` (inside the project) —; commented-out modules count too; a
   value is read as Maven reads it (trimmed, a backslash as ``/``), and one Maven would first
@@ -222,14 +222,18 @@ def _maven(pom: str, reader: _Reader) -> Iterator[tuple[str, bool]]:
             module = kind != b"relativePath"
             if not ref or (module and not modules):
                 continue
-            target = os.path.normpath(os.path.join(here, ref))
-            if not target.endswith(".xml"):
-                target = os.path.join(target, "pom.xml")
-            if target in seen or not _inside(target, reader.root):
+            named = os.path.normpath(os.path.join(here, ref))
+            if not _inside(named, reader.root):
                 continue
-            seen.add(target)
-            yield target, False
-            queue.append((target, module and modules))
+            # Maven reads the file named, or a directory's pom.xml, whatever the name (red
+            # team 20 L2: ``core/build.pom``): both are named, the one there is read
+            target = named if os.path.isfile(named) or not os.path.isdir(named) else os.path.join(named, "pom.xml")
+            for path in (named, os.path.join(named, "pom.xml")):
+                if path not in seen:
+                    seen.add(path)
+                    yield path, False
+                    if path == target:
+                        queue.append((target, module and modules))
 
 
 #: A ``<parent>`` element's start, an empty ``<parent/>``, and its end.
