@@ -201,3 +201,33 @@ async def test_l2_a_maven_module_naming_a_file_is_that_modules_pom(anyio_backend
                      "core/POM.XML": "<project/>\n", "base/parent.pom": "<project/>\n", "core/sub/pom.xml": "x"})
     assert await _writable(env, path, "notes.md", "core/notes.pom.md") == {
         path: False, "notes.md": True, "core/notes.pom.md": True}
+
+
+@pytest.mark.parametrize(("files", "path"), [
+    ({".npmrc": '"node\\u002doptions"=--require ./pre.js\n'}, "pre.js"),
+    ({".npmrc": 'node-options="--require\\u0020./pre.js"\n'}, "pre.js"),
+    ({".npmrc": "'node-options'=--require ./pre.js\n"}, "pre.js"),
+    ({".npmrc": "\ufeffnode-options=--require ./pre.js\n"}, "pre.js"),
+    ({".npmrc": "node-options=--require ./pre.js#c\n"}, "pre.js"),
+    ({".npmrc": "script-shell=./sh;x\n"}, "sh"),
+    ({".npmrc": "script-shell=./a\\;b\n"}, "a;b"),
+])
+async def test_l4_an_npmrc_is_read_as_npms_ini_decodes_it(anyio_backend: str, env: Path,
+                                                           files: dict[str, str], path: str) -> None:
+    write_tree(env, {**claude_hook("npm run lint"), "package.json": '{"name": "x"}', **files})
+    assert await _writable(env, path, "notes.md") == {path: False, "notes.md": True}
+
+
+@pytest.mark.parametrize("yarnrc", ["yarnPath: x\n  y.cjs\n", "yarnPath:\n  y.cjs\n",
+                                    "plugins:\n  - path: a.cjs\n      b.cjs\n"])
+async def test_l4_a_yarn_value_going_on_past_its_line_leaves_nothing_writable(anyio_backend: str, env: Path,
+                                                                               yarnrc: str) -> None:
+    write_tree(env, {**claude_hook("yarn lint"), "package.json": '{"name": "x"}', ".yarnrc.yml": yarnrc})
+    assert await _writable(env, "notes.md") == {"notes.md": False}
+
+
+async def test_l4_yarns_usual_plugin_list_is_read(anyio_backend: str, env: Path) -> None:
+    yarnrc = ("nodeLinker: node-modules\nplugins:\n  - path: .yarn/plugins/@yarnpkg/plugin-x.cjs\n"
+              "    spec: \"@yarnpkg/plugin-x\"\nyarnPath: .yarn/releases/yarn-4.1.0.cjs\n")
+    write_tree(env, {**claude_hook("yarn lint"), "package.json": '{"name": "x"}', ".yarnrc.yml": yarnrc})
+    assert await _writable(env, "notes.md", "tools/x.cjs") == {"notes.md": True, "tools/x.cjs": True}
