@@ -79,3 +79,51 @@ async def test_an_npmrc_named_by_env_that_cannot_be_read_literally_leaves_nothin
     write_tree(env, {"cfg/npmrc": "node-options=--require ${X}/pre.js\n",
                      **_settings({"NPM_CONFIG_USERCONFIG": "cfg/npmrc"})})
     assert await writable(env, "notes.md") == {"notes.md": False}
+
+
+def _yarn(rc: str, env_files: dict[str, str]) -> dict[str, str]:
+    return {**_settings({}, "yarn lint"), "package.json": '{"name": "x"}', ".yarnrc.yml": rc, **env_files}
+
+
+@pytest.mark.parametrize("rc", [
+    "injectEnvironmentFiles:\n  - .env.yarn?\n  - config/yarn.env\n",
+    "injectEnvironmentFiles: [.env.yarn?, config/yarn.env?]\n",
+    'injectEnvironmentFiles: ["config/yarn.env"]  # shared\n',
+    "nodeLinker: node-modules\ninjectEnvironmentFiles:\n- 'config/yarn.env'\nenableTelemetry: false\n",
+])
+async def test_an_environment_file_yarn_injects_and_what_it_sets_are_not_writable(
+        anyio_backend: str, env: Path, rc: str) -> None:
+    """Yarn 4 loads ``injectEnvironmentFiles`` into every script's environment (helper
+    wg22, residual 2): ``NODE_OPTIONS=--require ./pre.js`` runs ``pre.js`` first."""
+    write_tree(env, _yarn(rc, {"config/yarn.env": "# team\nexport NODE_OPTIONS='--require ./pre.js'\n"
+                                                  "SHELL_HOOK=sh.sh\nNODE_ENV=production\n"}))
+    got = await writable(env, "config/yarn.env", "pre.js", "sh.sh", "onload.js", "notes.md")
+    assert got == {"config/yarn.env": False, "pre.js": False, "sh.sh": False, "onload.js": True, "notes.md": True}
+
+
+@pytest.mark.parametrize("text", ["NODE_OPTIONS=--require ${DIR}/pre.js\n", 'NODE_OPTIONS="--require\n./pre.js"\n',
+                                  "not a variable line\n", "GIT_CONFIG_GLOBAL=gitcfg\n"])
+async def test_an_environment_file_that_cannot_be_read_literally_leaves_nothing_writable(
+        anyio_backend: str, env: Path, text: str) -> None:
+    write_tree(env, _yarn("injectEnvironmentFiles: [config/yarn.env]\n", {"config/yarn.env": text}))
+    assert await writable(env, "notes.md") == {"notes.md": False}
+
+
+@pytest.mark.parametrize("rc", ["injectEnvironmentFiles: {a: b}\n", "injectEnvironmentFiles: .env.yarn\n",
+                                "{injectEnvironmentFiles: [x]}\n"])
+async def test_an_environment_file_list_not_read_leaves_nothing_writable(anyio_backend: str, env: Path,
+                                                                         rc: str) -> None:
+    write_tree(env, _yarn(rc, {}))
+    assert await writable(env, "notes.md") == {"notes.md": False}
+
+
+async def test_a_secret_environment_file_is_never_read(anyio_backend: str, env: Path) -> None:
+    """Yarn's default ``.env.yarn`` is a secret: never writable, never read — the same
+    answers whatever it holds, or whether it exists."""
+    seen = set()
+    for text in (None, "NODE_OPTIONS=--require ./pre.js\n", "PATH=.\n", "NODE_OPTIONS=${X}\n"):
+        files = {} if text is None else {".env.yarn": text}
+        write_tree(env, _yarn("injectEnvironmentFiles: [.env.yarn?]\n", files))
+        seen.add(tuple((await writable(env, "pre.js", "notes.md", "src/app.py")).values()))
+        (env / ".env.yarn").unlink(missing_ok=True)
+    assert seen == {(True, True, True)}

@@ -241,3 +241,74 @@ async def test_a_dangling_hook_link_answers_as_a_linked_one(anyio_backend: str, 
     root = _tree(tmp, "d", {})
     _symlink(root, ".git/hooks/pre-commit", ".env")
     assert await _answers(root) == _NOTHING
+
+
+def _hook_writes(root: Path, *paths: str) -> dict[str, bool]:
+    """Whether ``pathgate hook claude-code`` lets a ``Write`` of each path through."""
+    from pathgate._hooks._run import run_hook
+
+    out = {}
+    for p in paths:
+        payload = {"cwd": str(root), "tool_name": "Write", "hook_event_name": "PreToolUse",
+                   "tool_input": {"file_path": p, "content": "x\n"}}
+        answer = run_hook("claude-code", json.dumps(payload).encode(), root=str(root))
+        out[p] = answer.exit_code == 0 and "deny" not in answer.stdout
+    return out
+
+
+def test_the_hook_route_follows_the_same_links(tmp: Path) -> None:
+    """``pathgate hook``'s write judgement asks the same judge: a husky-like hook link to a
+    plain script is read, one to a secret leaves nothing writable."""
+    root = _tree(tmp, "hk", {"scripts/pre-commit": _HOOKS[0]})
+    _symlink(root, ".git/hooks/pre-commit", "scripts/pre-commit")
+    got = _hook_writes(root, "tools/a.sh", "scripts/pre-commit", "notes.md")
+    assert got == {"tools/a.sh": False, "scripts/pre-commit": False, "notes.md": True}
+    root = _tree(tmp, "sec", {".env": _HOOKS[0]})
+    _symlink(root, ".git/hooks/pre-commit", ".env")
+    assert _hook_writes(root, "tools/a.sh", "notes.md") == {"tools/a.sh": False, "notes.md": False}
+
+
+def test_the_judge(tmp: Path) -> None:
+    """What the guard's judge serves: not a secret (or below a secret-named directory), not
+    host-filtered (an exception or an awaitable answer refuses), not git internals; a
+    runtime with a host gate of its own gets none (no link is followed)."""
+    from pathgate import Policy, Runtime
+    from pathgate.runtime.tools._guard_read import guard_judge
+
+    root = _tree(tmp, "j", {})
+
+    async def later(path: str) -> bool:
+        return True
+
+    def boom(path: str) -> bool:
+        raise RuntimeError
+
+    judge = guard_judge(Runtime(root, Policy(host_filter=lambda p: not p.startswith("private/"))))
+    assert judge is not None
+    assert [judge.serves(p) for p in ("scripts/x", ".env", "id_rsa/x", ".git/hooks/x", "private/x", "")] == [
+        True, False, False, False, False, False]
+    for host in (later, boom):
+        judge = guard_judge(Runtime(root, Policy(host_filter=host)))
+        assert judge is not None and not judge.serves("scripts/x")
+
+    class HostGate:
+        name = "mine"
+        needs = frozenset()
+
+        def check(self, facts: object, ctx: object) -> None:
+            return None
+
+    assert guard_judge(Runtime(root, Policy(), gates=[HostGate()])) is None  # type: ignore[list-item]
+
+
+async def test_links_past_the_hop_bound_are_not_followed(anyio_backend: str, tmp: Path) -> None:
+    from pathgate.runtime.tools._guard_read import MAX_HOPS
+
+    root = _tree(tmp, "hops", {"cfg/l0": _SETTINGS[0]})
+    for i in range(1, MAX_HOPS + 2):
+        os.symlink(f"l{i - 1}", root / "cfg" / f"l{i}")
+    _symlink(root, ".claude/settings.json", f"cfg/l{MAX_HOPS}")  # MAX_HOPS + 1 links in all
+    assert await _answers(root) == _NOTHING
+    os.remove(root / ".claude/settings.json")
+    _symlink(root, ".claude/settings.json", f"cfg/l{MAX_HOPS - 2}")
+    assert dict(zip(_PATHS, await _answers(root), strict=True)) == _expected("tools/a.sh")

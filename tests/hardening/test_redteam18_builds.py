@@ -144,13 +144,18 @@ async def test_a_package_manager_setting_not_read_leaves_nothing_writable(anyio_
     assert await _writable(env, "notes.md") == {"notes.md": False}
 
 
-@pytest.mark.parametrize("target", [".env", "missing", "plain.txt"])
+@pytest.mark.parametrize("target", [".env", "missing", "../outside.yml", "plain.txt"])
 async def test_a_linked_package_manager_file_is_never_read(anyio_backend: str, env: Path, target: str) -> None:
-    """Whatever the link leads to (a secret, nothing, a plain file), the answer is the same."""
+    """Whatever the link leads to (a secret, nothing, out of the root), the answer is the
+    same; a link to a plain file of the project is read, that file protected too (helper
+    wg22: the guard follows a link to a file the read gates serve)."""
     write_tree(env, {**claude_hook("yarn lint"), "package.json": '{"name": "x"}', ".env": "yarnPath: x.cjs\n",
                      "plain.txt": "yarnPath: x.cjs\n"})
+    (env.parent / "outside.yml").write_text("yarnPath: x.cjs\n")
     (env / ".yarnrc.yml").symlink_to(target)
-    assert await _writable(env, "notes.md", "x.cjs") == {"notes.md": False, "x.cjs": False}
+    plain = target == "plain.txt"
+    assert await _writable(env, "notes.md", "x.cjs", "plain.txt") == {"notes.md": plain, "x.cjs": False,
+                                                                      "plain.txt": False}
 
 
 @pytest.mark.parametrize("files", [

@@ -56,7 +56,7 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 
 from pathgate.runtime.tools._command_words import PATH_VARS, VAR, candidates
-from pathgate.runtime.tools._guard_read import judge_key, unlinked_signature
+from pathgate.runtime.tools._guard_read import judge_key, missing_signature, unlinked_signature
 from pathgate.runtime.tools._modules import Reads, reads_module_list
 from pathgate.runtime.tools._named_index import MAX_LOOSE_COMPONENTS, NamedIndex, fold_path
 from pathgate.runtime.tools._named_index import realpath as _realpath
@@ -147,14 +147,18 @@ def runs(real: str, root: str) -> bool:
         if not os.path.isdir(os.path.join(bases[-1], part)):
             break
         bases.append(os.path.join(bases[-1], part))
+    plain: set[str] = set()  # settings directories seen here to be no link (nor below them)
     for base in bases:
         for d in HOOK_DIRS:
-            linked = _realpath(os.path.join(base, d))
+            full = os.path.join(base, d)
+            linked = _realpath(full)
             if linked is None or real.startswith(linked.rstrip("/") + "/"):
                 return True
+            if linked == full:  # `.claude/hooks` resolves to itself: `.claude` is no link
+                plain.add(full.rpartition("/")[0])
     loose = 0
     for base in bases:
-        index = _named(base, root)
+        index = _named(base, root, plain)
         loose += index.loose  # one bound for every base a write asks (red team 17 H3)
         if loose > MAX_LOOSE_COMPONENTS or index.names(real):
             return True
@@ -207,7 +211,7 @@ def _signature(path: str) -> tuple[int, int, int, int, int] | None:
     return (st.st_dev, st.st_ino, st.st_size, max(st.st_mtime_ns, st.st_ctime_ns), st.st_mtime_ns)
 
 
-def _named(base: str, root: str) -> NamedIndex:
+def _named(base: str, root: str, plain: set[str] | frozenset[str] = frozenset()) -> NamedIndex:
     """The absolute paths (normalised, links not resolved) that the settings files of an
     agent CLI started in ``base`` (a directory of the project ``root``, or the root) name,
     and the settings files themselves, each with whether everything below it counts too,
@@ -217,7 +221,7 @@ def _named(base: str, root: str) -> NamedIndex:
     cached while one is racily new)."""
     files = _settings_files(base)
     users = _user_files()
-    sigs = [_signature(f) if f in users else unlinked_signature(f) for f in files]
+    sigs = _settings_signatures(files, users, base, plain)
     key = (os.path.expanduser("~"), root, judge_key(), *files, *sigs)
     hit = _cache.get(base)
     if hit is not None and hit[0] == key and hit[1].still():
@@ -231,6 +235,41 @@ def _named(base: str, root: str) -> NamedIndex:
             _cache.clear()
         _cache[base] = (key, reads, named)
     return named
+
+
+def _settings_signatures(files: list[str], users: frozenset[str], base: str,
+                         plain: set[str] | frozenset[str] = frozenset()) -> list[tuple[object, ...] | None]:
+    """The cache signatures of the settings files an agent CLI started in ``base`` reads:
+    the user's own as its agent reads them (through links); a project's as the guard reads
+    it (:func:`._guard_read.unlinked_signature`), one missing behind a directory link of its
+    own path (``.claude`` a link) included — the directories between ``base`` (a real
+    directory) and the file asked once each, those of ``plain`` (known to be no link: the
+    caller resolved a path below them to itself) not at all."""
+    memo: dict[str, os.stat_result | None] = dict.fromkeys(plain)
+
+    def lstat(path: str) -> os.stat_result | None:
+        if path not in memo:
+            try:
+                memo[path] = os.lstat(path)
+            except (OSError, ValueError):
+                memo[path] = None
+        return memo[path]
+
+    out: list[tuple[object, ...] | None] = []
+    start = len(base.rstrip("/")) + 1  # where the settings file's own path starts
+    for f in files:
+        if f in users:
+            out.append(_signature(f))
+            continue
+        sig = unlinked_signature(f, behind=False)
+        if sig is None:
+            parent = f.rpartition("/")[0]
+            # its own directories (`.claude`, `.devcontainer/<name>`): the parent missing
+            # and none above it, the common case, asks nothing more
+            if len(parent) >= start and (lstat(parent) is not None or "/" in parent[start:]):
+                sig = missing_signature(f, f.count("/", start), lstat)
+        out.append(sig)
+    return out
 
 
 def _collect(files: list[str], sigs: Sequence[object], base: str, root: str, reads: Reads) -> NamedIndex:

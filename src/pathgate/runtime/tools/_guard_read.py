@@ -40,14 +40,13 @@ from __future__ import annotations
 
 import contextvars
 import errno
-import inspect
 import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
-__all__ = ["MAX_HOPS", "Judge", "Linked", "guard_judge", "judge_key", "judging", "read_guarded", "read_unlinked",
-           "refused_directory", "unlinked_signature"]
+__all__ = ["MAX_HOPS", "Judge", "Linked", "guard_judge", "judge_key", "judging", "missing_signature", "read_guarded",
+           "read_unlinked", "refused_directory", "served", "unlinked_signature"]
 
 
 class Linked(Exception):
@@ -139,16 +138,18 @@ def _lstat(name: str, fd: int | None = None) -> os.stat_result:
     return st
 
 
-def unlinked_signature(path: str) -> tuple[object, ...] | None:
+def unlinked_signature(path: str, *, behind: bool = True) -> tuple[object, ...] | None:
     """A cache signature of ``path`` for a reader that follows a final link only as
     :func:`read_guarded` does: its ``lstat`` (a link swapped in or re-pointed is a new
     signature) with its link count, and for a symbolic link the real path it leads to and
     that file's ``stat`` (a link further on re-pointed, the target edited); ``None`` when
-    missing. Element 3 is the newest change time (ns). Blocking."""
+    missing — unless one of its nearest directories is a symbolic link (:func:`missing_signature`;
+    not asked without ``behind``: the caller asks itself). Element 3 is the newest change
+    time (ns). Blocking."""
     try:
         st = os.lstat(path)
     except (OSError, ValueError):
-        return _missing_signature(path)
+        return missing_signature(path) if behind else None
     newest = max(st.st_mtime_ns, st.st_ctime_ns)
     if not stat.S_ISLNK(st.st_mode):
         return (st.st_dev, st.st_ino, st.st_size, newest, st.st_mtime_ns, st.st_nlink)
@@ -168,13 +169,19 @@ def refused_directory(path: str, root: str) -> bool:
     ``False`` for a path outside the root or with no link on the way. A caller that would
     read the files of such a directory (git's hooks) reads none and gives its answer for a
     file it cannot check, whatever the directory holds. Blocking."""
-    if _inside(path, root) is None:
+    rel = _inside(path, root)
+    if rel is None:
         return False
-    try:
-        if os.path.realpath(path) == os.path.normpath(path):
-            return False
-    except (OSError, ValueError):
-        return True
+    head = root.rstrip("/")
+    for part in rel.split("/"):  # (one lstat a component: asked on every write)
+        head = f"{head}/{part}"
+        st = _lstat_or_none(head)
+        if st is None:
+            return False  # missing, no link before it: nothing there
+        if stat.S_ISLNK(st.st_mode):
+            break
+    else:
+        return False
     judge = _JUDGE.get()
     if judge is None:
         return True
@@ -192,17 +199,18 @@ def refused_directory(path: str, root: str) -> bool:
 _MISSING_DEPTH = 3
 
 
-def _missing_signature(path: str) -> tuple[object, ...] | None:
-    """``None`` for a missing ``path`` none of whose :data:`_MISSING_DEPTH` nearest
-    ancestors is a symbolic link; else a signature of the link and of where ``path`` leads
-    (a file missing behind a link is read — refused — rather than taken as absent, so a
-    link to a secret directory answers as one to a secret)."""
+def missing_signature(path: str, depth: int = _MISSING_DEPTH,
+                      lstat: Callable[[str], os.stat_result | None] | None = None) -> tuple[object, ...] | None:
+    """``None`` for a missing ``path`` none of whose ``depth`` nearest ancestors is a
+    symbolic link; else a signature of the link and of where ``path`` leads (a file missing
+    behind a link is read — followed or refused — rather than taken as absent, so a link to
+    a secret directory answers as one to a secret). ``lstat``: the caller's (memoised)
+    ``lstat``, ``None`` for a missing path."""
     head = path
-    for _ in range(_MISSING_DEPTH):
-        head = os.path.dirname(head)
-        try:
-            st = os.lstat(head)
-        except (OSError, ValueError):
+    for _ in range(depth):
+        head = head.rpartition("/")[0]
+        st = lstat(head) if lstat is not None else _lstat_or_none(head)
+        if st is None:
             continue
         if not stat.S_ISLNK(st.st_mode):
             return None
@@ -212,6 +220,13 @@ def _missing_signature(path: str) -> tuple[object, ...] | None:
             real = None
         return (st.st_dev, st.st_ino, -1, max(st.st_mtime_ns, st.st_ctime_ns), st.st_mtime_ns, -1, head, real)
     return None
+
+
+def _lstat_or_none(path: str) -> os.stat_result | None:
+    try:
+        return os.lstat(path)
+    except (OSError, ValueError):
+        return None
 
 
 #: Symbolic links one followed path may pass (the kernel's own limit is 40).
@@ -246,12 +261,12 @@ class Judge:
             answer = self._host(rel)
         except Exception:
             return False
-        if inspect.isawaitable(answer):
-            close = getattr(answer, "close", None)
-            if close is not None:
-                close()  # (a coroutine never awaited)
-            return False
-        return answer is True
+        if answer is True:
+            return True
+        close = getattr(answer, "close", None)  # an awaitable answer: refused, never awaited
+        if callable(close) and not isinstance(answer, (bool, int, str)):
+            close()
+        return False
 
 
 def guard_judge(core: object) -> Judge | None:
@@ -282,6 +297,14 @@ def judging(judge: Judge | None) -> Iterator[None]:
         yield
     finally:
         _JUDGE.reset(token)
+
+
+def served(rel: str) -> bool:
+    """Would the read gates serve the project-relative ``rel`` (the current judge's
+    answer; ``False`` without one)? A reader asks before it reads a file whose name alone
+    is the caller's (an environment file a configuration names): a secret is never read."""
+    judge = _JUDGE.get()
+    return judge is not None and judge.serves(rel)
 
 
 def judge_key() -> object:

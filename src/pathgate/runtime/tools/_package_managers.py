@@ -18,7 +18,9 @@ names them for each configuration file :data:`CONFIG_NAMES` holds:
 * ``.yarnrc`` (Yarn 1): ``yarn-path``;
 * ``.yarnrc.yml`` (Yarn 2+) and ``pnpm-workspace.yaml`` (pnpm 10 reads settings there):
   ``yarnPath``, each ``plugins`` entry (``- path: x`` or ``- x``), ``pnpmfile``,
-  ``globalPnpmfile``, ``scriptShell``, ``nodeOptions``;
+  ``globalPnpmfile``, ``scriptShell``, ``nodeOptions``, and each ``injectEnvironmentFiles``
+  entry (block or flow list, an optional entry's ``?`` cut): the file, and what its
+  variables name when the read gates serve it (:func:`_env_file`);
 * ``bunfig.toml``: every ``preload`` and ``plugins`` (top level, ``[test]``, ``[serve.static]``).
 
 Read bounded and never through a link by the caller's reader (:class:`~._modules.Reads`),
@@ -58,12 +60,14 @@ _YAML_FILES = ("yarnPath", "path", "pnpmfile", "globalPnpmfile", "scriptShell")
 _YAML_OPTIONS = ("nodeOptions",)
 _YAML_KEY = re.compile(r"^(\s*)(?:-\s+)?([\"']?)(" + "|".join(_YAML_FILES + _YAML_OPTIONS) + r")\2\s*:(?:\s+(.*)|$)")
 #: Words of a YAML line that make it one :data:`_YAML_KEY` must read.
-_YAML_NAMES = re.compile(r"yarnPath|pnpmfile|Pnpmfile|scriptShell|nodeOptions")
+_YAML_NAMES = re.compile(r"yarnPath|pnpmfile|Pnpmfile|scriptShell|nodeOptions|injectEnvironmentFiles")
 #: A plain or quoted YAML scalar (no escapes, no flow or block value, no anchor or tag),
 #: with an optional comment after it.
 _YAML_SCALAR = re.compile(r"""^(?:'([^'\\]*)'|"([^"\\]*)"|([^\s'"\[\]{}|>&*!%@`#,][^#]*?))\s*(?:#.*)?$""")
-#: The ``plugins`` key of ``.yarnrc.yml`` at the top level.
-_YAML_PLUGINS = re.compile(r"^([\"']?)plugins\1\s*:\s*(.*)$")
+#: The top-level lists of ``.yarnrc.yml`` read: ``plugins``, ``injectEnvironmentFiles``.
+_YAML_LISTS = re.compile(r"^([\"']?)(plugins|injectEnvironmentFiles)\1\s*:\s*(.*)$")
+#: Kinds of value: a file loaded, a line of node options, an environment file.
+_FILE, _OPTIONS, _ENV_FILE = "file", "options", "env"
 #: A ``.yarnrc`` (Yarn 1) ``yarn-path`` line: ``yarn-path "./x.js"``, ``"yarn-path" x``.
 _YARNRC_PATH = re.compile(r"""^\s*"?yarn-path"?\s*:?\s+(?:"([^"\\$]*)"|([^\s"'$#]+))\s*$""")
 #: Nesting read in ``bunfig.toml``.
@@ -122,8 +126,13 @@ def _config_files(path: str, read: Callable[[str], bytes | None], root: str, nam
         values = _yaml(text)
     if len(values) > _MAX_VALUES:
         raise Unchecked
-    for value, options in values:
-        yield from (_node_options(value, here) if options else _file(value, here))
+    for value, kind in values:
+        if kind == _OPTIONS:
+            yield from _node_options(value, here)
+        elif kind == _ENV_FILE:
+            yield from _env_file(value, here, bounded, root)
+        else:
+            yield from _file(value, here)
 
 
 def _file(value: str, here: str) -> Iterator[tuple[str, bool]]:
@@ -137,6 +146,51 @@ def _file(value: str, here: str) -> Iterator[tuple[str, bool]]:
     if value.startswith("~"):
         return
     yield os.path.normpath(os.path.join(here, value.replace("\\", "/"))), True
+
+
+#: Variables one environment file may set.
+_MAX_ENV_LINES = 1024
+#: A line of an environment file: ``KEY=value`` (``export`` before it allowed).
+_ENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*?)\s*$")
+
+
+def _env_file(value: str, here: str, read: Callable[[str], bytes | None], root: str) -> Iterator[tuple[str, bool]]:
+    """An environment file Yarn injects into every script it runs (``injectEnvironmentFiles``,
+    read from ``here``): the file itself, and — when the read gates would serve it (a
+    secret such as Yarn's default ``.env.yarn`` is never read: what is writable would tell
+    what it holds) — what its values name, each read as an agent settings' ``env`` value
+    is (:func:`._settings_env.env_paths`: ``NODE_OPTIONS=--require ./x`` loads ``x.js``,
+    ``PATH=bin`` …). A value the reader cannot take literally (``${X}``, a multi-line
+    quote) or past :data:`_MAX_ENV_LINES` variables cannot be checked."""
+    from pathgate.runtime.tools._guard_read import served
+    from pathgate.runtime.tools._settings_env import env_paths
+
+    yield from _file(value, here)
+    path = os.path.normpath(os.path.join(here, value.strip()))
+    inside = root.rstrip("/") + "/"
+    if not path.startswith(inside) or not served(path[len(inside):]):
+        return
+    raw = read(path)
+    if raw is None:
+        return
+    lines = [ln for ln in raw.decode("utf-8", "replace").splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    if len(lines) > _MAX_ENV_LINES:
+        raise Unchecked
+    budget = [_MAX_VALUES]
+    for line in lines:
+        m = _ENV_LINE.match(line)
+        if m is None or "$" in line or "\\" in line:
+            raise Unchecked
+        name, text = m.group(1), m.group(2)
+        if text[:1] in ("'", '"', "`"):
+            if len(text) < 2 or text[-1] != text[0]:
+                raise Unchecked  # a quote going on to other lines
+            text = text[1:-1]
+        else:
+            text = text.split(" #", 1)[0].strip()
+        yield from env_paths(name, text, [here], root, lambda word, _base: [word], budget)
+        if name.upper() in ("NODE_OPTIONS", "NPM_CONFIG_NODE_OPTIONS"):
+            yield from _node_options(text, here)
 
 
 def _node_options(value: str, here: str) -> Iterator[tuple[str, bool]]:
@@ -184,45 +238,54 @@ def _npmrc(first: str, read: Callable[[str], bytes | None], root: str, cwd: str)
                             queue.append(target)
 
 
-def _yarnrc(text: str) -> list[tuple[str, bool]]:
+def _yarnrc(text: str) -> list[tuple[str, str]]:
     """Yarn 1's ``yarn-path``; a line naming it otherwise cannot be checked."""
-    out: list[tuple[str, bool]] = []
+    out: list[tuple[str, str]] = []
     for line in text.splitlines():
         if "yarn-path" not in line or line.lstrip().startswith("#"):
             continue
         m = _YARNRC_PATH.match(line)
         if m is None:
             raise Unchecked
-        out.append((m.group(1) or m.group(2) or "", False))
+        out.append((m.group(1) or m.group(2) or "", _FILE))
     return out
 
 
-def _yaml(text: str) -> list[tuple[str, bool]]:
+def _yaml(text: str) -> list[tuple[str, str]]:
     """The file-valued settings of a ``.yarnrc.yml`` or ``pnpm-workspace.yaml`` (see the
-    module): ``(value, is a line of node options)``."""
-    out: list[tuple[str, bool]] = []
-    in_plugins = False
+    module): ``(value, kind)``, a kind of :data:`_FILE`, :data:`_OPTIONS` (a line of node
+    options) or :data:`_ENV_FILE` (an ``injectEnvironmentFiles`` entry, its ``?`` cut)."""
+    out: list[tuple[str, str]] = []
+    in_list: str | None = None  # the top-level list being read: plugins, environment files
     for line in text.splitlines():
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         if not line[0].isspace() and not line.startswith("-"):
-            top = _YAML_PLUGINS.match(line)
-            in_plugins = top is not None
-            if top is not None and top.group(2).split("#", 1)[0].strip():
-                raise Unchecked  # a flow list (`plugins: [x]`)
-            if in_plugins:
+            top = _YAML_LISTS.match(line)
+            in_list = top.group(2) if top is not None else None
+            rest = top.group(3).split("#", 1)[0].strip() if top is not None else ""
+            if rest and (in_list == "plugins" or not (rest.startswith("[") and rest.endswith("]"))):
+                raise Unchecked  # a flow list of plugins, or a value not read (`plugins: [x]`)
+            if rest:  # `injectEnvironmentFiles: [.env.yarn?, x]` (no nesting, no commas in names)
+                inner = rest[1:-1]
+                if any(c in inner for c in "[]{}"):
+                    raise Unchecked
+                out += [(_scalar(v).removesuffix("?"), _ENV_FILE) for v in inner.split(",") if v.strip()]
+            if in_list is not None:
                 continue
         m = _YAML_KEY.match(line)
         if m is not None:
-            out.append((_scalar(m.group(4) or ""), m.group(3) in _YAML_OPTIONS))
+            out.append((_scalar(m.group(4) or ""), _OPTIONS if m.group(3) in _YAML_OPTIONS else _FILE))
             continue
         if _YAML_NAMES.search(line):
             raise Unchecked  # a spelling not read (`{yarnPath: x}`, `? yarnPath`)
         item = line.lstrip()
-        if in_plugins and item.startswith("-"):
+        if in_list is not None and item.startswith("-"):
             value = item[1:].strip()
-            if value and not re.match(r"[\w\"'-]+\s*:", value):  # `- x` (not `- spec: …`)
-                out.append((_scalar(value), False))
+            if in_list != "plugins":
+                out.append((_scalar(value).removesuffix("?"), _ENV_FILE))
+            elif value and not re.match(r"[\w\"'-]+\s*:", value):  # `- x` (not `- spec: …`)
+                out.append((_scalar(value), _FILE))
     return out
 
 
@@ -234,7 +297,7 @@ def _scalar(value: str) -> str:
     return (m.group(1) or m.group(2) or m.group(3) or "").strip()
 
 
-def _bunfig(text: str) -> list[tuple[str, bool]]:
+def _bunfig(text: str) -> list[tuple[str, str]]:
     """Every ``preload`` and ``plugins`` of a ``bunfig.toml``, at any level."""
     import tomllib
 
@@ -242,7 +305,7 @@ def _bunfig(text: str) -> list[tuple[str, bool]]:
         doc = tomllib.loads(text)
     except (ValueError, RecursionError):
         raise Unchecked from None
-    out: list[tuple[str, bool]] = []
+    out: list[tuple[str, str]] = []
     stack: list[tuple[object, int]] = [(doc, 0)]
     while stack:
         node, depth = stack.pop()
@@ -255,7 +318,7 @@ def _bunfig(text: str) -> list[tuple[str, bool]]:
                 items = [value] if isinstance(value, str) else value
                 if not isinstance(items, list) or not all(isinstance(v, str) for v in items):
                     raise Unchecked
-                out += [(v, False) for v in items]
+                out += [(v, _FILE) for v in items]
             else:
                 stack.append((value, depth + 1))
     return out
