@@ -74,12 +74,13 @@ _PLAIN_ARGS = re.compile(rb"""(?:\s|[(),\[\];*]|'[^'\n\\$]*'|"[^"\n\\$]*"|(?:lis
 #: ``apply(plugin = …)`` (a plugin, not a script) is not read.
 _APPLY_FROM = re.compile(rb"""\s*\(?\s*from\s*[:=]\s*(?:'([^'\n\\$]*)'|"([^"\n\\$]*)")\s*\)?\s*;?\s*(?://[^\n]*)?""")
 _APPLY_PLUGIN = re.compile(rb"\s*\(?\s*plugin\s*[:=]")
-#: A comment where a settings script's statement keyword may appear as prose (``/* … which
-#: projects to include in your build */``, ``// include 'old'``): ``//`` or ``/*`` after a
-#: line's start or a blank, with no ``/`` before it on its line but in one-line string
-#: literals (else it may be inside a string the script goes on with: read as code).
-_LINE_COMMENT = re.compile(rb"(?m)^(?:[^/'\"\n]|'[^'\n]*'|\"[^\"\n]*\")*?(?:^|(?<=\s))//[^\n]*")
-_BLOCK_COMMENT = re.compile(rb"(?m)^(?:[^/'\"\n]|'[^'\n]*'|\"[^\"\n]*\")*?(?:^|(?<=\s))/\*")
+#: Where a comment may start in a settings script (:func:`_comments`), what may stand before
+#: it on its line (no ``/`` but in one-line string literals), and the starts tried a line.
+_COMMENT_OPEN = re.compile(rb"//|/\*")
+_COMMENT_PREFIX = re.compile(rb"(?:[^/'\"\n]|'[^'\n]*'|\"[^\"\n]*\")*")
+_TRIES_A_LINE = 8
+#: Comments told in one settings script; past it, its text is all read as code.
+_MAX_COMMENTS = 4096
 _ONE_LINE_STRING = re.compile(rb"'[^'\n]*'|\"[^\"\n]*\"")
 #: A string literal (Groovy and Kotlin: single or double quotes; no escapes in project paths).
 _LITERAL = re.compile(rb"""'([^'\n\\]*)'|"([^"\n\\$]*)\"""")
@@ -292,26 +293,44 @@ def _gradle(settings: str, reader: _Reader) -> Iterator[tuple[str, bool]]:
 
 
 def _comments(raw: bytes) -> list[tuple[int, int]]:
-    """The spans of a settings script's comments (:data:`_LINE_COMMENT`,
-    :data:`_BLOCK_COMMENT` to the next ``*/``; one starting inside another is part of it),
-    sorted — none when a string could run on past a line (a triple-quoted or slashy string:
-    a ``/`` left in the code once the comments and the one-line string literals are taken
-    out) or a block comment is not closed, so that the script's text is read as code. Linear."""
-    import bisect
-
+    """The spans of a settings script's comments, sorted: a ``//`` to the end of its line
+    or a ``/*`` to the next ``*/``, each after a line's start or a blank with nothing but
+    one-line string literals and no ``/`` before it on its line (:data:`_COMMENT_PREFIX`;
+    else it may be inside a string: at most :data:`_TRIES_A_LINE` tries a line, then the
+    line's rest is code). None past :data:`_MAX_COMMENTS`, when a string could run on past a line (a triple-quoted or
+    slashy string: a ``/`` left in the code once the comments and the one-line string
+    literals are taken out) or a block comment is not closed, so that the script's text is
+    read as code. Linear."""
+    if b"//" not in raw and b"/*" not in raw:
+        return []
     if b"\'\'\'" in raw or b'"""' in raw:
         return []
-    closes = [m.start() for m in re.finditer(rb"\*/", raw)]
-    found = [(m.end() - len(m.group(0)) + m.group(0).find(b"//"), m.end()) for m in _LINE_COMMENT.finditer(raw)]
-    for m in _BLOCK_COMMENT.finditer(raw):
-        i = bisect.bisect_left(closes, m.end())
-        if i == len(closes):
-            return []
-        found.append((m.end() - 2, closes[i] + 2))
     spans: list[tuple[int, int]] = []
-    for a, b in sorted(found):
-        if not spans or a >= spans[-1][1]:
-            spans.append((a, b))
+    pos, line, tries = 0, -1, 0
+    while (m := _COMMENT_OPEN.search(raw, pos)) is not None:
+        at = m.start()
+        start = raw.rfind(b"\n", 0, at) + 1
+        tries = tries + 1 if start == line else 1
+        line = start
+        if (at > start and not raw[at - 1:at].isspace()) or _COMMENT_PREFIX.fullmatch(raw, start, at) is None:
+            if tries < _TRIES_A_LINE:
+                pos = at + 1
+                continue
+            nl = raw.find(b"\n", at)
+            pos = len(raw) if nl < 0 else nl + 1  # the rest of the line is code
+            continue
+        if m.group(0) == b"//":
+            nl = raw.find(b"\n", at)
+            end = len(raw) if nl < 0 else nl
+        else:
+            close = raw.find(b"*/", at + 2)
+            if close < 0:
+                return []
+            end = close + 2
+        spans.append((at, end))
+        if len(spans) > _MAX_COMMENTS:
+            return []
+        pos = end
     code, at = [], 0
     for a, b in spans:
         code.append(raw[at:a])
