@@ -223,7 +223,9 @@ def _npmrc(first: str, read: Callable[[str], bytes | None], root: str, cwd: str)
             if not eq or _js_trim(key).startswith((";", "#")):
                 continue
             key = _ini_unsafe(key).lower().replace("_", "-").removesuffix("[]")
-            values += key in _NODE_OPTIONS or key in _NPMRC_FILES
+            if key not in _NODE_OPTIONS and key not in _NPMRC_FILES:
+                continue
+            values += 1
             if values > _MAX_VALUES:
                 raise Unchecked
             value = _ini_unsafe(value)
@@ -324,9 +326,14 @@ def _bunfig(text: str) -> list[tuple[str, str]]:
     return out
 
 
+#: What JavaScript's ``trim()`` takes off (its white space and line terminators).
+_JS_BLANKS = "\t\n\v\f\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
+             "\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+
 def _js_trim(text: str) -> str:
     """``text`` as JavaScript's ``trim()`` leaves it (a byte-order mark is a blank there)."""
-    return re.sub(r"^[\s\ufeff]+|[\s\ufeff]+$", "", text)
+    return text.strip(_JS_BLANKS)
 
 
 def _ini_unsafe(text: str) -> str:
