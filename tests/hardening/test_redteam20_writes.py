@@ -231,3 +231,11 @@ async def test_l4_yarns_usual_plugin_list_is_read(anyio_backend: str, env: Path)
               "    spec: \"@yarnpkg/plugin-x\"\nyarnPath: .yarn/releases/yarn-4.1.0.cjs\n")
     write_tree(env, {**claude_hook("yarn lint"), "package.json": '{"name": "x"}', ".yarnrc.yml": yarnrc})
     assert await _writable(env, "notes.md", "tools/x.cjs") == {"notes.md": True, "tools/x.cjs": True}
+
+
+async def test_l9_a_moved_project_directory_is_read_as_the_root_is(anyio_backend: str, env: Path) -> None:
+    """``./gradlew -p sub`` reads ``sub``'s build files; its sources stay writable, as the root's do."""
+    write_tree(env, {**claude_hook("./gradlew -p sub check", "task -d ci lint"), "sub/build.gradle": "\n",
+                     "sub/src/Main.java": "x\n", "ci/Taskfile.yml": "x\n", "ci/notes.md": "x\n"})
+    assert await _writable(env, "sub/build.gradle", "sub/src/Main.java", "ci/Taskfile.yml", "ci/notes.md") == {
+        "sub/build.gradle": False, "sub/src/Main.java": True, "ci/Taskfile.yml": False, "ci/notes.md": True}

@@ -48,11 +48,15 @@ _DIR_OPTIONS = frozenset({"-C", "--directory", "--prefix", "--cwd", "--dir", "--
 #: … or the manifest itself.
 _FILE_OPTIONS = frozenset({"-f", "--file", "--makefile", "--justfile", "--manifest-path", "--taskfile", "--config"})
 #: One runner's own options moving the run (red team 20 L9): the directory it runs in
-#: (``./gradlew -p sub``, ``task -d ci``; uv's ``--from ./pkg``: the local package it builds
-#: and runs, whose files count with everything below it) …
+#: (``./gradlew -p sub``, ``task -d ci``: its manifests are read there, as in the directory a
+#: runner starts in) …
 _RUNNER_DIRS: dict[str, frozenset[str]] = {
     **dict.fromkeys(("gradle", "gradlew", "gradlew.bat"), frozenset({"-p", "--project-dir"})),
     "task": frozenset({"-d"}),
+}
+#: … a local package it builds and runs (uv's ``--from ./pkg``: its manifests, and its
+#: files with everything below it) …
+_RUNNER_PACKAGES: dict[str, frozenset[str]] = {
     **dict.fromkeys(("uv", "uvx"), frozenset({"--from", "--with", "--with-editable", "--with-requirements"})),
 }
 #: … or one of its build files (``./gradlew -b x.gradle``, ``-c``, ``-I init.gradle``).
@@ -89,6 +93,7 @@ def candidates(words: list[str], with_manifests: bool = True) -> Iterator[tuple[
     value_of: str | None = None  # the previous word was an option taking a value
     manifests: tuple[tuple[str, bool], ...] = ()  # the last runner's manifests (for -C/--prefix)
     dir_options, file_options = _DIR_OPTIONS, _FILE_OPTIONS  # the last runner's
+    project_options: frozenset[str] = frozenset()
     cd_dirs: list[str] = []
     first = True
     looped = False  # inside `for f in <words>;`: each word may be run by the loop's body
@@ -115,7 +120,8 @@ def candidates(words: list[str], with_manifests: bool = True) -> Iterator[tuple[
             at = value.rstrip("/") if option in dir_options else os.path.dirname(value)
             for m, tree in manifests if with_manifests and at else ():
                 yield from manifest(at + "/" + m, tree)
-        yield from out(value, True)
+        if option not in project_options:  # not the project's own directory, which is read as the root is
+            yield from out(value, True)
 
     for i, word in enumerate(words):
         if word == "in" and i >= 2 and words[i - 2] == "for":
@@ -139,7 +145,8 @@ def candidates(words: list[str], with_manifests: bool = True) -> Iterator[tuple[
             continue
         if runner(base):
             manifests = manifests_of(base)
-            dir_options = _DIR_OPTIONS | _RUNNER_DIRS.get(base, frozenset())
+            project_options = _RUNNER_DIRS.get(base, frozenset())
+            dir_options = _DIR_OPTIONS | project_options | _RUNNER_PACKAGES.get(base, frozenset())
             file_options = _FILE_OPTIONS | _RUNNER_FILES.get(base, frozenset())
             for m, tree in manifests if with_manifests else ():
                 yield from manifest(m, tree)

@@ -226,10 +226,11 @@ def _maven(pom: str, reader: _Reader) -> Iterator[tuple[str, bool]]:
             named = os.path.normpath(os.path.join(here, ref))
             if not _inside(named, reader.root):
                 continue
-            # Maven reads the file named, or a directory's pom.xml, whatever the name (red
-            # team 20 L2: ``core/build.pom``): both are named, the one there is read
-            target = named if os.path.isfile(named) or not os.path.isdir(named) else os.path.join(named, "pom.xml")
-            for path in (named, os.path.join(named, "pom.xml")):
+            # Maven reads a directory's pom.xml, else the file named whatever its name (red
+            # team 20 L2: ``core/build.pom``): not a directory, both are named, that file read
+            inner = os.path.join(named, "pom.xml")
+            target = inner if os.path.isdir(named) else named
+            for path in (inner,) if target == inner else (named, inner):
                 if path not in seen:
                     seen.add(path)
                     yield path, False
