@@ -125,9 +125,9 @@ async def test_settings_below_a_missing_directory_are_not_looked_for(
     seen: list[str] = []
     real = _agent_commands._named
 
-    def spy(base: str, root: str) -> object:
+    def spy(base: str, root: str, *rest: object) -> object:
         seen.append(os.path.relpath(base, root))
-        return real(base, root)
+        return real(base, root, *rest)  # type: ignore[arg-type]
 
     monkeypatch.setattr(_agent_commands, "_named", spy)
     assert not await _writable(env, "pkg/tools/x.sh")
