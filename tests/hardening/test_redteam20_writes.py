@@ -159,6 +159,7 @@ def _gradle(settings: str, name: str = "settings.gradle") -> dict[str, str]:
     ("['core'].each { include it }\n", "settings.gradle"),
     ('include("co" + "re")\n', "settings.gradle.kts"),
     ("def x = /\n/* 2; ['core'].each { include it } // */\n", "settings.gradle"),
+    ("include 'app'; ['core'].each { include it }\n", "settings.gradle"),
     ("apply from: file('conf/more.gradle')\n", "settings.gradle"),
 ])
 async def test_l3_gradle_projects_not_named_by_plain_literals_leave_nothing_writable(
@@ -180,7 +181,7 @@ async def test_l3_ordinary_settings_scripts_are_read(anyio_backend: str, env: Pa
                 "specify which projects to include in your build.\n * See https://docs.gradle.org/8.5/userguide\n"
                 " */\npluginManagement { repositories { gradlePluginPortal() } }\nrootProject.name = 'demo'\n"
                 "apply plugin: 'x'\n// include 'old'\ninclude 'app',\n        ':core' // the core\n"
-                "include(\"lib\"); includeBuild('build-logic')\n")
+                "include(\"lib\"); includeBuild('build-logic'); rootProject.name = 'demo'\n")
     write_tree(env, _gradle(settings))
     assert await _writable(env, "core/build.gradle", "app/build.gradle", "lib/build.gradle", "build-logic/x.kt",
                            "old/build.gradle", "notes.md") == {

@@ -66,10 +66,12 @@ _POM_ELEMENT = re.compile(rb"<(module|subproject|relativePath)\s*(?:/>|>([^<&]*)
 #: script (``apply from: 'x.gradle'``, ``apply(from = "x.gradle.kts")``).
 _GRADLE_STATEMENT = re.compile(rb"\b(include|includeFlat|includeBuild|projectDir|apply)\b")
 #: The arguments of an ``include``/``includeFlat``/``includeBuild`` read literally: only
-#: plain string literals, blanks, brackets, commas, a trailing ``;`` or comment, Kotlin's
+#: plain string literals, blanks, brackets, commas, a comment, Kotlin's
 #: ``listOf(…)``/``arrayOf(…)``/``*``; anything else (``'co' + 're'``, an escape, a slashy
-#: string, a variable, a call) cannot be checked (red team 20 L3).
-_PLAIN_ARGS = re.compile(rb"""(?:\s|[(),\[\];*]|'[^'\n\\$]*'|"[^"\n\\$]*"|(?:listOf|arrayOf|setOf)\b|//[^\n]*)*""")
+#: string, a variable, a call) cannot be checked (red team 20 L3); after a ``;`` another
+#: statement starts (read on its own).
+_PLAIN_ARGS = re.compile(rb"""(?:\s|[(),\[\]*]|'[^'\n\\$]*'|"[^"\n\\$]*"|(?:listOf|arrayOf|setOf)\b|//[^\n]*)*"""
+                         rb"""(?:;.*)?""", re.S)
 #: ``apply from: 'x'`` / ``apply(from = "x")`` with a literal script; ``apply plugin:`` /
 #: ``apply(plugin = …)`` (a plugin, not a script) is not read.
 _APPLY_FROM = re.compile(rb"""\s*\(?\s*from\s*[:=]\s*(?:'([^'\n\\$]*)'|"([^"\n\\$]*)")\s*\)?\s*;?\s*(?://[^\n]*)?""")
