@@ -99,14 +99,27 @@ HOOK_DIRS = (".claude/hooks", ".cursor/hooks", ".gemini/hooks", ".claude/agents"
 #: JSON keys whose string value is a command line (besides ``command``).
 _COMMAND_KEYS = frozenset({"command", "apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "otelHeadersHelper",
                            "toolDiscoveryCommand", "toolCallCommand", "install", "start",
-                           # VS Code: a task's (or every task's) shell, the workspace's Python
-                           "executable", "python.defaultInterpreterPath",
+                           # Gemini CLI: v1's MCP server command, v2's nested ``tools.discoveryCommand``,
+                           # ``tools.callCommand``, ``mcp.serverCommand`` (red team 20)
+                           "mcpServerCommand", "discoveryCommand", "callCommand", "serverCommand",
+                           # VS Code: a task's (or every task's) shell, the workspace's Python, the
+                           # git it runs, the shells of its terminals, the runtimes its extensions load
+                           "executable", "python.defaultInterpreterPath", "git.path", "terminal.integrated.shell.linux",
+                           "terminal.integrated.shell.osx", "terminal.integrated.shell.windows", "eslint.runtime",
+                           "eslint.nodePath", "typescript.tsdk", "python.pythonPath",
                            # dev containers: a string (a shell line), an array (one word each)
                            # or an object of named commands (each either)
                            "initializeCommand", "onCreateCommand", "updateContentCommand",
                            "postCreateCommand", "postStartCommand", "postAttachCommand",
                            # Cursor's `.cursor/worktrees.json`
                            "setup-worktree", "setup-worktree-unix", "setup-worktree-windows"})
+#: ``env`` variables read as an interpreter's options (red team 20 L5: ``RUBYOPT=-r./evil``
+#: loads ``evil.rb``, ``PERL5OPT=-Ilib`` puts ``lib/`` first on the module path).
+_OPTION_VARS = {"NODE_OPTIONS": "node", "NPM_CONFIG_NODE_OPTIONS": "node", "RUBYOPT": "ruby", "PERL5OPT": "perl"}
+#: VS Code's terminal profiles: ``terminal.integrated.automationProfile.<os>`` (the shell tasks
+#: run in: one profile) and ``terminal.integrated.profiles.<os>`` (named profiles), each a
+#: ``path`` (or paths tried in turn) with ``args``.
+_PROFILES = ("terminal.integrated.automationProfile.", "terminal.integrated.profiles.")
 _MAX_SETTINGS = 8 * 1024 * 1024
 #: A project's own settings file past this cannot be checked (real ones are kilobytes).
 _MAX_PROJECT_SETTINGS = 1024 * 1024
@@ -492,10 +505,16 @@ def _commands(node: object, depth: int = 0, inherited: str | None = None
                     if isinstance(text, str):
                         yield [_ENV, str(name), text], cwd  # as paths (:mod:`._settings_env`)
                         yield _split(text), cwd
-                        if str(name).upper() in ("NODE_OPTIONS", "NPM_CONFIG_NODE_OPTIONS"):
-                            yield ["node", *_split(text)], cwd  # `--require ./pre` loads pre.js
+                        program = _OPTION_VARS.get(str(name).upper())
+                        if program is not None:  # `--require ./pre` loads pre.js, `-Ilib` a tree
+                            yield [program, *_split(text)], cwd
                         if name in PATH_VARS:  # {"PYTHONPATH": "tools"}: read as the assignment
                             yield [f"{name}={text}"], cwd
+            elif isinstance(key, str) and key.startswith(_PROFILES) and isinstance(value, dict):  # VS Code
+                for profile in ([value] if key.startswith(_PROFILES[0]) else list(value.values())):
+                    if isinstance(profile, dict):
+                        for w in _as_list(profile.get("path")):  # a path, or paths tried in turn
+                            yield [w, *_as_list(profile.get("args"))], cwd
             elif key == "envFile" and isinstance(value, str):
                 yield [value if "/" in value or value.startswith(("$", "~", "%")) else "./" + value], cwd
             elif key == "args" and isinstance(value, list):
@@ -515,6 +534,13 @@ def _commands(node: object, depth: int = 0, inherited: str | None = None
     elif isinstance(node, list):
         for item in node:
             yield from _commands(item, depth + 1, inherited)
+
+
+def _as_list(value: object) -> list[str]:
+    """A string as a one-word list, a list's strings, else nothing."""
+    if isinstance(value, str):
+        return [value]
+    return [w for w in value if isinstance(w, str)] if isinstance(value, list) else []
 
 
 def _command_values(value: object, cwd: str | None) -> Iterator[tuple[list[str], str | None]]:

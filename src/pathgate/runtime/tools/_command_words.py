@@ -47,11 +47,28 @@ _WRAPPERS = frozenset({"env", "exec", "timeout", "nice", "nohup", "command", "su
 _DIR_OPTIONS = frozenset({"-C", "--directory", "--prefix", "--cwd", "--dir", "--project", "--working-directory"})
 #: … or the manifest itself.
 _FILE_OPTIONS = frozenset({"-f", "--file", "--makefile", "--justfile", "--manifest-path", "--taskfile", "--config"})
+#: One runner's own options moving the run (red team 20 L9): the directory it runs in
+#: (``./gradlew -p sub``, ``task -d ci``: its manifests are read there, as in the directory a
+#: runner starts in) …
+_RUNNER_DIRS: dict[str, frozenset[str]] = {
+    **dict.fromkeys(("gradle", "gradlew", "gradlew.bat"), frozenset({"-p", "--project-dir"})),
+    "task": frozenset({"-d"}),
+}
+#: … a local package it builds and runs (uv's ``--from ./pkg``: its manifests, and its
+#: files with everything below it) …
+_RUNNER_PACKAGES: dict[str, frozenset[str]] = {
+    **dict.fromkeys(("uv", "uvx"), frozenset({"--from", "--with", "--with-editable", "--with-requirements"})),
+}
+#: … or one of its build files (``./gradlew -b x.gradle``, ``-c``, ``-I init.gradle``).
+_RUNNER_FILES: dict[str, frozenset[str]] = {
+    **dict.fromkeys(("gradle", "gradlew", "gradlew.bat"), frozenset({"-b", "--build-file", "-c", "--settings-file",
+                                                                     "-I", "--init-script"})),
+}
 #: Interpreter options that take a value (the script comes after it): ``python3 -W x s.py``.
 _VALUE_OPTIONS = frozenset({"-W", "-X", "-r", "--require", "--import", "--loader", "--experimental-loader", "-I",
                             "-M", "-o", "-O", "--rcfile", "--init-file"})
 #: Extensions a run-position word without one may be loaded with (``node -r ./pre``).
-_RUN_EXTS = (".js", ".cjs", ".mjs", ".ts", ".py", ".sh")
+_RUN_EXTS = (".js", ".cjs", ".mjs", ".ts", ".py", ".sh", ".rb", ".pm", ".pl")
 #: A leading ``NAME=value`` word (an environment assignment before the command).
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _SCRIPT = re.compile(r"\.(sh|bash|zsh|py|pyw|js|mjs|cjs|ts|mts|cts|rb|pl|php|ps1|bat|cmd|lua|r|jar)$", re.I)
@@ -75,6 +92,8 @@ def candidates(words: list[str], with_manifests: bool = True) -> Iterator[tuple[
     module = False
     value_of: str | None = None  # the previous word was an option taking a value
     manifests: tuple[tuple[str, bool], ...] = ()  # the last runner's manifests (for -C/--prefix)
+    dir_options, file_options = _DIR_OPTIONS, _FILE_OPTIONS  # the last runner's
+    project_options: frozenset[str] = frozenset()
     cd_dirs: list[str] = []
     first = True
     looped = False  # inside `for f in <words>;`: each word may be run by the loop's body
@@ -97,10 +116,12 @@ def candidates(words: list[str], with_manifests: bool = True) -> Iterator[tuple[
             yield from ((d.rstrip("/") + "/" + value, tree) for d in cd_dirs)
 
     def option_value(option: str, value: str) -> Iterator[tuple[str, bool]]:
-        if option in _DIR_OPTIONS and with_manifests:
-            for m, tree in manifests:
-                yield from manifest(value.rstrip("/") + "/" + m, tree)
-        yield from out(value, True)
+        if option in dir_options or option in file_options:  # a manifest's directory holds the others
+            at = value.rstrip("/") if option in dir_options else os.path.dirname(value)
+            for m, tree in manifests if with_manifests and at else ():
+                yield from manifest(at + "/" + m, tree)
+        if option not in project_options:  # not the project's own directory, which is read as the root is
+            yield from out(value, True)
 
     for i, word in enumerate(words):
         if word == "in" and i >= 2 and words[i - 2] == "for":
@@ -124,11 +145,14 @@ def candidates(words: list[str], with_manifests: bool = True) -> Iterator[tuple[
             continue
         if runner(base):
             manifests = manifests_of(base)
+            project_options = _RUNNER_DIRS.get(base, frozenset())
+            dir_options = _DIR_OPTIONS | project_options | _RUNNER_PACKAGES.get(base, frozenset())
+            file_options = _FILE_OPTIONS | _RUNNER_FILES.get(base, frozenset())
             for m, tree in manifests if with_manifests else ():
                 yield from manifest(m, tree)
         opt, eq, val = word.partition("=")
         if manifests:  # `make -Ctools`, `npm --prefix=tools`, `make --file=build.mk`
-            if eq and val and (opt in _DIR_OPTIONS or opt in _FILE_OPTIONS):
+            if eq and val and (opt in dir_options or opt in file_options):
                 yield from option_value(opt, val)
             elif word[:2] in ("-C", "-f") and len(word) > 2 and not word.startswith("--"):
                 yield from option_value(word[:2], word[2:])
@@ -147,7 +171,7 @@ def candidates(words: list[str], with_manifests: bool = True) -> Iterator[tuple[
         head = first and not _ASSIGN.match(word) and base not in _WRAPPERS
         if head:
             first = False
-        if (manifests and (word in _DIR_OPTIONS or word in _FILE_OPTIONS)) or (script and word in _VALUE_OPTIONS):
+        if (manifests and (word in dir_options or word in file_options)) or (script and word in _VALUE_OPTIONS):
             value_of = word
         for value in dict.fromkeys((word, *word.split("=", 1)[1:])):
             if not value:

@@ -15,7 +15,7 @@ as never writable (matched as written, through symlinks and as globs: :func:`~._
 * the parent of a hooks directory named ``_`` (husky v9: ``.husky/_`` → ``.husky/``);
 * a known manager's configuration when a script names the manager (``husky``,
   ``pre-commit``/``pre_commit``, ``lefthook``, ``overcommit``, ``simple-git-hooks``,
-  ``lint-staged``), and the file a ``--config`` option names;
+  ``lint-staged``, ``commitlint``), and the file a ``--config`` option names;
 * what the script's command lines name, read as the agent settings' commands are
   (:func:`~._agent_commands.command_paths`: scripts, interpreter operands) — but not a
   task runner's manifest: agents edit ``package.json`` all the time, and a hook that runs
@@ -56,8 +56,12 @@ _MANAGERS: dict[str, tuple[str, ...]] = {
     "simple-git-hooks": (".simple-git-hooks.json", ".simple-git-hooks.js", "simple-git-hooks.json",
                          "simple-git-hooks.js", ".simple-git-hooks.cjs", "simple-git-hooks.cjs"),
     "lint-staged": (".lintstagedrc", ".lintstagedrc.json", ".lintstagedrc.yaml", ".lintstagedrc.yml",
-                    ".lintstagedrc.js", ".lintstagedrc.mjs", ".lintstagedrc.cjs", "lint-staged.config.js",
-                    "lint-staged.config.mjs", "lint-staged.config.cjs"),
+                    *(f"{n}.{e}" for n in (".lintstagedrc", "lint-staged.config")
+                      for e in ("js", "mjs", "cjs", "ts", "mts", "cts"))),
+    # commitlint's cosmiconfig search places (commitlint.js.org, reference/configuration): the
+    # JavaScript/TypeScript ones are code run at the next commit (red team 20 L10)
+    "commitlint": (".commitlintrc", *(f"{n}.{e}" for n in (".commitlintrc", "commitlint.config")
+                                      for e in ("json", "yaml", "yml", "js", "cjs", "mjs", "ts", "cts", "mts"))),
     "captainhook": ("captainhook.json",),
     "hk": ("hk.pkl", "hk.local.pkl", ".config/hk.pkl"),
     "trunk": (".trunk/",),

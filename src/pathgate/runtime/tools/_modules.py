@@ -9,7 +9,7 @@ project ``settings.gradle`` includes, and the whole of an included build (``incl
 build logic as ``buildSrc/`` is). :func:`module_manifests` names them:
 
 * ``pom.xml``: each ``<module>`` (Maven 4: ``<subproject>``) — a directory's ``pom.xml``,
-  or the file named — read in turn for its own modules, and each ``<parent>``'s
+  or the file named, whatever its name (both named) — read in turn for its own modules, and each ``<parent>``'s
   ``<relativePath>`` (its parents, not its modules) — without one, Maven's default
   ``../pom.xml`` (inside the project) —; commented-out modules count too; a
   value is read as Maven reads it (trimmed, a backslash as ``/``), and one Maven would first
@@ -20,7 +20,12 @@ build logic as ``buildSrc/`` is). :func:`module_manifests` names them:
   ``projectDir`` assignment sets (``file('x')``, ``new File(settingsDir, 'x')``,
   ``settingsDir.resolve("x")``), and each ``includeBuild`` directory with everything below
   it; a script naming ``buildFileName``, setting ``projectDir`` otherwise or building a
-  project path from a template (``"$x"``) cannot be checked (red team 18 J3);
+  project path from a template (``"$x"``) cannot be checked (red team 18 J3), nor one
+  whose ``include`` arguments are anything but plain literals (``'co' + 're'``, an escape,
+  a slashy string, ``include it``); each settings script applied with a literal ``apply
+  from:`` is named and read the same way (any other ``apply`` but a plugin's cannot be
+  checked); statements inside comments are not read, when comments can be told from
+  strings (red team 20 L3);
 * a JavaScript package manager's configuration (``.npmrc``, ``.yarnrc.yml`` …): the code it
   loads first (:mod:`._package_managers`).
 
@@ -57,8 +62,28 @@ _POM_TAG = re.compile(rb"<(module|subproject|relativePath)(?![\w.:-])")
 #: ``>``), or an empty ``<tag/>``. Text holding ``<`` (a comment, CDATA), ``&`` (an entity)
 #: or ``${`` (a property Maven interpolates) is not literal (red team 18 J2).
 _POM_ELEMENT = re.compile(rb"<(module|subproject|relativePath)\s*(?:/>|>([^<&]*)</\1\s*>)")
-#: The statements of a Gradle settings script that add projects or builds.
-_GRADLE_STATEMENT = re.compile(rb"\b(include|includeFlat|includeBuild|projectDir)\b")
+#: The statements of a Gradle settings script that add projects or builds, or apply another
+#: script (``apply from: 'x.gradle'``, ``apply(from = "x.gradle.kts")``).
+_GRADLE_STATEMENT = re.compile(rb"\b(include|includeFlat|includeBuild|projectDir|apply)\b")
+#: The arguments of an ``include``/``includeFlat``/``includeBuild`` read literally: only
+#: plain string literals, blanks, brackets, commas, a comment, Kotlin's
+#: ``listOf(…)``/``arrayOf(…)``/``*``; anything else (``'co' + 're'``, an escape, a slashy
+#: string, a variable, a call) cannot be checked (red team 20 L3); after a ``;`` another
+#: statement starts (read on its own).
+_PLAIN_ARGS = re.compile(rb"""(?:\s|[(),\[\]*]|'[^'\n\\$]*'|"[^"\n\\$]*"|(?:listOf|arrayOf|setOf)\b|//[^\n]*)*"""
+                         rb"""(?:;.*)?""", re.S)
+#: ``apply from: 'x'`` / ``apply(from = "x")`` with a literal script; ``apply plugin:`` /
+#: ``apply(plugin = …)`` (a plugin, not a script) is not read.
+_APPLY_FROM = re.compile(rb"""\s*\(?\s*from\s*[:=]\s*(?:'([^'\n\\$]*)'|"([^"\n\\$]*)")\s*\)?\s*;?\s*(?://[^\n]*)?""")
+_APPLY_PLUGIN = re.compile(rb"\s*\(?\s*plugin\s*[:=]")
+#: Where a comment may start in a settings script (:func:`_comments`), what may stand before
+#: it on its line (no ``/`` but in one-line string literals), and the starts tried a line.
+_COMMENT_OPEN = re.compile(rb"//|/\*")
+_COMMENT_PREFIX = re.compile(rb"(?:[^/'\"\n]|'[^'\n]*'|\"[^\"\n]*\")*")
+_TRIES_A_LINE = 8
+#: Comments told in one settings script; past it, its text is all read as code.
+_MAX_COMMENTS = 4096
+_ONE_LINE_STRING = re.compile(rb"'[^'\n]*'|\"[^\"\n]*\"")
 #: A string literal (Groovy and Kotlin: single or double quotes; no escapes in project paths).
 _LITERAL = re.compile(rb"""'([^'\n\\]*)'|"([^"\n\\$]*)\"""")
 #: What a ``projectDir`` assignment may set, read literally: ``file('x')``, ``File("x")``,
@@ -200,14 +225,19 @@ def _maven(pom: str, reader: _Reader) -> Iterator[tuple[str, bool]]:
             module = kind != b"relativePath"
             if not ref or (module and not modules):
                 continue
-            target = os.path.normpath(os.path.join(here, ref))
-            if not target.endswith(".xml"):
-                target = os.path.join(target, "pom.xml")
-            if target in seen or not _inside(target, reader.root):
+            named = os.path.normpath(os.path.join(here, ref))
+            if not _inside(named, reader.root):
                 continue
-            seen.add(target)
-            yield target, False
-            queue.append((target, module and modules))
+            # Maven reads a directory's pom.xml, else the file named whatever its name (red
+            # team 20 L2: ``core/build.pom``): not a directory, both are named, that file read
+            inner = os.path.join(named, "pom.xml")
+            target = inner if os.path.isdir(named) else named
+            for path in (inner,) if target == inner else (named, inner):
+                if path not in seen:
+                    seen.add(path)
+                    yield path, False
+                    if path == target:
+                        queue.append((target, module and modules))
 
 
 #: A ``<parent>`` element's start, an empty ``<parent/>``, and its end.
@@ -254,21 +284,105 @@ def _pom_refs(raw: bytes) -> Iterator[tuple[bytes, str]]:
 
 
 def _gradle(settings: str, reader: _Reader) -> Iterator[tuple[str, bool]]:
-    """The build scripts of the projects a Gradle settings script includes, and the included
-    builds' directories."""
+    """The build scripts of the projects a Gradle settings script (and each script it
+    applies, read in turn) includes, and the included builds' directories."""
+    queue, seen = [settings], {settings}
+    scanned = [0]
+    while queue:
+        applied: list[str] = []
+        yield from _gradle_script(queue.pop(0), os.path.dirname(settings), reader, scanned, applied)
+        queue += [a for a in applied if a not in seen]
+        seen.update(applied)
+
+
+def _comments(raw: bytes) -> list[tuple[int, int]]:
+    """The spans of a settings script's comments, sorted: a ``//`` to the end of its line
+    or a ``/*`` to the next ``*/``, each after a line's start or a blank with nothing but
+    one-line string literals and no ``/`` before it on its line (:data:`_COMMENT_PREFIX`;
+    else it may be inside a string: at most :data:`_TRIES_A_LINE` tries a line, then the
+    line's rest is code). None past :data:`_MAX_COMMENTS`, when a string could run on past a line (a triple-quoted or
+    slashy string: a ``/`` left in the code once the comments and the one-line string
+    literals are taken out) or a block comment is not closed, so that the script's text is
+    read as code. Linear."""
+    if b"//" not in raw and b"/*" not in raw:
+        return []
+    if b"\'\'\'" in raw or b'"""' in raw:
+        return []
+    spans: list[tuple[int, int]] = []
+    pos, line, tries = 0, -1, 0
+    while (m := _COMMENT_OPEN.search(raw, pos)) is not None:
+        at = m.start()
+        start = raw.rfind(b"\n", 0, at) + 1
+        tries = tries + 1 if start == line else 1
+        line = start
+        if (at > start and not raw[at - 1:at].isspace()) or _COMMENT_PREFIX.fullmatch(raw, start, at) is None:
+            if tries < _TRIES_A_LINE:
+                pos = at + 1
+                continue
+            nl = raw.find(b"\n", at)
+            pos = len(raw) if nl < 0 else nl + 1  # the rest of the line is code
+            continue
+        if m.group(0) == b"//":
+            nl = raw.find(b"\n", at)
+            end = len(raw) if nl < 0 else nl
+        else:
+            close = raw.find(b"*/", at + 2)
+            if close < 0:
+                return []
+            end = close + 2
+        spans.append((at, end))
+        if len(spans) > _MAX_COMMENTS:
+            return []
+        pos = end
+    code, at = [], 0
+    for a, b in spans:
+        code.append(raw[at:a])
+        at = b
+    code.append(raw[at:])
+    if b"/" in _ONE_LINE_STRING.sub(b"", b"\n".join(code)):
+        return []
+    return spans
+
+
+def _in_comment(spans: list[tuple[int, int]], at: int) -> bool:
+    import bisect
+
+    i = bisect.bisect_right(spans, (at, 1 << 62)) - 1
+    return i >= 0 and spans[i][0] <= at < spans[i][1]
+
+
+def _gradle_script(settings: str, here: str, reader: _Reader, scanned: list[int],
+                   applied: list[str]) -> Iterator[tuple[str, bool]]:
+    """What one settings script names (:func:`_gradle`; ``here``: the settings directory,
+    which an applied script's paths are read from too); the scripts it applies (named
+    too) go to ``applied``."""
     raw = reader.read(settings)
     if raw is None:
         return
     if _UNREAD.search(raw):
         raise Unchecked
-    here = os.path.dirname(settings)
-    scanned = 0
+    comments = _comments(raw)
     for n, m in enumerate(_GRADLE_STATEMENT.finditer(raw)):
         kind = m.group(1)
         span = _statement(raw, m.end())
-        scanned += len(span)
-        if n >= _MAX_STATEMENTS or scanned > _MAX_SCANNED:
+        scanned[0] += len(span)
+        if n >= _MAX_STATEMENTS or scanned[0] > _MAX_SCANNED:
             raise Unchecked
+        if _in_comment(comments, m.start()):
+            continue  # ``/* … which projects to include in your build */``
+        if span.lstrip(b" \t")[:1] == b":" and kind != b"apply":
+            continue  # a named argument (``fileTree(include: '*.gradle')``), not a statement
+        if kind == b"apply":
+            lit = _APPLY_FROM.match(span)
+            if lit is not None:
+                value = (lit.group(1) or lit.group(2) or b"").decode("utf-8", "replace")
+                target = os.path.normpath(os.path.join(here, value))
+                if _inside(target, reader.root):
+                    applied.append(target)
+                    yield target, False
+            elif _APPLY_PLUGIN.match(span) is None:
+                raise Unchecked
+            continue
         if kind == b"projectDir":
             if not _SETS.match(span):
                 continue  # read, not set (``"${rootProject.projectDir}/x"``)
@@ -277,7 +391,7 @@ def _gradle(settings: str, reader: _Reader) -> Iterator[tuple[str, bool]]:
                 raise Unchecked
             dirs = [(literal.group(1) or literal.group(2) or b"").decode("utf-8", "replace")]
         else:
-            if _TEMPLATE.search(span):
+            if _TEMPLATE.search(span) or _PLAIN_ARGS.fullmatch(span) is None:
                 raise Unchecked
             dirs = [(a or b).decode("utf-8", "replace") for a, b in _LITERAL.findall(span)]
         for value in dirs:

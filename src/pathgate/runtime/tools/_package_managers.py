@@ -115,6 +115,8 @@ def _config_files(path: str, read: Callable[[str], bytes | None], root: str, nam
     if raw is None:
         return
     text = raw.decode("utf-8", "replace")
+    if name != ".yarnrc" and name != "bunfig.toml":
+        _unfolded(text)
     here = os.path.dirname(path)
     if name == ".yarnrc":
         values = _yarnrc(text)
@@ -216,17 +218,17 @@ def _npmrc(first: str, read: Callable[[str], bytes | None], root: str, cwd: str)
         # a relative value is read from the directory npm runs in (the first file's), and
         # from the file's own
         bases = dict.fromkeys((cwd, os.path.dirname(path)))
-        for line in raw.decode("utf-8", "replace").splitlines():
+        for line in re.split(r"[\r\n]+", raw.decode("utf-8", "replace")):  # as npm's ini splits
             key, eq, value = line.partition("=")
-            key = key.strip().strip("'\"").lower().replace("_", "-").removesuffix("[]")
-            if not eq or key.startswith((";", "#")):
+            if not eq or _js_trim(key).startswith((";", "#")):
                 continue
-            values += key in _NODE_OPTIONS or key in _NPMRC_FILES
+            key = _ini_unsafe(key).lower().replace("_", "-").removesuffix("[]")
+            if key not in _NODE_OPTIONS and key not in _NPMRC_FILES:
+                continue
+            values += 1
             if values > _MAX_VALUES:
                 raise Unchecked
-            value = value.strip()
-            if value[:1] in ("'", '"') and value[-1:] == value[:1] and len(value) > 1:
-                value = value[1:-1]
+            value = _ini_unsafe(value)
             for here in bases:
                 if key in _NODE_OPTIONS:
                     yield from _node_options(value, here)
@@ -322,3 +324,68 @@ def _bunfig(text: str) -> list[tuple[str, str]]:
             else:
                 stack.append((value, depth + 1))
     return out
+
+
+#: What JavaScript's ``trim()`` takes off (its white space and line terminators).
+_JS_BLANKS = "\t\n\v\f\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
+             "\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+
+def _js_trim(text: str) -> str:
+    """``text`` as JavaScript's ``trim()`` leaves it (a byte-order mark is a blank there)."""
+    return text.strip(_JS_BLANKS)
+
+
+def _ini_unsafe(text: str) -> str:
+    """A key or value of an ``.npmrc`` line as npm's ``ini`` decodes it (``unsafe()``,
+    red team 20 L4): trimmed; a quoted one JSON-decoded (``"node\\u002doptions"`` is
+    ``node-options``; single quotes taken off first, the text kept when it does not parse);
+    else cut at the first ``;`` or ``#`` not escaped by ``\\`` (``\\;``, ``\\#``, ``\\\\``
+    decoded, any other ``\\`` kept). A quoted text decoding to other than a string cannot be
+    checked."""
+    import json
+
+    text = _js_trim(text)
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        inner = text[1:-1] if text[0] == "'" else text
+        try:
+            decoded = json.loads(inner)
+        except (ValueError, RecursionError):
+            return inner
+        if not isinstance(decoded, str):
+            if text[0] == "'":
+                return inner  # npm's value is then a number or a list: no path read
+            raise Unchecked
+        return decoded
+    out: list[str] = []
+    escaped = False
+    for c in text:
+        if escaped:
+            out.append(c if c in "\\;#" else "\\" + c)
+            escaped = False
+        elif c in ";#":
+            break
+        elif c == "\\":
+            escaped = True
+        else:
+            out.append(c)
+    if escaped:
+        out.append("\\")
+    return _js_trim("".join(out))
+
+
+def _unfolded(text: str) -> None:
+    """A YAML configuration's values named by :data:`_YAML_KEY` must be on their line: a
+    line indented past the key's column after it continues the value (js-yaml folds
+    ``yarnPath: x`` + ``  y.cjs`` into ``x y.cjs``, red team 20 L4) or is it (``yarnPath:``
+    + ``  y.cjs``), so it cannot be checked (:class:`Unchecked`)."""
+    column = -1  # the key column of the last line holding a value, while the next may continue it
+    for line in text.splitlines():
+        body = line.lstrip(" ")
+        if not body.strip() or body.startswith("#"):
+            continue
+        indent = len(line) - len(body)
+        if column >= 0 and (indent > column or body[:1] == "\t"):
+            raise Unchecked
+        m = _YAML_KEY.match(line)
+        column = m.start(3) if m is not None else -1  # (an empty value's is on the next line)

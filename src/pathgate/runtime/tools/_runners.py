@@ -61,12 +61,18 @@ _RUNNERS: dict[str, tuple[str, ...]] = {
                      "pnpm-workspace.yaml")),
     **dict.fromkeys(("make", "gmake"), ("Makefile", "makefile", "GNUmakefile")),
     "just": ("justfile", ".justfile", "Justfile"),
+    # the Python runners build the project (setuptools runs ``setup.py``, reads ``setup.cfg``)
+    # and read their own files: ``hatch.toml`` (scripts), tox's ``[tox:tox]`` in ``setup.cfg``
+    # and ``tox.toml``, ``pdm.toml``, ``uv.toml`` (red team 20 L7)
     **dict.fromkeys(("uv", "uvx", "poetry", "hatch", "pdm", "rye", "tox", "nox"),
-                    ("pyproject.toml", "tox.ini", "noxfile.py")),
+                    ("pyproject.toml", "tox.ini", "tox.toml", "noxfile.py", "hatch.toml", "setup.cfg", "setup.py",
+                     "pdm.toml", "uv.toml")),
     "pipenv": ("Pipfile",),
     "cargo": ("Cargo.toml", ".cargo/", "build.rs"),
-    "task": ("Taskfile.yml", "Taskfile.yaml"),
-    "rake": ("Rakefile",),
+    # names compare case-folded (``taskfile.yml`` is ``Taskfile.yml``); rake loads every
+    # ``rakelib/*.rake`` before a task (red team 20 L7)
+    "task": ("Taskfile.yml", "Taskfile.yaml", "Taskfile.dist.yml", "Taskfile.dist.yaml"),
+    "rake": ("Rakefile", "Rakefile.rb", "rakelib/"),
     "deno": ("deno.json", "deno.jsonc"),
     # red team 14 F3
     **dict.fromkeys(("mvn", "mvnw", "mvnw.cmd", "mvnd"), ("pom.xml", ".mvn/")),
@@ -79,9 +85,19 @@ _RUNNERS: dict[str, tuple[str, ...]] = {
     "dotnet": ("*.csproj", "*.fsproj", "*.vbproj", "*.sln", "*.slnx", "*.proj", "Directory.Build.props",
                "Directory.Build.targets", "Directory.Build.rsp", "Directory.Packages.props", "global.json",
                "NuGet.config", ".config/dotnet-tools.json"),
-    "sbt": ("build.sbt", "project/", ".sbtopts", ".jvmopts"),
+    "sbt": ("*.sbt", "project/", ".sbtopts", ".jvmopts"),  # every root ``*.sbt`` is the build
     "mix": ("mix.exs", ".formatter.exs", "config/"),
     "cmake": ("CMakeLists.txt", "CMakePresets.json", "CMakeUserPresets.json", "cmake/"),
+    # runners seen as MCP server or hook commands (red team 20 L7): Compose merges the
+    # override file into the services it runs; mise, devbox and nix run their files' tasks
+    **dict.fromkeys(("docker", "docker-compose", "podman", "podman-compose"),
+                    ("compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml",
+                     "compose.override.yaml", "compose.override.yml", "docker-compose.override.yaml",
+                     "docker-compose.override.yml", "Dockerfile", "Containerfile")),
+    "mise": ("mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml", ".tool-versions", "mise/", ".mise/",
+             ".config/mise.toml", ".config/mise/", "mise-tasks/", ".mise-tasks/"),
+    "devbox": ("devbox.json",),
+    **dict.fromkeys(("nix", "nix-shell", "nix-build"), ("flake.nix", "flake.lock", "default.nix", "shell.nix")),
 }
 
 

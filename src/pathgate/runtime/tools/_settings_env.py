@@ -27,12 +27,15 @@ So :func:`env_paths` reads every ``env`` value as paths, whatever they look like
   ``$CLAUDE_PROJECT_DIR``, an empty entry) so leaves nothing writable. The variable's own
   inherited value (``$PATH`` in ``PATH=./bin:$PATH``) names nothing of the project but a
   directory literally so named;
+* a JVM option variable (:data:`JVM_OPTIONS`): the entries of its class and module paths
+  (``-cp lib``) with everything below them, besides its words as files;
 * any other variable: each word of its value, each ``:``-separated entry and each
   ``--opt=value``/``-javaagent:x`` part, as a file (``BASH_ENV``, ``LD_PRELOAD``,
   ``PYTHONSTARTUP``, ``NPM_CONFIG_USERCONFIG``, ``EDITOR`` …; over-inclusive: ``NODE_ENV=
   production`` names ``./production``, which costs nothing).
 
-Each value is also read as a command line by the caller (``NODE_OPTIONS="--require ./x"``).
+Each value is also read as a command line by the caller, an interpreter's option variable as
+that interpreter's options (``NODE_OPTIONS="--require ./x"``, ``RUBYOPT=-r./x``, ``PERL5OPT=-Ilib``).
 Standard library only.
 """
 
@@ -46,7 +49,7 @@ from pathgate.runtime.tools._named_index import realpath
 from pathgate.runtime.tools._settings_load import Unchecked
 from pathgate.runtime.tools._shell_words import _split
 
-__all__ = ["DIRECTORIES", "GIT_STEERING", "env_paths"]
+__all__ = ["DIRECTORIES", "GIT_STEERING", "JVM_OPTIONS", "env_paths"]
 
 #: Variables whose value is a file or directory git reads its configuration (or commands,
 #: templates, hooks) from.
@@ -72,6 +75,13 @@ DIRECTORIES = frozenset({"XDG_DATA_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_DIRS", "Z
 _SEARCH_LISTS = frozenset({"PATH", "LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH", "DYLD_FALLBACK_LIBRARY_PATH"})
 #: Entries read from one value; past it the settings file cannot be checked.
 _MAX_ENTRIES = 1024
+#: Variables a JVM (or a JVM build tool's launcher) reads as its options: their class and
+#: module paths count with everything below them (red team 20 L5).
+JVM_OPTIONS = frozenset({"JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "JAVA_OPTS", "MAVEN_OPTS",
+                         "GRADLE_OPTS", "SBT_OPTS", "JAVA_OPTIONS"})
+_CLASS_PATH_OPTIONS = frozenset({"-cp", "-classpath", "--class-path", "-p", "--module-path",
+                                 "--upgrade-module-path"})
+_BOOT_CLASS_PATH = re.compile(r"^-Xbootclasspath(?:/[ap])?:(.+)$")
 #: A short option glued to its value (``-r./pre.js``, ``-I.``).
 _GLUED = re.compile(r"^-[A-Za-z]([^-=].*)$")
 
@@ -87,12 +97,14 @@ def env_paths(name: str, value: str, bases: list[str], root: str, expand: Callab
     if _GIT_CONFIG.match(name):
         raise Unchecked
     directory = name in DIRECTORIES or name in GIT_STEERING
-    entries = _entries(value, directory, name in _SEARCH_LISTS)
+    entries = [(e, directory) for e in _entries(value, directory, name in _SEARCH_LISTS)]
+    if name.upper() in JVM_OPTIONS:
+        entries += [(e, True) for e in _class_paths(value)]
     if len(entries) > _MAX_ENTRIES:
         raise Unchecked
     inside = root.rstrip("/") + "/"
     own = (f"${name}", f"${{{name}}}")
-    for entry in entries:
+    for entry, directory in entries:
         # the variable's own inherited value (`$PATH`): the host's, not the project's (a
         # directory literally so named, when the agent CLI does not expand it)
         for text in [entry] if entry in own else expand(entry, bases[0]):
@@ -113,6 +125,28 @@ def env_paths(name: str, value: str, bases: list[str], root: str, expand: Callab
                     yield full, directory
 
 
+def _class_paths(value: str) -> list[str]:
+    """The entries of the class and module paths a JVM option variable sets (``-cp lib``,
+    ``--class-path=a:b``, ``-Xbootclasspath/a:lib``), each a directory the JVM loads classes
+    from (or a jar)."""
+    out: list[str] = []
+    words = _split(value) if len(value) < 1 << 16 else value.split()
+    for i, word in enumerate(words):
+        if word in _CLASS_PATH_OPTIONS and i + 1 < len(words):
+            listed = words[i + 1]
+        else:
+            opt, eq, listed = word.partition("=")
+            if not (eq and opt in _CLASS_PATH_OPTIONS):
+                glued = _BOOT_CLASS_PATH.match(word)
+                if glued is None:
+                    continue
+                listed = glued.group(1)
+        out += [e for e in re.split(r"[:;]", listed) if e]
+        if len(out) > _MAX_ENTRIES:
+            break
+    return out
+
+
 def _entries(value: str, directory: bool, search: bool = False) -> list[str]:
     """The entries of a value: ``:``-separated paths for a directory variable (for a
     ``search`` list, an empty entry as ``.``: the directory the program runs in); else each
@@ -125,7 +159,9 @@ def _entries(value: str, directory: bool, search: bool = False) -> list[str]:
     out: list[str] = []
     for word in _split(value) if len(value) < 1 << 16 else value.split():
         glued = _GLUED.match(word)
-        parts = [word, *re.split(r"[=:,]", word)[1:], *([glued.group(1)] if glued else [])]
+        # every `=`/`:`/`,` part (``a.dll:b.dll``), a JVM ``@argfile``
+        parts = [word, *re.split(r"[=:,]", word), *([glued.group(1)] if glued else []),
+                 *([word[1:]] if word.startswith("@") else [])]
         out += [p for p in dict.fromkeys(parts) if p and not p.startswith("-")]
         if len(out) > _MAX_ENTRIES:
             break
