@@ -16,6 +16,7 @@ not be checked (nothing writable).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,14 @@ from tests.hardening._write_env import claude_hook, git_project, writable
 from tests.runtime.tools._writes import write_tree
 
 pytestmark = pytest.mark.anyio
+
+
+def _npm_user(npmrc: str, command: str = "npm run lint") -> dict[str, str]:
+    """Settings whose hook runs ``command`` with ``NPM_CONFIG_USERCONFIG=conf/npmrc`` holding
+    ``npmrc`` (the project's own ``.npmrc`` is a default secret: never read, red team 21 M1)."""
+    hooks = {"PreToolUse": [{"hooks": [{"type": "command", "command": command}]}]}
+    return {".claude/settings.json": json.dumps({"env": {"NPM_CONFIG_USERCONFIG": "conf/npmrc"}, "hooks": hooks}),
+            "conf/npmrc": npmrc}
 
 
 async def _writable(root: Path, *paths: str) -> dict[str, bool]:
@@ -113,8 +122,8 @@ async def test_reading_a_project_dir_is_not_setting_it(anyio_backend: str, env: 
      ["tools/yarn.cjs", "tools/plugin.cjs", "tools/other.cjs", ".yarn/releases/y.cjs", ".yarn/plugins/p.cjs",
       ".pnp.cjs"]),
     ("yarn lint", {".yarnrc": 'yarn-path "./vendor/yarn.js"\n'}, ["vendor/yarn.js"]),
-    ("npm run lint", {".npmrc": "//registry.npmjs.org/:_authToken=${NPM_TOKEN}\nnode-options=--require ./pre\n"
-                                "script-shell = tools/sh\nuserconfig=cfg/npmrc\n",
+    ("npm run lint", {**_npm_user("//registry.npmjs.org/:_authToken=${NPM_TOKEN}\nnode-options=--require ./pre\n"
+                                  "script-shell = tools/sh\nuserconfig=cfg/npmrc\n"),
                       "cfg/npmrc": "onload-script=tools/onload.js\n"},
      ["pre.js", "tools/sh", "cfg/npmrc", "tools/onload.js"]),
     ("bun run lint", {"bunfig.toml": 'preload = ["./pre.ts"]\n[test]\npreload = "./tpre.ts"\n'}, ["pre.ts", "tpre.ts"]),
@@ -134,7 +143,7 @@ async def test_what_a_package_manager_loads_first_is_not_writable(anyio_backend:
     {".yarnrc.yml": "{yarnPath: tools/yarn.cjs}\n"},
     {".yarnrc.yml": "yarnPath: >-\n  tools/yarn.cjs\n"},
     {".yarnrc": "yarn-path = tools/yarn.js\n"},
-    {".npmrc": "node-options=--require ${HOME}/pre.js\n"},
+    _npm_user("node-options=--require ${HOME}/pre.js\n"),
     {"bunfig.toml": "preload = [1]\n"},
     {"bunfig.toml": "preload = \n"},
 ])
@@ -159,7 +168,7 @@ async def test_a_linked_package_manager_file_is_never_read(anyio_backend: str, e
 
 
 @pytest.mark.parametrize("files", [
-    {".npmrc": "".join(f"node-options=--require ./p{i}.js\n" for i in range(1100))},
+    _npm_user("".join(f"node-options=--require ./p{i}.js\n" for i in range(1100))),
     {".yarnrc.yml": "plugins:\n" + "".join(f"  - path: p/{i}.cjs\n" for i in range(1100))},
     {"bunfig.toml": "preload = [" + ", ".join(f'"./p{i}.ts"' for i in range(1100)) + "]\n"},
     {"bunfig.toml": "# " + "x" * (64 * 1024) + "\n"},
@@ -168,3 +177,13 @@ async def test_a_package_manager_file_past_its_bounds_leaves_nothing_writable(an
                                                                              files: dict[str, str]) -> None:
     write_tree(env, {**claude_hook("yarn lint"), "package.json": '{"name": "x"}', **files})
     assert await _writable(env, "notes.md") == {"notes.md": False}
+
+
+@pytest.mark.parametrize("present", [True, False], ids=["with-npmrc", "without"])
+async def test_a_secret_npmrc_is_never_read(anyio_backend: str, env: Path, present: bool) -> None:
+    """Red team 21 M1: the project's ``.npmrc`` is a default secret; reading it told whether
+    it exists and what it names (``pre.js`` unwritable). Never read: the same answer with
+    and without it."""
+    write_tree(env, {**claude_hook("npm run lint"), "package.json": '{"name": "x"}',
+                     **({".npmrc": "node-options=--require ./pre.js\n"} if present else {})})
+    assert await _writable(env, "pre.js", "notes.md") == {"pre.js": True, "notes.md": True}

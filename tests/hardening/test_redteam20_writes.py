@@ -204,18 +204,23 @@ async def test_l2_a_maven_module_naming_a_file_is_that_modules_pom(anyio_backend
         path: False, "notes.md": True, "core/notes.pom.md": True}
 
 
-@pytest.mark.parametrize(("files", "path"), [
-    ({".npmrc": '"node\\u002doptions"=--require ./pre.js\n'}, "pre.js"),
-    ({".npmrc": 'node-options="--require\\u0020./pre.js"\n'}, "pre.js"),
-    ({".npmrc": "'node-options'=--require ./pre.js\n"}, "pre.js"),
-    ({".npmrc": "\ufeffnode-options=--require ./pre.js\n"}, "pre.js"),
-    ({".npmrc": "node-options=--require ./pre.js#c\n"}, "pre.js"),
-    ({".npmrc": "script-shell=./sh;x\n"}, "sh"),
-    ({".npmrc": "script-shell=./a\\;b\n"}, "a;b"),
+@pytest.mark.parametrize(("npmrc", "path"), [
+    ('"node\\u002doptions"=--require ./pre.js\n', "pre.js"),
+    ('node-options="--require\\u0020./pre.js"\n', "pre.js"),
+    ("'node-options'=--require ./pre.js\n", "pre.js"),
+    ("\ufeffnode-options=--require ./pre.js\n", "pre.js"),
+    ("node-options=--require ./pre.js#c\n", "pre.js"),
+    ("script-shell=./sh;x\n", "sh"),
+    ("script-shell=./a\\;b\n", "a;b"),
 ])
 async def test_l4_an_npmrc_is_read_as_npms_ini_decodes_it(anyio_backend: str, env: Path,
-                                                           files: dict[str, str], path: str) -> None:
-    write_tree(env, {**claude_hook("npm run lint"), "package.json": '{"name": "x"}', **files})
+                                                           npmrc: str, path: str) -> None:
+    """(Through ``NPM_CONFIG_USERCONFIG``: the project's own ``.npmrc`` is a default secret,
+    never read — red team 21 M1.)"""
+    hooks = {"PreToolUse": [{"hooks": [{"type": "command", "command": "npm run lint"}]}]}
+    write_tree(env, {".claude/settings.json": json.dumps({"env": {"NPM_CONFIG_USERCONFIG": "conf/npmrc"},
+                                                          "hooks": hooks}),
+                     "package.json": '{"name": "x"}', "conf/npmrc": npmrc})
     assert await _writable(env, path, "notes.md") == {path: False, "notes.md": True}
 
 

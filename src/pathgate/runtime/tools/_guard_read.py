@@ -240,12 +240,29 @@ class Judge:
 
     __slots__ = ("_git_dirs", "_host", "_secret", "key")
 
+    @property
+    def git_dirs(self) -> tuple[str, ...]:
+        """The project's git directories (their files are git's, not the read gates')."""
+        return self._git_dirs
+
     def __init__(self, is_secret: Callable[[str], bool], host_filter: Callable[..., object] | None,
                  git_dirs: Sequence[str], key: object) -> None:
         self._secret = is_secret
         self._host = host_filter
         self._git_dirs = tuple(git_dirs)
         self.key = key
+
+    def screen(self, rel: str) -> None:
+        """Before the guard reads the project-relative ``rel`` a repository's file names
+        (red team 21 M1: the answer told whether a secret exists, and what it holds): a
+        secret (or below a secret-named directory, or a backup of one) is read as absent
+        (``FileNotFoundError``; its content is no policy), one the host filter refuses
+        cannot be checked (:class:`Linked`: nothing writable) — each judged by the name
+        alone, so the answer is the same whether the file exists or not."""
+        if self._secret(rel):
+            raise FileNotFoundError(rel)
+        if self._host is not None and not self.serves(rel):
+            raise Linked
 
     def serves(self, rel: str) -> bool:
         """Is the project-relative ``rel`` neither git internals, a secret (or below a
@@ -317,10 +334,16 @@ def read_guarded(path: str, root: str, cap: int) -> tuple[bytes, str | None]:
     """:func:`read_unlinked`, or, under :func:`judging`, a symbolic link inside the project
     followed as the module says: the bytes, and the real path of the file a link led to
     (``None``: no link). :class:`Linked` for any doubt once a link was met. Blocking."""
+    judge = _JUDGE.get()
+    if judge is not None:
+        from pathgate.runtime.gates.path import is_git_internal
+
+        rel = _inside(path, root)
+        if rel is not None and not is_git_internal(rel, judge.git_dirs):  # (git's hooks are read)
+            judge.screen(rel)
     try:
         return read_unlinked(path, root, cap), None
     except Linked:
-        judge = _JUDGE.get()
         if judge is None or _inside(path, root) is None:
             raise
     real = _resolve(path, root.rstrip("/") or "/", judge)  # (FileNotFoundError: absent behind served links)

@@ -126,7 +126,9 @@ def plugin_files(market: str, root: str, reads: Reads, manifest: str | None = No
         doc = json.loads(raw)
     except FileNotFoundError:
         return found
-    except (Linked, OSError, ValueError, RecursionError):
+    except Linked:  # a link not followed, or a file the host filter hides: whether it exists or not
+        raise Unchecked from None
+    except (OSError, ValueError, RecursionError):
         if os.path.lexists(manifest):
             raise Unchecked from None
         return found
@@ -177,7 +179,9 @@ def _plugin_json(pdir: str, root: str, reads: Reads, found: Plugins) -> dict[str
         data = parse(raw)
     except FileNotFoundError:
         return {}
-    except (Linked, OSError):
+    except Linked:  # a link not followed, or a file the host filter hides: whether it exists or not
+        raise Unchecked from None
+    except OSError:
         if os.path.lexists(path):
             raise Unchecked from None
         return {}
