@@ -245,3 +245,16 @@ async def test_l9_a_moved_project_directory_is_read_as_the_root_is(anyio_backend
                      "sub/src/Main.java": "x\n", "ci/Taskfile.yml": "x\n", "ci/notes.md": "x\n"})
     assert await _writable(env, "sub/build.gradle", "sub/src/Main.java", "ci/Taskfile.yml", "ci/notes.md") == {
         "sub/build.gradle": False, "sub/src/Main.java": True, "ci/Taskfile.yml": False, "ci/notes.md": True}
+
+
+@pytest.mark.parametrize(("command", "local"), [
+    ("uvx --with requests pytest", False), ("uv run --with rich,requests python -m app", False),
+    ("uvx --from ./requests pytest", True), ("uv run --with ./rich,requests python -m app", True),
+])
+async def test_m3_uv_requirements_count_only_as_local_paths(anyio_backend: str, env: Path, command: str,
+                                                            local: bool) -> None:
+    """Red team 21 M3: ``--with requests`` names a package of an index, not the project's
+    ``requests/`` directory; ``./requests`` (or ``./rich``) is a local package."""
+    write_tree(env, {**claude_hook(command), "requests/api.py": "x\n", "rich/console.py": "x\n"})
+    got = await _writable(env, "requests/api.py", "rich/console.py", "notes.md")
+    assert got["notes.md"] and (not got["requests/api.py"] or not got["rich/console.py"]) == local

@@ -59,6 +59,19 @@ _RUNNER_DIRS: dict[str, frozenset[str]] = {
 _RUNNER_PACKAGES: dict[str, frozenset[str]] = {
     **dict.fromkeys(("uv", "uvx"), frozenset({"--from", "--with", "--with-editable", "--with-requirements"})),
 }
+#: uv's options taking requirements: a package name (``--with requests``) or a local path.
+_PACKAGE_OPTIONS = frozenset({"--from", "--with", "--with-editable"})
+
+
+def _local_package(req: str) -> bool:
+    """Does the requirement ``req`` name a local directory or file (``.``, ``./pkg``,
+    ``../x``, ``/abs``, ``~/x``, ``file:…``, ``sub/pkg``) rather than a package of an index
+    or a URL?"""
+    req = req.strip()
+    return (req in (".", "..") or req.startswith(("./", "../", "/", "~", "file:"))
+            or ("/" in req and "://" not in req and "@" not in req))
+
+
 #: … or one of its build files (``./gradlew -b x.gradle``, ``-c``, ``-I init.gradle``).
 _RUNNER_FILES: dict[str, frozenset[str]] = {
     **dict.fromkeys(("gradle", "gradlew", "gradlew.bat"), frozenset({"-b", "--build-file", "-c", "--settings-file",
@@ -116,6 +129,14 @@ def candidates(words: list[str], with_manifests: bool = True) -> Iterator[tuple[
             yield from ((d.rstrip("/") + "/" + value, tree) for d in cd_dirs)
 
     def option_value(option: str, value: str) -> Iterator[tuple[str, bool]]:
+        if option not in _PACKAGE_OPTIONS:
+            yield from moved(option, value)
+            return
+        for part in value.split(","):  # requirements: only the local paths among them (red team 21 M3)
+            if _local_package(part):
+                yield from moved(option, part.strip())
+
+    def moved(option: str, value: str) -> Iterator[tuple[str, bool]]:
         if option in dir_options or option in file_options:  # a manifest's directory holds the others
             at = value.rstrip("/") if option in dir_options else os.path.dirname(value)
             for m, tree in manifests if with_manifests and at else ():
