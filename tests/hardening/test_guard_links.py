@@ -271,7 +271,7 @@ def test_the_hook_route_follows_the_same_links(tmp: Path) -> None:
 def test_the_judge(tmp: Path) -> None:
     """What the guard's judge serves: not a secret (or below a secret-named directory), not
     host-filtered (an exception or an awaitable answer refuses), not git internals; a
-    runtime with a host gate of its own gets none (no link is followed)."""
+    runtime with a host gate of its own gets one that follows no link."""
     from pathgate import Policy, Runtime
     from pathgate.runtime.tools._guard_read import guard_judge
 
@@ -298,7 +298,8 @@ def test_the_judge(tmp: Path) -> None:
         def check(self, facts: object, ctx: object) -> None:
             return None
 
-    assert guard_judge(Runtime(root, Policy(), gates=[HostGate()])) is None  # type: ignore[list-item]
+    mine = guard_judge(Runtime(root, Policy(), gates=[HostGate()]))  # type: ignore[list-item]
+    assert mine is not None and not mine.follow  # links not followed; secrets still screened (rt21 M1)
 
 
 async def test_links_past_the_hop_bound_are_not_followed(anyio_backend: str, tmp: Path) -> None:

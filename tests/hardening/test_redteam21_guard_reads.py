@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from pathgate import Policy, Runtime
 from tests.hardening._write_env import claude_hook, git_project
 from tests.runtime.tools._writes import make_rt
 
@@ -78,3 +79,28 @@ async def test_a_named_host_filtered_file_cannot_be_checked(tmp_path: Path, monk
         root = git_project(tmp_path / str(present), monkeypatch, {**files, "notes.md": "x\n", **extra})
         got.append(await _answers(root, ["notes.md"], host_filter=hide))
     assert got == [{"notes.md": False}, {"notes.md": False}]
+
+
+
+async def test_a_runtime_with_gates_of_its_own_still_never_reads_a_named_secret(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its judge follows no link (the host's gates cannot be asked by the guard), but a
+    secret a configuration names is still read as absent."""
+
+    class HostGate:
+        name = "mine"
+        needs = frozenset()
+
+        def check(self, facts: object, ctx: object) -> None:
+            return None
+
+    files, secret, content, targets = CASES["pom-module-env"]
+    got = []
+    for present in (True, False):
+        (tmp_path / str(present)).mkdir()
+        root = git_project(tmp_path / str(present), monkeypatch,
+                           {**files, "notes.md": "x\n", **({secret: content} if present else {})})
+        async with Runtime(root, Policy(allow_writes=True, require_read_before_write=False),
+                           gates=[HostGate()]) as rt:  # type: ignore[list-item]
+            got.append({p: (await rt.write_file(p, "x\n")).ok for p in targets})
+    assert got[0] == got[1]

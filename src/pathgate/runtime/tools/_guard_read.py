@@ -183,7 +183,7 @@ def refused_directory(path: str, root: str) -> bool:
     else:
         return False
     judge = _JUDGE.get()
-    if judge is None:
+    if judge is None or not judge.follow:
         return True
     try:
         _resolve(path, root.rstrip("/") or "/", judge)
@@ -238,7 +238,7 @@ class Judge:
     runtime's (or hook's) secret matcher, host filter and in-project git directories; only
     read. ``key`` tells judges apart for the guard's caches (equal keys, equal answers)."""
 
-    __slots__ = ("_git_dirs", "_host", "_secret", "key")
+    __slots__ = ("_git_dirs", "_host", "_secret", "follow", "key")
 
     @property
     def git_dirs(self) -> tuple[str, ...]:
@@ -246,11 +246,14 @@ class Judge:
         return self._git_dirs
 
     def __init__(self, is_secret: Callable[[str], bool], host_filter: Callable[..., object] | None,
-                 git_dirs: Sequence[str], key: object) -> None:
+                 git_dirs: Sequence[str], key: object, *, follow: bool = True) -> None:
         self._secret = is_secret
         self._host = host_filter
         self._git_dirs = tuple(git_dirs)
         self.key = key
+        #: May a link be followed (``False``: the host's own gates cannot be asked here; the
+        #: secret and host-filter screen of :meth:`screen` still applies)?
+        self.follow = follow
 
     def screen(self, rel: str) -> None:
         """Before the guard reads the project-relative ``rel`` a repository's file names
@@ -288,19 +291,17 @@ class Judge:
 
 def guard_judge(core: object) -> Judge | None:
     """The :class:`Judge` of a runtime or hook core (``root``, ``policy``, ``pipeline``,
-    ``git_dirs``); ``None`` (no link is followed) when its pipeline holds gates of the
-    host's own, which cannot be asked here."""
+    ``git_dirs``); one that follows no link (``follow`` false) when its pipeline holds gates
+    of the host's own, which cannot be asked here."""
     pipeline = getattr(core, "pipeline", None)
     policy = getattr(core, "policy", None)
     if pipeline is None or policy is None:
         return None
-    for gate in pipeline.gates:
-        if not type(gate).__module__.startswith("pathgate.runtime.gates."):
-            return None  # a host gate
+    follow = all(type(g).__module__.startswith("pathgate.runtime.gates.") for g in pipeline.gates)  # no host gate
     host = policy.host_filter
     git_dirs = tuple(getattr(core, "git_dirs", ()))
-    key = (getattr(core, "root", None), tuple(policy.secret_patterns), host, git_dirs)
-    return Judge(pipeline.secrets.is_secret, host, git_dirs, key)
+    key = (getattr(core, "root", None), tuple(policy.secret_patterns), host, git_dirs, follow)
+    return Judge(pipeline.secrets.is_secret, host, git_dirs, key, follow=follow)
 
 
 _JUDGE: contextvars.ContextVar[Judge | None] = contextvars.ContextVar("pathgate_guard_judge", default=None)
@@ -321,7 +322,7 @@ def served(rel: str) -> bool:
     answer; ``False`` without one)? A reader asks before it reads a file whose name alone
     is the caller's (an environment file a configuration names): a secret is never read."""
     judge = _JUDGE.get()
-    return judge is not None and judge.serves(rel)
+    return judge is not None and judge.follow and judge.serves(rel)
 
 
 def judge_key() -> object:
@@ -344,7 +345,7 @@ def read_guarded(path: str, root: str, cap: int) -> tuple[bytes, str | None]:
     try:
         return read_unlinked(path, root, cap), None
     except Linked:
-        if judge is None or _inside(path, root) is None:
+        if judge is None or not judge.follow or _inside(path, root) is None:
             raise
     real = _resolve(path, root.rstrip("/") or "/", judge)  # (FileNotFoundError: absent behind served links)
     try:
