@@ -173,7 +173,7 @@ def _filters(lst: IgnoreList) -> list[object]:
     from pathgate.runtime.ignore._groups import _Chunk, _Chunks
 
     found: list[object] = []
-    for group in (lst.dtab.bglob, getattr(lst.dtab, "pglob", None)):
+    for group in (lst.dtab.bglob, lst.dtab.pglob):
         rest = getattr(group, "rest", group)
         chunks = rest.chunks if isinstance(rest, _Chunks) else [rest] if isinstance(rest, _Chunk) else []
         found += [c.filt for c in chunks if c.filt]

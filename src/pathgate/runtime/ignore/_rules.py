@@ -112,12 +112,12 @@ class Pattern(msgspec.Struct, gc=False, eq=False):
             self._wild = Wildmatch(self.glob, pathname, self.fold, self.anchor or "")
             self._prepped = True
             return
-        body = translate_wildmatch(self.glob, pathname, self.fold)
+        body = self.filter_body()
         if body is not None:
             if star_runs(self.glob) >= WILD_STAR_RUNS:
                 self._wild = Wildmatch(self.glob, pathname, self.fold, self.anchor or "", translated=True)
             else:
-                self._body = literal_regex(self.anchor) + body if self.anchor else body
+                self._body = body
         self._prepped = True
 
     @property
@@ -137,9 +137,10 @@ class Pattern(msgspec.Struct, gc=False, eq=False):
         return self._wild
 
     def filter_body(self) -> str | None:
-        """The regex source of this glob line even when :attr:`wild` decides it (for the
-        linear-time filter of :mod:`._groups`, which matches it with RE2, never with ``re``);
-        ``None`` when it can match nothing."""
+        """The regex source of this glob line (its anchor, then its translation), also when
+        :attr:`wild` decides it: :attr:`body` for the others, and what the linear-time screen
+        of :mod:`._groups` matches with RE2 (never with ``re``); ``None`` when it can match
+        nothing."""
         body = translate_wildmatch(self.glob, self.kind == _PGLOB, self.fold)
         if body is None:
             return None
