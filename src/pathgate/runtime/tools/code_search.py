@@ -167,11 +167,11 @@ async def code_search(
 
 def _aliases_in(d: Discovery, rels: Sequence[str]) -> int:
     """How many of the files ``rels`` (not opened by the scan) are secrets' hard links
-    (worker thread; each ``lstat``-ed on its directory's descriptor, no link followed,
-    only while some secret is multi-linked or every multi-linked file counts as one)."""
+    (worker thread; each ``lstat``-ed on its directory's descriptor, no link followed).
+    Only a multi-linked regular file is put to the registry, so a search cut by its cap
+    validates the registry's snapshot (one ``lstat`` per project directory) only when a
+    file left is multi-linked, not on every call."""
     check = d._linked_check()
-    if not check.armed():
-        return 0
     runtime = d.runtime
     chain = DirChain(runtime.index.fs, runtime.root)
     n = 0
