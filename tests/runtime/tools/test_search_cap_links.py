@@ -23,8 +23,9 @@ def _tree(root: Path) -> None:
         (root / "src" / f"f{i:02}.txt").write_text("needle\n" + "padding line\n" * 2000)
 
 
-async def _search(root: Path) -> tuple[object, ...]:
-    res = await Runtime(root, policy=Policy(enforce_secrets=True)).code_search("needle", "src", max_results=1)
+async def _search(root: Path, rt: Runtime | None = None) -> tuple[object, ...]:
+    rt = rt or Runtime(root, policy=Policy(enforce_secrets=True))
+    res = await rt.code_search("needle", "src", max_results=1)
     return res.hits, res.files_searched, res.truncated, res.files_not_searched
 
 
@@ -56,3 +57,23 @@ async def test_capped_search_without_multi_linked_files_leaves_the_registry_alon
     os.link(root / "src" / "f39.txt", root / "src" / "f40.txt")  # now one file left is multi-linked
     assert (await _search(root))[1] == 41
     assert asked != []
+
+
+async def test_known_small_registry_is_validated_first(anyio_backend: str, tmp_path: Path) -> None:
+    """Once the registry has a snapshot of few directories (here 2 against ~39 files left),
+    it is validated first; the counts stay those of the tree without the link, and a secret
+    linked later is seen."""
+    linked, plain = tmp_path / "linked", tmp_path / "plain"
+    for root in (linked, plain):
+        _tree(root)
+    os.link(linked / ".env", linked / "src" / "zz_notes.txt")
+    rt = Runtime(linked, policy=Policy(enforce_secrets=True))
+    want = await _search(plain)
+    for _ in range(2):
+        assert await _search(linked, rt) == want
+    (linked / "src" / "zz_notes.txt").unlink()
+    (plain / "src" / "zz_other.txt").write_text("other\n")
+    (linked / "src" / "zz_other.txt").write_text("other\n")
+    assert await _search(linked, rt) == await _search(plain)
+    os.link(linked / ".env", linked / "src" / "zz_late.txt")
+    assert await _search(linked, rt) == await _search(plain)

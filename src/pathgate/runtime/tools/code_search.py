@@ -170,9 +170,16 @@ def _aliases_in(d: Discovery, rels: Sequence[str]) -> int:
     (worker thread; each ``lstat``-ed on its directory's descriptor, no link followed).
     Only a multi-linked regular file is put to the registry, so a search cut by its cap
     validates the registry's snapshot (one ``lstat`` per project directory) only when a
-    file left is multi-linked, not on every call."""
+    file left is multi-linked, not on every call — unless the project has fewer directories
+    than a third of the files left (the walk's own choice, ``Discovery._plan_marks``): then
+    one validation first, and no file is looked at while no secret is multi-linked."""
     check = d._linked_check()
     runtime = d.runtime
+    pipeline = runtime.pipeline
+    reg = None if pipeline.strict_hard_links else pipeline.secret_inodes(runtime.root)
+    dirs = None if reg is None else reg.dirs
+    if dirs is not None and dirs * 3 <= len(rels) and not check.armed():
+        return 0
     chain = DirChain(runtime.index.fs, runtime.root)
     n = 0
     try:
