@@ -12,6 +12,7 @@ import pytest
 
 from pathgate import Policy, Runtime
 from pathgate.runtime import _links
+from pathgate.runtime.tools import code_search
 
 pytestmark = pytest.mark.anyio
 
@@ -29,11 +30,16 @@ async def _search(root: Path, rt: Runtime | None = None) -> tuple[object, ...]:
     return res.hits, res.files_searched, res.truncated, res.files_not_searched
 
 
-async def test_secret_hard_link_left_unopened_is_not_counted(anyio_backend: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("hop", [code_search.ALIAS_HOP, 3])
+async def test_secret_hard_link_left_unopened_is_not_counted(anyio_backend: str, tmp_path: Path, hop: int,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """(``hop`` 3: the files left are looked at in many hops.)"""
+    monkeypatch.setattr(code_search, "ALIAS_HOP", hop)
     linked, plain = tmp_path / "linked", tmp_path / "plain"
     for root in (linked, plain):
         _tree(root)
     os.link(linked / ".env", linked / "src" / "zz_notes.txt")  # after the cap, never opened
+    os.link(linked / ".env", linked / "src" / "f33_b.txt")
     a, b = await _search(linked), await _search(plain)
     assert a == b
     assert a[1] == 40 and a[2] is True

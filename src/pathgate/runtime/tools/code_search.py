@@ -137,7 +137,7 @@ async def code_search(
     searched = len(files)
     left = files[scanner.index:] if defer or scanner.timed_out else []
     # a secret's hard link is not a file searched, opened or not (early stop), nor one left
-    aliases = await run(partial(_aliases_in, d, left)) if defer and left else 0
+    aliases = await _count_aliases(d, left) if defer and left else 0
     if defer:
         searched -= scanner.linked + aliases
     not_searched = 0
@@ -165,21 +165,42 @@ async def code_search(
     )
 
 
+#: Files left by a capped search whose links one hop looks at (a hop stays short: the
+#: walk may leave up to ``WALK_BUDGET`` files).
+ALIAS_HOP = 4096
+
+
+async def _count_aliases(d: Discovery, left: Sequence[str]) -> int:
+    """How many of the files ``left`` (not opened by the scan) are secrets' hard links, in
+    hops of :data:`ALIAS_HOP` files (other calls' hops run between them)."""
+    run = d.runtime.run_blocking
+    if await run(partial(_none_linked, d, len(left))):
+        return 0
+    n = 0
+    for i in range(0, len(left), ALIAS_HOP):
+        n += await run(partial(_aliases_in, d, left[i:i + ALIAS_HOP]))
+    return n
+
+
+def _none_linked(d: Discovery, files: int) -> bool:
+    """Can no file be a secret's alias, asked of the registry itself (worker thread)? Only
+    when that is cheaper than looking at ``files`` files: the project has fewer directories
+    than a third of them (the walk's own choice, ``Discovery._plan_marks``); one validation
+    (one ``lstat`` per project directory) then spares every file's ``lstat``."""
+    pipeline = d.runtime.pipeline
+    reg = None if pipeline.strict_hard_links else pipeline.secret_inodes(d.runtime.root)
+    dirs = None if reg is None else reg.dirs
+    return dirs is not None and dirs * 3 <= files and not d._linked_check().armed()
+
+
 def _aliases_in(d: Discovery, rels: Sequence[str]) -> int:
-    """How many of the files ``rels`` (not opened by the scan) are secrets' hard links
-    (worker thread; each ``lstat``-ed on its directory's descriptor, no link followed).
-    Only a multi-linked regular file is put to the registry, so a search cut by its cap
-    validates the registry's snapshot (one ``lstat`` per project directory) only when a
-    file left is multi-linked, not on every call — unless the project has fewer directories
-    than a third of the files left (the walk's own choice, ``Discovery._plan_marks``): then
-    one validation first, and no file is looked at while no secret is multi-linked."""
+    """How many of the files ``rels`` are secrets' hard links (worker thread; each
+    ``lstat``-ed on its directory's descriptor, no link followed). Only a multi-linked
+    regular file is put to the registry, so a search cut by its cap validates the
+    registry's snapshot (one ``lstat`` per project directory) only when a file left is
+    multi-linked, not on every call."""
     check = d._linked_check()
     runtime = d.runtime
-    pipeline = runtime.pipeline
-    reg = None if pipeline.strict_hard_links else pipeline.secret_inodes(runtime.root)
-    dirs = None if reg is None else reg.dirs
-    if dirs is not None and dirs * 3 <= len(rels) and not check.armed():
-        return 0
     chain = DirChain(runtime.index.fs, runtime.root)
     n = 0
     try:
