@@ -71,3 +71,61 @@ def test_secret_memo_keeps_answers_per_matcher_and_is_bounded(monkeypatch: pytes
     assert again("a/.env") is True and asked[-1] == "a/.env"
     # another matcher never sees them
     assert _links.secret_memo(other, other.is_secret)("c.pem") is False
+
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    checks: list[int] = []
+    real = SecretInodes._valid
+
+    def valid(self: SecretInodes, snap: object) -> bool:
+        checks.append(1)
+        return real(self, snap)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SecretInodes, "_valid", valid)
+    return checks
+
+
+def test_one_validation_per_tool_call(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Within one call (its scheduler ticket, as every tool call has) the registry is
+    validated once, however many files it asks about; outside any call, every question
+    validates."""
+    from pathgate.runtime.fs._sched import call_scope
+
+    root = _tree(tmp_path)
+    reg = SecretInodes(str(root), _is_secret)
+    checks = _counting(monkeypatch)
+    with call_scope():
+        for _ in range(5):
+            assert reg.linked_secret(os.stat(root / "settings.txt"))
+            assert not reg.linked_secret(os.stat(root / "plain-alias.txt"))
+    assert len(checks) == 1  # the build's own validation
+    with call_scope():
+        for _ in range(5):
+            assert reg.linked_secret(os.stat(root / "settings.txt"))
+    assert len(checks) == 2
+    for _ in range(3):
+        assert reg.linked_secret(os.stat(root / "settings.txt"))
+    assert len(checks) == 5
+
+
+def test_each_call_sees_the_links_made_before_it(tmp_path: Path) -> None:
+    """A call answers from the state of its first question (one view per call); the next
+    call sees a secret name given to a file's inode since, and its removal."""
+    from pathgate.runtime.fs._sched import call_scope
+
+    root = _tree(tmp_path)
+    (root / "other").mkdir()
+    reg = SecretInodes(str(root), _is_secret)
+    plain = root / "plain.txt"
+    with call_scope():
+        assert not reg.linked_secret(os.stat(plain))
+        os.link(plain, root / "other" / ".env")
+        assert not reg.linked_secret(os.stat(plain))  # the call's own view
+    with call_scope():
+        assert reg.linked_secret(os.stat(plain))
+    os.unlink(root / "other" / ".env")
+    with call_scope():
+        assert not reg.linked_secret(os.stat(plain))
+    os.link(plain, root / "other" / ".env")
+    assert reg.linked_secret(os.stat(plain))  # outside any call: validated now
