@@ -45,9 +45,12 @@ import stat
 import threading
 import weakref
 from collections.abc import Callable, Iterable
-from typing import cast, overload
+from typing import TYPE_CHECKING, cast, overload
 
-from pathgate.runtime.fs._sched import _CALL, Ticket
+from pathgate.runtime.fs._calls import CALL
+
+if TYPE_CHECKING:
+    from pathgate.runtime.fs._sched import Ticket
 
 __all__ = ["MAX_ENTRIES", "SECRET_MEMO", "SecretInodes", "secret_memo"]
 
@@ -203,7 +206,7 @@ class SecretInodes:
         """The validated snapshot (rebuilt when a walked directory or a secret changed; a
         rebuild is itself validated before it is used); within one tool call, validated at
         most once (the module doc)."""
-        call = _CALL.get()
+        call = CALL.get()
         with self._lock:
             snap = self._snap
             if snap is not None and call is not None and call in self._checked:

@@ -49,12 +49,13 @@ import itertools
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import TracebackType
 
 import anyio
 from anyio import get_current_task
+
+from pathgate.runtime.fs._calls import CALL
 
 __all__ = [
     "LONG_CALL_SECONDS",
@@ -112,7 +113,7 @@ def _waiter_key(w: _Waiter) -> tuple[int, int, float, float, int]:
     return w.key
 
 
-_CALL: ContextVar[Ticket | None] = ContextVar("pathgate_call", default=None)
+_CALL = CALL  # (its own module: read without importing the event loop)
 
 
 @contextmanager
