@@ -106,9 +106,9 @@ def _hiding(names: tuple[str, ...], kind: str) -> Callable[[str], bool | Awaitab
     return sync if kind == "sync" else asynchronous
 
 
-async def _answers(root: Path, policy: Policy) -> list[str]:
+async def _answers(root: Path, policy: Policy, live: bool = False) -> list[str]:
     out: list[str] = []
-    async with Runtime(root, policy) as rt:
+    async with Runtime(root, policy, live_index=live) as rt:
         for renderer in RENDERERS:
             for tool, args in _CALLS:
                 got = await rt.call(tool, args, renderer=renderer)
@@ -116,15 +116,15 @@ async def _answers(root: Path, policy: Policy) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("kind", ["sync", "async"])
+@pytest.mark.parametrize(("kind", "live"), [("sync", False), ("async", False), ("sync", True)])
 @pytest.mark.parametrize("where", sorted(_WHERE))
 async def test_a_hidden_sources_content_never_changes_an_answer(
-        anyio_backend: str, tmp_path: Path, where: str, kind: str) -> None:
+        anyio_backend: str, tmp_path: Path, where: str, kind: str, live: bool) -> None:
     hidden = _WHERE[where][1]
     policy = Policy(host_filter=_hiding(hidden, kind))
     first: list[str] | None = None
     for name, content in _CONTENTS.items():
-        got = await _answers(_tree(tmp_path / name, where, content), policy)
+        got = await _answers(_tree(tmp_path / name, where, content), policy, live)
         if first is None:
             first = got
             continue
