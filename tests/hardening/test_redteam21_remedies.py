@@ -209,3 +209,25 @@ def test_the_chain_is_names_only(tmp_path: Path) -> None:
         ".gitignore", ".pathgateignore", "a/.gitignore", "a/.pathgateignore", "a/b/.gitignore",
         "a/b/.pathgateignore"]
     assert any(c.endswith("nowhere/rules") for c in chain) and any(c.endswith("info/exclude") for c in chain)
+
+
+@pytest.mark.parametrize("outside", [False, True])
+def test_the_names_asked_are_the_chains_spellings(tmp_path: Path, outside: bool) -> None:
+    """:func:`remedy_names` (per-directory places spelled directly) asks exactly what the
+    gate's own spelling of each place of the chain gives (``source_names``)."""
+    from pathgate.runtime._remedy import remedy_names
+    from pathgate.runtime.ignore import IgnoreConfig, IgnoreIndex
+    from pathgate.runtime.ignore._secret_sources import source_names
+
+    subprocess.run(["git", "init", "-q", str(tmp_path / "top")], check=True)
+    subprocess.run(["git", "-C", str(tmp_path / "top"), "config", "core.excludesFile", "../rules"], check=True)
+    root = tmp_path / "top" / "pkg"  # below the top of its work tree: .gitignore files above it
+    root.mkdir()
+    ix = IgnoreIndex(root, IgnoreConfig(agent_files=(".pathgateignore", ".aiignore")))
+    for rel in ("a.txt", "a/b/c.txt", "x/y/z/w/v.txt"):
+        ix.session().match(rel)
+        chain = remedy_chain(ix, rel)
+        assert chain is not None
+        assert remedy_names(ix, rel, outside) == list(dict.fromkeys(
+            n for label in chain for n in source_names(ix, label, outside)))
+    assert any(label.endswith("top/.gitignore") for label in chain)

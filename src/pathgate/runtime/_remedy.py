@@ -269,21 +269,35 @@ def remedy_chain(index: IgnoreIndex, relpath: str) -> tuple[str, ...] | None:
     g = index._globals
     if g is None:
         return None
-    names = index._names()
-    labels = [*g.names, *(path for path, _ in g.upper), *names]
+    return (*g.names, *(path for path, _ in g.upper), *_per_directory(index._names(), relpath))
+
+
+def _per_directory(names: Sequence[str], relpath: str) -> list[str]:
+    """Each of ``names`` in the root and in each directory above ``relpath``, shallowest first."""
+    out = list(names)
     parts = relpath.split("/")[:-1]
     for i in range(1, len(parts) + 1):
         base = "/".join(parts[:i])
-        labels += [f"{base}/{name}" for name in names]
-    return tuple(labels)
+        out += [f"{base}/{name}" for name in names]
+    return out
 
 
 def remedy_names(index: IgnoreIndex, relpath: str, outside: bool = False) -> list[str] | None:
     """What the host filter is asked about before a remedy for ``relpath`` is shown: each
     spelling of each place of :func:`remedy_chain`, distinct (``outside``:
     ``allow_outside_root``, as :func:`~pathgate.runtime.ignore._secret_sources.source_names`
-    takes it). ``None``: unknown (the remedy is dropped). No I/O."""
-    labels = remedy_chain(index, relpath)
-    if labels is None:
+    takes it). A per-directory place is its own spelling (``source_names`` of a plain name
+    below a real relpath), so only the repository-wide ones are looked up. ``None``: unknown
+    (the remedy is dropped). No I/O."""
+    g = index._globals
+    if g is None:
         return None
-    return list(dict.fromkeys(name for label in labels for name in source_names(index, label, outside)))
+    names = index._names()
+    out = [name for label in (*g.names, *(path for path, _ in g.upper))
+           for name in source_names(index, label, outside)]
+    if all(name and "/" not in name and name not in (".", "..") for name in names):
+        out += _per_directory(names, relpath)
+    else:  # (a policy takes plain names only; any other is spelled as the gate spells it)
+        out += [spelled for label in _per_directory(names, relpath)
+                for spelled in source_names(index, label, outside)]
+    return list(dict.fromkeys(out))
