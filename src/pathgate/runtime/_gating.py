@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 from pathgate.config import DEFAULT_SECRET_PATTERNS, Policy, RendererRule, load_config, project_secret_patterns
 from pathgate.errors import ConfigError, ToolArgumentError
 from pathgate.renderers._base import Renderer, RendererSelector, default_registry
-from pathgate.runtime._remedy import ignore_decider
+from pathgate.runtime._remedy import ignore_decider, remedy_names
 from pathgate.runtime.fs import DirFds, FileOps, Opened, OsFS, ReadRequest, SyncFS, drive_sync, open_read, resolve_flow
 from pathgate.runtime.gates import Fact, GateCheck, GateContext, GatePipeline, PathFacts, SecretMatcher, lexical_name
 from pathgate.runtime.gates.host_filter import HostFilterGate
@@ -42,7 +42,7 @@ from pathgate.runtime.gates.ignore import IgnoreGate
 from pathgate.runtime.gates.path import PathGate
 from pathgate.runtime.ignore import IgnoreIndex
 from pathgate.runtime.ignore._secret_sources import source_names
-from pathgate.verdicts import Verdict
+from pathgate.verdicts import Gate, Status, Verdict
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable
@@ -53,6 +53,9 @@ if TYPE_CHECKING:
 __all__ = ["GateCore", "InlineFacts", "NeedsEventLoop", "ReadVerdict", "RendererRules", "project_git_dirs", "run_now"]
 
 T = TypeVar("T")
+
+#: A remedy's chain whose places are not known (the repository-wide sources not loaded): as hidden.
+_CHAIN_UNKNOWN = Verdict(status=Status.BLOCKED, gate=Gate.HOST_FILTER, opaque=True)
 
 RendererRules = RendererSelector | Iterable[RendererRule | tuple[str, str]]
 
@@ -352,6 +355,7 @@ class GateCore:
                     gate.alias = self._is_secret_alias
                 if host is not None:
                     gate.hidden = functools.partial(self._hidden_source, host)
+                    gate.chain_hidden = functools.partial(self._hidden_chain, host)
 
     def _hidden_source(self, host: HostFilterGate, label: str) -> Verdict | Awaitable[Verdict | None] | None:
         """The read host filter's verdict on the ignore source labelled ``label`` (each of its
@@ -359,6 +363,13 @@ class GateCore:
         Its rules keep applying; the ignore gate answers what they decide with this verdict,
         so the source's name and lines never reach the model."""
         return host.judge_names(source_names(self.index, label, self.policy.allow_outside_root))
+
+    def _hidden_chain(self, host: HostFilterGate, relpath: str) -> Verdict | Awaitable[Verdict | None] | None:
+        """The read host filter's verdict on every place an ignore source of ``relpath``'s
+        rule chain can be (:func:`~pathgate.runtime._remedy.remedy_names`; no I/O): any
+        hidden one drops the path's remedy (red team 21 M2)."""
+        names = remedy_names(self.index, relpath, self.policy.allow_outside_root)
+        return _CHAIN_UNKNOWN if names is None else host.judge_names(names)
 
     async def _is_secret_alias(self, st: os.stat_result) -> bool:
         """Is the multi-linked regular file with this ``lstat`` a secret's alias (any such

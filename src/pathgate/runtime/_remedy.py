@@ -34,6 +34,15 @@ the chain again with its lines, down the whole path, and a repository's huge ign
 an agent's deep path must not make a blocked call cost seconds of CPU (at most
 :data:`MAX_REMEDY_BASES` directories are tried, with :data:`MAX_REMEDY_CHECKS`
 verifications in all).
+
+With a host filter, a remedy is shown only when the filter hides no place an ignore source of
+the path's chain can be (:func:`remedy_names`, asked by the ignore gate): a remedy is
+verified against every source of the chain and bounded by their rule count, so a source the
+filter hides would show through the file and lines offered, or through their absence (red
+team 21 M2). The places are decided from names alone -- every per-directory ignore file name
+in each directory above the path, the repository-wide sources as configured -- never from
+whether or what a file there holds, so the answer is the same whatever a hidden file holds
+(or whether it exists); a chain with no hidden place consults only sources the model may see.
 """
 
 from __future__ import annotations
@@ -44,12 +53,15 @@ from typing import TYPE_CHECKING
 
 from pathgate.runtime.fs import WouldBlock
 from pathgate.runtime.ignore import IgnoreSession, Match
+from pathgate.runtime.ignore._secret_sources import source_names
 from pathgate.verdicts import BUILTIN_SOURCE, Remedy, Rule
 
 if TYPE_CHECKING:
     from pathgate.config import Policy
+    from pathgate.runtime.ignore import IgnoreIndex
 
-__all__ = ["Decider", "candidate_lines", "escape_component", "ignore_decider", "remedy_bases", "suggest_remedy"]
+__all__ = ["Decider", "candidate_lines", "escape_component", "ignore_decider", "remedy_bases", "remedy_chain",
+           "remedy_names", "suggest_remedy"]
 
 #: ``(session, real relpath, is_dir, is_secret) -> (match, verified remedy or None)``.
 Decider = Callable[[IgnoreSession, str, bool, bool], tuple[Match, "Remedy | None"]]
@@ -244,3 +256,48 @@ def suggest_remedy(
             return Remedy(file=_remedy_file(base, match.rule, agent_file, global_sources), lines=tuple(lines),
                           ancestor=ancestor)
     return None
+
+
+def remedy_chain(index: IgnoreIndex, relpath: str) -> tuple[str, ...] | None:
+    """The labels of every place an ignore source of ``relpath``'s rule chain can be: the
+    repository-wide sources as configured (``core.excludesFile``, ``.git/info/exclude``),
+    each ``.gitignore`` above the root looked at, and every per-directory ignore file name
+    (``.gitignore``, the agent files) in the root and in each directory above ``relpath``,
+    present or not. :func:`suggest_remedy` consults no other source (it decides ``relpath``
+    and probes names in those directories, and counts the rules of the same chain). ``None``:
+    the repository-wide sources are not loaded (unknown). No I/O."""
+    g = index._globals
+    if g is None:
+        return None
+    return (*g.names, *(path for path, _ in g.upper), *_per_directory(index._names(), relpath))
+
+
+def _per_directory(names: Sequence[str], relpath: str) -> list[str]:
+    """Each of ``names`` in the root and in each directory above ``relpath``, shallowest first."""
+    out = list(names)
+    parts = relpath.split("/")[:-1]
+    for i in range(1, len(parts) + 1):
+        base = "/".join(parts[:i])
+        out += [f"{base}/{name}" for name in names]
+    return out
+
+
+def remedy_names(index: IgnoreIndex, relpath: str, outside: bool = False) -> list[str] | None:
+    """What the host filter is asked about before a remedy for ``relpath`` is shown: each
+    spelling of each place of :func:`remedy_chain`, distinct (``outside``:
+    ``allow_outside_root``, as :func:`~pathgate.runtime.ignore._secret_sources.source_names`
+    takes it). A per-directory place is its own spelling (``source_names`` of a plain name
+    below a real relpath), so only the repository-wide ones are looked up. ``None``: unknown
+    (the remedy is dropped). No I/O."""
+    g = index._globals
+    if g is None:
+        return None
+    names = index._names()
+    out = [name for label in (*g.names, *(path for path, _ in g.upper))
+           for name in source_names(index, label, outside)]
+    if all(name and "/" not in name and name not in (".", "..") for name in names):
+        out += _per_directory(names, relpath)
+    else:  # (a policy takes plain names only; any other is spelled as the gate spells it)
+        out += [spelled for label in _per_directory(names, relpath)
+                for spelled in source_names(index, label, outside)]
+    return list(dict.fromkeys(out))

@@ -21,13 +21,21 @@ put to the filter (:attr:`IgnoreGate.hidden`): a source the filter hides still a
 rules (a filter only hides more) but is never named nor quoted, so what it decides is the
 host filter's own opaque ``[BLOCKED]``, as if the filter hid the path itself (no reason, no
 remedy, not counted in omission notes). A filter that raises answers the same (fail closed).
+A verdict a visible rule decides keeps its remedy only when the filter hides no place of the
+path's rule chain (:attr:`IgnoreGate.chain_hidden`, asked after the deciding source): the
+remedy was verified against every source of the chain, hidden ones included, so its lines
+(or their absence) would tell what a hidden file holds (red team 21 M2). Which places are
+asked depends on names alone, so the answer never depends on a hidden file's content.
 """
 
 from __future__ import annotations
 
+import functools
 import stat
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from pathgate.runtime.gates._base import Fact, GateContext, GateResult, PathFacts
 from pathgate.verdicts import BUILTIN_SOURCE, Gate, Status, Verdict
@@ -39,6 +47,8 @@ if TYPE_CHECKING:
 
 #: What a secret's alias is answered with (the secrets gate's own opaque verdict).
 _ALIAS = Verdict(status=Status.BLOCKED, gate=Gate.SECRETS, opaque=True)
+#: A remedy's chain that could not be put to the filter: treated as hidden.
+_UNKNOWN = Verdict(status=Status.BLOCKED, gate=Gate.HOST_FILTER, opaque=True)
 
 __all__ = ["IgnoreGate"]
 
@@ -57,6 +67,9 @@ class IgnoreGate:
         #: Set by the runtime when a host filter applies: the filter's verdict on the ignore
         #: source labelled so (``Rule.source``, ``Match.unreadable``; ``None``: visible).
         self.hidden: Callable[[str], GateResult] | None = None
+        #: Set with :attr:`hidden`: the filter's verdict on every place an ignore source of
+        #: the real relpath's rule chain can be (``None``: none hidden, its remedy is shown).
+        self.chain_hidden: Callable[[str], GateResult] | None = None
 
     def check(self, facts: PathFacts, ctx: GateContext) -> GateResult:
         match = facts.match
@@ -90,8 +103,16 @@ class IgnoreGate:
             opaque = self.source_verdict(match)
             if isinstance(opaque, Verdict):
                 return opaque
+            relpath = None if resolved is None else resolved.relpath
+            ask = None if verdict.remedy is None else functools.partial(self._ask_chain, relpath)
             if opaque is not None:
-                return self._unless_hidden(opaque, alias if st is not None else None, st, verdict)
+                return self._unless_hidden(opaque, ask, alias if st is not None else None, st, verdict)
+            if ask is not None:
+                got = ask()
+                if got is not None and not isinstance(got, Verdict):
+                    return self._unless_hidden(None, ask, alias if st is not None else None, st, verdict, got)
+                if got is not None:
+                    verdict = _without_remedy(verdict)
         if st is not None and alias is not None:
             return self._unless_alias(alias, st, verdict)
         return verdict
@@ -112,14 +133,37 @@ class IgnoreGate:
                             verdict: Verdict) -> Verdict:
         return _ALIAS if await alias(st) else verdict
 
+    def _ask_chain(self, relpath: str | None) -> GateResult:
+        """The filter's verdict on the places of ``relpath``'s rule chain (:attr:`chain_hidden`);
+        no judge or no relpath counts as hidden (the remedy is dropped: fail closed)."""
+        chain = self.chain_hidden
+        if chain is None or relpath is None:
+            return _UNKNOWN
+        return chain(relpath)
+
     @classmethod
-    async def _unless_hidden(cls, opaque: Awaitable[Verdict | None],
+    async def _unless_hidden(cls, opaque: Awaitable[Verdict | None] | None, ask: Callable[[], GateResult] | None,
                              alias: Callable[[os.stat_result], Awaitable[bool]] | None,
-                             st: os.stat_result | None, verdict: Verdict) -> Verdict:
-        """An async filter's verdict on the deciding source, then the alias check."""
-        got = await opaque
-        if got is not None:
-            return got
+                             st: os.stat_result | None, verdict: Verdict,
+                             asked: Awaitable[Verdict | None] | None = None) -> Verdict:
+        """An async filter's verdict on the deciding source (``opaque``), then on the places of
+        the remedy's chain (``ask``, or ``asked`` when already asked: a hidden one drops the
+        remedy), then the alias check: one filter call at a time, in that order."""
+        if opaque is not None:
+            got = await opaque
+            if got is not None:
+                return got
+        if ask is not None:
+            hid = asked if asked is not None else ask()
+            if hid is not None and not isinstance(hid, Verdict):
+                hid = await hid
+            if hid is not None:
+                verdict = _without_remedy(verdict)
         if alias is not None and st is not None:
             return await cls._unless_alias(alias, st, verdict)
         return verdict
+
+
+def _without_remedy(verdict: Verdict) -> Verdict:
+    """``verdict`` without its remedy."""
+    return msgspec.structs.replace(verdict, remedy=None)
