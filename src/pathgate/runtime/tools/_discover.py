@@ -34,7 +34,6 @@ event loop through ``anyio.from_thread``), skipping a filtered directory whole.
 from __future__ import annotations
 
 import errno
-import os
 import stat
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -49,6 +48,7 @@ from pathgate.runtime.ignore import IgnoreSession, Match
 from pathgate.runtime.tools._excluded import MAX_UNSEARCHED, count_in_excluded
 from pathgate.runtime.tools._hidden import negated_matches, to_rematch, unless_hidden
 from pathgate.runtime.tools._judge_batch import admit_whole, git_batchable, to_judge
+from pathgate.runtime.tools._link_check import LinkCheck, Restat
 from pathgate.runtime.tools._omissions import Omissions
 from pathgate.runtime.tools._secret_walk import _ONE_CALL, _by_dir, _each, _memo, _pretested
 from pathgate.verdicts import Gate, Status, Verdict
@@ -253,7 +253,7 @@ class Discovery:
                 chunks.append(self._admit(replayed))
                 return chunks
         walker = Walker(self.session, start, descend=descend, want=want, kept_links=kept_links)
-        check: _LinkCheck | None = None
+        check: LinkCheck | None = None
         first = True
         try:
             while True:
@@ -295,11 +295,11 @@ class Discovery:
 
         return await live_glob(self, start, descend, want, WALK_BUDGET, pattern)
 
-    def _linked_check(self) -> _LinkCheck:
-        """A fresh hard-link test for one worker-thread hop (see :class:`_LinkCheck`)."""
-        return _LinkCheck(self.runtime, self._aliases)
+    def _linked_check(self) -> LinkCheck:
+        """A fresh hard-link test for one worker-thread hop (see :class:`LinkCheck`)."""
+        return LinkCheck(self.runtime, self._aliases)
 
-    def _plan_marks(self) -> tuple[_LinkCheck | None, bool]:
+    def _plan_marks(self) -> tuple[LinkCheck | None, bool]:
         """How this walk finds secrets' hard-link aliases (worker thread): ``(check,
         mark)``, ``mark``: the walker stats its files. Two ways, the cheaper chosen from
         the last walk's file count and the registry's directory count (a validation
@@ -319,13 +319,13 @@ class Discovery:
             return check, check is not None
         return self._linked_check(), True
 
-    def _armed_check(self) -> _LinkCheck | None:
+    def _armed_check(self) -> LinkCheck | None:
         """The hard-link test of this walk (worker thread), ``None`` when no file can be a
         secret's alias now (the registry knows no multi-linked secret, no strict mode)."""
         check = self._linked_check()
         return check if check.armed() else None
 
-    def _first_step(self, walker: Walker) -> tuple[_LinkCheck | None, list[Entry], OSError | None]:
+    def _first_step(self, walker: Walker) -> tuple[LinkCheck | None, list[Entry], OSError | None]:
         """How this walk finds secrets' hard-link aliases (:meth:`_plan_marks`, once per
         walk) and its first step, in one worker-thread hop; the step's error is returned
         (entering the start directory failed)."""
@@ -335,7 +335,7 @@ class Discovery:
         except OSError as exc:
             return check, [], exc
 
-    def _step(self, walker: Walker, check: _LinkCheck | None) -> list[Entry]:
+    def _step(self, walker: Walker, check: LinkCheck | None) -> list[Entry]:
         """One walk step (worker thread), its secrets' hard-link aliases noted and every
         entry's secret check answered here rather than on the event loop."""
         chunk = walker.step(CHUNK)
@@ -358,14 +358,21 @@ class Discovery:
         check = self._linked_check()
         # The live index's records hold no link counts, and a file's link count changing
         # sends no event to its directory's watch (IN_ATTRIB reaches only the inode's own
-        # watchers): while any secret is multi-linked (or in strict mode) the stored
-        # files are ``lstat``-ed now. Its first scan's own answer (``scanned``) carries
-        # the walk's link marks instead: no registry unless a file is multi-linked.
-        root = None if scanned else self.runtime.root if check.armed() else None
+        # watchers): the stored files are ``lstat``-ed now and only multi-linked ones put
+        # to the registry — until more files than a third of the project's directories
+        # were, when one validation of the registry (``armed``: one ``lstat`` per project
+        # directory) is cheaper: then files are ``lstat``-ed only while some secret is
+        # multi-linked (or in strict mode). Before, every replay validated first: a warm
+        # ``list_directory('.')`` of a 45,000-directory project cost 46,000 ``lstat`` s.
+        # Its first scan's own answer (``scanned``) carries the walk's link marks instead:
+        # no registry unless a file is multi-linked.
+        reg = None if pipeline.strict_hard_links else pipeline.secret_inodes(self.runtime.root)
+        dirs = None if reg is None else reg.dirs
+        restat = Restat(check, None if scanned else self.runtime.root, None if dirs is None else dirs // 3)
         is_secret = self._is_secret
 
         def uncounted(e: Entry) -> bool:
-            return check.entry(e, root) or is_secret(e.relpath)
+            return restat.entry(e) or is_secret(e.relpath)
 
         if self._inline:
             # the replay stops where the budget would (each entry judged once, in it)
@@ -374,7 +381,7 @@ class Discovery:
         # exactly where a walk would, charging only what is not opaque
         replayed = live.entries(start, descend, want, limit=None, uncounted=None, scanned=scanned)
         for e in replayed or ():
-            check.entry(e, root)
+            restat.entry(e)
         return replayed
 
     def _admit(self, chunk: list[Entry]) -> list[Entry]:
@@ -528,59 +535,3 @@ class Discovery:
         directories the walk could not enter (:meth:`unsearched_unlisted`)."""
         unlisted = await self.unsearched_unlisted()
         return (await count_in_excluded(self, dirs, wanted) + unlisted)[:MAX_UNSEARCHED]
-
-
-class _LinkCheck:
-    """Is a multi-linked regular file (its ``lstat``) a hard link of a secret? Built per
-    worker-thread hop: the secret-inode registry is validated once, on the first
-    multi-linked file met (none: no I/O at all); ``strict_hard_links`` answers yes for
-    every one. :meth:`entry` also notes an alias's relpath in ``aliases``."""
-
-    __slots__ = ("_check", "aliases", "runtime")
-
-    def __init__(self, runtime: GateCore, aliases: set[str]) -> None:
-        self.runtime = runtime
-        self.aliases = aliases
-        self._check: Callable[[os.stat_result], bool] | None = None
-
-    def __call__(self, st: os.stat_result) -> bool:
-        return self._checker()(st)
-
-    def armed(self) -> bool:
-        """Can any file be a secret's alias now (strict mode, or a multi-linked secret)?"""
-        return self._checker() is not _never
-
-    def _checker(self) -> Callable[[os.stat_result], bool]:
-        check = self._check
-        if check is None:
-            pipeline = self.runtime.pipeline
-            reg = None if pipeline.strict_hard_links else pipeline.secret_inodes(self.runtime.root)
-            if pipeline.strict_hard_links:
-                check = _always
-            else:
-                check = (None if reg is None else reg.checker()) or _never
-            self._check = check
-        return check
-
-    def entry(self, e: Entry, restat: str | None = None) -> bool:
-        """Is walked entry ``e`` a secret's alias (noted in ``aliases``)? ``restat`` (the
-        root): a file stored with one link is ``lstat``-ed again first."""
-        links = e.links
-        if links is None and restat is not None and e.kind == FILE and e.error is None:
-            try:
-                st = os.lstat(os.path.join(restat, e.relpath))
-            except OSError:
-                return False
-            links = st if st.st_nlink > 1 else None
-        if links is None or not self(links):
-            return False
-        self.aliases.add(e.relpath)
-        return True
-
-
-def _always(st: os.stat_result) -> bool:
-    return True
-
-
-def _never(st: os.stat_result) -> bool:
-    return False

@@ -48,7 +48,8 @@ from pathgate.verdicts import Gate
 if TYPE_CHECKING:
     from pathgate.runtime._gating import GateCore
     from pathgate.runtime._live._records import Flat
-    from pathgate.runtime.tools._discover import Discovery, Omissions, _LinkCheck
+    from pathgate.runtime.tools._discover import Discovery, Omissions
+    from pathgate.runtime.tools._link_check import LinkCheck
 
 #: One excluded directory's listing: files (relpath, kind), short, as a Flat, remembered.
 _Listed = tuple[list[tuple[str, str]], bool, "Flat | None", bool]
@@ -328,7 +329,7 @@ def _list_all(d: Discovery, excluded_dirs: Sequence[str], taking: _Taking | None
     return out
 
 
-def _list_below(d: Discovery, excluded_dir: str, budget: int, linked: _LinkCheck | None,
+def _list_below(d: Discovery, excluded_dir: str, budget: int, linked: LinkCheck | None,
                 opener: Callable[[str], int] | None = None, taking: _Taking | None = None) -> _Listed:
     """Files below ``excluded_dir`` (relpath, kind), visiting at most ``budget`` entries
     on descriptors; secrets (and, with ``linked``, their hard-link aliases) are neither
