@@ -15,8 +15,14 @@ and their directories.
 
 The expression is a necessary condition only, so it may let through lines that cannot match;
 it never leaves out one that can (:func:`candidates_rx` says why), and every decision is a
-compiled rule's own. After :data:`MAX_SCANS` scans, or once more lines were compiled
-one by one than a quarter of the file holds, the whole list is compiled once, by line
+compiled rule's own. When it lets through more than :data:`DIRECT_AFTER` lines (lines like
+``*[ab]x*q*z*``, with no literal head or tail, are candidates for every path: red team 20 L1),
+or most of the file's last :data:`PROBE` bytes (then it is not run over the rest), those lines
+are not compiled but read by :class:`._lazy_direct.Direct` -- git's ``wildmatch`` run for the
+scan's texts together, line by line from the last, by :mod:`._wildbits` -- and only the line
+deciding a text is compiled (its rule must match too). After :data:`MAX_SCANS` scans, or once
+more lines were compiled one by one than a quarter of the file holds, the whole list is
+compiled once, by line
 (``pathgate check-ignore`` or ``glob`` asking many paths): at most about the cost of compiling
 it up front. A command may lower that budget (:func:`one_shot`'s ``max_scans``: ``glob``, which
 asks entry by entry) or end it (:func:`settled`: a ``check-ignore --stdin`` stream past its bound).
@@ -348,20 +354,21 @@ class LazyIgnoreList(IgnoreList):
         found = self._candidates(name, rel)
         if found is None:
             return self.whole()[files].best(name, rel)
-        got = -1
         try:
-            if isinstance(found, _Direct):
-                got = found.best(files, name, rel)
-                found = []
-            for slot, start, end in reversed(found):
-                pt = self._rule(slot, start, end)
-                if pt is not None and not (files and pt.dir_only) and _pieces_fit(pt, rel) and pt.matches(name, rel):
-                    got = slot
-                    break
+            got = found.best(files, name, rel) if isinstance(found, _Direct) else self._last(found, files, name, rel)
         except (_PastCap, _Doubt):
             return self.whole()[files].best(name, rel)
         self._found[key] = got
         return got
+
+    def _last(self, found: list[tuple[int, int, int]], files: bool, name: str, rel: str) -> int:
+        """The slot of the last of the lines ``found`` whose rule matches, compiled one by
+        one from the last (their literal runs found in ``rel`` first); or -1."""
+        for slot, start, end in reversed(found):
+            pt = self._rule(slot, start, end)
+            if pt is not None and not (files and pt.dir_only) and _pieces_fit(pt, rel) and pt.matches(name, rel):
+                return slot
+        return -1
 
     def matching(self, name: str, rel: str, files: bool) -> list[Pattern]:
         """:meth:`IgnoreList.matching`: every rule matching, from the lines that can match
