@@ -28,7 +28,7 @@ MORE_ATOMS = [*ATOMS, "[*]", "[a*", "*]", "[!]]", "[a-]", "[]-]", "[^-]", "[!a-c
               "[z-a]", "[!/]", "[.-/]", "[^]", "[!]", "[]", "**\\/", "[a-[]", "[[:x", "[\\]]", "[[:upper:]]",
               "[A-Z]", "\\A", "a?b", "?", "??", "*?*", "[é]", "-", "]", "[[:alpha:]*]"]
 MORE_NAMES = [*NAMES, "]", "-", "aab", "abab", "ba", "a]b", "[a]", "A]", "é.b", ":", "!"]
-SETTINGS = settings(max_examples=400, deadline=None, derandomize=True,
+SETTINGS = settings(max_examples=200, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
