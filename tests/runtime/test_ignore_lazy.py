@@ -148,12 +148,14 @@ def test_many_texts_compile_the_whole_list_once(monkeypatch: pytest.MonkeyPatch)
     assert lazy._full is not None
 
 
-def test_many_candidates_compile_the_whole_list() -> None:
+def test_many_candidates_are_decided_without_compiling_them() -> None:
     data = b"\n".join(b"*%d*" % i for i in range(1000))  # every line may match "x1x"
     full = IgnoreList.from_bytes("f", "", data, False)
     lazy = LazyIgnoreList("f", "", data, False)
     assert _answer(lazy, "x1x", False, False) == _answer(full, "x1x", False, False)
-    assert lazy._full is not None
+    assert _answer(lazy, "x1000x", False, False) == _answer(full, "x1000x", False, False)
+    assert lazy._full is None
+    assert len(lazy._pats) == 2  # (only the deciding lines: "*1*" and "*100*")
 
 
 def test_compiled_is_lazy_only_inside_one_shot(monkeypatch: pytest.MonkeyPatch) -> None:

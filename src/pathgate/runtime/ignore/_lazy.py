@@ -15,8 +15,14 @@ and their directories.
 
 The expression is a necessary condition only, so it may let through lines that cannot match;
 it never leaves out one that can (:func:`candidates_rx` says why), and every decision is a
-compiled rule's own. After :data:`MAX_SCANS` scans, or once more lines were compiled
-one by one than a quarter of the file holds, the whole list is compiled once, by line
+compiled rule's own. When it lets through more than :data:`DIRECT_AFTER` lines (lines like
+``*[ab]x*q*z*``, with no literal head or tail, are candidates for every path: red team 20 L1),
+or most of the file's last :data:`PROBE` bytes (then it is not run over the rest), those lines
+are not compiled but read by :class:`._lazy_direct.Direct` -- git's ``wildmatch`` run for the
+scan's texts together, line by line from the last, by :mod:`._wildbits` -- and only the line
+deciding a text is compiled (its rule must match too). After :data:`MAX_SCANS` scans, or once
+more lines were compiled one by one than a quarter of the file holds, the whole list is
+compiled once, by line
 (``pathgate check-ignore`` or ``glob`` asking many paths): at most about the cost of compiling
 it up front. A command may lower that budget (:func:`one_shot`'s ``max_scans``: ``glob``, which
 asks entry by entry) or end it (:func:`settled`: a ``check-ignore --stdin`` stream past its bound).
@@ -34,10 +40,13 @@ import os
 import re
 import threading
 import weakref
+from array import array
 from collections.abc import Iterator, Sequence
 from typing import Any, overload
 
 from pathgate.runtime.ignore import _rules
+from pathgate.runtime.ignore._lazy_direct import Direct as _Direct
+from pathgate.runtime.ignore._lazy_direct import Doubt as _Doubt
 from pathgate.runtime.ignore._rules import IgnoreList, Pattern, _Table, clean_line, line_pattern
 from pathgate.runtime.ignore._wildmatch import _fold
 
@@ -65,6 +74,12 @@ _EXPECTED: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("pat
 MAX_BATCH = 16
 #: Lines found for several texts at once past which each text keeps only its own.
 NARROW = 32
+#: Candidate lines past which a scan's texts are decided without compiling a line that does
+#: not match them (:class:`_Direct`).
+DIRECT_AFTER = 32
+#: Bytes at the file's end where a scan first counts the lines it lets through
+#: (:meth:`LazyIgnoreList._most`).
+PROBE = 64 << 10
 
 
 @contextlib.contextmanager
@@ -306,7 +321,7 @@ class LazyIgnoreList(IgnoreList):
         self._n = breaks + 1 - skipped - ends
         self._pats: dict[int, Pattern | None] = {}  # slot -> its rule (None: no rule there)
         self._found: dict[tuple[bool, str, str], int] = {}
-        self._cands: dict[tuple[str, str], list[tuple[int, int, int]]] = {}  # by (name, rel)
+        self._cands: dict[tuple[str, str], list[tuple[int, int, int]] | _Direct] = {}  # by (name, rel)
         self._shared: dict[tuple[str, str], list[tuple[int, int, int]]] = {}  # (see _scan)
         self._scans = 0
         self._cap = max(64, self._n // 4)  # lines compiled one by one before a whole compile
@@ -339,33 +354,41 @@ class LazyIgnoreList(IgnoreList):
         found = self._candidates(name, rel)
         if found is None:
             return self.whole()[files].best(name, rel)
-        got = -1
         try:
-            for slot, start, end in reversed(found):
-                pt = self._rule(slot, start, end)
-                if pt is not None and not (files and pt.dir_only) and _pieces_fit(pt, rel) and pt.matches(name, rel):
-                    got = slot
-                    break
-        except _PastCap:
+            got = found.best(files, name, rel) if isinstance(found, _Direct) else self._last(found, files, name, rel)
+        except (_PastCap, _Doubt):
             return self.whole()[files].best(name, rel)
         self._found[key] = got
         return got
+
+    def _last(self, found: list[tuple[int, int, int]], files: bool, name: str, rel: str) -> int:
+        """The slot of the last of the lines ``found`` whose rule matches, compiled one by
+        one from the last (their literal runs found in ``rel`` first); or -1."""
+        for slot, start, end in reversed(found):
+            pt = self._rule(slot, start, end)
+            if pt is not None and not (files and pt.dir_only) and _pieces_fit(pt, rel) and pt.matches(name, rel):
+                return slot
+        return -1
 
     def matching(self, name: str, rel: str, files: bool) -> list[Pattern]:
         """:meth:`IgnoreList.matching`: every rule matching, from the lines that can match
         only (the lines :meth:`best` looks at, all of them)."""
         if self._full is None:
             found = self._candidates(name, rel)
-            if found is not None:
+            if isinstance(found, _Direct):
+                with contextlib.suppress(_PastCap, _Doubt):
+                    return found.matching(files, name, rel)
+            elif found is not None:
                 with contextlib.suppress(_PastCap):
                     return [pt for pt in (self._rule(*line) for line in reversed(found))
                             if pt is not None and not (files and pt.dir_only) and _pieces_fit(pt, rel)
                             and pt.matches(name, rel)]
         return super().matching(name, rel, files)  # (every rule: the whole compile)
 
-    def _candidates(self, name: str, rel: str) -> list[tuple[int, int, int]] | None:
-        """``(slot, start, end)`` of the lines that can match ``(name, rel)`` (remembered);
-        ``None`` when the list is to be compiled whole instead."""
+    def _candidates(self, name: str, rel: str) -> list[tuple[int, int, int]] | _Direct | None:
+        """``(slot, start, end)`` of the lines that can match ``(name, rel)`` (remembered),
+        or past :data:`DIRECT_AFTER` of them the :class:`_Direct` deciding them; ``None`` when
+        the list is to be compiled whole instead."""
         found = self._cands.get((name, rel))
         if found is None:
             shared = self._shared.pop((name, rel), None)  # found by the scan for another text
@@ -387,40 +410,68 @@ class LazyIgnoreList(IgnoreList):
         pt = pats[slot] = None if cleaned is None else line_pattern(self.source, slot + 1, cleaned, self.fold)
         return pt
 
-    def _scan(self, name: str, rel: str) -> list[tuple[int, int, int]] | None:
+    def _scan(self, name: str, rel: str) -> list[tuple[int, int, int]] | _Direct | None:
         """``(slot, start, end)`` of each line :func:`candidates_rx` lets through for
         ``(name, rel)`` or for another text :func:`expecting` announced (:meth:`_batch`:
-        the same lines serve them all), in file order; ``None`` past :data:`MAX_SCANS`
-        scans or :attr:`_cap` lines (then the list is compiled whole)."""
+        the same lines serve them all), in file order; past :data:`DIRECT_AFTER` lines, the
+        :class:`_Direct` deciding them for all those texts. ``None`` past :data:`MAX_SCANS`
+        scans (then the list is compiled whole)."""
         self._scans += 1
         if self._scans > min(MAX_SCANS, _BUDGET.get()) or _SETTLED.get():
             return None
         texts = self._batch(name, rel)
         rx = _union([(n.encode("latin-1"), r.encode("latin-1")) for n, r in texts], self.fold)
-        data, cap = self.data, self._cap
+        data = self.data
         size = len(data)
         start = self.first
         end = data.find(b"\n", start)
         if end < 0:
             end = size
-        out: list[tuple[int, int, int]] = []
+        direct = not any("\0" in r for _, r in texts)  # (NUL joins the texts: never in a path)
+        if direct and self._most(rx):
+            return self._direct(texts, None)
+        starts = array("q")
         if rx.match(b"\n" + data[start:end]) is not None:
-            out.append((0, start, end))
+            starts.append(start)
+        starts.extend(map(re.Match.end, rx.finditer(data, end)))
+        if direct and len(starts) > DIRECT_AFTER:
+            return self._direct(texts, starts)
+        out: list[tuple[int, int, int]] = []
         slot, counted = 0, 0
         count, find = data.count, data.find
-        for m in rx.finditer(data, end):
-            start = m.end()
+        for start in starts:
             slot += count(b"\n", counted, start)
             counted = start
             end = find(b"\n", start)
             out.append((slot, start, end if end >= 0 else size))
-            if len(out) > cap:
-                return None
+        if len(out) > self._cap:
+            return None
         if len(texts) > 1:
             for text in texts[1:]:
                 self._shared[text] = out
             return self._narrow(name, rel, out)
         return out
+
+    def _most(self, rx: re.Pattern[bytes]) -> bool:
+        """Does ``rx`` let through more than a quarter of the lines in the file's last
+        :data:`PROBE` bytes? (Then it is not worth running over the rest: every line is
+        read by :class:`_Direct` instead.)"""
+        data = self.data
+        if len(data) - self.first <= PROBE:
+            return False
+        cut = data.rfind(b"\n", self.first, len(data) - PROBE)
+        if cut < 0:
+            return False
+        lines = data.count(b"\n", cut)
+        return lines >= 64 and 4 * sum(1 for _ in rx.finditer(data, cut)) > lines
+
+    def _direct(self, texts: list[tuple[str, str]], starts: Sequence[int] | None) -> _Direct:
+        """A :class:`_Direct` for ``texts`` (the first the text asked; the others found
+        there by their own look-up)."""
+        direct = _Direct(self, texts, starts)
+        for text in texts[1:]:
+            self._cands[text] = direct
+        return direct
 
     def _narrow(self, name: str, rel: str, lines: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
         """Of ``lines`` (found for several texts at once), those :func:`candidates_rx` finds
