@@ -122,33 +122,21 @@ class SecretMatcher:
 
     def __init__(self, patterns: Iterable[str]) -> None:
         patterns = tuple(patterns)
-        base: list[str] = []
-        full: list[str] = []
-        full_dir: list[str] = []
-        for pattern in patterns:
-            p = pattern.casefold().strip("/")
-            if not p:
-                continue
-            if "/" in p:
-                full.append(r"(?:.*/)?" + fnmatch.translate(p))
-                full_dir.append(r"(?:.*/)?" + fnmatch.translate(p).removesuffix(r"\Z") + r"(?=/|\Z)")
-            else:
-                base.append(fnmatch.translate(p))
-        self._base = re.compile("|".join(base)) if base else _NEVER
-        self._full = re.compile("|".join(full)) if full else _NEVER
+        prog = _program(patterns)
+        self._base = prog.base
+        self._full = prog.full
         # the same path patterns, matching a directory or any of its ancestors
-        self._full_dir = re.compile("|".join(full_dir)) if full_dir else _NEVER
+        self._full_dir = prog.full_dir
         self._dirs: dict[str, tuple[bool, str]] = {}
         self._paths: dict[str, bool] = {}
-        self._quick = _QuickNames(patterns)
+        self._quick = prog.quick
         #: The name pre-test: ``maybe(name.casefold())`` is ``None`` only for a basename
         #: that is no secret in a directory that is none (:func:`_needles`); ``None``
         #: when some pattern holds no literal text to look for (then every name is tested).
         #: ``needles``, the texts it looks for: no needle in a casefolded relpath, no secret
         #: (every component a path is judged by is such a name: its own, its directories').
-        self.needles = _needles(patterns)
-        self.maybe: Callable[[str], object] | None = None if self.needles is None else re.compile(
-            "|".join(re.escape(n) for n in self.needles)).search
+        self.needles = prog.needles
+        self.maybe: Callable[[str], object] | None = prog.maybe
 
     def is_secret_name(self, basename: str) -> bool:
         """Is this basename (any case, NTFS tricks included, ``:`` kept or cut) a secret?"""
@@ -404,6 +392,53 @@ class SecretMatcher:
         if resolved is not None:
             facts.secret = secret
         return secret
+
+
+class _Program:
+    """What a :class:`SecretMatcher` compiles from its patterns (immutable, shared by the
+    matchers of the same patterns: a runtime's read and write pipelines, the runtimes of
+    one host)."""
+
+    __slots__ = ("base", "full", "full_dir", "maybe", "needles", "quick")
+
+    def __init__(self, patterns: tuple[str, ...]) -> None:
+        base: list[str] = []
+        full: list[str] = []
+        full_dir: list[str] = []
+        for pattern in patterns:
+            p = pattern.casefold().strip("/")
+            if not p:
+                continue
+            if "/" in p:
+                full.append(r"(?:.*/)?" + fnmatch.translate(p))
+                full_dir.append(r"(?:.*/)?" + fnmatch.translate(p).removesuffix(r"\Z") + r"(?=/|\Z)")
+            else:
+                base.append(fnmatch.translate(p))
+        self.base = re.compile("|".join(base)) if base else _NEVER
+        self.full = re.compile("|".join(full)) if full else _NEVER
+        self.full_dir = re.compile("|".join(full_dir)) if full_dir else _NEVER
+        self.quick = _QuickNames(patterns)
+        self.needles = _needles(patterns)
+        self.maybe: Callable[[str], object] | None = None if self.needles is None else re.compile(
+            "|".join(re.escape(n) for n in self.needles)).search
+
+
+#: Programs kept, by their patterns (cleared when full; dict operations are atomic, and a
+#: program built twice by two threads is the same program).
+_PROGRAMS: dict[tuple[str, ...], _Program] = {}
+_PROGRAMS_CAP = 16
+
+
+def _program(patterns: tuple[str, ...]) -> _Program:
+    """The compiled form of ``patterns`` (built once per distinct tuple: a runtime's read
+    and write pipelines used to compile the same patterns each; red team 22 H2)."""
+    prog = _PROGRAMS.get(patterns)
+    if prog is None:
+        prog = _Program(patterns)
+        if len(_PROGRAMS) >= _PROGRAMS_CAP:
+            _PROGRAMS.clear()
+        _PROGRAMS[patterns] = prog
+    return prog
 
 
 class _QuickNames:
