@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 from collections import Counter
 from pathlib import Path
@@ -296,3 +297,60 @@ def test_secret_patterns_compiled_once_per_distinct_list(tmp_path: Path, monkeyp
     # the policy's list (read and write pipelines: one build) and the list without the
     # project's additions (the ignore sources' secret test)
     assert sorted(built) == [n, n + 40]
+
+
+# --- H2: a big pattern list judged by pattern class, exactly as the alternation -------------
+
+_ALPHABET = ["a", "b", "q", "Q", "1", ".", "-", "_", " ", ":", "~", "#", "é", "É", "ß", "\udcff", "ǅ", "K"]
+
+
+def _word(rng: random.Random, n: int) -> str:
+    return "".join(rng.choice(_ALPHABET) for _ in range(rng.randint(1, n)))
+
+
+def _pattern(rng: random.Random, needles: bool) -> str:
+    w = _word(rng, 4)
+    kind = rng.choice([0, 1, 2, 3, 4, 5, 7, 8] if needles else range(9))  # (6: no literal text)
+    return [w, f"*{w}", f"{w}*", f"*{w}*", f"*{w}*{_word(rng, 2)}", f"{w}?", f"[{w}]*", f"[!{w}]{w}",
+            f"{_word(rng, 2)}/*{w}"][kind]
+
+
+def _name(rng: random.Random, patterns: list[str]) -> str:
+    base = rng.choice(patterns).replace("*", _word(rng, 3)).replace("?", "x").replace("[", "").replace("]", "")
+    base = base.rpartition("/")[2] or "n"
+    if rng.random() < 0.5:
+        base = _word(rng, 3) + base + _word(rng, 3)
+    if rng.random() < 0.2:
+        base = base.upper() if rng.random() < 0.5 else base.swapcase()
+    return rng.choice(["", "~", ".bak", ".swp", " .", ":s"]) + base if rng.random() < 0.1 else \
+        base + rng.choice(["", "~", ".bak", " .", ":stream"])
+
+
+def test_big_pattern_lists_judge_like_the_alternation(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pathgate.runtime.gates.secrets import SecretMatcher
+
+    for seed in range(12):
+        rng = random.Random(seed)
+        patterns = list(dict.fromkeys(_pattern(rng, seed % 2 == 0) for _ in range(rng.randint(70, 300))))
+        patterns += list(Policy().secret_patterns)
+        secrets._PROGRAMS.clear()
+        monkeypatch.setattr(secrets, "MANY_PATTERNS", 10 ** 9)
+        ref = SecretMatcher(patterns)
+        secrets._PROGRAMS.clear()
+        monkeypatch.setattr(secrets, "MANY_PATTERNS", 64)
+        big = SecretMatcher(patterns)
+        assert big._big and not ref._big and big._quick.contains is not None
+        assert (big.maybe is None) == (ref.maybe is None) == (seed % 2 == 1)
+        for _ in range(400):
+            name = _name(rng, patterns)
+            head = rng.choice(["", "d", "x/y", _name(rng, patterns)])
+            path = f"{head}/{name}" if head else name
+            assert big.is_secret(path) == ref.is_secret(path), (seed, path)
+            assert big.is_secret_name(name) == ref.is_secret_name(name), (seed, name)
+            if big.maybe is not None and ref.maybe is not None:
+                assert (big.maybe(name.casefold()) is None) == (ref.maybe(name.casefold()) is None), (seed, name)
+            if head and ":" not in head:
+                assert big.in_dir(head)(name) == ref.is_secret(path), (seed, path)
+                if not ref.dir_is_secret(head):
+                    assert big.in_plain_dir(head, name) == ref.is_secret(path), (seed, path)
+    secrets._PROGRAMS.clear()
