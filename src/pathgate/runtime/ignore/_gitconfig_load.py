@@ -100,9 +100,6 @@ class _Loader:
         self._parsed: dict[tuple[str, str], tuple[list[ConfigEntry], list[str]]] = {}
         self._expanded: dict[tuple[str, str, bool], _Expansion] = {}
         self._targets: dict[ConfigEntry, tuple[str, str] | None] = {}
-        #: files read and parsed (a test's count: each distinct file once)
-        self.reads = 0
-        self.parses = 0
 
     def watch(self, path: str) -> None:
         if path not in self.seen:
@@ -129,7 +126,6 @@ class _Loader:
             if not _gitconfig._access(path, os.R_OK):
                 out = _NO_ACCESS if os.path.lexists(path) else _MISSING
             else:
-                self.reads += 1
                 out = _gitconfig._read_small(path)
         except (FileNotFoundError, NotADirectoryError):
             out = _MISSING
@@ -145,7 +141,6 @@ class _Loader:
         key = (path, shown)
         got = self._parsed.get(key)
         if got is None:
-            self.parses += 1
             errors: list[str] = []
             got = self._parsed[key] = (parse_config(data.decode("utf-8", "surrogateescape"), shown, path,
                                                     errors), errors)
