@@ -1,9 +1,9 @@
 """What a repository's own settings cost (red team 22): `extra_secret_patterns` in its
 `pathgate.toml` and a git config include fan-out.
 
-Per case, in fresh processes (medians of --reps): one `pathgate hook claude-code` call,
-`Runtime(root)` construction, the event-loop stall of one 50-file `read_files`, and the first
-`read_files` of a runtime. Cases: the default policy; N patterns `*qN*` (one regex each) and
+Per case, in fresh processes (medians of --reps): the CPU of one `pathgate hook claude-code`
+process, the CPU of `Runtime(root)` construction (imports included), the event-loop stall of
+one 50-file `read_files`, and the wall time of the first `read_files` of a runtime. Cases: the default policy; N patterns `*qN*` (one regex each) and
 `zN.bin` (literal names) from the project's file; a `.git/config` including a tracked
 `.gitconfig` that includes the next file W times, D levels deep.
 
@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -27,7 +28,7 @@ t0 = time.perf_counter()
 import pathgate
 root = sys.argv[1]
 async def main():
-    t = time.perf_counter(); rt = pathgate.Runtime(root); ctor = time.perf_counter() - t
+    t = time.process_time(); rt = pathgate.Runtime(root); ctor = time.process_time() - t
     t = time.perf_counter(); await rt.call("read_files", {"paths": ["d0/file_0_data.txt"]})
     first = time.perf_counter() - t
     lag = [0.0]
@@ -74,10 +75,11 @@ def measure(root: str) -> dict[str, float]:
     got: dict[str, float] = json.loads(r.stdout.strip().splitlines()[-1])
     payload = json.dumps({"tool_name": "Read", "tool_input": {"file_path": f"{root}/d0/file_1_data.txt"},
                           "hook_event_name": "PreToolUse", "cwd": root})
-    t = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run([sys.executable, "-m", "pathgate", "hook", "claude-code"], input=payload, capture_output=True,
                    text=True, env=env, cwd=root, check=False)
-    got["hook"] = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    got["hook"] = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     return got
 
 
@@ -107,8 +109,8 @@ def main() -> None:
             runs[name].append(measure(roots[name]))
     for name, got in runs.items():
         med = {k: statistics.median(g[k] for g in got) for k in got[0]}
-        print(f"{args.label}{name:28s} hook {med['hook'] * 1000:8.1f} ms  Runtime() {med['ctor'] * 1000:8.1f} ms  "
-              f"first read {med['first'] * 1000:8.1f} ms  50-file read loop stall {med['lag'] * 1000:7.1f} ms")
+        print(f"{args.label}{name:28s} hook CPU {med['hook'] * 1000:7.1f} ms  Runtime() CPU {med['ctor'] * 1000:7.1f} ms  "
+              f"first read {med['first'] * 1000:8.1f} ms  50-file read loop stall {med['lag'] * 1000:6.1f} ms")
 
 
 if __name__ == "__main__":

@@ -234,6 +234,9 @@ def load_project_config(root: str | os.PathLike[str]) -> tuple[Policy, frozenset
     from pathlib import Path
 
     name, data = picked
+    last = _LAST_PROJECT
+    if last is not None and last[0] == name and last[1] == data and last[3] == tuple(POLICY_CHECKS):
+        return last[2]  # the same bytes at the same place, the same checks: the same answer (asked twice a start)
     found = Path(name)
     loaded = _load_file(found, data, project=True)
     if loaded is None:
@@ -253,7 +256,15 @@ def load_project_config(root: str | os.PathLike[str]) -> tuple[Policy, frozenset
                 "or Policy(...) in code (see README: Trust model).",
                 key=at,
             )
+    globals()["_LAST_PROJECT"] = (name, data, (policy, keys), tuple(POLICY_CHECKS))
     return policy, keys
+
+
+#: The last project file :func:`load_project_config` accepted: ``(path, bytes, answer, the
+#: checks it passed)`` (a policy is immutable; the bytes are read again each time and must be
+#: equal).
+_LAST_PROJECT: tuple[str, bytes, tuple[Policy, frozenset[str]], tuple[Callable[[Policy, str, str], None], ...]] \
+    | None = None
 
 
 def _project_file(root: str) -> tuple[str, bytes] | None:

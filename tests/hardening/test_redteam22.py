@@ -354,3 +354,22 @@ def test_big_pattern_lists_judge_like_the_alternation(monkeypatch: pytest.Monkey
                 if not ref.dir_is_secret(head):
                     assert big.in_plain_dir(head, name) == ref.is_secret(path), (seed, path)
     secrets._PROGRAMS.clear()
+
+
+def test_a_start_parses_the_project_file_once_and_an_edit_is_seen(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from pathgate import config
+
+    parsed: list[str] = []
+    real = config._read_toml
+
+    def counting(found: Path, raw: bytes | None = None):  # type: ignore[no-untyped-def]
+        parsed.append(str(found))
+        return real(found, raw)
+
+    monkeypatch.setattr(config, "_read_toml", counting)
+    _project(tmp_path, extra_secret_patterns=[f"z{i}.bin" for i in range(100)])
+    pathgate.Runtime(tmp_path)
+    assert len(parsed) == 1  # the policy and the project's own additions: one parse
+    _project(tmp_path, extra_secret_patterns=["other.bin"])
+    assert "other.bin" in load_config(tmp_path).secret_patterns and len(parsed) == 2

@@ -423,9 +423,9 @@ class _Program:
             if "/" in p:
                 full.append(r"(?:.*/)?" + fnmatch.translate(p))
                 full_dir.append(r"(?:.*/)?" + fnmatch.translate(p).removesuffix(r"\Z") + r"(?=/|\Z)")
-            else:
+            elif not self.big:
                 base.append(fnmatch.translate(p))
-        # (a big list never uses the alternation of all basename patterns: not compiled)
+        # (a big list never uses the alternation of all basename patterns: not made)
         self.base = re.compile("|".join(base)) if base and not self.big else _NEVER
         self.full = re.compile("|".join(full)) if full else _NEVER
         self.full_dir = re.compile("|".join(full_dir)) if full_dir else _NEVER
