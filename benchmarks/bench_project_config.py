@@ -3,9 +3,10 @@
 
 Per case, in fresh processes (medians of --reps): the CPU of one `pathgate hook claude-code`
 process, the CPU of `Runtime(root)` construction (imports included), the event-loop stall of
-one 50-file `read_files`, and the wall time of the first `read_files` of a runtime. Cases: the default policy; N patterns `*qN*` (one regex each) and
-`zN.bin` (literal names) from the project's file; a `.git/config` including a tracked
-`.gitconfig` that includes the next file W times, D levels deep.
+one 50-file `read_files`, and the wall time of the first `read_files` of a runtime. Cases:
+the default policy; N patterns `*qN*` (one regex each) and `zN.bin` (literal names) from the
+project's file; a `.git/config` including a tracked `.gitconfig` that includes the next file W
+times, D levels deep.
 
     PYTHONPATH=src python3 benchmarks/bench_project_config.py --patterns 1024 --reps 5
 """
@@ -20,7 +21,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import time
 
 CHILD = r'''
 import asyncio, json, sys, time
@@ -109,8 +109,8 @@ def main() -> None:
             runs[name].append(measure(roots[name]))
     for name, got in runs.items():
         med = {k: statistics.median(g[k] for g in got) for k in got[0]}
-        print(f"{args.label}{name:28s} hook CPU {med['hook'] * 1000:7.1f} ms  Runtime() CPU {med['ctor'] * 1000:7.1f} ms  "
-              f"first read {med['first'] * 1000:8.1f} ms  50-file read loop stall {med['lag'] * 1000:6.1f} ms")
+        print(f"{args.label}{name:28s} hook CPU {med['hook'] * 1000:7.1f} ms  "
+              f"Runtime() CPU {med['ctor'] * 1000:7.1f} ms  first read {med['first'] * 1000:8.1f} ms  50-file read loop stall {med['lag'] * 1000:6.1f} ms")
 
 
 if __name__ == "__main__":
