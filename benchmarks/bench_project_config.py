@@ -110,7 +110,8 @@ def main() -> None:
     for name, got in runs.items():
         med = {k: statistics.median(g[k] for g in got) for k in got[0]}
         print(f"{args.label}{name:28s} hook CPU {med['hook'] * 1000:7.1f} ms  "
-              f"Runtime() CPU {med['ctor'] * 1000:7.1f} ms  first read {med['first'] * 1000:8.1f} ms  50-file read loop stall {med['lag'] * 1000:6.1f} ms")
+              f"Runtime() CPU {med['ctor'] * 1000:7.1f} ms  first read {med['first'] * 1000:8.1f} ms  "
+              f"50-file read loop stall {med['lag'] * 1000:6.1f} ms")
 
 
 if __name__ == "__main__":
