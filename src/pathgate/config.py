@@ -174,13 +174,17 @@ def _read_toml(found: "Path", raw: bytes | None = None) -> tuple[Any, str] | Non
     return None if section is None else (section, "tool.pathgate")
 
 
-def _load_file(found: "Path", raw: bytes | None = None) -> tuple[Policy, Mapping[str, Any], str] | None:
+def _load_file(found: "Path", raw: bytes | None = None, *, project: bool = False
+               ) -> tuple[Policy, Mapping[str, Any], str] | None:
     """The policy a file sets, its settings table and the table's key prefix (``raw``: as
-    :func:`_read_toml`)."""
+    :func:`_read_toml`; ``project``: the project's own file, its lists bounded first:
+    :func:`_check_project_bounds`)."""
     table = _read_toml(found, raw)
     if table is None:
         return None
     doc, prefix = table
+    if project:
+        _check_project_bounds(doc, str(found), prefix)
     policy = policy_from_mapping(doc, source=str(found), prefix=prefix)
     _check_policy(policy, str(found), prefix)
     return policy, doc, prefix
@@ -230,8 +234,11 @@ def load_project_config(root: str | os.PathLike[str]) -> tuple[Policy, frozenset
     from pathlib import Path
 
     name, data = picked
+    last = _LAST_PROJECT
+    if last is not None and last[0] == name and last[1] == data and last[3] == tuple(POLICY_CHECKS):
+        return last[2]  # the same bytes at the same place, the same checks: the same answer (asked twice a start)
     found = Path(name)
-    loaded = _load_file(found, data)
+    loaded = _load_file(found, data, project=True)
     if loaded is None:
         return None
     policy, raw, prefix = loaded
@@ -249,7 +256,15 @@ def load_project_config(root: str | os.PathLike[str]) -> tuple[Policy, frozenset
                 "or Policy(...) in code (see README: Trust model).",
                 key=at,
             )
+    globals()["_LAST_PROJECT"] = (name, data, (policy, keys), tuple(POLICY_CHECKS))
     return policy, keys
+
+
+#: The last project file :func:`load_project_config` accepted: ``(path, bytes, answer, the
+#: checks it passed)`` (a policy is immutable; the bytes are read again each time and must be
+#: equal).
+_LAST_PROJECT: tuple[str, bytes, tuple[Policy, frozenset[str]], tuple[Callable[[Policy, str, str], None], ...]] \
+    | None = None
 
 
 def _project_file(root: str) -> tuple[str, bytes] | None:
@@ -301,6 +316,65 @@ def _read_single(path: str, seen: os.stat_result) -> bytes | None:
         if exc.errno in (errno.ELOOP, errno.ESTALE, errno.EINVAL, errno.EISDIR):  # swapped since the lstat
             return None
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+#: Entries a project's own file may give in one list (``extra_secret_patterns``,
+#: ``secret_patterns``, ``agent_files``, ``defaults``, ``renderers.rules``,
+#: ``model_size_limits``, ``size_caps``), built-in entries restated included, and characters
+#: in one entry (a pattern, a file name, a rule's ``model`` or ``renderer``). Each list costs
+#: every runtime start and hook call (the secret patterns are compiled, every name is judged
+#: against them): 20,000 patterns made each hook call take 14-22 s (red team 22 H2). The
+#: built-in lists hold a few dozen entries of at most 25 characters, and a project's real
+#: additions are a handful, so 1,024 entries of 256 characters is far above any real use and
+#: keeps a start within a few milliseconds of the default. Past either, the project's file is
+#: refused (:class:`~pathgate.errors.ConfigError` naming the key and the file, as a loosening
+#: key is): never applied in part. The host may set longer lists (code, ``--config``).
+MAX_PROJECT_ENTRIES = 1024
+MAX_PROJECT_ENTRY_CHARS = 256
+#: ``agent_files`` is bounded lower: each name is looked up in every directory a path
+#: passes through (the built-in and the known ones of other agents are 8 names).
+MAX_PROJECT_AGENT_FILES = 64
+
+#: The lists :data:`MAX_PROJECT_ENTRIES` bounds, as ``(key, the field of each entry that is
+#: text, or None: the entry is the text)``.
+_BOUNDED_LISTS: tuple[tuple[str, str | None], ...] = (
+    ("extra_secret_patterns", None), ("secret_patterns", None), ("agent_files", None),
+    ("defaults", None), ("model_size_limits", "model"), ("size_caps", "model"),
+)
+
+
+def _check_project_bounds(doc: Any, source: str, prefix: str) -> None:
+    """Refuse a project's settings table whose lists are longer than
+    :data:`MAX_PROJECT_ENTRIES` or hold an entry longer than :data:`MAX_PROJECT_ENTRY_CHARS`
+    characters (before anything is decoded or compiled); values of the wrong type are left
+    to the decoding, which refuses them."""
+    if not isinstance(doc, dict):
+        return
+    lists: list[tuple[str, Any, tuple[str, ...]]] = [(k, doc.get(k), (f,) if f else ()) for k, f in _BOUNDED_LISTS]
+    section = doc.get("renderers")
+    if isinstance(section, dict):
+        lists.append(("renderers.rules", section.get("rules"), ("model", "renderer")))
+    for key, value, fields in lists:
+        if not isinstance(value, list):
+            continue
+        shown = f"{prefix}.{key}" if prefix else key
+        most = MAX_PROJECT_AGENT_FILES if key == "agent_files" else MAX_PROJECT_ENTRIES
+        if len(value) > most:
+            raise ConfigError(
+                f"{source}: `{shown}`: {len(value):,} entries; a project's own config may give at most "
+                f"{most:,} (each costs every start and hook call). The file is not "
+                "applied. If you, the host, need more, put them in a host config instead: a file "
+                "passed with --config, the user-level file, or Policy(...) in code (see README: "
+                "Trust model).", key=key)
+        for i, item in enumerate(value):
+            texts = [item] if not fields else [item.get(f) for f in fields] if isinstance(item, dict) else []
+            for text in texts:
+                if isinstance(text, str) and len(text) > MAX_PROJECT_ENTRY_CHARS:
+                    raise ConfigError(
+                        f"{source}: `{shown}[{i}]`: {len(text):,} characters; a project's own config "
+                        f"may give at most {MAX_PROJECT_ENTRY_CHARS} per entry. The file is not applied "
+                        "(a host config may: --config, the user-level file, Policy(...) in code).",
+                        key=f"{key}[{i}]")
 
 
 def _dropped(given: Any, required: tuple[str, ...]) -> list[str]:

@@ -224,7 +224,7 @@ class GateCore:
         if any(p not in DEFAULT_SECRET_PATTERNS for p in self.policy.secret_patterns):
             # patterns the project's own file adds tighten reads and never silence the
             # user's info/exclude, excludes file or agent ignore files (red team 6 F5, 7 F3)
-            added = project_secret_patterns(real)
+            added = frozenset(project_secret_patterns(real))
             if added:
                 kept = tuple(p for p in self.policy.secret_patterns if p not in added)
                 self.index.secret_source = SecretMatcher(kept).is_secret

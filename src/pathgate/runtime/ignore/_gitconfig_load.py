@@ -12,6 +12,7 @@ are false.
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Callable, Mapping
 
@@ -33,14 +34,55 @@ _FORBIDDEN = ("fatal: remote URLs cannot be configured in file directly or indir
               "includeIf.hasconfig:remote.*.url")
 
 
+class _Expansion:
+    """One include target read with everything it includes, as applied at some depth: its
+    entries in order, the longest include chain below it (``height``: 0 when it includes
+    nothing), the ``error:`` lines it added and the work it was charged."""
+
+    __slots__ = ("entries", "errors", "height", "units")
+
+    def __init__(self, entries: list[ConfigEntry], height: int, errors: list[str], units: int) -> None:
+        self.entries = entries
+        self.height = height
+        self.errors = errors
+        self.units = units
+
+
+#: Config entries one resolution applies from included files, counted each time they are
+#: applied (every line of an included file, and the ``path`` line that includes it): git
+#: re-reads a file each time it is included, so a repository's include fan-out (a file that
+#: includes the next one 4 times, 8 levels deep, under git's depth limit) multiplies them.
+#: Past it the configuration is refused as git refuses one past its include depth (a
+#: :class:`GitFatal`: every path fails closed, the reason logged). Real configurations
+#: apply a few hundred; 100,000 keeps a resolution well under a second (red team 22 H1).
+MAX_INCLUDED_ENTRIES = 100_000
+
+#: :meth:`_Loader._read` outcomes other than the bytes: nothing there, and ``access()``
+#: denied on a file that exists.
+_MISSING = 0
+_NO_ACCESS = -1
+
+
 class _Loader:
-    """Reads config files with their includes, recording every path it looked at."""
+    """Reads config files with their includes, recording every path it looked at.
+
+    git reads and parses an included file again each time it is included, and applies its
+    entries again in order. The loader does the same work once per resolution: each file is
+    read once (:meth:`_read`), parsed once per way git names it (:meth:`_parse`), judged by
+    ``absent`` once (:meth:`_absent`), and an include target's whole expansion is kept and
+    applied again (the same entries, ``error:`` lines and include chains) wherever it is
+    included at a depth where git's depth limit still holds for it; elsewhere it is expanded
+    again, so git's depth error comes from the same place. The resolution is keyed on the
+    signatures of the files it read (``_globals._resolve_stable``): a file edited while it
+    ran makes it resolve again, as when each include re-read the file."""
 
     def __init__(self, layout: GitLayout | None, watched: list[str],
                  absent: Callable[[str], bool] | None = None, env: Mapping[str, str] | None = None,
-                 unconditional: bool = False) -> None:
+                 unconditional: bool = False, seen: set[str] | None = None) -> None:
         self.layout = layout
         self.watched = watched
+        #: what this resolution appended to ``watched`` (each path once)
+        self.seen: set[str] = set() if seen is None else seen
         self.errors: list[str] = []
         #: a config file or include target this says is a secret is read as missing (never
         #: parsed: its errors or its mere existence would reach the model through a
@@ -51,51 +93,127 @@ class _Loader:
         #: a file an ``includeIf`` includes may hold no remote URL
         self.unconditional = unconditional
         self.remote_urls: list[str] | None = None
+        #: entries applied from included files so far (:data:`MAX_INCLUDED_ENTRIES`)
+        self.units = 0
+        self._judged: dict[str, bool] = {}
+        self._data: dict[str, bytes | int] = {}
+        self._parsed: dict[tuple[str, str], tuple[list[ConfigEntry], list[str]]] = {}
+        self._expanded: dict[tuple[str, str, bool], _Expansion] = {}
+        self._targets: dict[ConfigEntry, tuple[str, str] | None] = {}
 
-    def file(self, path: str, shown: str, eacces_fatal: bool, depth: int = 0, forbid: bool = False
-             ) -> list[ConfigEntry]:
-        self.watched.append(path)
-        if self.absent is not None and self.absent(path):
-            return []  # read as missing: `.git/config -> ../.env` (red team 18 J1), any config file
+    def watch(self, path: str) -> None:
+        if path not in self.seen:
+            self.seen.add(path)
+            self.watched.append(path)
+
+    def _absent(self, path: str) -> bool:
+        """``absent(path)``, asked once per path (a realpath and the secret tests each)."""
+        if self.absent is None:
+            return False
+        got = self._judged.get(path)
+        if got is None:
+            got = self._judged[path] = bool(self.absent(path))
+        return got
+
+    def _read(self, path: str) -> bytes | int:
+        """The bytes of ``path`` (read once per resolution), :data:`_MISSING`,
+        :data:`_NO_ACCESS`, or the errno of a failed read."""
+        got = self._data.get(path)
+        if got is not None:
+            return got
+        out: bytes | int
         try:
             if not _gitconfig._access(path, os.R_OK):
-                err = OSError(13, os.strerror(13)) if os.path.lexists(path) else None
-                if err is None or not eacces_fatal:
-                    return []
-                raise err
-            data = _gitconfig._read_small(path)
-        except FileNotFoundError:
-            return []
-        except NotADirectoryError:
-            return []
-        except OSError as exc:
-            if exc.errno == 21:
-                raise GitFatal(f"warning: unable to access '{shown}': {os.strerror(21)}\n"
-                               "fatal: unknown error occurred while reading the configuration "
-                               "files", shown) from None
-            msg = f"unable to access '{shown}': {os.strerror(exc.errno or 5)}"
-            if self.layout is not None and path == os.path.join(self.layout.common_dir, "config"):
-                msg = f"warning: {msg}\nfatal: {msg}"  # git's repository-format check warned
+                out = _NO_ACCESS if os.path.lexists(path) else _MISSING
             else:
-                msg = f"fatal: {msg}"
-            raise GitFatal(msg, shown) from None
-        text = data.decode("utf-8", "surrogateescape")
+                out = _gitconfig._read_small(path)
+        except (FileNotFoundError, NotADirectoryError):
+            out = _MISSING
+        except OSError as exc:
+            out = exc.errno or errno.EIO
+        self._data[path] = out
+        return out
+
+    def _parse(self, path: str, shown: str, data: bytes) -> tuple[list[ConfigEntry], list[str]]:
+        """The entries of the file at ``path`` as git names it ``shown``, and the
+        ``error:`` lines parsing it adds (once per pair: a :class:`GitFatal` is not kept,
+        it ends the resolution)."""
+        key = (path, shown)
+        got = self._parsed.get(key)
+        if got is None:
+            errors: list[str] = []
+            got = self._parsed[key] = (parse_config(data.decode("utf-8", "surrogateescape"), shown, path,
+                                                    errors), errors)
+        return got
+
+    def _charge(self, units: int, shown: str) -> None:
+        self.units += units
+        if self.units > MAX_INCLUDED_ENTRIES:
+            raise GitFatal(f"fatal: more than {MAX_INCLUDED_ENTRIES:,} config entries applied through "
+                           f"includes (pathgate's bound), the last from '{shown}'", shown)
+
+    def file(self, path: str, shown: str, eacces_fatal: bool, depth: int = 0, forbid: bool = False,
+             by: str = "") -> list[ConfigEntry]:
+        """The entries git applies reading the file at ``path`` (named ``shown``) at include
+        ``depth`` (included by the file git names ``by``), its includes expanded in place
+        (the list returned is not to be changed). As git's ``handle_path_include``, the
+        depth limit applies to a file that exists and may be read: an include of a missing
+        file is no error at any depth."""
+        self.watch(path)
+        if self._absent(path):
+            return []  # read as missing: `.git/config -> ../.env` (red team 18 J1), any config file
+        key = (path, shown, forbid)
+        done = self._expanded.get(key) if depth else None
+        if done is not None and depth + done.height <= _MAX_INCLUDE_DEPTH:
+            self._charge(done.units, shown)
+            self.errors.extend(done.errors)
+            return done.entries
+        data = self._read(path)
+        if data == _MISSING or (data == _NO_ACCESS and not eacces_fatal):
+            return []
+        if depth > _MAX_INCLUDE_DEPTH:
+            raise GitFatal(f"fatal: exceeded maximum include depth ({_MAX_INCLUDE_DEPTH}) while "
+                           f"including\n\t{shown}\nfrom\n\t{by}", by)
+        if isinstance(data, int):
+            raise self._unreadable(path, shown, errno.EACCES if data == _NO_ACCESS else data)
+        units, errors_at = self.units, len(self.errors)
+        parsed, errors = self._parse(path, shown, data)
+        self.errors.extend(errors)
+        if depth:
+            self._charge(1 + len(parsed) + len(errors), shown)
         out: list[ConfigEntry] = []
-        for e in parse_config(text, shown, path, self.errors):
+        height = 0
+        for e in parsed:
             if forbid and _is_remote_url(e):
                 raise GitFatal(_FORBIDDEN, shown)
             out.append(e)
-            inc = self._include_target(e)
-            if inc is not None:
-                if depth >= _MAX_INCLUDE_DEPTH:
-                    raise GitFatal(f"fatal: exceeded maximum include depth "
-                                   f"({_MAX_INCLUDE_DEPTH}) while including\n\t{inc[1]}\n"
-                                   f"from\n\t{shown}", shown)
-                if self.absent is not None and self.absent(inc[0]):
-                    self.watched.append(inc[0])
-                    continue
-                out.extend(self.file(inc[0], inc[1], False, depth + 1, forbid or self.forbids(e)))
+            inc = self._targets[e] if e in self._targets else self._targets.setdefault(e, self._include_target(e))
+            if inc is None:
+                continue
+            if self._absent(inc[0]):
+                self.watch(inc[0])
+                continue
+            sub = forbid or self.forbids(e)
+            out.extend(self.file(inc[0], inc[1], False, depth + 1, sub, shown))
+            done = self._expanded.get((inc[0], inc[1], sub))
+            if done is not None:  # (none: the target is missing, nothing was included)
+                height = max(height, 1 + done.height)
+        if depth:
+            self._expanded[key] = _Expansion(out, height, self.errors[errors_at:], self.units - units)
         return out
+
+    def _unreadable(self, path: str, shown: str, err: int) -> GitFatal:
+        """git's message for a config file it may not read (errno ``err``)."""
+        if err == errno.EISDIR:
+            return GitFatal(f"warning: unable to access '{shown}': {os.strerror(err)}\n"
+                            "fatal: unknown error occurred while reading the configuration "
+                            "files", shown)
+        msg = f"unable to access '{shown}': {os.strerror(err)}"
+        if self.layout is not None and path == os.path.join(self.layout.common_dir, "config"):
+            msg = f"warning: {msg}\nfatal: {msg}"  # git's repository-format check warned
+        else:
+            msg = f"fatal: {msg}"
+        return GitFatal(msg, shown)
 
     def forbids(self, e: ConfigEntry) -> bool:
         """Does the file ``e`` includes (and all it includes) forbid remote URLs?"""
@@ -167,7 +285,8 @@ class _Loader:
         if self.unconditional:
             return True
         if self.remote_urls is None:
-            sub = _Loader(self.layout, self.watched, self.absent, self.env, unconditional=True)
+            sub = _Loader(self.layout, self.watched, self.absent, self.env, unconditional=True, seen=self.seen)
+            sub._judged, sub._data, sub._parsed = self._judged, self._data, self._parsed  # the same files
             self.remote_urls = [e.value for e in _load_all(sub) if e.value is not None and _is_remote_url(e)]
         match = Wildmatch(pat, True, False)
         return any(match(url) for url in self.remote_urls)
@@ -175,7 +294,7 @@ class _Loader:
     def _by_branch(self, pat: str) -> bool:
         assert self.layout is not None
         head = os.path.join(self.layout.git_dir, "HEAD")
-        self.watched.append(head)
+        self.watch(head)
         try:
             data = _gitconfig._read_small(head).decode("utf-8", "surrogateescape")
         except OSError:
@@ -197,7 +316,7 @@ def load_config(layout: GitLayout | None, env: Mapping[str, str], watched: list[
 
 
 def _load_all(loader: _Loader) -> list[ConfigEntry]:
-    layout, env, absent = loader.layout, loader.env, loader.absent
+    layout, env = loader.layout, loader.env
     entries: list[ConfigEntry] = []
     for path, shown, eacces_fatal in config_files(layout, env):
         entries.extend(loader.file(path, shown, eacces_fatal))
@@ -210,7 +329,7 @@ def _load_all(loader: _Loader) -> list[ConfigEntry]:
     for e in parse_env_parameters(env):
         entries.append(e)
         inc = loader._include_target(e)
-        if inc is not None and not (absent is not None and absent(inc[0])):
+        if inc is not None and not loader._absent(inc[0]):
             entries.extend(loader.file(inc[0], inc[1], False, 1, loader.forbids(e)))
     return entries
 
