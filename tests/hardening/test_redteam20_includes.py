@@ -154,3 +154,38 @@ async def test_l11_an_edited_include_is_noticed(anyio_backend: str, env: Path) -
     assert await _writable(env, "a.just") == {"a.just": False}
     write_tree(env, {"crates/b/Cargo.toml": '[package]\nname="b"\nbuild="gen.rs"\n'})
     assert await _writable(env, "crates/b/gen.rs") == {"crates/b/gen.rs": False}
+
+
+_LISTED = {
+    # a glob of members lists `crates/`, a module's justfile spellings list `ci/`
+    "cargo-glob": ({**claude_hook("cargo test"), "Cargo.toml": '[workspace]\nmembers = ["crates/*"]\n'},
+                   "crates/{name}/Cargo.toml", "[package\n"),
+    "just-module": ({**claude_hook("just lint"), "justfile": "mod ci '{name}'\n"}, "{name}/JUSTFILE", "import x'$HOME'\n"),
+}
+
+
+@pytest.mark.parametrize("case", list(_LISTED))
+@pytest.mark.parametrize(("name", "hidden"), [(".env", None), ("private", "private")])
+async def test_l11_a_listed_secret_or_host_filtered_entry_changes_nothing_writable(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: str, name: str, hidden: str | None) -> None:
+    """A directory listed for a manifest's includes holds a secret-named or host-filtered
+    entry whose file could not be checked if it were read: it is skipped (a name the
+    manifest itself gives is judged by that name), so what is writable is the same with and
+    without it."""
+    from tests.runtime.tools._writes import make_rt
+
+    def host(rel: str, purpose: str = "read") -> bool:
+        return hidden is None or not (rel == hidden or rel.startswith(hidden + "/") or f"/{hidden}" in rel)
+
+    files, entry, content = _LISTED[case]
+    files = {k: v.replace("{name}", name) for k, v in files.items()}
+    got = []
+    for present in (True, False):
+        (tmp_path / str(present)).mkdir()
+        root = git_project(tmp_path / str(present), monkeypatch,
+                           {**files, "notes.md": "x\n", **({entry.format(name=name): content} if present else {})})
+        async with make_rt(root, require_read_before_write=False, host_filter=host) as rt:
+            got.append({p: (await rt.write_file(p, "x\n")).ok for p in ("notes.md", "other.txt")})
+    # a module the justfile names by a host-filtered path cannot be checked, present or not
+    ok = not (case == "just-module" and hidden)
+    assert got[0] == got[1] == {"notes.md": ok, "other.txt": ok}

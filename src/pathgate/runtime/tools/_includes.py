@@ -116,12 +116,18 @@ def listing(directory: str, src: Source) -> list[str]:
     return [n for n in names if not screened(f"{rel}/{n}" if rel else n)]
 
 
+def _screened(path: str, root: str) -> bool:
+    from pathgate.runtime.tools._guard_read import screened
+
+    return screened(path[len(root.rstrip("/")) + 1:])
+
+
 # --- just ---------------------------------------------------------------------------------
 
 #: A plain just string: single-quoted (no escapes in just), or double-quoted without a
 #: backslash (an escape is not read).
 _STRING = r"""'[^'\n]*'|"[^"\\\n]*\""""
-_COMMENT = r"[ \t]*(?:#[^\n]*)?"
+_COMMENT = r"[ \t]*+(?:#[^\n]*)?"
 _JUST_IMPORT = re.compile(rf"import\??[ \t]+({_STRING}){_COMMENT}")
 _JUST_MOD = re.compile(rf"(?:\[[^\]\n]*\][ \t]*)*mod\??[ \t]+([A-Za-z_][A-Za-z0-9_-]*)(?:[ \t]+({_STRING}))?{_COMMENT}")
 #: What starts a just statement the reader must read (a recipe ``mod arg:`` or an assignment
@@ -130,12 +136,12 @@ _JUST_STARTS = re.compile(r"(?:\[[^\]\n]*\][ \t]*)*(import|mod)(?:\?|[ \t])")
 #: ``set NAME := value`` of the settings that name a program or a file.
 _JUST_SET = re.compile(r"set[ \t]+(shell|windows-shell|script-interpreter|dotenv-path|dotenv-filename"
                        r"|working-directory)\b[ \t]*(.*)")
-_JUST_LIST = re.compile(rf"\[[ \t]*((?:{_STRING})(?:[ \t]*,[ \t]*(?:{_STRING}))*)[ \t]*,?[ \t]*\]{_COMMENT}")
+_JUST_LIST = re.compile(rf"\[[ \t]*+((?:{_STRING})(?:[ \t]*+,[ \t]*+(?:{_STRING}))*+)[ \t]*+,?[ \t]*+\]{_COMMENT}")
 _JUST_SCALAR = re.compile(rf"({_STRING}){_COMMENT}")
 _JUST_WORD = re.compile(_STRING)
 #: A recipe attribute naming its interpreter: ``[script('python3')]``, ``[private, script("./x")]``.
 _JUST_SCRIPT = re.compile(r"\bscript[ \t]*\(([^)\n]*)\)")
-_JUST_SCRIPT_ARGS = re.compile(rf"[ \t]*(?:{_STRING})(?:[ \t]*,[ \t]*(?:{_STRING}))*[ \t]*")
+_JUST_SCRIPT_ARGS = re.compile(rf"[ \t]*+(?:{_STRING})(?:[ \t]*+,[ \t]*+(?:{_STRING}))*+[ \t]*+")
 #: The names a justfile may have in a directory (compared case-folded) and a module's.
 _JUSTFILES = ("justfile", ".justfile")
 
@@ -262,6 +268,9 @@ def _just_module(here: str, name: str, quoted: str | None,
         if value.startswith("~"):
             return
         target = os.path.normpath(os.path.join(here, value))
+        if inside(target, src.root) and _screened(target, src.root):
+            src.read(target)  # judged by its name alone, file or directory (secret: absent)
+            return
         # the module's file itself, or a directory holding it (its names named either way:
         # a missing one could be made a directory)
         yield target, False, not os.path.isdir(target)

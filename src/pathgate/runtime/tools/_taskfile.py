@@ -38,7 +38,9 @@ TASKFILES = ("Taskfile.yml", "taskfile.yml", "Taskfile.yaml", "taskfile.yaml", "
              "taskfile.dist.yml", "Taskfile.dist.yaml", "taskfile.dist.yaml")
 _TOP = re.compile(r"""(["']?)includes\1[ \t]*:[ \t]*(?:#.*)?""")
 #: A block mapping's ``key: value`` line (the key plain or quoted, the value optional).
-_KEY = re.compile(r"""(?:"([^"\\]*)"|'([^']*)'|([^\s"'#:{}\[\],&*!|>?%@`-][^:#]*?))[ \t]*:(?:[ \t]+(.*))?""")
+#: (Possessive: a long line without a ``:`` is read in linear time; a plain key's trailing
+#: blanks are cut by the reader.)
+_KEY = re.compile(r"""(?:"([^"\\]*)"[ \t]*+|'([^']*)'[ \t]*+|([^\s"'#:{}\[\],&*!|>?%@`-][^:#]*+)):(?:[ \t]+(.*))?""")
 #: Includes one Taskfile may list past which it cannot be checked.
 _MAX_INCLUDES = 1024
 
@@ -146,7 +148,7 @@ def _block(lines: list[str], i: int, out: list[str]) -> int:
             if indent == nested:
                 if kv is None:
                     raise Unchecked
-                key = kv.group(1) or kv.group(2) or kv.group(3) or ""
+                key = (kv.group(1) or kv.group(2) or kv.group(3) or "").strip()
                 rest = (kv.group(4) or "").strip()
                 if key == "taskfile":
                     if not rest or rest.startswith("#"):
