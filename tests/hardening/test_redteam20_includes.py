@@ -160,7 +160,8 @@ _LISTED = {
     # a glob of members lists `crates/`, a module's justfile spellings list `ci/`
     "cargo-glob": ({**claude_hook("cargo test"), "Cargo.toml": '[workspace]\nmembers = ["crates/*"]\n'},
                    "crates/{name}/Cargo.toml", "[package\n"),
-    "just-module": ({**claude_hook("just lint"), "justfile": "mod ci '{name}'\n"}, "{name}/JUSTFILE", "import x'$HOME'\n"),
+    "just-module": ({**claude_hook("just lint"), "justfile": "mod ci '{name}'\n"}, "{name}/JUSTFILE",
+                    "import x'$HOME'\n"),
 }
 
 
