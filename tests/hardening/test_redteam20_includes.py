@@ -82,6 +82,10 @@ _CASES = [
     ("cargo test", {"Cargo.toml": '[package]\nname="r"\n[target.\'cfg(unix)\'.dev-dependencies]\n'
                                   'u = { path = "u" }\n'}, "u/build.rs"),
     ("cargo test", {"Cargo.toml": '[package]\nname="r"\nbuild = "tools/gen.rs"\n'}, "tools/gen.rs"),
+    ("cargo test", {"Cargo.toml": "[package]\nname='r'\n", "rust-toolchain.toml": '[toolchain]\nchannel = "1.80"\n'},
+     "rust-toolchain.toml"),
+    ("cargo test", {"Cargo.toml": "[package]\nname='r'\n", "rust-toolchain.toml": '[toolchain]\npath = "tc"\n'},
+     "tc/bin/cargo"),
     ("cd crates/a && cargo test", {"Cargo.toml": _CARGO_WS + '[workspace.dependencies]\nw = { path = "w" }\n'},
      "w/build.rs"),
 ]

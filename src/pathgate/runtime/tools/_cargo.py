@@ -16,7 +16,9 @@ at the next hook. :func:`cargo_files` names, from a ``Cargo.toml`` (parsed as TO
   ``[replace]``): its ``Cargo.toml`` and ``build.rs``, read in turn;
 * the workspace root: ``[package] workspace = "…"``, and, for cargo started below the
   project's root, each ancestor's ``Cargo.toml`` (cargo looks upward for it) with its
-  ``.cargo/`` configuration.
+  ``.cargo/`` configuration;
+* rustup's ``rust-toolchain.toml`` (and ``rust-toolchain``) there and above, and a local
+  toolchain directory its ``[toolchain] path`` names, with everything below it.
 
 A manifest that does not parse, a ``build`` or ``path`` that is not a string, a members list
 that is not one of strings or a recursive glob (``**``) cannot be checked
@@ -54,13 +56,17 @@ def cargo_files(manifest: str, src: Source) -> Iterator[tuple[str, bool]]:
     queue: list[tuple[str, bool]] = [(manifest, True)]  # (Cargo.toml, read its workspace)
     seen = {manifest}
     d = os.path.dirname(manifest)
+    ancestors: list[str] = []
     while d != root and inside(d, root):  # cargo looks upward for the workspace root
         d = os.path.dirname(d)
+        ancestors.append(d)
         yield os.path.join(d, ".cargo"), True
         up = os.path.join(d, "Cargo.toml")
         yield up, False
         seen.add(up)
         queue.append((up, True))
+    for d in dict.fromkeys((os.path.dirname(manifest), *ancestors)):
+        yield from _toolchain(d, src)
     while queue:
         path, workspace = queue.pop(0)
         for target, tree, read_it, members in _manifest(path, workspace, src):
@@ -118,6 +124,31 @@ def _manifest(path: str, workspace: bool, src: Source) -> Iterator[tuple[str, bo
             yield os.path.join(pattern, "build.rs"), False, False, False
             for found in _expand(pattern, src):
                 yield from _package(found, False)
+
+
+def _toolchain(directory: str, src: Source) -> Iterator[tuple[str, bool]]:
+    """rustup's toolchain file of ``directory`` (``rust-toolchain.toml``, the older
+    ``rust-toolchain``): the file, and a local toolchain its ``[toolchain] path`` names,
+    with everything below it (rustup runs that directory's ``cargo``)."""
+    import tomllib
+
+    for name in ("rust-toolchain.toml", "rust-toolchain"):
+        path = os.path.join(directory, name)
+        yield path, False
+        raw = src.read(path)
+        if raw is None or (name == "rust-toolchain" and b"[" not in raw):
+            continue  # (the older file may hold a channel name alone)
+        try:
+            doc = tomllib.loads(raw.decode("utf-8"))
+        except (ValueError, RecursionError):
+            raise Unchecked from None
+        table = doc.get("toolchain")
+        local = table.get("path") if isinstance(table, dict) else None
+        if local is None:
+            continue
+        if not isinstance(local, str):
+            raise Unchecked
+        yield os.path.normpath(os.path.join(directory, local)), True
 
 
 def _package(directory: str, workspace: bool) -> Iterator[tuple[str, bool, bool, bool]]:
