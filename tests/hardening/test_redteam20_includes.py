@@ -194,3 +194,19 @@ async def test_l11_a_listed_secret_or_host_filtered_entry_changes_nothing_writab
     # a module the justfile names by a host-filtered path cannot be checked, present or not
     ok = not (case == "just-module" and hidden)
     assert got[0] == got[1] == {"notes.md": ok, "other.txt": ok}
+
+
+@pytest.mark.parametrize(("cmd", "expect"), [
+    ("PATH=.:$PATH lint", False),
+    ("env PATH=$CLAUDE_PROJECT_DIR:/usr/bin lint --fix", False),
+    ("export PATH=:$PATH; make x && lint", False),
+    ("PATH=/usr/local/bin:$PATH lint", True),
+    ("lint", True),
+    ("echo lint", True),
+])
+async def test_a_hooks_own_path_with_its_directory_runs_the_command_word_from_there(
+        anyio_backend: str, env: Path, cmd: str, expect: bool) -> None:
+    """A hook's command line putting the directory it runs in on ``PATH`` runs the command
+    word found there by name (red team 20 residual: ``PATH=.:$PATH lint``)."""
+    write_tree(env, {**claude_hook(cmd), "lint": "#!/bin/sh\n"})
+    assert await _writable(env, "lint", "notes.md") == {"lint": expect, "notes.md": True}
