@@ -210,3 +210,24 @@ async def test_a_hooks_own_path_with_its_directory_runs_the_command_word_from_th
     word found there by name (red team 20 residual: ``PATH=.:$PATH lint``)."""
     write_tree(env, {**claude_hook(cmd), "lint": "#!/bin/sh\n"})
     assert await _writable(env, "lint", "notes.md") == {"lint": expect, "notes.md": True}
+
+
+@pytest.mark.parametrize(("rc", "expect"), [
+    ("yarnPath: tools/yarn.cjs\n", {"ci.yml": False, "tools/yarn.cjs": False, "notes.md": True}),
+    ("plugins:\n  - path: tools/yarn.cjs\n", {"ci.yml": False, "tools/yarn.cjs": False, "notes.md": True}),
+    ("enableTelemetry: false\n", {"ci.yml": False, "tools/yarn.cjs": True, "notes.md": True}),
+    ("yarnPath: ${X}\n", {"ci.yml": False, "tools/yarn.cjs": False, "notes.md": False}),
+])
+async def test_a_yarnrc_named_by_yarn_rc_filename_is_read_as_one(anyio_backend: str, env: Path, rc: str,
+                                                                 expect: dict[str, bool]) -> None:
+    """``YARN_RC_FILENAME=ci.yml`` in a settings ``env`` makes Yarn read ``ci.yml`` as its
+    ``.yarnrc.yml``: the file is protected and what it makes Yarn load too (red team 20
+    residual: it was only protected)."""
+    import json
+
+    settings = {"env": {"YARN_RC_FILENAME": "ci.yml"},
+                "hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "yarn lint"}]}]}}
+    write_tree(env, {".claude/settings.json": json.dumps(settings), "tools/yarn.cjs": "x\n"})
+    assert await _writable(env, "tools/yarn.cjs") == {"tools/yarn.cjs": True}  # before ci.yml is there
+    write_tree(env, {"ci.yml": rc, "tools/yarn.cjs": "x\n"})
+    assert await _writable(env, *expect) == expect

@@ -131,14 +131,16 @@ class Reads:
         self.sigs: dict[str, object] = {}
         self.expanded: set[str] = set()
 
-    def expand(self, manifest: str, root: str, *, npmrc: str | None = None) -> list[tuple[str, bool]]:
+    def expand(self, manifest: str, root: str, *, npmrc: str | None = None,
+               yarnrc: bool = False) -> list[tuple[str, bool]]:
         """:func:`module_manifests` of ``manifest`` (with ``npmrc``: read as an ``.npmrc``
-        whatever its name, npm running in that directory), the first time it is asked for."""
-        key = f"{manifest}\0{npmrc}" if npmrc else manifest
+        whatever its name, npm running in that directory; with ``yarnrc``: as a
+        ``.yarnrc.yml``, as ``YARN_RC_FILENAME`` names one), the first time it is asked for."""
+        key = f"{manifest}\0{npmrc}\0{yarnrc}" if npmrc or yarnrc else manifest
         if key in self.expanded:
             return []
         self.expanded.add(key)
-        return list(module_manifests(manifest, root, self.sigs, npmrc=npmrc))
+        return list(module_manifests(manifest, root, self.sigs, npmrc=npmrc, yarnrc=yarnrc))
 
     def record(self, path: str) -> None:
         """Note a file read for the parse (``package.json`` for its ``main``)."""
@@ -199,7 +201,7 @@ class _Reader:
 
 
 def module_manifests(manifest: str, root: str, reads: dict[str, object], *,
-                     npmrc: str | None = None) -> Iterator[tuple[str, bool]]:
+                     npmrc: str | None = None, yarnrc: bool = False) -> Iterator[tuple[str, bool]]:
     """The build files (absolute, inside ``root``) a build started from ``manifest`` reads
     besides it, each with whether everything below it counts (``npmrc``: ``manifest`` is an
     ``.npmrc`` whatever its name, as ``NPM_CONFIG_USERCONFIG`` names one, npm running in
@@ -207,7 +209,9 @@ def module_manifests(manifest: str, root: str, reads: dict[str, object], *,
     is added to ``reads`` (path → :func:`~._guard_read.unlinked_signature`).
     :class:`Unchecked` past a bound (see the module). Blocking."""
     reader = _Reader(root, reads)
-    if npmrc:
+    if yarnrc:  # a `.yarnrc.yml` whatever its name (`YARN_RC_FILENAME`)
+        yield from config_files(manifest, reader.read, root, name=".yarnrc.yml")
+    elif npmrc:
         yield from config_files(manifest, reader.read, root, name=".npmrc", cwd=npmrc)
     elif os.path.basename(manifest) == "pom.xml":
         yield from _maven(manifest, reader)
