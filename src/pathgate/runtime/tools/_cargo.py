@@ -41,10 +41,12 @@ from pathgate.runtime.tools._settings_load import Unchecked
 if TYPE_CHECKING:
     from pathgate.runtime.tools._includes import Source
 
-__all__ = ["MAX_MANIFEST", "cargo_files"]
+__all__ = ["MAX_MANIFEST", "MAX_MEMBERS", "cargo_files"]
 
-#: Bytes of one ``Cargo.toml`` parsed (real ones are a few kilobytes).
+#: Bytes of one ``Cargo.toml`` parsed (real ones are a few kilobytes), and the members one
+#: glob may expand to (each read: past it, the workspace cannot be checked).
 MAX_MANIFEST = 512 * 1024
+MAX_MEMBERS = 1024
 _DEP_TABLES = ("dependencies", "dev-dependencies", "dev_dependencies", "build-dependencies", "build_dependencies")
 
 
@@ -211,5 +213,7 @@ def _expand(pattern: str, src: Source) -> list[str]:
                 full = os.path.join(d, name)
                 if fnmatch.fnmatchcase(name, part) and os.path.isdir(full):
                     nxt.append(full)
+                    if len(nxt) > MAX_MEMBERS:
+                        raise Unchecked
         current = nxt
     return current

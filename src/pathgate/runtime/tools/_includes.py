@@ -42,14 +42,17 @@ from typing import Protocol
 
 from pathgate.runtime.tools._settings_load import Unchecked
 
-__all__ = ["INCLUDE_NAMES", "MAX_LISTED", "Source", "included_files", "listing"]
+__all__ = ["INCLUDE_NAMES", "MAX_INCLUDED", "MAX_LISTED", "Source", "included_files", "listing"]
 
 #: The manifest names expanded (one a runner: the others of its directory are read with it).
 INCLUDE_NAMES = frozenset({"justfile", "Makefile", "Taskfile.yml", "Cargo.toml"})
 #: Directory entries listed for one manifest in all (past it: :class:`Unchecked`).
 MAX_LISTED = 16384
-#: Statements (includes, modules, settings) read from one manifest's files in all.
+#: Statements (includes, modules, settings) read from one manifest's files in all, and the
+#: files a justfile's or makefile's includes read (real ones: a few dozen; past them, the
+#: manifest cannot be checked rather than read to the caller's file bound).
 _MAX_STATEMENTS = 4096
+MAX_INCLUDED = 256
 
 
 class Source(Protocol):
@@ -142,6 +145,8 @@ _JUST_WORD = re.compile(_STRING)
 #: A recipe attribute naming its interpreter: ``[script('python3')]``, ``[private, script("./x")]``.
 _JUST_SCRIPT = re.compile(r"\bscript[ \t]*\(([^)\n]*)\)")
 _JUST_SCRIPT_ARGS = re.compile(rf"[ \t]*+(?:{_STRING})(?:[ \t]*+,[ \t]*+(?:{_STRING}))*+[ \t]*+")
+#: The lines of a justfile that may be a statement read here.
+_JUST_LINE = re.compile(r"^(?:import|mod|set|\[)[^\n]*", re.M)
 #: The names a justfile may have in a directory (compared case-folded) and a module's.
 _JUSTFILES = ("justfile", ".justfile")
 
@@ -164,6 +169,8 @@ def _just(here: str, src: Source) -> Iterator[tuple[str, bool]]:
     count = [0]
     while queue:
         path = queue.pop(0)
+        if len(seen) > MAX_INCLUDED:
+            raise Unchecked
         raw = src.read(path)
         if raw is None:
             continue
@@ -183,18 +190,16 @@ def _just_file(path: str, text: str, src: Source, count: list[int]) -> Iterator[
     here = os.path.dirname(path)
     programs: list[list[str]] = []
     workdirs = [here]
-    for line in text.splitlines():
-        if not line or line[0] in " \t#":
-            continue  # a recipe's body, a comment
-        if line.startswith(("import", "mod", "[", "set")):
-            count[0] += 1
-            if count[0] > _MAX_STATEMENTS:
-                raise Unchecked
+    for m in _JUST_LINE.finditer(text):  # (a recipe's body is indented: not a statement)
+        line = m.group(0).removesuffix("\r")
+        count[0] += 1
+        if count[0] > _MAX_STATEMENTS:
+            raise Unchecked
         if line.startswith("["):
-            for m in _JUST_SCRIPT.finditer(line):
-                if not _JUST_SCRIPT_ARGS.fullmatch(m.group(1)):
+            for sm in _JUST_SCRIPT.finditer(line):
+                if not _JUST_SCRIPT_ARGS.fullmatch(sm.group(1)):
                     raise Unchecked
-                programs.append([_unquote(w) for w in _JUST_WORD.findall(m.group(1))])
+                programs.append([_unquote(w) for w in _JUST_WORD.findall(sm.group(1))])
         if line.startswith("set"):
             yield from _just_set(line, here, programs, workdirs)
             continue
@@ -290,22 +295,21 @@ def _just_module(here: str, name: str, quoted: str | None,
 #: The makefiles GNU make reads in a directory (the first it finds).
 _MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 #: A directive reading or loading files: ``include``, ``-include``, ``sinclude``, ``load``,
-#: ``-load`` (any blanks before it, a tab too: over-inclusive).
-_MAKE_DIRECTIVE = re.compile(r"^[ \t]*(-?include|sinclude|-?load)(?:[ \t]+(.*))?$")
+#: ``-load`` (any blanks before it, a tab too: over-inclusive), on a logical line.
+_MAKE_DIRECTIVE = re.compile(r"^[ \t]*+(-?include|sinclude|-?load)(?:[ \t]+([^\n]*))?$", re.M)
 #: Files one makefile may name past which it cannot be checked.
 _MAX_MAKE_WORDS = 4096
 
 
-def _make_lines(text: str) -> Iterator[str]:
-    """The logical lines of a makefile: a line ending with ``\\`` goes on, a ``#`` not
-    escaped starts a comment."""
+def _make_directives(text: str) -> Iterator[tuple[str, str]]:
+    """The include and load directives of a makefile: ``(directive, operands)`` of each
+    logical line (a line ending with ``\\`` goes on), a ``#`` not escaped starting a
+    comment."""
     joined = re.sub(r"\\\r?\n", " ", text)
-    for line in joined.splitlines():
-        if "#" in line:
-            m = re.search(r"(?<!\\)#", line)
-            if m is not None:
-                line = line[:m.start()]
-        yield line
+    for m in _MAKE_DIRECTIVE.finditer(joined):
+        operands = (m.group(2) or "").removesuffix("\r")
+        comment = re.search(r"(?<!\\)#", operands)
+        yield m.group(1), operands[:comment.start()] if comment is not None else operands
 
 
 def _make(here: str, src: Source) -> Iterator[tuple[str, bool]]:
@@ -317,18 +321,17 @@ def _make(here: str, src: Source) -> Iterator[tuple[str, bool]]:
     words = 0
     while queue:
         path = queue.pop(0)
+        if len(seen) > MAX_INCLUDED:
+            raise Unchecked
         raw = src.read(path)
         if raw is None:
             continue
-        for line in _make_lines(raw.decode("utf-8", "replace")):
-            m = _MAKE_DIRECTIVE.match(line)
-            if m is None or not m.group(2):
-                continue
-            for word in m.group(2).split():
+        for directive, operands in _make_directives(raw.decode("utf-8", "replace")):
+            for word in operands.split():
                 words += 1
                 if words > _MAX_MAKE_WORDS or "$" in word or any(c in word for c in "*?["):
                     raise Unchecked
-                if m.group(1).endswith("load"):
+                if directive.endswith("load"):
                     word = word.split("(", 1)[0]  # `load ext.so(init_sym)`
                 if not word or word.startswith("~"):
                     continue
@@ -336,6 +339,6 @@ def _make(here: str, src: Source) -> Iterator[tuple[str, bool]]:
                 if not inside(target, src.root):
                     continue
                 yield target, False
-                if not m.group(1).endswith("load") and target not in seen:
+                if not directive.endswith("load") and target not in seen:
                     seen.add(target)
                     queue.append(target)

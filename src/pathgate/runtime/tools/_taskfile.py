@@ -41,8 +41,10 @@ _TOP = re.compile(r"""(["']?)includes\1[ \t]*:[ \t]*(?:#.*)?""")
 #: (Possessive: a long line without a ``:`` is read in linear time; a plain key's trailing
 #: blanks are cut by the reader.)
 _KEY = re.compile(r"""(?:"([^"\\]*)"[ \t]*+|'([^']*)'[ \t]*+|([^\s"'#:{}\[\],&*!|>?%@`-][^:#]*+)):(?:[ \t]+(.*))?""")
-#: Includes one Taskfile may list past which it cannot be checked.
-_MAX_INCLUDES = 1024
+#: Includes one Taskfile may list past which it cannot be checked (each may read nine
+#: names), and Taskfiles read in all.
+_MAX_INCLUDES = 128
+_MAX_TASKFILES = 1024
 
 
 def taskfiles(here: str, src: Source) -> Iterator[tuple[str, bool]]:
@@ -54,6 +56,8 @@ def taskfiles(here: str, src: Source) -> Iterator[tuple[str, bool]]:
     seen = set(queue)
     while queue:
         path = queue.pop(0)
+        if len(seen) > _MAX_TASKFILES:
+            raise Unchecked
         raw = src.read(path)
         if raw is None:
             continue
