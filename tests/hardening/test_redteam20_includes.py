@@ -231,3 +231,19 @@ async def test_a_yarnrc_named_by_yarn_rc_filename_is_read_as_one(anyio_backend: 
     assert await _writable(env, "tools/yarn.cjs") == {"tools/yarn.cjs": True}  # before ci.yml is there
     write_tree(env, {"ci.yml": rc, "tools/yarn.cjs": "x\n"})
     assert await _writable(env, *expect) == expect
+
+
+async def test_l11_a_glob_members_linked_build_script_is_followed(anyio_backend: str, env: Path) -> None:
+    """A member a glob finds is named by the glob; a ``build.rs`` that is a link (made before
+    the first write or after it) leads to the file cargo runs, which is protected too."""
+    import os
+
+    write_tree(env, {**claude_hook("cargo test"), "Cargo.toml": '[workspace]\nmembers = ["crates/*"]\n',
+                     "crates/a/Cargo.toml": "[package]\nname='a'\n", "crates/b/Cargo.toml": "[package]\nname='b'\n",
+                     "tools/gen_a.rs": "x\n", "tools/gen_b.rs": "x\n"})
+    os.symlink("../../tools/gen_a.rs", env / "crates/a/build.rs")
+    assert await _writable(env, "tools/gen_a.rs", "tools/gen_b.rs", "crates/b/build.rs", "notes.md") == {
+        "tools/gen_a.rs": False, "tools/gen_b.rs": True, "crates/b/build.rs": False, "notes.md": True}
+    (env / "crates/b/build.rs").unlink(missing_ok=True)
+    os.symlink("../../tools/gen_b.rs", env / "crates/b/build.rs")
+    assert await _writable(env, "tools/gen_b.rs") == {"tools/gen_b.rs": False}

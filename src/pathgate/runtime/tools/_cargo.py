@@ -74,13 +74,14 @@ def cargo_files(manifest: str, src: Source) -> Iterator[tuple[str, bool]]:
         for target, tree, read_it, members in _manifest(path, workspace, src):
             if not inside(target, root):
                 continue
-            yield target, tree
+            if tree is not None:
+                yield target, tree
             if read_it and target not in seen:
                 seen.add(target)
                 queue.append((target, members))
 
 
-def _manifest(path: str, workspace: bool, src: Source) -> Iterator[tuple[str, bool, bool, bool]]:
+def _manifest(path: str, workspace: bool, src: Source) -> Iterator[tuple[str, bool | None, bool, bool]]:
     """What one ``Cargo.toml`` names: ``(path, everything below it counts, read it as a
     manifest, read its workspace too)``."""
     import tomllib
@@ -125,7 +126,7 @@ def _manifest(path: str, workspace: bool, src: Source) -> Iterator[tuple[str, bo
             yield os.path.join(pattern, "Cargo.toml"), False, False, False
             yield os.path.join(pattern, "build.rs"), False, False, False
             for found in _expand(pattern, src):
-                yield from _package(found, False)
+                yield from _member(found, src)
 
 
 def _toolchain(directory: str, src: Source) -> Iterator[tuple[str, bool]]:
@@ -153,7 +154,19 @@ def _toolchain(directory: str, src: Source) -> Iterator[tuple[str, bool]]:
         yield os.path.normpath(os.path.join(directory, local)), True
 
 
-def _package(directory: str, workspace: bool) -> Iterator[tuple[str, bool, bool, bool]]:
+def _member(directory: str, src: Source) -> Iterator[tuple[str, bool | None, bool, bool]]:
+    """A member a glob found: its manifest read in turn. The glob names its ``Cargo.toml`` and
+    ``build.rs`` already; they are named again (the named index then resolves them on each
+    write) only when a link is on the way, and the directory is noted, so that a link made
+    in it later is read again (``tree`` ``None``: read, not named)."""
+    src.note(directory)
+    names = [os.path.join(directory, n) for n in ("Cargo.toml", "build.rs")]
+    linked = any(os.path.islink(p) for p in (directory, *names))
+    yield names[0], (False if linked else None), True, False
+    yield names[1], (False if linked else None), False, False
+
+
+def _package(directory: str, workspace: bool) -> Iterator[tuple[str, bool | None, bool, bool]]:
     """A package's directory: its manifest (read in turn) and default build script."""
     yield os.path.join(directory, "Cargo.toml"), False, True, workspace
     yield os.path.join(directory, "build.rs"), False, False, False
