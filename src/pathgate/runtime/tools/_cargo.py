@@ -162,7 +162,8 @@ def _member(directory: str, src: Source) -> Iterator[tuple[str, bool | None, boo
     src.note(directory)
     names = [os.path.join(directory, n) for n in ("Cargo.toml", "build.rs")]
     linked = any(os.path.islink(p) for p in (directory, *names))
-    yield names[0], (False if linked else None), True, False
+    # (a manifest missing here is not read: the directory's signature notices one made later)
+    yield names[0], (False if linked else None), os.path.lexists(names[0]), False
     yield names[1], (False if linked else None), False, False
 
 
