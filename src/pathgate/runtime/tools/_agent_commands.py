@@ -274,6 +274,10 @@ def _add(out: dict[str, bool], commands: Iterable[tuple[list[str], str | None, s
             found: Iterable[tuple[str, bool]] = env_paths(words[1], words[2], bases, root, _expand, budget)
             if words[1].lower() in _NPM_CONFIG_FILES:  # an `.npmrc` by another name: read as one
                 found = _with_npmrc(list(found), bases, root, reads)
+            elif words[1] == "YARN_RC_FILENAME":  # Yarn's `.yarnrc.yml` by another name
+                found = list(found)
+                found += [x for full, _ in list(found) if full.startswith(root.rstrip("/") + "/")
+                          for x in reads.expand(full, root, yarnrc=True)]
         else:
             found = _paths(words, cwd, start, root, reads=reads)
         for full, tree in found:

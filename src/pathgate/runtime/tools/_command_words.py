@@ -89,6 +89,21 @@ _SCRIPT = re.compile(r"\.(sh|bash|zsh|py|pyw|js|mjs|cjs|ts|mts|cts|rb|pl|php|ps1
 VAR = re.compile(r"^(\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%)")
 
 
+#: A ``PATH`` entry naming the directory the command runs in: empty, ``.``, ``./``, or a
+#: project-directory variable (``$CLAUDE_PROJECT_DIR``, ``${PWD}``, ``$(pwd)``).
+_HERE_ENTRY = re.compile(r"|\.?/?|(?:\$\{?(?:CLAUDE_PROJECT_DIR|GEMINI_PROJECT_DIR|CURSOR_PROJECT_DIR|PWD"
+                         r"|workspaceFolder|workspaceRoot)\}?|\$\(pwd\))/?")
+#: Words after which a new simple command starts.
+_STARTS = frozenset({";", "&&", "||", "&", "|", "then", "do", "else", "{", "(", "!", "xargs"})
+
+
+def _path_here(word: str) -> bool:
+    """Does the assignment ``word`` put the directory the command runs in on ``PATH``
+    (``PATH=.:$PATH``, ``PATH=$CLAUDE_PROJECT_DIR:$PATH``, an empty entry)?"""
+    name, eq, value = word.partition("=")
+    return name == "PATH" and bool(eq) and any(_HERE_ENTRY.fullmatch(e) for e in value.split(":"))
+
+
 def candidates(words: list[str], with_manifests: bool = True) -> Iterator[tuple[str, bool]]:
     """The words of a command that may name a file it runs or reads, each with whether it is
     *run* (the command word, the operand of an interpreter: a directory named there runs
@@ -99,8 +114,10 @@ def candidates(words: list[str], with_manifests: bool = True) -> Iterator[tuple[
     files and the ``pkg.py`` that would shadow it), the value of an ``--opt=value`` word;
     and the manifests a task runner reads its commands from, wherever it appears (``env X=1
     npm run x``, ``sh -c 'make lint'``: ``package.json``, ``Makefile`` …; ``make -C sub``,
-    ``npm --prefix sub``, ``make -f build.mk``). After ``cd dir`` every candidate is also
-    read from ``dir``."""
+    ``npm --prefix sub``, ``make -f build.mk``). A command word after an assignment putting
+    the directory the command runs in on ``PATH`` (``PATH=.:$PATH lint``, ``export
+    PATH=$CLAUDE_PROJECT_DIR:$PATH; lint``) is the file of that name there. After ``cd dir``
+    every candidate is also read from ``dir``."""
     script = False  # the previous word was an interpreter or one of its options
     module = False
     value_of: str | None = None  # the previous word was an option taking a value
@@ -110,6 +127,8 @@ def candidates(words: list[str], with_manifests: bool = True) -> Iterator[tuple[
     cd_dirs: list[str] = []
     first = True
     looped = False  # inside `for f in <words>;`: each word may be run by the loop's body
+    here_on_path = False  # a `PATH=.:$PATH` before: a command word is looked up in the directory
+    starts = True  # the word starts a simple command
 
     def out(value: str, tree: bool) -> Iterator[tuple[str, bool]]:
         if not tree and _GLOB.search(value) and not looped:  # `prettier --write "src/*.ts"`: edited, not run
@@ -149,8 +168,16 @@ def candidates(words: list[str], with_manifests: bool = True) -> Iterator[tuple[
             looped = True
         elif looped and (word in ("do", ";") or word.endswith(";")):
             looped = word not in ("do", ";") and word != ""  # the last item, glued to `;`, still counts
-        word = word.rstrip(";&|")  # `cd tools; bash run`: shlex leaves the separator on
+        raw, word = word, word.rstrip(";&|")  # `cd tools; bash run`: shlex leaves the separator on
         base = os.path.basename(word)
+        if _ASSIGN.match(word):
+            here_on_path = here_on_path or _path_here(word)
+        elif starts and word not in _WRAPPERS and word != "export" and not word.startswith("-"):
+            starts = False
+            if here_on_path and word and "/" not in word and word not in _STARTS:
+                yield from manifest(word, False)  # `PATH=.:$PATH lint` runs ./lint, found by name
+        if word in _STARTS or raw in _STARTS or raw.endswith((";", "&", "|")):
+            starts = True
         if value_of is not None:
             yield from option_value(value_of, word)
             value_of = None

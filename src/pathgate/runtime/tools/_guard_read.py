@@ -46,7 +46,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 __all__ = ["MAX_HOPS", "Judge", "Linked", "guard_judge", "judge_key", "judging", "missing_signature", "read_guarded",
-           "read_unlinked", "refused_directory", "served", "unlinked_signature"]
+           "read_unlinked", "refused_directory", "screened", "served", "unlinked_signature"]
 
 
 class Linked(Exception):
@@ -323,6 +323,21 @@ def served(rel: str) -> bool:
     is the caller's (an environment file a configuration names): a secret is never read."""
     judge = _JUDGE.get()
     return judge is not None and judge.follow and judge.serves(rel)
+
+
+def screened(rel: str) -> bool:
+    """Would :func:`read_guarded` read the project-relative ``rel`` as absent or refuse it
+    by its name alone (a secret, host-filtered: :meth:`Judge.screen`) under the current
+    judge (``False`` without one)? A reader that lists a directory skips such an entry, so
+    that the answer is the one it gives when the entry does not exist."""
+    judge = _JUDGE.get()
+    if judge is None:
+        return False
+    try:
+        judge.screen(rel)
+    except (FileNotFoundError, Linked):
+        return True
+    return False
 
 
 def judge_key() -> object:

@@ -45,6 +45,7 @@ import re
 from collections.abc import Iterator
 
 from pathgate.runtime.tools._guard_read import Linked, read_guarded, unlinked_signature
+from pathgate.runtime.tools._includes import INCLUDE_NAMES, included_files
 from pathgate.runtime.tools._package_managers import CONFIG_NAMES, config_files
 from pathgate.runtime.tools._settings_load import Unchecked
 
@@ -111,10 +112,12 @@ _MAX_SCANNED = 1024 * 1024
 
 def reads_module_list(path: str) -> bool:
     """Does a build start from the manifest ``path`` and read other build files it lists
-    (``pom.xml``, ``settings.gradle``), or load code its configuration names (a package
-    manager's ``.npmrc``, ``.yarnrc.yml`` …: :mod:`._package_managers`)?"""
+    (``pom.xml``, ``settings.gradle``, a ``justfile``'s imports, a ``Makefile``'s includes,
+    a ``Taskfile.yml``'s, a ``Cargo.toml``'s members: :mod:`._includes`), or load code its
+    configuration names (a package manager's ``.npmrc``, ``.yarnrc.yml`` …:
+    :mod:`._package_managers`)?"""
     name = os.path.basename(path)
-    return name == "pom.xml" or name in _GRADLE_SETTINGS or name in CONFIG_NAMES
+    return name == "pom.xml" or name in _GRADLE_SETTINGS or name in CONFIG_NAMES or name in INCLUDE_NAMES
 
 
 class Reads:
@@ -128,14 +131,16 @@ class Reads:
         self.sigs: dict[str, object] = {}
         self.expanded: set[str] = set()
 
-    def expand(self, manifest: str, root: str, *, npmrc: str | None = None) -> list[tuple[str, bool]]:
+    def expand(self, manifest: str, root: str, *, npmrc: str | None = None,
+               yarnrc: bool = False) -> list[tuple[str, bool]]:
         """:func:`module_manifests` of ``manifest`` (with ``npmrc``: read as an ``.npmrc``
-        whatever its name, npm running in that directory), the first time it is asked for."""
-        key = f"{manifest}\0{npmrc}" if npmrc else manifest
+        whatever its name, npm running in that directory; with ``yarnrc``: as a
+        ``.yarnrc.yml``, as ``YARN_RC_FILENAME`` names one), the first time it is asked for."""
+        key = f"{manifest}\0{npmrc}\0{yarnrc}" if npmrc or yarnrc else manifest
         if key in self.expanded:
             return []
         self.expanded.add(key)
-        return list(module_manifests(manifest, root, self.sigs, npmrc=npmrc))
+        return list(module_manifests(manifest, root, self.sigs, npmrc=npmrc, yarnrc=yarnrc))
 
     def record(self, path: str) -> None:
         """Note a file read for the parse (``package.json`` for its ``main``)."""
@@ -154,14 +159,22 @@ class Reads:
 class _Reader:
     """The build files read for one manifest, bounded, each recorded with its signature."""
 
-    __slots__ = ("bytes", "followed", "reads", "root")
+    __slots__ = ("bytes", "followed", "listed", "reads", "root")
 
     def __init__(self, root: str, reads: dict[str, object]) -> None:
         self.root = root
         self.reads = reads
         self.bytes = 0
+        #: Directory entries listed (:func:`._includes.listing`).
+        self.listed = 0
         #: The real paths of the files links led to (:func:`~._guard_read.read_guarded`).
         self.followed: list[str] = []
+
+    def note(self, path: str) -> None:
+        """Record a directory listed for the parse (its signature changes with its entries)."""
+        self.reads[path] = unlinked_signature(path)
+        if len(self.reads) > MAX_FILES:
+            raise Unchecked
 
     def read(self, path: str) -> bytes | None:
         """The file's bytes; ``None`` when missing; :class:`Unchecked` past a bound or for a
@@ -188,7 +201,7 @@ class _Reader:
 
 
 def module_manifests(manifest: str, root: str, reads: dict[str, object], *,
-                     npmrc: str | None = None) -> Iterator[tuple[str, bool]]:
+                     npmrc: str | None = None, yarnrc: bool = False) -> Iterator[tuple[str, bool]]:
     """The build files (absolute, inside ``root``) a build started from ``manifest`` reads
     besides it, each with whether everything below it counts (``npmrc``: ``manifest`` is an
     ``.npmrc`` whatever its name, as ``NPM_CONFIG_USERCONFIG`` names one, npm running in
@@ -196,12 +209,16 @@ def module_manifests(manifest: str, root: str, reads: dict[str, object], *,
     is added to ``reads`` (path → :func:`~._guard_read.unlinked_signature`).
     :class:`Unchecked` past a bound (see the module). Blocking."""
     reader = _Reader(root, reads)
-    if npmrc:
+    if yarnrc:  # a `.yarnrc.yml` whatever its name (`YARN_RC_FILENAME`)
+        yield from config_files(manifest, reader.read, root, name=".yarnrc.yml")
+    elif npmrc:
         yield from config_files(manifest, reader.read, root, name=".npmrc", cwd=npmrc)
     elif os.path.basename(manifest) == "pom.xml":
         yield from _maven(manifest, reader)
     elif os.path.basename(manifest) in CONFIG_NAMES:
         yield from config_files(manifest, reader.read, root)
+    elif os.path.basename(manifest) in INCLUDE_NAMES:
+        yield from included_files(manifest, reader)
     else:
         yield from _gradle(manifest, reader)
     yield from ((real, False) for real in reader.followed)  # what a build file's link leads to

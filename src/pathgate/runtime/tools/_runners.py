@@ -12,7 +12,9 @@ guard's reading of agent settings, :mod:`._agent_commands`).
   everything below it counts (a directory of build code: ``buildSrc/``, ``.mvn/``, sbt's
   ``project/``). The manifests in the directory the runner starts in count, and the
   build files of the modules a Maven ``pom.xml`` or a Gradle ``settings.gradle`` lists
-  (:mod:`._modules`); a CMake subdirectory's or an npm workspace's own file is not followed.
+  (:mod:`._modules`), and what a ``justfile``, ``Makefile``, ``Taskfile.yml`` or
+  ``Cargo.toml`` pulls in (:mod:`._includes`); a CMake subdirectory's or an npm workspace's
+  own file is not followed.
   A runner whose manifest has no fixed name (``dotnet``: ``*.csproj``) names a glob of the
   directory's own files: matched per write against the target alone, never expanded.
 

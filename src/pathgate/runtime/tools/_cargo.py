@@ -1,0 +1,233 @@
+"""The build scripts and manifests cargo reads besides the ``Cargo.toml`` it starts from (for
+the write guard's reading of the commands agent settings run; red team 20 L11, through
+:mod:`._includes`).
+
+``cargo test`` compiles and runs the build script of every package it builds: the root
+package's (``build.rs``, or the file ``[package] build = "tools/gen.rs"`` names), every
+workspace member's and every path dependency's. An agent that rewrites one gets its code run
+at the next hook. :func:`cargo_files` names, from a ``Cargo.toml`` (parsed as TOML):
+
+* ``[package] build`` (a string, or a list of them), else ``build.rs``;
+* each ``[workspace] members`` entry's ``Cargo.toml`` and ``build.rs`` — a glob
+  (``crates/*``) named as one (a member made later is covered) and expanded to read the
+  members there —, each member read in turn;
+* each dependency with a ``path`` (``[dependencies]``, ``[dev-dependencies]``,
+  ``[build-dependencies]``, ``[target.*.…]``, ``[workspace.dependencies]``, ``[patch.*]``,
+  ``[replace]``): its ``Cargo.toml`` and ``build.rs``, read in turn;
+* the workspace root: ``[package] workspace = "…"``, and, for cargo started below the
+  project's root, each ancestor's ``Cargo.toml`` (cargo looks upward for it) with its
+  ``.cargo/`` configuration;
+* rustup's ``rust-toolchain.toml`` (and ``rust-toolchain``) there and above, and a local
+  toolchain directory its ``[toolchain] path`` names, with everything below it.
+
+A manifest that does not parse, a ``build`` or ``path`` that is not a string, a members list
+that is not one of strings or a recursive glob (``**``) cannot be checked
+(:class:`~._settings_load.Unchecked`); each file through the caller's bounded reader, at
+most :data:`MAX_MANIFEST` bytes parsed a file. Code a proc-macro or a build dependency runs
+is the project's own code (not followed, as a runner's scripts are not). Standard library
+only.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from pathgate.runtime.tools._named_index import GLOB
+from pathgate.runtime.tools._settings_load import Unchecked
+
+if TYPE_CHECKING:
+    from pathgate.runtime.tools._includes import Source
+
+__all__ = ["MAX_MANIFEST", "MAX_MEMBERS", "cargo_files"]
+
+#: Bytes of one ``Cargo.toml`` parsed (real ones are a few kilobytes), and the members one
+#: glob may expand to (each read: past it, the workspace cannot be checked).
+MAX_MANIFEST = 512 * 1024
+MAX_MEMBERS = 1024
+_DEP_TABLES = ("dependencies", "dev-dependencies", "dev_dependencies", "build-dependencies", "build_dependencies")
+
+
+def cargo_files(manifest: str, src: Source) -> Iterator[tuple[str, bool]]:
+    """What cargo started on ``manifest`` builds besides it (see the module). Blocking."""
+    from pathgate.runtime.tools._includes import inside
+
+    root = src.root.rstrip("/")
+    queue: list[tuple[str, bool]] = [(manifest, True)]  # (Cargo.toml, read its workspace)
+    seen = {manifest}
+    d = os.path.dirname(manifest)
+    ancestors: list[str] = []
+    while d != root and inside(d, root):  # cargo looks upward for the workspace root
+        d = os.path.dirname(d)
+        ancestors.append(d)
+        yield os.path.join(d, ".cargo"), True
+        up = os.path.join(d, "Cargo.toml")
+        yield up, False
+        seen.add(up)
+        queue.append((up, True))
+    for d in dict.fromkeys((os.path.dirname(manifest), *ancestors)):
+        yield from _toolchain(d, src)
+    while queue:
+        path, workspace = queue.pop(0)
+        for target, tree, read_it, members in _manifest(path, workspace, src):
+            if not inside(target, root):
+                continue
+            if tree is not None:
+                yield target, tree
+            if read_it and target not in seen:
+                seen.add(target)
+                queue.append((target, members))
+
+
+def _manifest(path: str, workspace: bool, src: Source) -> Iterator[tuple[str, bool | None, bool, bool]]:
+    """What one ``Cargo.toml`` names: ``(path, everything below it counts, read it as a
+    manifest, read its workspace too)``."""
+    import tomllib
+
+    raw = src.read(path)
+    if raw is None:
+        return
+    if len(raw) > MAX_MANIFEST:
+        raise Unchecked
+    try:
+        doc = tomllib.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):
+        raise Unchecked from None
+    here = os.path.dirname(path)
+    package = doc.get("package")
+    if isinstance(package, dict):
+        build = package.get("build")
+        scripts = [build] if isinstance(build, str) else build if isinstance(build, list) else []
+        if not isinstance(build, (str, list, bool, type(None))) or not all(isinstance(s, str) for s in scripts):
+            raise Unchecked
+        for script in scripts:
+            yield os.path.normpath(os.path.join(here, script)), False, False, False
+        ws = package.get("workspace")
+        if ws is not None:
+            if not isinstance(ws, str):
+                raise Unchecked
+            yield os.path.normpath(os.path.join(here, ws, "Cargo.toml")), False, True, True
+    for dep in _path_deps(doc):
+        yield from _package(os.path.normpath(os.path.join(here, dep)), False)
+    table = doc.get("workspace")
+    if workspace and isinstance(table, dict):
+        members = table.get("members", [])
+        if not isinstance(members, list) or not all(isinstance(m, str) for m in members):
+            raise Unchecked
+        for member in members:
+            pattern = os.path.normpath(os.path.join(here, member))
+            if not GLOB.search(pattern):
+                yield from _package(pattern, False)
+                continue
+            if "**" in pattern:
+                raise Unchecked
+            yield os.path.join(pattern, "Cargo.toml"), False, False, False
+            yield os.path.join(pattern, "build.rs"), False, False, False
+            for found in _expand(pattern, src):
+                yield from _member(found, src)
+
+
+def _toolchain(directory: str, src: Source) -> Iterator[tuple[str, bool]]:
+    """rustup's toolchain file of ``directory`` (``rust-toolchain.toml``, the older
+    ``rust-toolchain``): the file, and a local toolchain its ``[toolchain] path`` names,
+    with everything below it (rustup runs that directory's ``cargo``)."""
+    import tomllib
+
+    for name in ("rust-toolchain.toml", "rust-toolchain"):
+        path = os.path.join(directory, name)
+        yield path, False
+        raw = src.read(path)
+        if raw is None or (name == "rust-toolchain" and b"[" not in raw):
+            continue  # (the older file may hold a channel name alone)
+        try:
+            doc = tomllib.loads(raw.decode("utf-8"))
+        except (ValueError, RecursionError):
+            raise Unchecked from None
+        table = doc.get("toolchain")
+        local = table.get("path") if isinstance(table, dict) else None
+        if local is None:
+            continue
+        if not isinstance(local, str):
+            raise Unchecked
+        yield os.path.normpath(os.path.join(directory, local)), True
+
+
+def _member(directory: str, src: Source) -> Iterator[tuple[str, bool | None, bool, bool]]:
+    """A member a glob found: its manifest read in turn. The glob names its ``Cargo.toml`` and
+    ``build.rs`` already; they are named again (the named index then resolves them on each
+    write) only when a link is on the way, and the directory is noted, so that a link made
+    in it later is read again (``tree`` ``None``: read, not named)."""
+    src.note(directory)
+    names = [os.path.join(directory, n) for n in ("Cargo.toml", "build.rs")]
+    linked = any(os.path.islink(p) for p in (directory, *names))
+    # (a manifest missing here is not read: the directory's signature notices one made later)
+    yield names[0], (False if linked else None), os.path.lexists(names[0]), False
+    yield names[1], (False if linked else None), False, False
+
+
+def _package(directory: str, workspace: bool) -> Iterator[tuple[str, bool | None, bool, bool]]:
+    """A package's directory: its manifest (read in turn) and default build script."""
+    yield os.path.join(directory, "Cargo.toml"), False, True, workspace
+    yield os.path.join(directory, "build.rs"), False, False, False
+
+
+def _path_deps(doc: dict[str, object]) -> list[str]:
+    """The ``path`` of every dependency, patch and replacement a manifest lists."""
+    out: list[str] = []
+
+    def deps(table: object) -> None:
+        if not isinstance(table, dict):
+            return
+        for spec in table.values():
+            if isinstance(spec, dict) and "path" in spec:
+                if not isinstance(spec["path"], str):
+                    raise Unchecked
+                out.append(spec["path"])
+
+    def tables(owner: object) -> None:
+        if isinstance(owner, dict):
+            for key in _DEP_TABLES:
+                deps(owner.get(key))
+
+    tables(doc)
+    ws = doc.get("workspace")
+    if isinstance(ws, dict):
+        deps(ws.get("dependencies"))
+    target = doc.get("target")
+    if isinstance(target, dict):
+        for cfg in target.values():
+            tables(cfg)
+    patch = doc.get("patch")
+    if isinstance(patch, dict):
+        for source in patch.values():
+            deps(source)
+    deps(doc.get("replace"))
+    return out
+
+
+def _expand(pattern: str, src: Source) -> list[str]:
+    """The directories inside the root a members glob matches (component by component, as
+    the ``glob`` crate matches: ``*`` within a name, case-sensitive), listed through
+    :func:`._includes.listing`."""
+    from pathgate.runtime.tools._includes import inside, listing
+
+    root = src.root.rstrip("/")
+    if not inside(pattern, root):
+        return []
+    current = [root]
+    for part in pattern[len(root) + 1:].split("/"):
+        nxt: list[str] = []
+        for d in current:
+            if not GLOB.search(part):
+                nxt.append(os.path.join(d, part))
+                continue
+            for name in listing(d, src):
+                full = os.path.join(d, name)
+                if fnmatch.fnmatchcase(name, part) and os.path.isdir(full):
+                    nxt.append(full)
+                    if len(nxt) > MAX_MEMBERS:
+                        raise Unchecked
+        current = nxt
+    return current
