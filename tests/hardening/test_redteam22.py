@@ -37,7 +37,7 @@ from pathgate.config import (
     load_host_config,
 )
 from pathgate.errors import ConfigError
-from pathgate.runtime.gates import secrets
+from pathgate.runtime.gates import _secret_program
 from pathgate.runtime.ignore import _gitconfig, _gitconfig_load
 from pathgate.runtime.ignore._gitconfig_parse import GitFatal
 from tests._gitinit import git_init
@@ -283,14 +283,14 @@ def test_the_host_may_set_more(tmp_path: Path) -> None:
 
 def test_secret_patterns_compiled_once_per_distinct_list(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     built: list[int] = []
-    real = secrets._Program.__init__
+    real = _secret_program.Program.__init__
 
-    def counting(self: secrets._Program, patterns: tuple[str, ...]) -> None:
+    def counting(self: _secret_program.Program, patterns: tuple[str, ...]) -> None:
         built.append(len(patterns))
         real(self, patterns)
 
-    monkeypatch.setattr(secrets._Program, "__init__", counting)
-    secrets._PROGRAMS.clear()
+    monkeypatch.setattr(_secret_program.Program, "__init__", counting)
+    _secret_program._PROGRAMS.clear()
     _project(tmp_path, extra_secret_patterns=[f"*q{i}*" for i in range(40)])
     pathgate.Runtime(tmp_path, allow_writes=True)
     n = len(Policy().secret_patterns)
@@ -333,11 +333,11 @@ def test_big_pattern_lists_judge_like_the_alternation(monkeypatch: pytest.Monkey
         rng = random.Random(seed)
         patterns = list(dict.fromkeys(_pattern(rng, seed % 2 == 0) for _ in range(rng.randint(70, 300))))
         patterns += list(Policy().secret_patterns)
-        secrets._PROGRAMS.clear()
-        monkeypatch.setattr(secrets, "MANY_PATTERNS", 10 ** 9)
+        _secret_program._PROGRAMS.clear()
+        monkeypatch.setattr(_secret_program, "MANY_PATTERNS", 10 ** 9)
         ref = SecretMatcher(patterns)
-        secrets._PROGRAMS.clear()
-        monkeypatch.setattr(secrets, "MANY_PATTERNS", 64)
+        _secret_program._PROGRAMS.clear()
+        monkeypatch.setattr(_secret_program, "MANY_PATTERNS", 64)
         big = SecretMatcher(patterns)
         assert big._big and not ref._big and big._quick.contains is not None
         assert (big.maybe is None) == (ref.maybe is None) == (seed % 2 == 1)
@@ -353,7 +353,7 @@ def test_big_pattern_lists_judge_like_the_alternation(monkeypatch: pytest.Monkey
                 assert big.in_dir(head)(name) == ref.is_secret(path), (seed, path)
                 if not ref.dir_is_secret(head):
                     assert big.in_plain_dir(head, name) == ref.is_secret(path), (seed, path)
-    secrets._PROGRAMS.clear()
+    _secret_program._PROGRAMS.clear()
 
 
 def test_a_start_parses_the_project_file_once_and_an_edit_is_seen(tmp_path: Path,
