@@ -18,11 +18,12 @@ answers that question.
   question: one ``lstat`` per directory and per secret; a rebuild: one ``scandir`` per
   directory.
 * Once per tool call: a call that has had a snapshot validated (or built) is answered from
-  it for the rest of the call, without I/O (the call's :class:`~pathgate.runtime.fs._sched.Ticket`,
-  inherited by its worker threads): one call sees one state of the project's hard links,
-  as of its first question. Asked per opened file, a search of 1,300 multi-linked files in
-  a 45,000-directory project validated ~18 times a call (~850,000 ``lstat`` s, seconds of
-  CPU with the interpreter lock held); a question outside any call validates as before.
+  it for the rest of the call, without I/O (the call's :data:`~pathgate.runtime.fs._calls.VIEW`,
+  fresh for every call scope, nested ones included, inherited by its worker threads): one
+  call sees one state of the project's hard links, as of its first question. Asked per
+  opened file, a search of 1,300 multi-linked files in a 45,000-directory project
+  validated ~18 times a call (~850,000 ``lstat`` s, seconds of CPU with the interpreter
+  lock held); a question outside any call validates as before.
 * A rebuild is validated like any snapshot before it is used (a link or rename landing
   while it walked is seen); one that never holds still (:data:`_BUILD_TRIES`) fails closed
   for that question and is rebuilt by the next.
@@ -45,12 +46,9 @@ import stat
 import threading
 import weakref
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, cast, overload
+from typing import cast, overload
 
-from pathgate.runtime.fs._calls import CALL
-
-if TYPE_CHECKING:
-    from pathgate.runtime.fs._sched import Ticket
+from pathgate.runtime.fs._calls import VIEW, View
 
 __all__ = ["MAX_ENTRIES", "SECRET_MEMO", "SecretInodes", "secret_memo"]
 
@@ -147,7 +145,7 @@ class SecretInodes:
         self._lock = threading.Lock()
         self._snap: _Snapshot | None = None
         #: The tool calls that have had :attr:`_snap` validated (emptied with every new one).
-        self._checked: weakref.WeakSet[Ticket] = weakref.WeakSet()
+        self._checked: weakref.WeakSet[View] = weakref.WeakSet()
         #: Rebuilds so far (for tests and operators).
         self.builds = 0
         #: Regular files the last discovery walk met (its choice of how to find aliases).
@@ -206,7 +204,7 @@ class SecretInodes:
         """The validated snapshot (rebuilt when a walked directory or a secret changed; a
         rebuild is itself validated before it is used); within one tool call, validated at
         most once (the module doc)."""
-        call = CALL.get()
+        call = VIEW.get()
         with self._lock:
             snap = self._snap
             if snap is not None and call is not None and call in self._checked:

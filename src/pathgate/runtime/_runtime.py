@@ -50,6 +50,7 @@ from pathgate.runtime._gating import GateCore, RendererRules, project_git_dirs
 from pathgate.runtime._live import INDEX_MODE, LiveIndex
 from pathgate.runtime._tracing import SpanMode, TracingMiddleware
 from pathgate.runtime.fs import Backends, IoLimiter, OsFS, SyncFS
+from pathgate.runtime.fs._calls import VIEW, enter_view
 from pathgate.runtime.fs._sched import _CALL, Ticket
 from pathgate.runtime.gates import GateCheck, GateContext
 from pathgate.runtime.tools._inline import InlineReads
@@ -322,14 +323,19 @@ class Runtime(GateCore):
         if renderer is not None:
             state.renderer = renderer
         call = ToolCall(tool, args or {}, model, call_id, agent, state)
-        # the call's scope (``self.limiter.call()``, inline: its hops are granted by its start)
-        if _CALL.get() is not None:  # a call inside another's scope is part of it
-            return await self._chain(call)
-        token = _CALL.set(Ticket(time.monotonic()))
+        # the call's scope (``self.limiter.call()``, inline: its hops are granted by its
+        # start; a view of the project's hard links of its own, even nested: fs/_calls.py)
+        view = enter_view()
         try:
-            return await self._chain(call)
+            if _CALL.get() is not None:  # a call inside another's scope is part of it
+                return await self._chain(call)
+            token = _CALL.set(Ticket(time.monotonic()))
+            try:
+                return await self._chain(call)
+            finally:
+                _CALL.reset(token)
         finally:
-            _CALL.reset(token)
+            VIEW.reset(view)
 
     def use(self, middleware: Middleware) -> None:
         """Add a host middleware ``async (call, call_next) -> result``. Host middlewares run

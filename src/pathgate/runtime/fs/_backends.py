@@ -22,6 +22,7 @@ from typing import Protocol, TypeVar
 import anyio
 import anyio.to_thread
 
+from pathgate.runtime.fs._calls import VIEW, enter_view
 from pathgate.runtime.fs._ops import FileOps
 from pathgate.runtime.fs._read import (
     _READ_CHUNK,
@@ -131,9 +132,10 @@ class _CallScope:
     """:func:`._sched.call_scope` as a plain context manager (the same ticket and context
     variable; a nested scope reuses the outer ticket and resets nothing)."""
 
-    __slots__ = ("_token",)
+    __slots__ = ("_token", "_view")
 
     def __enter__(self) -> Ticket:
+        self._view = enter_view()  # every scope: a view of its own (fs/_calls.py)
         ticket = _CALL.get()
         if ticket is not None:
             self._token: Token[Ticket | None] | None = None
@@ -145,6 +147,7 @@ class _CallScope:
     def __exit__(self, *exc: object) -> None:
         if self._token is not None:
             _CALL.reset(self._token)
+        VIEW.reset(self._view)
 
 
 class DirStatMemo:

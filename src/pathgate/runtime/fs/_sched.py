@@ -55,7 +55,7 @@ from types import TracebackType
 import anyio
 from anyio import get_current_task
 
-from pathgate.runtime.fs._calls import CALL
+from pathgate.runtime.fs._calls import CALL, VIEW, enter_view
 
 __all__ = [
     "LONG_CALL_SECONDS",
@@ -120,16 +120,20 @@ _CALL = CALL  # (its own module: read without importing the event loop)
 def call_scope() -> Iterator[Ticket]:
     """Mark one tool call: hops inside share one :class:`Ticket` (nested scopes reuse the
     outer one, so ``rt.call`` → ``rt.read_files`` is one call; tasks started inside inherit it)."""
-    ticket = _CALL.get()
-    if ticket is not None:
-        yield ticket
-        return
-    ticket = Ticket(time.monotonic())
-    token = _CALL.set(ticket)
+    view = enter_view()  # every call scope: a view of its own (fs/_calls.py)
     try:
-        yield ticket
+        ticket = _CALL.get()
+        if ticket is not None:
+            yield ticket
+            return
+        ticket = Ticket(time.monotonic())
+        token = _CALL.set(ticket)
+        try:
+            yield ticket
+        finally:
+            _CALL.reset(token)
     finally:
-        _CALL.reset(token)
+        VIEW.reset(view)
 
 
 @dataclass(eq=False)
