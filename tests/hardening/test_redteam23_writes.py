@@ -1,0 +1,89 @@
+"""Red team 23's write-guard findings (N4-N8, N10): what a runner started by a hook runs or
+reads, named in its own configuration, is unwritable — cargo's ``.cargo/config.toml``
+programs (N5), GNU make's ``SHELL``, ``$(eval …)`` and ``-I`` include directories (N4),
+just's ``[working-directory]`` recipes (N7), YAML merge keys and escaped keys (N8, N10) —
+and a directory listed for a manifest's includes is judged before it is listed (N6).
+
+Each case writes the named file and ``notes.md`` (writable: the configuration was read,
+not refused as unchecked); the controls stay writable.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.hardening._write_env import claude_hook, git_project, writable
+from tests.runtime.tools._writes import write_tree
+
+pytestmark = pytest.mark.anyio
+
+_PKG = "[package]\nname='r'\nversion='0.1.0'\n"
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return git_project(tmp_path, monkeypatch, {"notes.md": "# n\n"})
+
+
+_CASES = [
+    # N5: cargo's configuration
+    ("cargo test", {".cargo/config.toml": '[build]\nrustc-wrapper = "tools/wrap.sh"\n'}, "tools/wrap.sh"),
+    ("cargo test", {".cargo/config": '[build]\nrustc = "./tc/rustc"\n'}, "tc/rustc"),
+    ("cargo test", {".cargo/config.toml": '[build]\nrustc-workspace-wrapper = "t/w"\n'}, "t/w"),
+    ("cargo test", {".cargo/config.toml": '[build]\nrustdoc = "t/doc"\n'}, "t/doc"),
+    ("cargo test", {".cargo/config.toml": '[target.x86_64-unknown-linux-gnu]\nrunner = "tools/run.sh"\n'},
+     "tools/run.sh"),
+    ("cargo test", {".cargo/config.toml": "[target.'cfg(unix)']\nrunner = ['python3', 'tools/run.py', '-q']\n"},
+     "tools/run.py"),
+    ("cargo test", {".cargo/config.toml": '[target.x86_64-unknown-linux-gnu]\nlinker = "tools/ld"\n'}, "tools/ld"),
+    ("cargo test", {".cargo/config.toml": '[build]\nrustflags = ["-C", "linker=tools/ld2"]\n'}, "tools/ld2"),
+    ("cargo test", {".cargo/config.toml": '[host]\nlinker = "tools/hl"\n'}, "tools/hl"),
+    ("cargo test", {".cargo/config.toml": '[alias]\nt = "run --manifest-path tools/x/Cargo.toml"\n'},
+     "tools/x/Cargo.toml"),
+    ("cargo test", {".cargo/config.toml": '[patch.crates-io]\nserde = { path = "p/serde" }\n'}, "p/serde/build.rs"),
+    ("cargo test", {".cargo/config.toml": '[source.vendored]\ndirectory = "vendor"\n'}, "vendor/a/build.rs"),
+    ("cargo test", {".cargo/config.toml": '[env]\nCC = { value = "tools/cc", relative = true }\n'}, "tools/cc"),
+    ("cd crates/a && cargo test", {"crates/a/Cargo.toml": _PKG,
+                                   ".cargo/config.toml": '[build]\nrustc-wrapper = "tools/wrap.sh"\n'},
+     "tools/wrap.sh"),
+]
+
+
+@pytest.mark.parametrize(("cmd", "files", "path"), _CASES)
+async def test_rt23_what_a_runner_configuration_names_is_protected(anyio_backend: str, env: Path, cmd: str,
+                                                                   files: dict[str, str], path: str) -> None:
+    files = {"Cargo.toml": _PKG, **files} if "cargo" in cmd else files
+    write_tree(env, {path: "x\n", **files})
+    assert await writable(env, path, "notes.md") == {path: True, "notes.md": True}  # no hook yet
+    write_tree(env, claude_hook(cmd))
+    assert await writable(env, path, "notes.md") == {path: False, "notes.md": True}
+
+
+@pytest.mark.parametrize(("cmd", "files", "path"), [
+    ("cargo test", {".cargo/config.toml": '[build]\nrustc-wrapper = "sccache"\n'}, "sccache"),
+    ("cargo test", {".cargo/config.toml": '[build]\njobs = 4\ntarget-dir = "out"\n'}, "out/x"),
+    ("cargo test", {".cargo/config.toml": '[alias]\nb = "build --release"\n'}, "src/main.rs"),
+])
+async def test_rt23_what_the_configuration_does_not_name_stays_writable(anyio_backend: str, env: Path, cmd: str,
+                                                                        files: dict[str, str], path: str) -> None:
+    files = {"Cargo.toml": _PKG, **files} if "cargo" in cmd else files
+    write_tree(env, {**files, **claude_hook(cmd)})
+    assert await writable(env, path, "notes.md") == {path: True, "notes.md": True}
+
+
+@pytest.mark.parametrize(("cmd", "files"), [
+    ("cargo test", {".cargo/config.toml": "[build]\nrustc-wrapper = 5\n"}),
+    ("cargo test", {".cargo/config.toml": "[target.x]\nrunner = { a = 1 }\n"}),
+    ("cargo test", {".cargo/config.toml": "[build\n"}),
+    ("cargo test", {".cargo/config.toml": 'include = "more.toml"\n'}),
+    ("cargo test", {".cargo/config.toml": "[env]\nX = 1\n"}),
+])
+async def test_rt23_a_name_not_read_with_certainty_leaves_nothing_writable(
+        anyio_backend: str, env: Path, cmd: str, files: dict[str, str]) -> None:
+    files = {"Cargo.toml": _PKG, **files} if "cargo" in cmd else files
+    write_tree(env, {**files, **claude_hook(cmd)})
+    assert await writable(env, "notes.md") == {"notes.md": False}
+    write_tree(env, claude_hook("echo"))
+    assert await writable(env, "notes.md") == {"notes.md": True}
