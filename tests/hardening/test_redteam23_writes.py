@@ -48,6 +48,15 @@ _CASES = [
     ("cd crates/a && cargo test", {"crates/a/Cargo.toml": _PKG,
                                    ".cargo/config.toml": '[build]\nrustc-wrapper = "tools/wrap.sh"\n'},
      "tools/wrap.sh"),
+    # N4: GNU make
+    ("make lint", {"Makefile": "SHELL := ./tools/sh\nlint:\n\techo ok\n"}, "tools/sh"),
+    ("make lint", {"Makefile": "override SHELL = tools/sh2 # x\n"}, "tools/sh2"),
+    ("make lint", {"Makefile": "lint: SHELL := python3 tools/sh.py\n"}, "tools/sh.py"),
+    ("make -I mk lint", {"Makefile": "include common.mk\n"}, "mk/common.mk"),
+    ("make -Imk lint", {"Makefile": "include common.mk\n"}, "mk/common.mk"),
+    ("make --include-dir=mk lint", {"Makefile": "include common.mk\n"}, "mk/common.mk"),
+    ("MAKEFLAGS=-Imk make lint", {"Makefile": "include common.mk\n"}, "mk/common.mk"),
+    ("make SHELL=./tools/sh lint", {"Makefile": "lint:\n\techo\n"}, "tools/sh"),
 ]
 
 
@@ -65,6 +74,9 @@ async def test_rt23_what_a_runner_configuration_names_is_protected(anyio_backend
     ("cargo test", {".cargo/config.toml": '[build]\nrustc-wrapper = "sccache"\n'}, "sccache"),
     ("cargo test", {".cargo/config.toml": '[build]\njobs = 4\ntarget-dir = "out"\n'}, "out/x"),
     ("cargo test", {".cargo/config.toml": '[alias]\nb = "build --release"\n'}, "src/main.rs"),
+    ("make lint", {"Makefile": "SHELL := /bin/bash\nlint:\n\t@echo \"SHELL=$$SHELL\"\n"}, "bin/bash"),
+    ("make lint", {"Makefile": "MYSHELL := ./tools/x\nlint:\n\techo\n"}, "tools/x"),
+    ("./gradlew -Iinit.gradle check", {}, "mk/common.mk"),
 ])
 async def test_rt23_what_the_configuration_does_not_name_stays_writable(anyio_backend: str, env: Path, cmd: str,
                                                                         files: dict[str, str], path: str) -> None:
@@ -79,6 +91,11 @@ async def test_rt23_what_the_configuration_does_not_name_stays_writable(anyio_ba
     ("cargo test", {".cargo/config.toml": "[build\n"}),
     ("cargo test", {".cargo/config.toml": 'include = "more.toml"\n'}),
     ("cargo test", {".cargo/config.toml": "[env]\nX = 1\n"}),
+    ("make lint", {"Makefile": "$(eval include ci/rules.mk)\nlint:\n\techo ok\n"}),
+    ("make lint", {"Makefile": "$(foreach m,a b,${eval -include $(m).mk})\n"}),
+    ("make lint", {"Makefile": "SHELL := $(TOOLS)/sh\n"}),
+    ("make lint", {"Makefile": "SHELL != echo ./x\n"}),
+    ("make lint", {"Makefile": "define SHELL\n./x\nendef\n"}),
 ])
 async def test_rt23_a_name_not_read_with_certainty_leaves_nothing_writable(
         anyio_backend: str, env: Path, cmd: str, files: dict[str, str]) -> None:

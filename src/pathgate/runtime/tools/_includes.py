@@ -19,8 +19,9 @@ rewritten the ``justfile`` (Maven modules and Gradle includes are :mod:`._module
   string, an expression) cannot be checked;
 * ``Makefile`` (``GNUmakefile``, ``makefile``): every operand of ``include``,
   ``-include``, ``sinclude`` (read in turn) and ``load``/``-load``, from the directory make
-  runs in; an operand holding a variable (``$(DEPS)``) or a glob cannot be checked (make
-  would read files no name here tells);
+  runs in, and the program a ``SHELL`` assignment names; an operand holding a variable
+  (``$(DEPS)``) or a glob, an ``$(eval …)``, cannot be checked (make would read files no
+  name here tells; ``make -I dir``'s directories: :mod:`._command_words`);
 * ``Taskfile.yml`` and ``Cargo.toml``: :mod:`._taskfile`, :mod:`._cargo`.
 
 Lines are read as the runner reads them where it matters (a make line continued by ``\\``,
@@ -299,6 +300,15 @@ _MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 _MAKE_DIRECTIVE = re.compile(r"^[ \t]*+(-?include|sinclude|-?load)(?:[ \t]+([^\n]*))?$", re.M)
 #: Files one makefile may name past which it cannot be checked.
 _MAX_MAKE_WORDS = 4096
+#: An ``eval`` call (red team 23 N4): the text it makes is read as makefile lines (an
+#: ``include`` in it too), which no line here tells.
+_MAKE_EVAL = re.compile(r"\$[({][ \t]*eval\b")
+#: An assignment of ``SHELL`` (``SHELL := ./tools/sh``, ``override SHELL = …``, a target's
+#: ``lint: SHELL = …``): every recipe line runs through that program (red team 23 N4); a
+#: ``define SHELL`` block cannot be read.
+_MAKE_SHELL = re.compile(r"^(?!\t)(?:[^\n#=]*:[ \t]*)?(?:(?:override|export|private)[ \t]+)*SHELL[ \t]*"
+                         r"(:::=|::=|:=|\?=|\+=|!=|=)([^\n]*)", re.M)
+_MAKE_DEFINE_SHELL = re.compile(r"^[ \t]*(?:override[ \t]+|export[ \t]+)*define[ \t]+SHELL\b", re.M)
 
 
 def _make_directives(text: str) -> Iterator[tuple[str, str]]:
@@ -326,7 +336,9 @@ def _make(here: str, src: Source) -> Iterator[tuple[str, bool]]:
         raw = src.read(path)
         if raw is None:
             continue
-        for directive, operands in _make_directives(raw.decode("utf-8", "replace")):
+        text = raw.decode("utf-8", "replace")
+        yield from _make_shell(text, here, src.root)
+        for directive, operands in _make_directives(text):
             for word in operands.split():
                 words += 1
                 if words > _MAX_MAKE_WORDS or "$" in word or any(c in word for c in "*?["):
@@ -342,3 +354,21 @@ def _make(here: str, src: Source) -> Iterator[tuple[str, bool]]:
                 if not directive.endswith("load") and target not in seen:
                     seen.add(target)
                     queue.append(target)
+
+
+def _make_shell(text: str, here: str, root: str) -> Iterator[tuple[str, bool]]:
+    """The programs a makefile's ``SHELL`` assignments name (read as a command line, from
+    ``here``); an ``eval`` call, a ``define SHELL`` or a value holding a variable or made by
+    a command (``!=``) cannot be checked (red team 23 N4)."""
+    if _MAKE_EVAL.search(text) or _MAKE_DEFINE_SHELL.search(text):
+        raise Unchecked
+    joined = re.sub(r"\\\r?\n", " ", text)
+    for m in _MAKE_SHELL.finditer(joined):
+        value = m.group(2).removesuffix("\r")
+        comment = re.search(r"(?<!\\)#", value)
+        value = value[:comment.start()] if comment is not None else value
+        if m.group(1) == "!=" or "$" in value:
+            raise Unchecked
+        for target, tree, _ in _programs(value.split(), [here]):
+            if inside(target, root):
+                yield target, tree
