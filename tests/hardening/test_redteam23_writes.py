@@ -104,3 +104,34 @@ async def test_rt23_a_name_not_read_with_certainty_leaves_nothing_writable(
     assert await writable(env, "notes.md") == {"notes.md": False}
     write_tree(env, claude_hook("echo"))
     assert await writable(env, "notes.md") == {"notes.md": True}
+
+
+@pytest.mark.parametrize(("dirname", "hidden"), [(".env.d", None), ("private", "private")])
+async def test_rt23_a_secret_or_host_filtered_directory_listed_for_members_tells_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dirname: str, hidden: str | None) -> None:
+    """N6: a members glob below a secret (or host-filtered) directory gives one answer
+    whether that directory is missing, small, past the listing bound, or a link out of the
+    root: absent for a secret one (``notes.md`` writable), unchecked for a host-filtered one."""
+    import os
+
+    from pathgate.runtime.tools import _includes
+    from tests.runtime.tools._writes import make_rt
+
+    monkeypatch.setattr(_includes, "MAX_LISTED", 8)
+
+    def host(rel: str, purpose: str = "read") -> bool:
+        return hidden is None or not (rel == hidden or rel.startswith(hidden + "/"))
+
+    got = []
+    for kind in ("absent", "small", "big", "link"):
+        (tmp_path / kind).mkdir()
+        files = {**claude_hook("cargo test"), "Cargo.toml": f'[workspace]\nmembers = ["{dirname}/*"]\n',
+                 "notes.md": "x\n"}
+        count = {"small": 2, "big": 12}.get(kind, 0)
+        files.update({f"{dirname}/m{i}/Cargo.toml": "[package\n" for i in range(count)})
+        root = git_project(tmp_path / kind, monkeypatch, files)
+        if kind == "link":
+            os.symlink(str(tmp_path), root / dirname)
+        async with make_rt(root, require_read_before_write=False, host_filter=host) as rt:
+            got.append((await rt.write_file("notes.md", "y\n")).ok)
+    assert got == [hidden is None] * 4

@@ -97,12 +97,22 @@ def listing(directory: str, src: Source) -> list[str]:
     """The entries of the directory ``directory`` (inside the root) as the guard may see
     them: none when it is missing or not a directory; :class:`Unchecked` when it is reached
     through a link the guard would not follow or past :data:`MAX_LISTED`; an entry the read
-    gates would not serve skipped (:func:`~._guard_read.screened`)."""
+    gates would not serve skipped (:func:`~._guard_read.screened`). The directory itself and
+    each directory on its way are judged first, as a read of them would be (red team 23 N6):
+    a secret one is absent (no entries), a host-filtered one cannot be checked — whether it
+    exists or not, and whatever it holds; only the entries kept count."""
     from pathgate.runtime.tools._guard_read import refused_directory, screened
 
     root = src.root.rstrip("/")
     if directory != root and not inside(directory, root):
         return []
+    rel = directory[len(root) + 1:]
+    parts = rel.split("/") if rel else []
+    for k in range(1, len(parts) + 1):
+        head = "/".join(parts[:k])
+        if screened(head):
+            src.read(f"{root}/{head}")  # the read gates' answer by its name alone: absent, or Unchecked
+            return []
     if refused_directory(directory, root):
         raise Unchecked
     src.note(directory)
@@ -113,11 +123,11 @@ def listing(directory: str, src: Source) -> list[str]:
         return []
     except OSError:
         raise Unchecked from None
-    src.listed += len(names)
+    kept = [n for n in names if not screened(f"{rel}/{n}" if rel else n)]
+    src.listed += len(kept)
     if src.listed > MAX_LISTED:
         raise Unchecked
-    rel = directory[len(root) + 1:]
-    return [n for n in names if not screened(f"{rel}/{n}" if rel else n)]
+    return kept
 
 
 def _screened(path: str, root: str) -> bool:
