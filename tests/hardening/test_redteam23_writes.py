@@ -77,6 +77,10 @@ async def test_rt23_what_a_runner_configuration_names_is_protected(anyio_backend
     ("make lint", {"Makefile": "SHELL := /bin/bash\nlint:\n\t@echo \"SHELL=$$SHELL\"\n"}, "bin/bash"),
     ("make lint", {"Makefile": "MYSHELL := ./tools/x\nlint:\n\techo\n"}, "tools/x"),
     ("./gradlew -Iinit.gradle check", {}, "mk/common.mk"),
+    ("task lint", {"Taskfile.yml": "version: '3'\nx: &d {silent: true}\ntasks:\n  lint:\n    <<: *d\n"
+                   "    cmds: [\"echo \\\"x\\\"\"]\n"}, "ci/Taskfile.yml"),
+    ("yarn lint", {".yarnrc.yml": "nodeLinker: node-modules\npackageExtensions:\n  \"a@*\":\n    x: 1\n"},
+     "tools/evil.cjs"),
 ])
 async def test_rt23_what_the_configuration_does_not_name_stays_writable(anyio_backend: str, env: Path, cmd: str,
                                                                         files: dict[str, str], path: str) -> None:
@@ -96,6 +100,13 @@ async def test_rt23_what_the_configuration_does_not_name_stays_writable(anyio_ba
     ("make lint", {"Makefile": "SHELL := $(TOOLS)/sh\n"}),
     ("make lint", {"Makefile": "SHELL != echo ./x\n"}),
     ("make lint", {"Makefile": "define SHELL\n./x\nendef\n"}),
+    ("task lint", {"Taskfile.yml": "version: '3'\nx-base: &base\n  includes:\n    ci: ./ci\n<<: *base\n"}),
+    ("task lint", {"Taskfile.yml": "version: '3'\n\"\\x69ncludes\":\n  ci: ./ci\n"}),
+    ("task lint", {"Taskfile.yml": "version: '3'\nx: &i\n  taskfile: ./ci\nincludes:\n  ci:\n    <<: *i\n"}),
+    ("task lint", {"Taskfile.yml": "version: '3'\n!!str includes:\n  ci: ./ci\n"}),
+    ("yarn lint", {".yarnrc.yml": '"\\x79arnPath": ./tools/evil.cjs\n'}),
+    ("yarn lint", {".yarnrc.yml": '"yarn\\u0050ath": ./tools/evil.cjs\n'}),
+    ("yarn lint", {".yarnrc.yml": "x: &p\n  yarnPath: ./tools/evil.cjs\n<<: *p\n"}),
 ])
 async def test_rt23_a_name_not_read_with_certainty_leaves_nothing_writable(
         anyio_backend: str, env: Path, cmd: str, files: dict[str, str]) -> None:
