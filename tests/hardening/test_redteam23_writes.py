@@ -57,6 +57,13 @@ _CASES = [
     ("make --include-dir=mk lint", {"Makefile": "include common.mk\n"}, "mk/common.mk"),
     ("MAKEFLAGS=-Imk make lint", {"Makefile": "include common.mk\n"}, "mk/common.mk"),
     ("make SHELL=./tools/sh lint", {"Makefile": "lint:\n\techo\n"}, "tools/sh"),
+    # N7: just's recipe working directory
+    ("just lint", {"justfile": "set shell := ['./tools/sh', '-c']\n[working-directory('ci')]\nlint:\n  echo ok\n"},
+     "ci/tools/sh"),
+    ("just lint", {"justfile": "[private, working-directory: 'ci']\n[script('./py')]\nlint:\n  print(1)\n"},
+     "ci/py"),
+    ("just lint", {"justfile": "set working-directory := 'w'\nset shell := ['./sh']\n"
+                   "[working-directory(\"ci\")]\nlint:\n  echo\n"}, "w/ci/sh"),
 ]
 
 
@@ -77,6 +84,9 @@ async def test_rt23_what_a_runner_configuration_names_is_protected(anyio_backend
     ("make lint", {"Makefile": "SHELL := /bin/bash\nlint:\n\t@echo \"SHELL=$$SHELL\"\n"}, "bin/bash"),
     ("make lint", {"Makefile": "MYSHELL := ./tools/x\nlint:\n\techo\n"}, "tools/x"),
     ("./gradlew -Iinit.gradle check", {}, "mk/common.mk"),
+    ("just lint", {"justfile": "set shell := ['bash', '-c']\n[no-cd]\nlint:\n  echo\n"}, "bash"),
+    ("just lint", {"justfile": "set shell := ['./tools/sh', '-c']\n[working-directory('ci')]\nlint:\n  echo\n"},
+     "tools/other"),
     ("task lint", {"Taskfile.yml": "version: '3'\nx: &d {silent: true}\ntasks:\n  lint:\n    <<: *d\n"
                    "    cmds: [\"echo \\\"x\\\"\"]\n"}, "ci/Taskfile.yml"),
     ("yarn lint", {".yarnrc.yml": "nodeLinker: node-modules\npackageExtensions:\n  \"a@*\":\n    x: 1\n"},
@@ -107,6 +117,8 @@ async def test_rt23_what_the_configuration_does_not_name_stays_writable(anyio_ba
     ("yarn lint", {".yarnrc.yml": '"\\x79arnPath": ./tools/evil.cjs\n'}),
     ("yarn lint", {".yarnrc.yml": '"yarn\\u0050ath": ./tools/evil.cjs\n'}),
     ("yarn lint", {".yarnrc.yml": "x: &p\n  yarnPath: ./tools/evil.cjs\n<<: *p\n"}),
+    ("just lint", {"justfile": "set shell := ['./tools/sh', '-c']\n[no-cd]\nlint:\n  echo\n"}),
+    ("just lint", {"justfile": "[working-directory(env('D'))]\nlint:\n  echo\n"}),
 ])
 async def test_rt23_a_name_not_read_with_certainty_leaves_nothing_writable(
         anyio_backend: str, env: Path, cmd: str, files: dict[str, str]) -> None:

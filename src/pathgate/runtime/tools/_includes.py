@@ -13,8 +13,9 @@ rewritten the ``justfile`` (Maven modules and Gradle includes are :mod:`._module
   file, or a directory's module files), each read in turn; the programs ``set shell``,
   ``set windows-shell``, ``set script-interpreter`` and a recipe's ``[script(…)]`` name
   (read as a command line is, :func:`._command_words.candidates`: ``./tools/sh``,
-  ``python3 tools/run.py``), from the justfile's directory and a literal ``set
-  working-directory``; the files ``set dotenv-path`` / ``dotenv-filename`` name. A value
+  ``python3 tools/run.py``), from the justfile's directory, a literal ``set
+  working-directory`` and a recipe's ``[working-directory(…)]`` (a ``[no-cd]`` recipe's
+  relative program cannot be checked); the files ``set dotenv-path`` / ``dotenv-filename`` name. A value
   not written as a plain string (an escape, a triple-quoted or shell-expanded ``x'…'``
   string, an expression) cannot be checked;
 * ``Makefile`` (``GNUmakefile``, ``makefile``): every operand of ``include``,
@@ -156,6 +157,11 @@ _JUST_WORD = re.compile(_STRING)
 #: A recipe attribute naming its interpreter: ``[script('python3')]``, ``[private, script("./x")]``.
 _JUST_SCRIPT = re.compile(r"\bscript[ \t]*\(([^)\n]*)\)")
 _JUST_SCRIPT_ARGS = re.compile(rf"[ \t]*+(?:{_STRING})(?:[ \t]*+,[ \t]*+(?:{_STRING}))*+[ \t]*+")
+#: A recipe attribute moving where its interpreter is started (red team 23 N7):
+#: ``[working-directory('ci')]`` / ``[working-directory: 'ci']``, and ``[no-cd]`` (the
+#: directory just was invoked in).
+_JUST_WORKDIR = re.compile(rf"\bworking-directory\b(?:[ \t]*\([ \t]*({_STRING})[ \t]*\)|[ \t]*:[ \t]*({_STRING}))?")
+_JUST_NO_CD = re.compile(r"\bno-cd\b")
 #: The lines of a justfile that may be a statement read here.
 _JUST_LINE = re.compile(r"^(?:import|mod|set|\[)[^\n]*", re.M)
 #: The names a justfile may have in a directory (compared case-folded) and a module's.
@@ -201,12 +207,20 @@ def _just_file(path: str, text: str, src: Source, count: list[int]) -> Iterator[
     here = os.path.dirname(path)
     programs: list[list[str]] = []
     workdirs = [here]
+    recipe_dirs: list[str] = []  # `[working-directory('ci')]`, relative to the default ones
+    no_cd = False
     for m in _JUST_LINE.finditer(text):  # (a recipe's body is indented: not a statement)
         line = m.group(0).removesuffix("\r")
         count[0] += 1
         if count[0] > _MAX_STATEMENTS:
             raise Unchecked
         if line.startswith("["):
+            for wm in _JUST_WORKDIR.finditer(line):
+                quoted = wm.group(1) or wm.group(2)
+                if quoted is None:
+                    raise Unchecked  # a working directory not written as a plain string
+                recipe_dirs.append(_unquote(quoted))
+            no_cd = no_cd or _JUST_NO_CD.search(line) is not None
             for sm in _JUST_SCRIPT.finditer(line):
                 if not _JUST_SCRIPT_ARGS.fullmatch(sm.group(1)):
                     raise Unchecked
@@ -228,8 +242,10 @@ def _just_file(path: str, text: str, src: Source, count: list[int]) -> Iterator[
             yield from _just_module(here, mod.group(1), mod.group(2), src)
         elif ":" not in line:
             raise Unchecked  # an import or module not written plainly
+    workdirs += [os.path.normpath(os.path.join(w, d)) for w in list(workdirs) for d in recipe_dirs
+                 if d and not d.startswith("~")]
     for words in programs:
-        yield from _programs(words, workdirs)
+        yield from _programs(words, workdirs, no_cd)
 
 
 def _just_set(line: str, here: str, programs: list[list[str]],
@@ -263,8 +279,10 @@ def _just_set(line: str, here: str, programs: list[list[str]],
         yield os.path.normpath(os.path.join(here, text)), False, False
 
 
-def _programs(words: list[str], workdirs: list[str]) -> Iterator[tuple[str, bool, bool]]:
-    """The project files a shell or interpreter setting runs, read as a command line."""
+def _programs(words: list[str], workdirs: list[str], no_cd: bool = False) -> Iterator[tuple[str, bool, bool]]:
+    """The project files a shell or interpreter setting runs, read as a command line; with
+    ``no_cd`` (a ``[no-cd]`` recipe: started wherever just was invoked) a relative one
+    cannot be checked."""
     from pathgate.runtime.tools._command_words import candidates
 
     for cand, tree in candidates(words, False):
@@ -272,6 +290,8 @@ def _programs(words: list[str], workdirs: list[str]) -> Iterator[tuple[str, bool
             raise Unchecked  # a name with a `$` is not read
         if cand.startswith(("~", "%")):
             continue
+        if no_cd and not cand.startswith("/"):
+            raise Unchecked
         for wd in workdirs:
             yield os.path.normpath(os.path.join(wd, cand)), tree, False
 
