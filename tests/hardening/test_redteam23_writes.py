@@ -48,6 +48,8 @@ _CASES = [
     ("cd crates/a && cargo test", {"crates/a/Cargo.toml": _PKG,
                                    ".cargo/config.toml": '[build]\nrustc-wrapper = "tools/wrap.sh"\n'},
      "tools/wrap.sh"),
+    ("cargo --config build.rustc-wrapper=\"tools/cw\" test", {}, "tools/cw"),
+    ("cargo --config=build.rustc-wrapper=tools/cw test", {}, "tools/cw"),
     # N4: GNU make
     ("make lint", {"Makefile": "SHELL := ./tools/sh\nlint:\n\techo ok\n"}, "tools/sh"),
     ("make lint", {"Makefile": "override SHELL = tools/sh2 # x\n"}, "tools/sh2"),

@@ -164,6 +164,8 @@ def candidates(words: list[str], with_manifests: bool = True) -> Iterator[tuple[
                 yield from manifest(at + "/" + m, tree)
         if option not in project_options:  # not the project's own directory, which is read as the root is
             yield from out(value, True)
+        if option == "--config" and "=" in value:  # `cargo --config build.rustc-wrapper="tools/w"` (red team 23 N5)
+            yield from out(value.split("=", 1)[1].strip().strip("\"'"), True)
 
     for i, word in enumerate(words):
         if word == "in" and i >= 2 and words[i - 2] == "for":
