@@ -135,7 +135,7 @@ async def test_l8_settings_keys_naming_a_program_are_read(anyio_backend: str, en
 ])
 async def test_l9_a_runners_option_moving_the_run_moves_its_files(anyio_backend: str, env: Path, cmd: str,
                                                                   path: str) -> None:
-    write_tree(env, {**claude_hook(cmd), path: "x\n"})
+    write_tree(env, {**claude_hook(cmd), path: "# x\n"})  # (valid TOML: a .cargo/config.toml is parsed)
     assert await _writable(env, path, "notes.md", "sub2/build.gradle") == {
         path: False, "notes.md": True, "sub2/build.gradle": True}
 

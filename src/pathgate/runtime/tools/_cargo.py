@@ -17,6 +17,8 @@ at the next hook. :func:`cargo_files` names, from a ``Cargo.toml`` (parsed as TO
 * the workspace root: ``[package] workspace = "…"``, and, for cargo started below the
   project's root, each ancestor's ``Cargo.toml`` (cargo looks upward for it) with its
   ``.cargo/`` configuration;
+* the programs and files cargo's configuration (``.cargo/config.toml``, ``.cargo/config``)
+  there and above names (:func:`cargo_config`, red team 23 N5);
 * rustup's ``rust-toolchain.toml`` (and ``rust-toolchain``) there and above, and a local
   toolchain directory its ``[toolchain] path`` names, with everything below it.
 
@@ -41,7 +43,7 @@ from pathgate.runtime.tools._settings_load import Unchecked
 if TYPE_CHECKING:
     from pathgate.runtime.tools._includes import Source
 
-__all__ = ["MAX_MANIFEST", "MAX_MEMBERS", "cargo_files"]
+__all__ = ["MAX_MANIFEST", "MAX_MEMBERS", "cargo_config", "cargo_files"]
 
 #: Bytes of one ``Cargo.toml`` parsed (real ones are a few kilobytes), and the members one
 #: glob may expand to (each read: past it, the workspace cannot be checked).
@@ -69,6 +71,9 @@ def cargo_files(manifest: str, src: Source) -> Iterator[tuple[str, bool]]:
         queue.append((up, True))
     for d in dict.fromkeys((os.path.dirname(manifest), *ancestors)):
         yield from _toolchain(d, src)
+        for named, below in cargo_config(d, os.path.dirname(manifest), src):
+            if inside(named, root):
+                yield named, below
     while queue:
         path, workspace = queue.pop(0)
         for target, tree, read_it, members in _manifest(path, workspace, src):
@@ -231,3 +236,107 @@ def _expand(pattern: str, src: Source) -> list[str]:
                         raise Unchecked
         current = nxt
     return current
+
+
+#: ``[build]`` keys naming a program cargo runs (a path, relative to the directory holding
+#: ``.cargo/``, when it holds a ``/``; else looked up on ``PATH``).
+_BUILD_PROGRAMS = ("rustc-wrapper", "rustc-workspace-wrapper", "rustc", "rustdoc")
+#: Keys of a ``[target.<triple>]`` / ``[target.<cfg>]`` / ``[host]`` table naming programs
+#: or flags that may name one (``-C linker=tools/ld``).
+_TARGET_PROGRAMS = ("runner", "linker", "ar", "rustflags", "rustdocflags")
+
+
+def cargo_config(directory: str, cwd: str, src: Source) -> Iterator[tuple[str, bool]]:
+    """The project files ``directory``'s cargo configuration names (red team 23 N5): the
+    programs of ``[build]`` (:data:`_BUILD_PROGRAMS`, ``rustflags``), of every
+    ``[target.*]`` and ``[host]`` table (:data:`_TARGET_PROGRAMS`), of ``[alias]`` command
+    lines, credential providers, ``[env]`` values, ``[patch]`` path dependencies, ``paths``
+    overrides and ``[source]`` directories (with everything below them). Each word holding a
+    ``/`` is named from the directory holding ``.cargo/`` and from ``cwd`` (where a runner
+    started by cargo runs; a program without a ``/`` is looked up on ``PATH``); a value
+    not a plain string or list of strings, or an ``include``, cannot be checked
+    (:class:`Unchecked`)."""
+    import tomllib
+
+    for name in ("config.toml", "config"):
+        raw = src.read(os.path.join(directory, ".cargo", name))
+        if raw is None:
+            continue
+        if len(raw) > MAX_MANIFEST:
+            raise Unchecked
+        try:
+            doc = tomllib.loads(raw.decode("utf-8"))
+        except (ValueError, RecursionError):
+            raise Unchecked from None
+        if "include" in doc:
+            raise Unchecked  # (-Zconfig-include: another file read as configuration)
+        for word, tree, program in _config_words(doc):
+            for value in dict.fromkeys((word, word.rsplit("=", 1)[-1])):  # `-Clinker=tools/ld`
+                if not value or value.startswith(("~", "$")) or (program and "/" not in value):
+                    continue  # (a program without a `/` is looked up on PATH)
+                for base in dict.fromkeys((directory, cwd)):
+                    full = os.path.normpath(os.path.join(base, value))
+                    if tree is None:  # a package: its manifest and build script
+                        yield from ((os.path.join(full, n), False) for n in ("Cargo.toml", "build.rs"))
+                    else:
+                        yield full, tree
+
+
+def _config_words(doc: dict[str, object]) -> Iterator[tuple[str, bool | None, bool]]:
+    """The words of a cargo configuration that may name a project file (see
+    :func:`cargo_config`): ``(word, everything below it counts — None: a package's
+    directory, a program or its argument)``."""
+
+    def words(value: object) -> list[str]:
+        if value is None:
+            return []
+        if isinstance(value, str):  # a path with a blank, or a command line
+            return list(dict.fromkeys((value, *value.split())))
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return list(value)
+        raise Unchecked
+
+    def table(value: object) -> dict[str, object]:
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            raise Unchecked
+        return value
+
+    build = table(doc.get("build"))
+    for key in (*_BUILD_PROGRAMS, "rustflags", "rustdocflags"):
+        yield from ((w, False, True) for w in words(build.get(key)))
+    for owner in ("target", "host"):
+        outer = table(doc.get(owner))
+        for key, spec in outer.items():
+            if isinstance(spec, dict):  # `[target.<triple>]`, `[host.<triple>]`
+                for k in _TARGET_PROGRAMS:
+                    yield from ((w, False, True) for w in words(spec.get(k)))
+            elif key in _TARGET_PROGRAMS:  # `[host] linker = …`
+                yield from ((w, False, True) for w in words(spec))
+    for value in table(doc.get("alias")).values():
+        yield from ((w, False, True) for w in words(value))
+    registry = table(doc.get("registry"))
+    for key in ("credential-provider", "global-credential-providers"):
+        yield from ((w, False, True) for w in words(registry.get(key)))
+    for spec in table(doc.get("registries")).values():
+        yield from ((w, False, True) for w in words(table(spec).get("credential-provider")))
+    for value in table(doc.get("credential-alias")).values():
+        yield from ((w, False, True) for w in words(value))
+    for value in table(doc.get("env")).values():
+        if isinstance(value, dict):
+            value = value.get("value")
+        if not isinstance(value, str):
+            raise Unchecked
+        yield value, False, False
+    for source in table(doc.get("patch")).values():
+        for spec in table(source).values():
+            path = table(spec).get("path")
+            if path is not None:
+                if not isinstance(path, str):
+                    raise Unchecked
+                yield path, None, False
+    yield from ((w, None, False) for w in words(doc.get("paths")))
+    for spec in table(doc.get("source")).values():
+        for key in ("directory", "local-registry"):
+            yield from ((w, True, False) for w in words(table(spec).get(key)))

@@ -58,6 +58,8 @@ _RUNNER_DIRS: dict[str, frozenset[str]] = {
 #: files with everything below it) …
 _RUNNER_PACKAGES: dict[str, frozenset[str]] = {
     **dict.fromkeys(("uv", "uvx"), frozenset({"--from", "--with", "--with-editable", "--with-requirements"})),
+    # make's include directories (red team 23 N4): an `include x.mk` not found is read there
+    **dict.fromkeys(("make", "gmake"), frozenset({"-I", "--include-dir"})),
 }
 #: uv's options taking requirements: a package name (``--with requests``) or a local path.
 _PACKAGE_OPTIONS = frozenset({"--from", "--with", "--with-editable"})
@@ -162,6 +164,8 @@ def candidates(words: list[str], with_manifests: bool = True) -> Iterator[tuple[
                 yield from manifest(at + "/" + m, tree)
         if option not in project_options:  # not the project's own directory, which is read as the root is
             yield from out(value, True)
+        if option == "--config" and "=" in value:  # `cargo --config build.rustc-wrapper="tools/w"` (red team 23 N5)
+            yield from out(value.split("=", 1)[1].strip().strip("\"'"), True)
 
     for i, word in enumerate(words):
         if word == "in" and i >= 2 and words[i - 2] == "for":
@@ -202,7 +206,8 @@ def candidates(words: list[str], with_manifests: bool = True) -> Iterator[tuple[
         if manifests:  # `make -Ctools`, `npm --prefix=tools`, `make --file=build.mk`
             if eq and val and (opt in dir_options or opt in file_options):
                 yield from option_value(opt, val)
-            elif word[:2] in ("-C", "-f") and len(word) > 2 and not word.startswith("--"):
+            elif (word[:2] in ("-C", "-f") or (word[:2] == "-I" and "-I" in dir_options)) and len(word) > 2 \
+                    and not word.startswith("--"):
                 yield from option_value(word[:2], word[2:])
         if eq and val and script and opt in _VALUE_OPTIONS:  # `node --require=./pre x`
             yield from out(val, True)
@@ -256,6 +261,15 @@ def _loaded(word: str, following: str | None, script: bool) -> Iterator[tuple[st
     inline code after ``-c``/``-e`` imports or requires."""
     if _ASSIGN.match(word):
         name, _, value = word.partition("=")
+        if name == "MAKEFLAGS":  # `MAKEFLAGS=-Imk make`: an include directory (red team 23 N4)
+            flags = value.split()
+            for k, flag in enumerate(flags):
+                if flag in ("-I", "--include-dir") and k + 1 < len(flags):
+                    yield flags[k + 1], True
+                elif flag.startswith("--include-dir="):
+                    yield flag[len("--include-dir="):], True
+                elif flag.startswith("-I") and len(flag) > 2:
+                    yield flag[2:], True
         if name in PATH_VARS:
             for entry in value.split(os.pathsep if os.pathsep != ";" else ":"):
                 if entry and os.path.normpath(entry) != "." and not VAR.fullmatch(entry.rstrip("/")):

@@ -13,14 +13,16 @@ rewritten the ``justfile`` (Maven modules and Gradle includes are :mod:`._module
   file, or a directory's module files), each read in turn; the programs ``set shell``,
   ``set windows-shell``, ``set script-interpreter`` and a recipe's ``[script(…)]`` name
   (read as a command line is, :func:`._command_words.candidates`: ``./tools/sh``,
-  ``python3 tools/run.py``), from the justfile's directory and a literal ``set
-  working-directory``; the files ``set dotenv-path`` / ``dotenv-filename`` name. A value
+  ``python3 tools/run.py``), from the justfile's directory, a literal ``set
+  working-directory`` and a recipe's ``[working-directory(…)]`` (a ``[no-cd]`` recipe's
+  relative program cannot be checked); the files ``set dotenv-path`` / ``dotenv-filename`` name. A value
   not written as a plain string (an escape, a triple-quoted or shell-expanded ``x'…'``
   string, an expression) cannot be checked;
 * ``Makefile`` (``GNUmakefile``, ``makefile``): every operand of ``include``,
   ``-include``, ``sinclude`` (read in turn) and ``load``/``-load``, from the directory make
-  runs in; an operand holding a variable (``$(DEPS)``) or a glob cannot be checked (make
-  would read files no name here tells);
+  runs in, and the program a ``SHELL`` assignment names; an operand holding a variable
+  (``$(DEPS)``) or a glob, an ``$(eval …)``, cannot be checked (make would read files no
+  name here tells; ``make -I dir``'s directories: :mod:`._command_words`);
 * ``Taskfile.yml`` and ``Cargo.toml``: :mod:`._taskfile`, :mod:`._cargo`.
 
 Lines are read as the runner reads them where it matters (a make line continued by ``\\``,
@@ -96,12 +98,22 @@ def listing(directory: str, src: Source) -> list[str]:
     """The entries of the directory ``directory`` (inside the root) as the guard may see
     them: none when it is missing or not a directory; :class:`Unchecked` when it is reached
     through a link the guard would not follow or past :data:`MAX_LISTED`; an entry the read
-    gates would not serve skipped (:func:`~._guard_read.screened`)."""
+    gates would not serve skipped (:func:`~._guard_read.screened`). The directory itself and
+    each directory on its way are judged first, as a read of them would be (red team 23 N6):
+    a secret one is absent (no entries), a host-filtered one cannot be checked — whether it
+    exists or not, and whatever it holds; only the entries kept count."""
     from pathgate.runtime.tools._guard_read import refused_directory, screened
 
     root = src.root.rstrip("/")
     if directory != root and not inside(directory, root):
         return []
+    rel = directory[len(root) + 1:]
+    parts = rel.split("/") if rel else []
+    for k in range(1, len(parts) + 1):
+        head = "/".join(parts[:k])
+        if screened(head):
+            src.read(f"{root}/{head}")  # the read gates' answer by its name alone: absent, or Unchecked
+            return []
     if refused_directory(directory, root):
         raise Unchecked
     src.note(directory)
@@ -112,11 +124,11 @@ def listing(directory: str, src: Source) -> list[str]:
         return []
     except OSError:
         raise Unchecked from None
-    src.listed += len(names)
+    kept = [n for n in names if not screened(f"{rel}/{n}" if rel else n)]
+    src.listed += len(kept)
     if src.listed > MAX_LISTED:
         raise Unchecked
-    rel = directory[len(root) + 1:]
-    return [n for n in names if not screened(f"{rel}/{n}" if rel else n)]
+    return kept
 
 
 def _screened(path: str, root: str) -> bool:
@@ -145,6 +157,11 @@ _JUST_WORD = re.compile(_STRING)
 #: A recipe attribute naming its interpreter: ``[script('python3')]``, ``[private, script("./x")]``.
 _JUST_SCRIPT = re.compile(r"\bscript[ \t]*\(([^)\n]*)\)")
 _JUST_SCRIPT_ARGS = re.compile(rf"[ \t]*+(?:{_STRING})(?:[ \t]*+,[ \t]*+(?:{_STRING}))*+[ \t]*+")
+#: A recipe attribute moving where its interpreter is started (red team 23 N7):
+#: ``[working-directory('ci')]`` / ``[working-directory: 'ci']``, and ``[no-cd]`` (the
+#: directory just was invoked in).
+_JUST_WORKDIR = re.compile(rf"\bworking-directory\b(?:[ \t]*\([ \t]*({_STRING})[ \t]*\)|[ \t]*:[ \t]*({_STRING}))?")
+_JUST_NO_CD = re.compile(r"\bno-cd\b")
 #: The lines of a justfile that may be a statement read here.
 _JUST_LINE = re.compile(r"^(?:import|mod|set|\[)[^\n]*", re.M)
 #: The names a justfile may have in a directory (compared case-folded) and a module's.
@@ -190,12 +207,20 @@ def _just_file(path: str, text: str, src: Source, count: list[int]) -> Iterator[
     here = os.path.dirname(path)
     programs: list[list[str]] = []
     workdirs = [here]
+    recipe_dirs: list[str] = []  # `[working-directory('ci')]`, relative to the default ones
+    no_cd = False
     for m in _JUST_LINE.finditer(text):  # (a recipe's body is indented: not a statement)
         line = m.group(0).removesuffix("\r")
         count[0] += 1
         if count[0] > _MAX_STATEMENTS:
             raise Unchecked
         if line.startswith("["):
+            for wm in _JUST_WORKDIR.finditer(line):
+                quoted = wm.group(1) or wm.group(2)
+                if quoted is None:
+                    raise Unchecked  # a working directory not written as a plain string
+                recipe_dirs.append(_unquote(quoted))
+            no_cd = no_cd or _JUST_NO_CD.search(line) is not None
             for sm in _JUST_SCRIPT.finditer(line):
                 if not _JUST_SCRIPT_ARGS.fullmatch(sm.group(1)):
                     raise Unchecked
@@ -217,8 +242,10 @@ def _just_file(path: str, text: str, src: Source, count: list[int]) -> Iterator[
             yield from _just_module(here, mod.group(1), mod.group(2), src)
         elif ":" not in line:
             raise Unchecked  # an import or module not written plainly
+    workdirs += [os.path.normpath(os.path.join(w, d)) for w in list(workdirs) for d in recipe_dirs
+                 if d and not d.startswith("~")]
     for words in programs:
-        yield from _programs(words, workdirs)
+        yield from _programs(words, workdirs, no_cd)
 
 
 def _just_set(line: str, here: str, programs: list[list[str]],
@@ -252,8 +279,10 @@ def _just_set(line: str, here: str, programs: list[list[str]],
         yield os.path.normpath(os.path.join(here, text)), False, False
 
 
-def _programs(words: list[str], workdirs: list[str]) -> Iterator[tuple[str, bool, bool]]:
-    """The project files a shell or interpreter setting runs, read as a command line."""
+def _programs(words: list[str], workdirs: list[str], no_cd: bool = False) -> Iterator[tuple[str, bool, bool]]:
+    """The project files a shell or interpreter setting runs, read as a command line; with
+    ``no_cd`` (a ``[no-cd]`` recipe: started wherever just was invoked) a relative one
+    cannot be checked."""
     from pathgate.runtime.tools._command_words import candidates
 
     for cand, tree in candidates(words, False):
@@ -261,6 +290,8 @@ def _programs(words: list[str], workdirs: list[str]) -> Iterator[tuple[str, bool
             raise Unchecked  # a name with a `$` is not read
         if cand.startswith(("~", "%")):
             continue
+        if no_cd and not cand.startswith("/"):
+            raise Unchecked
         for wd in workdirs:
             yield os.path.normpath(os.path.join(wd, cand)), tree, False
 
@@ -299,6 +330,15 @@ _MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 _MAKE_DIRECTIVE = re.compile(r"^[ \t]*+(-?include|sinclude|-?load)(?:[ \t]+([^\n]*))?$", re.M)
 #: Files one makefile may name past which it cannot be checked.
 _MAX_MAKE_WORDS = 4096
+#: An ``eval`` call (red team 23 N4): the text it makes is read as makefile lines (an
+#: ``include`` in it too), which no line here tells.
+_MAKE_EVAL = re.compile(r"\$[({][ \t]*eval\b")
+#: An assignment of ``SHELL`` (``SHELL := ./tools/sh``, ``override SHELL = …``, a target's
+#: ``lint: SHELL = …``): every recipe line runs through that program (red team 23 N4); a
+#: ``define SHELL`` block cannot be read.
+_MAKE_SHELL = re.compile(r"^(?!\t)(?:[^\n#=]*:[ \t]*)?(?:(?:override|export|private)[ \t]+)*SHELL[ \t]*"
+                         r"(:::=|::=|:=|\?=|\+=|!=|=)([^\n]*)", re.M)
+_MAKE_DEFINE_SHELL = re.compile(r"^[ \t]*(?:override[ \t]+|export[ \t]+)*define[ \t]+SHELL\b", re.M)
 
 
 def _make_directives(text: str) -> Iterator[tuple[str, str]]:
@@ -326,7 +366,9 @@ def _make(here: str, src: Source) -> Iterator[tuple[str, bool]]:
         raw = src.read(path)
         if raw is None:
             continue
-        for directive, operands in _make_directives(raw.decode("utf-8", "replace")):
+        text = raw.decode("utf-8", "replace")
+        yield from _make_shell(text, here, src.root)
+        for directive, operands in _make_directives(text):
             for word in operands.split():
                 words += 1
                 if words > _MAX_MAKE_WORDS or "$" in word or any(c in word for c in "*?["):
@@ -342,3 +384,21 @@ def _make(here: str, src: Source) -> Iterator[tuple[str, bool]]:
                 if not directive.endswith("load") and target not in seen:
                     seen.add(target)
                     queue.append(target)
+
+
+def _make_shell(text: str, here: str, root: str) -> Iterator[tuple[str, bool]]:
+    """The programs a makefile's ``SHELL`` assignments name (read as a command line, from
+    ``here``); an ``eval`` call, a ``define SHELL`` or a value holding a variable or made by
+    a command (``!=``) cannot be checked (red team 23 N4)."""
+    if _MAKE_EVAL.search(text) or _MAKE_DEFINE_SHELL.search(text):
+        raise Unchecked
+    joined = re.sub(r"\\\r?\n", " ", text)
+    for m in _MAKE_SHELL.finditer(joined):
+        value = m.group(2).removesuffix("\r")
+        comment = re.search(r"(?<!\\)#", value)
+        value = value[:comment.start()] if comment is not None else value
+        if m.group(1) == "!=" or "$" in value:
+            raise Unchecked
+        for target, tree, _ in _programs(value.split(), [here]):
+            if inside(target, root):
+                yield target, tree

@@ -27,8 +27,9 @@ Read bounded and never through a link by the caller's reader (:class:`~._modules
 each file up to :data:`_MAX_CONFIG` bytes (a ``bunfig.toml`` :data:`_MAX_TOML`) and
 :data:`_MAX_VALUES` values: past it, it cannot be checked.
 A value the reader cannot take literally — an environment variable (``${X}``), a YAML flow
-or block value, a key spelled otherwise on a line that names it, a TOML file that does not
-parse — cannot be checked (:class:`~._settings_load.Unchecked`: nothing below is writable).
+or block value, a key spelled otherwise on a line that names it, a YAML key with an escape,
+an anchor, alias or tag, a merge key (:func:`unread_key`), a TOML file that does not parse —
+cannot be checked (:class:`~._settings_load.Unchecked`: nothing below is writable).
 Standard library only.
 """
 
@@ -43,7 +44,7 @@ from pathgate.runtime.tools._named_index import realpath
 from pathgate.runtime.tools._settings_load import Unchecked
 from pathgate.runtime.tools._shell_words import _split
 
-__all__ = ["CONFIG_NAMES", "config_files"]
+__all__ = ["CONFIG_NAMES", "config_files", "unread_key"]
 
 #: The package managers' configuration files read for what they load.
 CONFIG_NAMES = frozenset({".npmrc", ".yarnrc", ".yarnrc.yml", "bunfig.toml", "pnpm-workspace.yaml"})
@@ -262,6 +263,8 @@ def _yaml(text: str) -> list[tuple[str, str]]:
     for line in text.splitlines():
         if not line.strip() or line.lstrip().startswith("#"):
             continue
+        if unread_key(line):
+            raise Unchecked
         if not line[0].isspace() and not line.startswith("-"):
             top = _YAML_LISTS.match(line)
             in_list = top.group(2) if top is not None else None
@@ -289,6 +292,20 @@ def _yaml(text: str) -> list[tuple[str, str]]:
             elif value and not re.match(r"[\w\"'-]+\s*:", value):  # `- x` (not `- spec: …`)
                 out.append((_scalar(value), _FILE))
     return out
+
+
+#: A YAML key the line readers cannot take as written (red team 23 N8, N10): a double-quoted
+#: one holding an escape (``"\x79arnPath"`` is ``yarnPath`` to every parser), a merge key
+#: (``<<: *base`` brings another mapping's keys in), an explicit key (``? k``), or one with
+#: an anchor, alias or tag (``&a yarnPath:``, ``!!str includes:``, ``*k :``).
+_YAML_UNREAD_KEY = re.compile(r"""^[ \t]*+(?:-[ \t]++)*+"""
+                              r"""(?:"[^"\n]*\\|<<[ \t]*:|\?(?:[ \t]|$)|[&!*][^\n]*:(?:[ \t]|$))""")
+
+
+def unread_key(line: str) -> bool:
+    """Does the YAML ``line`` start with a key a line reader cannot take as written (see
+    :data:`_YAML_UNREAD_KEY`)? Its reader then cannot check the file."""
+    return _YAML_UNREAD_KEY.match(line) is not None
 
 
 def _scalar(value: str) -> str:

@@ -15,7 +15,9 @@ names them, each read in turn:
 
 Anything else cannot be checked (:class:`~._settings_load.Unchecked`): a flow mapping
 (``includes: {ci: ./ci}``), a template (``{{.DIR}}``), an anchor or alias, a value going on
-past its line, a key spelled otherwise, a document written in flow style. Standard library
+past its line, a key spelled otherwise, a document written in flow style, a top-level (or
+include) key with an escape, anchor, alias or tag, or a merge key (``<<: *base``: yaml.v3
+applies it; red team 23 N8, N10). Standard library
 only.
 """
 
@@ -26,6 +28,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from pathgate.runtime.tools._package_managers import unread_key
 from pathgate.runtime.tools._settings_load import Unchecked
 
 if TYPE_CHECKING:
@@ -89,7 +92,7 @@ def _value(text: str) -> str:
 
 def _includes(text: str) -> list[str]:
     """The paths a Taskfile's top-level ``includes:`` names (see the module)."""
-    if "includes" not in text:
+    if "includes" not in text and "\\" not in text and "<<" not in text:
         return []
     lines = text.splitlines()
     if any(ln[:1] in ("{", "[", "?") for ln in lines):
@@ -101,6 +104,8 @@ def _includes(text: str) -> list[str]:
         i += 1
         if not line or line[0] in " \t#":
             continue
+        if unread_key(line):
+            raise Unchecked  # a top-level `<<: *base`, `"\x69ncludes":` (red team 23 N8, N10)
         if _TOP.fullmatch(line) is None:
             if "includes" in line:
                 raise Unchecked  # `includes: {…}`, `includes: &x`, `"includes" :` …
@@ -123,7 +128,7 @@ def _block(lines: list[str], i: int, out: list[str]) -> int:
         if not stripped or stripped.startswith("#"):
             i += 1
             continue
-        if line[0] == "\t" or "\t" in line[:len(line) - len(line.lstrip())]:
+        if line[0] == "\t" or "\t" in line[:len(line) - len(line.lstrip())] or unread_key(line):
             raise Unchecked
         indent = len(line) - len(line.lstrip(" "))
         if indent == 0:
