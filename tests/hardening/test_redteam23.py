@@ -2,7 +2,11 @@
 
 N1: the secret-inode registry is validated once per tool call; a host tool that makes
 calls of its own (a sub-agent) gets a fresh view in each of them, so a secret's hard link
-made between two inner calls is refused by the second, as at top level."""
+made between two inner calls is refused by the second, as at top level.
+
+N3: the host filter is asked about the places of a blocked path's rule chain whether a
+remedy was found or not, so the names it is asked (and how many calls a slow filter
+costs) do not depend on what a hidden ignore file holds."""
 
 from __future__ import annotations
 
@@ -12,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from pathgate import Runtime
+from pathgate import Policy, Runtime
+from tests._gitinit import git_init
 
 pytestmark = pytest.mark.anyio
 
@@ -53,3 +58,30 @@ async def test_calls_inside_a_host_tool_each_see_links_made_before_them(anyio_ba
     top = await _inner(Runtime(top_root), top_root)
     assert got == top
     assert "s3cr3t" not in repr(got)
+
+
+async def _asked(root: Path, hidden: str) -> tuple[Any, list[str]]:
+    root.mkdir()
+    git_init(root)
+    for rel, text in {".gitignore": "sub/d/\n", "sub/d/x.txt": "x\n", "sub/.gitignore": hidden}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    asked: list[str] = []
+
+    async def host_filter(rel: str) -> bool:
+        asked.append(rel)
+        return rel != "sub/.gitignore"
+
+    rt = Runtime(root, policy=Policy(host_filter=host_filter))
+    await rt.call("read_files", {"paths": ["sub/a"]}, renderer="verbose")  # warm
+    asked.clear()
+    out = await rt.call("read_files", {"paths": ["sub/d/x.txt"]}, renderer="verbose")
+    return out, asked
+
+
+async def test_filter_asked_the_same_names_whatever_a_hidden_file_holds(anyio_backend: str, tmp_path: Path) -> None:
+    small = await _asked(tmp_path / "small", "zzz.txt\n")
+    big = await _asked(tmp_path / "big", "".join(f"j{i}.q\n" for i in range(10_001)))
+    assert small[0] == big[0]
+    assert sorted(small[1]) == sorted(big[1])
+    assert "sub/.gitignore" in small[1]

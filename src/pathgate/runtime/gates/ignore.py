@@ -22,7 +22,8 @@ rules (a filter only hides more) but is never named nor quoted, so what it decid
 host filter's own opaque ``[BLOCKED]``, as if the filter hid the path itself (no reason, no
 remedy, not counted in omission notes). A filter that raises answers the same (fail closed).
 A verdict a visible rule decides keeps its remedy only when the filter hides no place of the
-path's rule chain (:attr:`IgnoreGate.chain_hidden`, asked after the deciding source): the
+path's rule chain (:attr:`IgnoreGate.chain_hidden`, asked after the deciding source, with or
+without a remedy, so the filter's calls too depend on names alone: red team 23 N3): the
 remedy was verified against every source of the chain, hidden ones included, so its lines
 (or their absence) would tell what a hidden file holds (red team 21 M2). Which places are
 asked depends on names alone, so the answer never depends on a hidden file's content.
@@ -104,7 +105,9 @@ class IgnoreGate:
             if isinstance(opaque, Verdict):
                 return opaque
             relpath = None if resolved is None else resolved.relpath
-            ask = None if verdict.remedy is None else functools.partial(self._ask_chain, relpath)
+            # asked whether a remedy was found or not: which names the filter is asked about
+            # must not depend on what the hidden files hold (red team 23 N3)
+            ask: Callable[[], GateResult] | None = functools.partial(self._ask_chain, relpath)
             if opaque is not None:
                 return self._unless_hidden(opaque, ask, alias if st is not None else None, st, verdict)
             if ask is not None:
