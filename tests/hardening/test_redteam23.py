@@ -85,3 +85,21 @@ async def test_filter_asked_the_same_names_whatever_a_hidden_file_holds(anyio_ba
     assert small[0] == big[0]
     assert sorted(small[1]) == sorted(big[1])
     assert "sub/.gitignore" in small[1]
+
+
+@pytest.mark.parametrize("name", ["MAKEFLAGS", "GNUMAKEFLAGS"])
+async def test_make_include_dirs_from_settings_env_are_protected(anyio_backend: str, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """``{"env": {"MAKEFLAGS": "-Imk"}}`` in agent settings: make searches ``mk/`` for the
+    makefiles a hook's ``make`` includes (as ``MAKEFLAGS=-Imk make`` on the command line)."""
+    import json
+
+    from tests.hardening._write_env import git_project, writable
+    from tests.runtime.tools._writes import write_tree
+
+    root = git_project(tmp_path, monkeypatch, {"notes.md": "# n\n"})
+    settings = {"env": {name: "-Imk"}, "hooks": {"PreToolUse": [{"hooks": [{"type": "command",
+                                                                            "command": "make lint"}]}]}}
+    write_tree(root, {".claude/settings.json": json.dumps(settings), "Makefile": "include common.mk\n"})
+    got = await writable(root, "mk/common.mk", "mk/other/deep.mk", "notes.md")
+    assert got == {"mk/common.mk": False, "mk/other/deep.mk": False, "notes.md": True}

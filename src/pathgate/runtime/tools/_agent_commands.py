@@ -62,7 +62,7 @@ from pathgate.runtime.tools._agent_files import MAX_DEVCONTAINERS as _MAX_DEVCON
 from pathgate.runtime.tools._agent_files import OPTION_VARS as _OPTION_VARS
 from pathgate.runtime.tools._agent_files import PROFILES as _PROFILES
 from pathgate.runtime.tools._agent_files import USER_SETTINGS as _USER_SETTINGS
-from pathgate.runtime.tools._command_words import PATH_VARS, VAR, candidates
+from pathgate.runtime.tools._command_words import MAKE_FLAGS, PATH_VARS, VAR, candidates
 from pathgate.runtime.tools._guard_read import judge_key, missing_signature, unlinked_signature
 from pathgate.runtime.tools._modules import Reads, reads_module_list
 from pathgate.runtime.tools._named_index import MAX_LOOSE_COMPONENTS, NamedIndex, fold_path
@@ -467,8 +467,8 @@ def _commands(node: object, depth: int = 0, inherited: str | None = None
                         program = _OPTION_VARS.get(str(name).upper())
                         if program is not None:  # `--require ./pre` loads pre.js, `-Ilib` a tree
                             yield [program, *_split(text)], cwd
-                        if name in PATH_VARS:  # {"PYTHONPATH": "tools"}: read as the assignment
-                            yield [f"{name}={text}"], cwd
+                        if name in PATH_VARS or name in MAKE_FLAGS:  # {"PYTHONPATH": "tools"},
+                            yield [f"{name}={text}"], cwd  # {"MAKEFLAGS": "-Imk"}: as the assignment
             elif isinstance(key, str) and key.startswith(_PROFILES) and isinstance(value, dict):  # VS Code
                 for profile in ([value] if key.startswith(_PROFILES[0]) else list(value.values())):
                     if isinstance(profile, dict):

@@ -20,7 +20,7 @@ from pathgate.runtime.tools._named_index import GLOB as _GLOB
 from pathgate.runtime.tools._runners import fed, is_interpreter, manifests_of, runner
 from pathgate.runtime.tools._shell_words import _braces
 
-__all__ = ["PATH_VARS", "VAR", "candidates"]
+__all__ = ["MAKE_FLAGS", "PATH_VARS", "VAR", "candidates"]
 
 #: Variables naming directories a command loads code from: every ``:``-separated entry of
 #: ``PYTHONPATH=tools`` counts with everything below it.
@@ -254,6 +254,11 @@ def _module_files(value: str) -> Iterator[tuple[str, bool]]:
         yield "/".join(parts[:k]) + ".py", False
 
 
+#: Variables GNU make reads its options from (``MAKEFLAGS=-Imk``: ``mk/`` searched for
+#: included makefiles).
+MAKE_FLAGS = frozenset({"MAKEFLAGS", "MFLAGS", "GNUMAKEFLAGS"})
+
+
 def _loaded(word: str, following: str | None, script: bool) -> Iterator[tuple[str, bool]]:
     """What ``word`` makes a command load besides its operands: every directory of a
     ``PYTHONPATH=tools``-like assignment (with everything below it), the value of a glued
@@ -261,7 +266,7 @@ def _loaded(word: str, following: str | None, script: bool) -> Iterator[tuple[st
     inline code after ``-c``/``-e`` imports or requires."""
     if _ASSIGN.match(word):
         name, _, value = word.partition("=")
-        if name == "MAKEFLAGS":  # `MAKEFLAGS=-Imk make`: an include directory (red team 23 N4)
+        if name in MAKE_FLAGS:  # `MAKEFLAGS=-Imk make`: an include directory (red team 23 N4)
             flags = value.split()
             for k, flag in enumerate(flags):
                 if flag in ("-I", "--include-dir") and k + 1 < len(flags):
