@@ -35,7 +35,7 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pathgate.runtime.tools._named_index import GLOB
 from pathgate.runtime.tools._settings_load import Unchecked
@@ -89,17 +89,9 @@ def cargo_files(manifest: str, src: Source) -> Iterator[tuple[str, bool]]:
 def _manifest(path: str, workspace: bool, src: Source) -> Iterator[tuple[str, bool | None, bool, bool]]:
     """What one ``Cargo.toml`` names: ``(path, everything below it counts, read it as a
     manifest, read its workspace too)``."""
-    import tomllib
-
-    raw = src.read(path)
-    if raw is None:
+    doc = _read_toml(src, path)
+    if doc is None:
         return
-    if len(raw) > MAX_MANIFEST:
-        raise Unchecked
-    try:
-        doc = tomllib.loads(raw.decode("utf-8"))
-    except (ValueError, RecursionError):
-        raise Unchecked from None
     here = os.path.dirname(path)
     package = doc.get("package")
     if isinstance(package, dict):
@@ -256,18 +248,10 @@ def cargo_config(directory: str, cwd: str, src: Source) -> Iterator[tuple[str, b
     started by cargo runs; a program without a ``/`` is looked up on ``PATH``); a value
     not a plain string or list of strings, or an ``include``, cannot be checked
     (:class:`Unchecked`)."""
-    import tomllib
-
     for name in ("config.toml", "config"):
-        raw = src.read(os.path.join(directory, ".cargo", name))
-        if raw is None:
+        doc = _read_toml(src, os.path.join(directory, ".cargo", name))
+        if doc is None:
             continue
-        if len(raw) > MAX_MANIFEST:
-            raise Unchecked
-        try:
-            doc = tomllib.loads(raw.decode("utf-8"))
-        except (ValueError, RecursionError):
-            raise Unchecked from None
         if "include" in doc:
             raise Unchecked  # (-Zconfig-include: another file read as configuration)
         for word, tree, program in _config_words(doc):
@@ -340,3 +324,19 @@ def _config_words(doc: dict[str, object]) -> Iterator[tuple[str, bool | None, bo
     for spec in table(doc.get("source")).values():
         for key in ("directory", "local-registry"):
             yield from ((w, True, False) for w in words(table(spec).get(key)))
+
+
+def _read_toml(src: Source, path: str) -> dict[str, Any] | None:
+    """A TOML file read through the guard's reader (``None``: absent); one over
+    :data:`MAX_MANIFEST` bytes or not parsed cannot be checked (:class:`Unchecked`)."""
+    import tomllib
+
+    raw = src.read(path)
+    if raw is None:
+        return None
+    if len(raw) > MAX_MANIFEST:
+        raise Unchecked
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):
+        raise Unchecked from None
