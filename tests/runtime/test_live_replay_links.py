@@ -1,6 +1,6 @@
 """The live index's replay asks the secret-inode registry only about multi-linked files it
 replays, and validates the registry once (then looks at files only while a secret is
-multi-linked) past a third of the project's directories: every answer equals a fresh walk's,
+multi-linked) past ``stat_budget`` files (three per project directory): every answer equals a fresh walk's,
 with and without a secret's hard link among the files, and no replay of a small listing pays
 a validation of the whole project."""
 
@@ -50,7 +50,7 @@ async def test_replay_counts_equal_a_walk_as_links_come_and_go(anyio_backend: st
         os.link(root / ".env", root / "a" / "f15_alias.txt")  # the registry is built here
         await _same_as_walk(live, root)
         assert live.pipeline.secret_inodes(str(live.root)).dirs is not None
-        await _same_as_walk(live, root)  # budget 1 (4 directories): validated, then armed
+        await _same_as_walk(live, root)  # 30 files past the budget (4 directories × 3): validated
         os.unlink(root / "a" / "f15_alias.txt")
         await _same_as_walk(live, root)  # validated: nothing linked, files no longer looked at
         os.link(root / ".env", root / "a" / "f29_alias.txt")

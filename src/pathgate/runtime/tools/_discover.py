@@ -48,7 +48,7 @@ from pathgate.runtime.ignore import IgnoreSession, Match
 from pathgate.runtime.tools._excluded import MAX_UNSEARCHED, count_in_excluded
 from pathgate.runtime.tools._hidden import negated_matches, to_rematch, unless_hidden
 from pathgate.runtime.tools._judge_batch import admit_whole, git_batchable, to_judge
-from pathgate.runtime.tools._link_check import LinkCheck, Restat
+from pathgate.runtime.tools._link_check import LinkCheck, Restat, stat_budget
 from pathgate.runtime.tools._omissions import Omissions
 from pathgate.runtime.tools._secret_walk import _ONE_CALL, _by_dir, _each, _memo, _pretested
 from pathgate.verdicts import Gate, Status, Verdict
@@ -313,8 +313,8 @@ class Discovery:
         reg = pipeline.secret_inodes(self.runtime.root)
         if reg is None:
             return None, False
-        dirs, files = reg.dirs, reg.walk_files
-        if dirs is not None and files is not None and dirs * 3 <= files:
+        budget, files = stat_budget(reg), reg.walk_files
+        if budget is not None and files is not None and budget <= files:
             check = self._armed_check()
             return check, check is not None
         return self._linked_check(), True
@@ -359,16 +359,15 @@ class Discovery:
         # The live index's records hold no link counts, and a file's link count changing
         # sends no event to its directory's watch (IN_ATTRIB reaches only the inode's own
         # watchers): the stored files are ``lstat``-ed now and only multi-linked ones put
-        # to the registry — until more files than a third of the project's directories
-        # were, when one validation of the registry (``armed``: one ``lstat`` per project
-        # directory) is cheaper: then files are ``lstat``-ed only while some secret is
+        # to the registry — until more files than :func:`stat_budget` were, when one
+        # validation of the registry (``armed``: one ``lstat`` per project directory) is
+        # cheaper: then files are ``lstat``-ed only while some secret is
         # multi-linked (or in strict mode). Before, every replay validated first: a warm
         # ``list_directory('.')`` of a 45,000-directory project cost 46,000 ``lstat`` s.
         # Its first scan's own answer (``scanned``) carries the walk's link marks instead:
         # no registry unless a file is multi-linked.
         reg = None if pipeline.strict_hard_links else pipeline.secret_inodes(self.runtime.root)
-        dirs = None if reg is None else reg.dirs
-        restat = Restat(check, None if scanned else self.runtime.root, None if dirs is None else dirs // 3)
+        restat = Restat(check, None if scanned else self.runtime.root, stat_budget(reg))
         is_secret = self._is_secret
 
         def uncounted(e: Entry) -> bool:

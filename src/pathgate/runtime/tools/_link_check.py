@@ -15,8 +15,23 @@ from pathgate.runtime._walk import FILE, Entry
 
 if TYPE_CHECKING:
     from pathgate.runtime._gating import GateCore
+    from pathgate.runtime._links import SecretInodes
 
-__all__ = ["LinkCheck", "Restat"]
+__all__ = ["LinkCheck", "Restat", "stat_budget"]
+
+#: Files ``lstat``-ed that cost about one validation of the registry per project directory
+#: (a validation ``lstat``-s every directory, ignored ones too, by its whole path).
+FILES_PER_DIR = 3
+
+
+def stat_budget(reg: SecretInodes | None) -> int | None:
+    """How many files may be ``lstat``-ed (each multi-linked one put to the registry) before
+    one validation of ``reg`` is the cheaper way to know no file can be a secret's alias:
+    the walk's choice (``Discovery._plan_marks``), a capped search's count of what it left
+    and a live replay's. ``None``: no registry snapshot yet (its size is unknown: files are
+    looked at, the registry built only when a multi-linked one is met)."""
+    dirs = None if reg is None else reg.dirs
+    return None if dirs is None else dirs * FILES_PER_DIR
 
 
 class LinkCheck:

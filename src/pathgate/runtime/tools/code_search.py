@@ -39,6 +39,7 @@ from pathgate.runtime.tools._arg_bounds import check_path_size
 from pathgate.runtime.tools._compiled import KEPT_SEARCHES, compiled
 from pathgate.runtime.tools._discover import Discovery
 from pathgate.runtime.tools._excluded import MAX_UNSEARCHED, count_in_excluded
+from pathgate.runtime.tools._link_check import stat_budget
 from pathgate.runtime.tools._pattern import GlobPattern, compile_glob
 from pathgate.runtime.tools._regex import Regex, compile_regex
 from pathgate.runtime.tools._scan import MAX_LINE, DirChain, LinkedSecret, Scanner
@@ -184,13 +185,12 @@ async def _count_aliases(d: Discovery, left: Sequence[str]) -> int:
 
 def _none_linked(d: Discovery, files: int) -> bool:
     """Can no file be a secret's alias, asked of the registry itself (worker thread)? Only
-    when that is cheaper than looking at ``files`` files: the project has fewer directories
-    than a third of them (the walk's own choice, ``Discovery._plan_marks``); one validation
-    (one ``lstat`` per project directory) then spares every file's ``lstat``."""
+    when that is cheaper than looking at ``files`` files (:func:`stat_budget`, the walk's
+    own rule); one validation (one ``lstat`` per project directory) then spares every
+    file's ``lstat``."""
     pipeline = d.runtime.pipeline
-    reg = None if pipeline.strict_hard_links else pipeline.secret_inodes(d.runtime.root)
-    dirs = None if reg is None else reg.dirs
-    return dirs is not None and dirs * 3 <= files and not d._linked_check().armed()
+    budget = None if pipeline.strict_hard_links else stat_budget(pipeline.secret_inodes(d.runtime.root))
+    return budget is not None and budget <= files and not d._linked_check().armed()
 
 
 def _aliases_in(d: Discovery, rels: Sequence[str]) -> int:
