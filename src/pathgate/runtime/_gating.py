@@ -38,11 +38,11 @@ from pathgate.runtime._remedy import ignore_decider, remedy_names
 from pathgate.runtime.fs import DirFds, FileOps, Opened, OsFS, ReadRequest, SyncFS, drive_sync, open_read, resolve_flow
 from pathgate.runtime.gates import Fact, GateCheck, GateContext, GatePipeline, PathFacts, SecretMatcher, lexical_name
 from pathgate.runtime.gates.host_filter import HostFilterGate
-from pathgate.runtime.gates.ignore import IgnoreGate
+from pathgate.runtime.gates.ignore import CHAIN_UNKNOWN, IgnoreGate
 from pathgate.runtime.gates.path import PathGate
 from pathgate.runtime.ignore import IgnoreIndex
 from pathgate.runtime.ignore._secret_sources import source_names
-from pathgate.verdicts import Gate, Status, Verdict
+from pathgate.verdicts import Verdict
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable
@@ -53,9 +53,6 @@ if TYPE_CHECKING:
 __all__ = ["GateCore", "InlineFacts", "NeedsEventLoop", "ReadVerdict", "RendererRules", "project_git_dirs", "run_now"]
 
 T = TypeVar("T")
-
-#: A remedy's chain whose places are not known (the repository-wide sources not loaded): as hidden.
-_CHAIN_UNKNOWN = Verdict(status=Status.BLOCKED, gate=Gate.HOST_FILTER, opaque=True)
 
 RendererRules = RendererSelector | Iterable[RendererRule | tuple[str, str]]
 
@@ -369,7 +366,7 @@ class GateCore:
         rule chain can be (:func:`~pathgate.runtime._remedy.remedy_names`; no I/O): any
         hidden one drops the path's remedy (red team 21 M2)."""
         names = remedy_names(self.index, relpath, self.policy.allow_outside_root)
-        return _CHAIN_UNKNOWN if names is None else host.judge_names(names)
+        return CHAIN_UNKNOWN if names is None else host.judge_names(names)
 
     async def _is_secret_alias(self, st: os.stat_result) -> bool:
         """Is the multi-linked regular file with this ``lstat`` a secret's alias (any such

@@ -49,9 +49,9 @@ if TYPE_CHECKING:
 #: What a secret's alias is answered with (the secrets gate's own opaque verdict).
 _ALIAS = Verdict(status=Status.BLOCKED, gate=Gate.SECRETS, opaque=True)
 #: A remedy's chain that could not be put to the filter: treated as hidden.
-_UNKNOWN = Verdict(status=Status.BLOCKED, gate=Gate.HOST_FILTER, opaque=True)
+CHAIN_UNKNOWN = Verdict(status=Status.BLOCKED, gate=Gate.HOST_FILTER, opaque=True)
 
-__all__ = ["IgnoreGate"]
+__all__ = ["CHAIN_UNKNOWN", "IgnoreGate"]
 
 
 class IgnoreGate:
@@ -141,7 +141,7 @@ class IgnoreGate:
         no judge or no relpath counts as hidden (the remedy is dropped: fail closed)."""
         chain = self.chain_hidden
         if chain is None or relpath is None:
-            return _UNKNOWN
+            return CHAIN_UNKNOWN
         return chain(relpath)
 
     @classmethod
