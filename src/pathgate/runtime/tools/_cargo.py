@@ -130,18 +130,13 @@ def _toolchain(directory: str, src: Source) -> Iterator[tuple[str, bool]]:
     """rustup's toolchain file of ``directory`` (``rust-toolchain.toml``, the older
     ``rust-toolchain``): the file, and a local toolchain its ``[toolchain] path`` names,
     with everything below it (rustup runs that directory's ``cargo``)."""
-    import tomllib
-
     for name in ("rust-toolchain.toml", "rust-toolchain"):
         path = os.path.join(directory, name)
         yield path, False
         raw = src.read(path)
         if raw is None or (name == "rust-toolchain" and b"[" not in raw):
             continue  # (the older file may hold a channel name alone)
-        try:
-            doc = tomllib.loads(raw.decode("utf-8"))
-        except (ValueError, RecursionError):
-            raise Unchecked from None
+        doc = _parse_toml(raw)
         table = doc.get("toolchain")
         local = table.get("path") if isinstance(table, dict) else None
         if local is None:
@@ -156,11 +151,14 @@ def _member(directory: str, src: Source) -> Iterator[tuple[str, bool | None, boo
     ``build.rs`` already; they are named again (the named index then resolves them on each
     write) only when a link is on the way, and the directory is noted, so that a link made
     in it later is read again (``tree`` ``None``: read, not named)."""
+    from pathgate.runtime.tools._includes import _screened
+
     src.note(directory)
     names = [os.path.join(directory, n) for n in ("Cargo.toml", "build.rs")]
-    linked = any(os.path.islink(p) for p in (directory, *names))
-    # (a manifest missing here is not read: the directory's signature notices one made later)
-    yield names[0], (False if linked else None), os.path.lexists(names[0]), False
+    linked = any(os.path.islink(p) for p in (directory, *names) if not _screened(p, src.root))
+    # (read whether it exists or not: the reader judges its name first, so a secret or
+    # host-filtered manifest answers the same either way; a missing one reads as absent)
+    yield names[0], (False if linked else None), True, False
     yield names[1], (False if linked else None), False, False
 
 
@@ -329,11 +327,14 @@ def _config_words(doc: dict[str, object]) -> Iterator[tuple[str, bool | None, bo
 def _read_toml(src: Source, path: str) -> dict[str, Any] | None:
     """A TOML file read through the guard's reader (``None``: absent); one over
     :data:`MAX_MANIFEST` bytes or not parsed cannot be checked (:class:`Unchecked`)."""
+    raw = src.read(path)
+    return None if raw is None else _parse_toml(raw)
+
+
+def _parse_toml(raw: bytes) -> dict[str, Any]:
+    """TOML bytes read; over :data:`MAX_MANIFEST` bytes or not parsed: :class:`Unchecked`."""
     import tomllib
 
-    raw = src.read(path)
-    if raw is None:
-        return None
     if len(raw) > MAX_MANIFEST:
         raise Unchecked
     try:

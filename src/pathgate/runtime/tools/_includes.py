@@ -137,6 +137,17 @@ def _screened(path: str, root: str) -> bool:
     return screened(path[len(root.rstrip("/")) + 1:])
 
 
+def plain_dir(path: str, src: Source, *, links: bool = False) -> bool:
+    """Is ``path`` a directory (``links``: or a link to one)? A name the read gates would
+    not serve is never looked at: the reader answers for it by its name alone (a secret:
+    ``False``, as if absent; host-filtered: :class:`~._guard_read.Linked`, nothing
+    writable), the same whether it exists or not."""
+    if inside(path, src.root) and _screened(path, src.root):
+        src.read(path)
+        return False
+    return os.path.isdir(path) and (links or not os.path.islink(path))
+
+
 # --- just ---------------------------------------------------------------------------------
 
 #: A plain just string: single-quoted (no escapes in just), or double-quoted without a

@@ -45,7 +45,7 @@ import re
 from collections.abc import Iterator
 
 from pathgate.runtime.tools._guard_read import Linked, read_guarded, unlinked_signature
-from pathgate.runtime.tools._includes import INCLUDE_NAMES, included_files
+from pathgate.runtime.tools._includes import INCLUDE_NAMES, included_files, plain_dir
 from pathgate.runtime.tools._package_managers import CONFIG_NAMES, config_files
 from pathgate.runtime.tools._settings_load import Unchecked
 
@@ -248,7 +248,7 @@ def _maven(pom: str, reader: _Reader) -> Iterator[tuple[str, bool]]:
             # Maven reads a directory's pom.xml, else the file named whatever its name (red
             # team 20 L2: ``core/build.pom``): not a directory, both are named, that file read
             inner = os.path.join(named, "pom.xml")
-            target = inner if os.path.isdir(named) else named
+            target = inner if plain_dir(named, reader, links=True) else named
             for path in (inner,) if target == inner else (named, inner):
                 if path not in seen:
                     seen.add(path)

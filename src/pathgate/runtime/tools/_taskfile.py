@@ -52,7 +52,7 @@ _MAX_TASKFILES = 1024
 
 def taskfiles(here: str, src: Source) -> Iterator[tuple[str, bool]]:
     """The Taskfiles of ``here`` and every Taskfile they include, in turn. Blocking."""
-    from pathgate.runtime.tools._includes import inside
+    from pathgate.runtime.tools._includes import inside, plain_dir
 
     queue = [os.path.join(here, n) for n in TASKFILES]
     yield from ((p, False) for p in queue)
@@ -73,7 +73,7 @@ def taskfiles(here: str, src: Source) -> Iterator[tuple[str, bool]]:
                 continue
             names = [target, *(os.path.join(target, n) for n in TASKFILES)]
             yield from ((n, False) for n in names)
-            read = names[1:] if os.path.isdir(target) and not os.path.islink(target) else names[:1]
+            read = names[1:] if plain_dir(target, src) else names[:1]
             for n in read:
                 if n not in seen:
                     seen.add(n)
