@@ -103,3 +103,30 @@ async def test_make_include_dirs_from_settings_env_are_protected(anyio_backend: 
     write_tree(root, {".claude/settings.json": json.dumps(settings), "Makefile": "include common.mk\n"})
     got = await writable(root, "mk/common.mk", "mk/other/deep.mk", "notes.md")
     assert got == {"mk/common.mk": False, "mk/other/deep.mk": False, "notes.md": True}
+
+
+@pytest.mark.parametrize("exists", [False, True])
+async def test_host_filtered_member_manifest_answers_the_same_whether_it_exists(
+        anyio_backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, exists: bool) -> None:
+    """A cargo workspace member's ``Cargo.toml`` the host filter hides: read by its name
+    alone (nothing writable), never looked for first — the answer does not tell whether it
+    exists (final review)."""
+    import json
+
+    from tests.hardening._write_env import git_project
+    from tests.runtime.tools._writes import make_rt, write_tree
+
+    root = git_project(tmp_path, monkeypatch, {"notes.md": "# n\n"})
+    files = {".claude/settings.json": json.dumps({"hooks": {"PreToolUse": [{"hooks": [
+                 {"type": "command", "command": "cargo test"}]}]}}),
+             "Cargo.toml": "[workspace]\nmembers = ['crates/*']\n", "crates/a/src/lib.rs": "\n"}
+    if exists:
+        files["crates/a/Cargo.toml"] = "[package]\nname='a'\nversion='0.1.0'\n"
+    write_tree(root, files)
+
+    def host_filter(rel: str) -> bool:
+        return rel != "crates/a/Cargo.toml"
+
+    async with make_rt(root, require_read_before_write=False, host_filter=host_filter) as rt:
+        got = (await rt.write_file("notes.md", "x\n")).ok
+    assert got is False  # the hidden manifest cannot be checked: nothing writable, either way
